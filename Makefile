@@ -1,0 +1,64 @@
+# polybook: `make html` builds the book, `make test` runs the test suite.
+# Every dependency is installed here from pinned files; a second run with nothing
+# changed does no setup work.
+
+PYTHON ?= python3
+ENVS := .envs
+TOOL := $(ENVS)/tool
+POLYBOOK := $(TOOL)/bin/polybook
+TABS ?= all
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all html lib eval test lint bench clean setup envs system-deps
+
+all: html
+
+# The tool's own environment.
+$(TOOL)/.stamp: requirements/tool.txt pyproject.toml
+	$(PYTHON) -m venv $(TOOL)
+	$(TOOL)/bin/pip install -q --disable-pip-version-check -r requirements/tool.txt
+	$(TOOL)/bin/pip install -q --disable-pip-version-check --no-deps -e .
+	touch $@
+
+# Browser assets served with the site (MathJax), from the npm registry, pinned by lock file.
+$(ENVS)/node/.stamp: requirements/node/package.json requirements/node/package-lock.json
+	mkdir -p $(ENVS)/node
+	cp requirements/node/package.json requirements/node/package-lock.json $(ENVS)/node/
+	cd $(ENVS)/node && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+setup: $(TOOL)/.stamp $(ENVS)/node/.stamp
+
+# One venv and Jupyter kernel per framework (CPU or CUDA set chosen by detection,
+# override with DEVICE=cpu|cuda).
+envs: setup
+	$(POLYBOOK) env setup --tab $(TABS) $(if $(DEVICE),--device $(DEVICE))
+
+# Headless Chromium, for the tests of the site's behaviour in a real browser.
+system-deps:
+	@command -v chromium >/dev/null 2>&1 || { $(SUDO) apt-get update -q && \
+	  $(SUDO) apt-get install -y -q --no-install-recommends chromium; }
+
+html: envs
+	$(POLYBOOK) build html --tab $(TABS)
+
+eval: envs
+	$(POLYBOOK) build eval --tab $(TABS)
+
+lib: setup
+	$(POLYBOOK) build lib
+
+lint: setup
+	$(TOOL)/bin/ruff check polybook tests
+	$(TOOL)/bin/ruff format --check polybook tests
+	$(TOOL)/bin/mypy
+
+test: envs system-deps lint
+	$(TOOL)/bin/python -m pytest
+
+bench: envs
+	$(TOOL)/bin/python -m polybook.bench
+
+# Removes build outputs; the execution cache (_build/cache) survives.
+clean:
+	[ ! -d _build ] || find _build -mindepth 1 -maxdepth 1 ! -name cache -exec rm -rf {} +

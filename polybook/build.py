@@ -1,0 +1,166 @@
+"""The build graph, explicit: parse -> split -> library -> execute -> render."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+from nbformat import NotebookNode
+
+from . import envs, frameworks
+from .book import Book
+from .cache import ExecutionCache, notebook_key
+from .config import BookConfig
+from .diagnostics import PolybookError, Reporter
+from .execute import KernelEnv, execute
+from .fsutil import write_atomic
+from .library import SavedBlock, check_blocks, extract_blocks, library_text
+from .render import render_page
+from .site import build_site
+from .split import split
+
+logger = logging.getLogger("polybook")
+Split = dict[str, list[tuple[str, NotebookNode]]]  # framework -> [(page, notebook)] in order
+
+
+@dataclass
+class EvalReport:
+    """What the execute step did: per notebook, where its result came from and how long."""
+
+    executed: dict[tuple[str, str], NotebookNode] = field(default_factory=dict)
+    ran: list[tuple[str, str, float]] = field(default_factory=list)
+    cached: list[tuple[str, str]] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)
+
+
+def split_book(book: Book, tabs: Sequence[str], reporter: Reporter) -> Split:
+    result: Split = {fw: [] for fw in tabs}
+    for doc in book.documents:
+        for fw in tabs:
+            try:
+                result[fw].append((doc.path, split(doc, fw, book.config.tabs)))
+            except PolybookError as err:
+                reporter.error(err)
+    return result
+
+
+def build_library(config: BookConfig, notebooks: Split, reporter: Reporter
+                  ) -> dict[str, list[SavedBlock]]:
+    """Write each framework's library atomically; on any error keep the last good file."""
+    libraries: dict[str, list[SavedBlock]] = {}
+    for fw, nbs in notebooks.items():
+        try:
+            blocks = extract_blocks(nbs, fw)
+            check_blocks(blocks, fw)
+        except PolybookError as err:
+            reporter.error(err)
+            continue
+        target = config.root / config.library_for(fw).lib_file
+        text = library_text(blocks, frameworks.get(fw).display_name)
+        if write_atomic(target, text):
+            logger.info("wrote %s (%d blocks)", target.relative_to(config.root), len(blocks))
+        libraries[fw] = blocks
+    return libraries
+
+
+def _lib_snapshot(config: BookConfig, fw: str, blocks: list[SavedBlock]) -> tuple[Path, str]:
+    """A d2l package holding ``blocks`` only; content-addressed under ``_build/lib``."""
+    target = config.library_for(fw)
+    text = library_text(blocks, frameworks.get(fw).display_name)
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    root = config.build_dir / "lib" / fw / digest[:16]
+    package = Path(target.lib_file).parent
+    init = config.root / package / "__init__.py"
+    write_atomic(root / package / "__init__.py", init.read_bytes() if init.is_file() else b"")
+    write_atomic(root / target.lib_file, text)
+    return root, digest
+
+
+def _timings(config: BookConfig) -> dict[str, float]:
+    path = config.build_dir / "cache" / "timings.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return {str(k): float(v) for k, v in data.items()}
+    except (OSError, ValueError):
+        return {}
+
+
+def build_eval(
+    config: BookConfig, notebooks: Split, libraries: dict[str, list[SavedBlock]],
+    reporter: Reporter, pages: set[str] | None = None, host_gpus: int | None = None,
+) -> EvalReport:
+    """Execute (or take from the cache) every notebook; failures are reported, not raised."""
+    report = EvalReport()
+    gpus = envs.host_gpus() if host_gpus is None else host_gpus
+    cache = ExecutionCache(config.build_dir / "cache" / "exec")
+    jobs: list[tuple[str, str, NotebookNode, KernelEnv, str]] = []
+    ready = [fw for fw in notebooks if fw in libraries]
+    environments = {e.framework: e for e in envs.ensure_all(tuple(ready), config.device,
+                                                            config.envs_dir)}
+    for fw in ready:
+        env = environments[fw]
+        for index, (path, nb) in enumerate(notebooks[fw]):
+            visible = [b for b in libraries[fw] if b.notebook <= index]
+            lib_root, lib_hash = _lib_snapshot(config, fw, visible)
+            key = notebook_key(nb, fw, env.requirements_hash(), lib_hash)
+            cached = cache.get(key, gpus)
+            if not any(c.cell_type == "code" for c in nb.cells):
+                cached = nb  # nothing to run
+            if cached is not None or (pages is not None and path not in pages):
+                if cached is not None:
+                    report.cached.append((path, fw))
+                report.executed[(path, fw)] = cached if cached is not None else nb
+                continue
+            cwd = config.build_dir / "eval" / fw / Path(path).parent
+            kernel = KernelEnv(fw, env.kernel_name, (str(env.kernels_dir),), cwd,
+                               (str(lib_root),), envs.KERNEL_ENV.get(fw, {}),
+                               config.cell_timeout, gpus)
+            jobs.append((path, fw, nb, kernel, key))
+    timings = _timings(config)
+    jobs.sort(key=lambda job: -timings.get(f"{job[0]}|{job[1]}", 0.0))
+
+    def run(job: tuple[str, str, NotebookNode, KernelEnv, str]) -> None:
+        path, fw, nb, kernel, key = job
+        started = time.monotonic()
+        logger.info("executing %s [%s]", path, fw)
+        try:
+            done = execute(nb, kernel)
+        except PolybookError as err:
+            reporter.error(err)
+            report.failed.append((path, fw))
+            report.executed[(path, fw)] = nb
+            return
+        seconds = time.monotonic() - started
+        skipped = sum(1 for c in done.cells if c.metadata.get("polybook", {}).get("skipped"))
+        done.metadata["polybook"]["run"] = {
+            "host_gpus": kernel.host_gpus, "skipped": skipped,
+            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "seconds": seconds,
+        }
+        cache.put(key, done)
+        report.ran.append((path, fw, seconds))
+        report.executed[(path, fw)] = done
+
+    with ThreadPoolExecutor(max_workers=config.effective_jobs) as pool:
+        list(pool.map(run, jobs))
+    timings.update({f"{p}|{fw}": s for p, fw, s in report.ran})
+    write_atomic(config.build_dir / "cache" / "timings.json", json.dumps(timings, indent=1))
+    for (path, fw), nb in report.executed.items():
+        out = config.build_dir / "eval" / fw / path.removesuffix(".md")
+        write_atomic(out.with_suffix(".ipynb"), nbformat.writes(nb))
+    return report
+
+
+def build_html(config: BookConfig, book: Book, tabs: tuple[str, ...],
+               executed: dict[tuple[str, str], NotebookNode], reporter: Reporter) -> Path:
+    pages = []
+    for doc in book.documents:
+        nbs = {fw: executed[(doc.path, fw)] for fw in tabs if (doc.path, fw) in executed}
+        pages.append(render_page(doc, nbs, tabs, reporter))
+    return build_site(config, pages, reporter)

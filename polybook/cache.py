@@ -1,0 +1,65 @@
+"""Execution cache keyed by content: code, environment and the library a notebook sees."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+from nbformat import NotebookNode
+
+from .fsutil import write_atomic
+
+CACHE_VERSION = "1"
+
+
+def notebook_key(nb: NotebookNode, framework: str, requirements_hash: str, library: str) -> str:
+    """Hash of what execution depends on: code cells (not prose), env pins, visible library."""
+    digest = hashlib.sha256()
+    for part in (CACHE_VERSION, framework, requirements_hash, library):
+        digest.update(part.encode())
+        digest.update(b"\0")
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        meta = cell.metadata.get("polybook", {})
+        record = {"source": cell.source, "requires": meta.get("requires", {}),
+                  "timeout": meta.get("timeout")}
+        digest.update(json.dumps(record, sort_keys=True).encode())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class ExecutionCache:
+    """A plain directory of executed notebooks named by key; safe to copy between hosts."""
+
+    root: Path
+
+    def _path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}.ipynb"
+
+    def get(self, key: str, host_gpus: int) -> NotebookNode | None:
+        """The cached run, if one exists that ran at least what this host could run."""
+        path = self._path(key)
+        if not path.is_file():
+            return None
+        try:
+            nb = nbformat.reads(path.read_text(encoding="utf-8"), as_version=4)
+        except (OSError, ValueError):
+            return None
+        run = nb.metadata.get("polybook", {}).get("run", {})
+        if run.get("host_gpus", 0) < host_gpus and run.get("skipped", 0) > 0:
+            return None  # made on a smaller host: this one can run more of it
+        return nb
+
+    def put(self, key: str, nb: NotebookNode) -> None:
+        write_atomic(self._path(key), nbformat.writes(nb))
+
+    def clear(self) -> int:
+        count = sum(1 for _ in self.root.rglob("*.ipynb")) if self.root.is_dir() else 0
+        shutil.rmtree(self.root, ignore_errors=True)
+        return count

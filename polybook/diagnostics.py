@@ -1,0 +1,93 @@
+"""Located errors and warnings: every message reads ``path:line: [framework] cell N: ...``."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+logger = logging.getLogger("polybook")
+
+
+@dataclass(frozen=True)
+class Location:
+    """A place in an author's source file (1-based line)."""
+
+    path: str
+    line: int = 0
+    framework: str = ""
+    cell: int | None = None
+
+    def __str__(self) -> str:
+        text = f"{self.path}:{self.line}" if self.line else self.path
+        if self.framework:
+            text += f" [{self.framework}]"
+        if self.cell is not None:
+            text += f" cell {self.cell}"
+        return text
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One warning or error, typed by ``subtype`` (shown as ``[polybook.subtype]``)."""
+
+    location: Location
+    message: str
+    subtype: str
+    severity: str = "warning"
+
+    def __str__(self) -> str:
+        return f"{self.location}: {self.message} [polybook.{self.subtype}]"
+
+
+class PolybookError(Exception):
+    """A user-facing error located in a source file."""
+
+    def __init__(self, location: Location, message: str, subtype: str) -> None:
+        self.diagnostic = Diagnostic(location, message, subtype, "error")
+        super().__init__(str(self.diagnostic))
+
+    @property
+    def location(self) -> Location:
+        return self.diagnostic.location
+
+
+class BuildFailed(Exception):
+    """Raised at the end of a build that collected one or more errors."""
+
+    def __init__(self, errors: list[Diagnostic]) -> None:
+        self.errors = errors
+        super().__init__("\n".join(str(e) for e in errors))
+
+
+@dataclass
+class Reporter:
+    """Collects diagnostics of one build; warnings of one kind are reported once per place."""
+
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def warn(self, location: Location, message: str, subtype: str) -> None:
+        diag = Diagnostic(location, message, subtype)
+        if diag not in self.diagnostics:
+            self.diagnostics.append(diag)
+            logger.warning("%s", diag)
+
+    def error(self, err: PolybookError) -> None:
+        self.diagnostics.append(err.diagnostic)
+        logger.error("%s", err.diagnostic)
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity == "warning"]
+
+
+def relpath(path: Path, root: Path) -> str:
+    """``path`` relative to ``root`` when inside it, for messages."""
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return str(path)

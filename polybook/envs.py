@@ -1,0 +1,139 @@
+"""Framework environments: one venv per framework from pinned requirements, one kernel each."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import venv
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import frameworks
+from .diagnostics import Location, PolybookError
+from .fsutil import write_atomic
+
+logger = logging.getLogger("polybook")
+SOURCE_ROOT = Path(__file__).resolve().parent.parent
+STAMP = ".polybook-stamp"
+# Set for every kernel of a framework: quieter logs, deterministic hashing.
+KERNEL_ENV: dict[str, dict[str, str]] = {
+    "tensorflow": {"TF_CPP_MIN_LOG_LEVEL": "3", "TF_ENABLE_ONEDNN_OPTS": "0"},
+    "jax": {"XLA_FLAGS": "--xla_force_host_platform_device_count=1"},
+}
+
+
+@dataclass(frozen=True)
+class Environment:
+    """A framework's venv and the kernel registered for it."""
+
+    framework: str
+    path: Path
+    kernels_dir: Path
+    requirements: Path
+
+    @property
+    def python(self) -> Path:
+        return self.path / "bin" / "python"
+
+    @property
+    def kernel_name(self) -> str:
+        return frameworks.get(self.framework).kernel_name
+
+    def requirements_hash(self) -> str:
+        return hashlib.sha256(self.requirements.read_bytes()).hexdigest()
+
+
+def envs_root(configured: str = "") -> Path:
+    """``[build] envs_dir``, else ``$POLYBOOK_ENVS``, else ``.envs`` beside polybook's source."""
+    chosen = configured or os.environ.get("POLYBOOK_ENVS", "")
+    return Path(chosen).resolve() if chosen else SOURCE_ROOT / ".envs"
+
+
+def host_gpus() -> int:
+    """Number of NVIDIA GPUs this host has (0 without a driver)."""
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return 0
+    try:
+        out = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=20, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return 0
+    return sum(1 for line in out.stdout.splitlines() if line.startswith("GPU "))
+
+
+def resolve_device(configured: str) -> str:
+    """``cpu`` or ``cuda``: the configured choice, or detection when ``auto``."""
+    if configured in {"cpu", "cuda"}:
+        return configured
+    return "cuda" if host_gpus() > 0 else "cpu"
+
+
+def environment(framework: str, device: str, root: Path) -> Environment:
+    requirements = SOURCE_ROOT / frameworks.get(framework).requirements(device)
+    if not requirements.is_file():
+        raise PolybookError(
+            Location(str(requirements)), f"no {device} requirements for {framework}", "env"
+        )
+    return Environment(framework, root / framework, root / "kernels", requirements)
+
+
+def is_ready(env: Environment) -> bool:
+    stamp = env.path / STAMP
+    return (
+        env.python.exists()
+        and stamp.is_file()
+        and stamp.read_text(encoding="utf-8").strip() == env.requirements_hash()
+        and (env.kernels_dir / env.kernel_name / "kernel.json").is_file()
+    )
+
+
+def _run(command: list[str], what: str) -> None:
+    logger.info("%s: %s", what, " ".join(command))
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        tail = "\n".join((done.stdout + done.stderr).splitlines()[-15:])
+        raise PolybookError(Location(what), f"setup failed:\n{tail}", "env")
+
+
+def write_kernelspec(env: Environment) -> None:
+    spec = {
+        "argv": [str(env.python), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": f"Python 3 ({frameworks.get(env.framework).display_name})",
+        "language": "python",
+        "metadata": {"polybook": {"framework": env.framework}},
+    }
+    target = env.kernels_dir / env.kernel_name / "kernel.json"
+    write_atomic(target, json.dumps(spec, indent=1) + "\n")
+
+
+def ensure(env: Environment) -> bool:
+    """Create or update ``env`` when its requirements changed; False when nothing was done."""
+    if is_ready(env):
+        return False
+    if not env.python.exists():
+        venv.EnvBuilder(with_pip=True, clear=True).create(env.path)
+    (env.path / STAMP).unlink(missing_ok=True)
+    pip = [str(env.python), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
+    _run([*pip, "-r", str(env.requirements)], f"{env.framework} environment")
+    write_kernelspec(env)
+    write_atomic(env.path / STAMP, env.requirements_hash() + "\n")
+    return True
+
+
+def ensure_all(names: tuple[str, ...], device: str, configured_root: str = "") -> list[Environment]:
+    root = envs_root(configured_root)
+    resolved = resolve_device(device)
+    envs = [environment(name, resolved, root) for name in names]
+    for env in envs:
+        if ensure(env):
+            logger.info("set up the %s environment (%s) in %s", env.framework, resolved, env.path)
+    return envs
+
+
+def python_version() -> str:
+    return f"{sys.version_info.major}.{sys.version_info.minor}"

@@ -1,0 +1,144 @@
+"""Execute stage: run one notebook in its framework's Jupyter kernel with nbclient."""
+
+from __future__ import annotations
+
+import copy
+import os
+import re
+import tempfile
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from jupyter_client.kernelspec import KernelSpecManager
+from jupyter_client.manager import AsyncKernelManager
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+from nbformat import NotebookNode
+
+from .diagnostics import Location, PolybookError
+
+SKIP_TAG = "skip-execution"
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+CELL_LINE = re.compile(r"(?:Cell In\[\d+\]|<ipython-input-\d+-\w+>), line (\d+)")
+
+
+@dataclass(frozen=True)
+class KernelEnv:
+    """Where and how a notebook runs: kernel, library path, working directory, devices."""
+
+    framework: str
+    kernel_name: str
+    kernel_dirs: tuple[str, ...]
+    cwd: Path
+    pythonpath: tuple[str, ...] = ()
+    extra_env: Mapping[str, str] = field(default_factory=dict)
+    timeout: int = 1200
+    host_gpus: int = 0
+    visible_gpus: tuple[int, ...] = ()
+
+
+class CellError(PolybookError):
+    """A cell raised: carries the cell's source, ``ename``, ``evalue`` and the traceback."""
+
+    def __init__(
+        self, location: Location, ename: str, evalue: str, source: str, traceback: str
+    ) -> None:
+        self.ename, self.evalue, self.source, self.traceback = ename, evalue, source, traceback
+        message = f"{ename}: {evalue}" if ename else evalue
+        super().__init__(location, message, "exec")
+
+
+def badge_text(needed: int, host: int) -> str:
+    plural = "GPU" if needed == 1 else "GPUs"
+    return f"needs {needed} {plural}; built on a host with {host}"
+
+
+def mark_unrunnable(nb: NotebookNode, host_gpus: int) -> int:
+    """Tag the cells that need more GPUs than the host has; returns how many."""
+    count = 0
+    for cell in nb.cells:
+        needed = cell.metadata.get("polybook", {}).get("requires", {}).get("gpus", 0)
+        if cell.cell_type == "code" and needed > host_gpus:
+            cell.metadata.setdefault("tags", [])
+            if SKIP_TAG not in cell.metadata.tags:
+                cell.metadata.tags.append(SKIP_TAG)
+            cell.metadata.polybook["skipped"] = badge_text(needed, host_gpus)
+            cell.outputs = []
+            count += 1
+    return count
+
+
+def _location(nb: NotebookNode, index: int, framework: str, traceback: str) -> Location:
+    cell = nb.cells[index]
+    meta = cell.metadata.get("polybook", {})
+    source_map: list[int] = meta.get("source_map", [])
+    line = int(meta.get("line", 0))
+    hits = CELL_LINE.findall(ANSI.sub("", traceback))
+    if hits and source_map and 0 < int(hits[-1]) <= len(source_map):
+        line = source_map[int(hits[-1]) - 1]
+    code_number = sum(1 for c in nb.cells[: index + 1] if c.cell_type == "code")
+    path = str(nb.metadata.get("polybook", {}).get("source", "<notebook>"))
+    return Location(path, line, framework, code_number)
+
+
+def _kernel_environ(env: KernelEnv) -> dict[str, str]:
+    environ = dict(os.environ)
+    environ.update(env.extra_env)
+    environ["PYTHONPATH"] = os.pathsep.join(env.pythonpath)
+    environ["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"
+    if env.visible_gpus or env.host_gpus:
+        environ["CUDA_VISIBLE_DEVICES"] = ",".join(str(g) for g in env.visible_gpus)
+    return environ
+
+
+def _timeout(cell: NotebookNode, default: int) -> int:
+    return int(cell.metadata.get("polybook", {}).get("timeout", default))
+
+
+def execute(nb: NotebookNode, env: KernelEnv) -> NotebookNode:
+    """Run ``nb`` (left untouched) and return an executed copy; raises :class:`CellError`."""
+    work = copy.deepcopy(nb)
+    mark_unrunnable(work, env.host_gpus)
+    env.cwd.mkdir(parents=True, exist_ok=True)
+    current = {"index": 0}
+
+    def on_cell_start(cell: NotebookNode, cell_index: int, **_: Any) -> None:
+        current["index"] = cell_index
+
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="polybook-kernel-") as runtime:
+        # Unix-socket transport: parallel kernels never compete for TCP ports.
+        km = AsyncKernelManager(
+            kernel_name=env.kernel_name,
+            kernel_spec_manager=KernelSpecManager(kernel_dirs=list(env.kernel_dirs)),
+            transport="ipc",
+            ip=os.path.join(runtime, "kernel"),
+            connection_file=os.path.join(runtime, "connection.json"),
+        )
+        client = NotebookClient(
+            work,
+            km=km,
+            timeout_func=lambda cell: _timeout(cell, env.timeout),
+            on_cell_start=on_cell_start,
+            skip_cells_with_tag=SKIP_TAG,
+            record_timing=True,
+        )
+        try:
+            client.execute(cleanup_kc=True, cwd=str(env.cwd), env=_kernel_environ(env))
+        except CellExecutionError as exc:
+            where = _location(work, current["index"], env.framework, exc.traceback)
+            source = work.cells[current["index"]].source
+            raise CellError(where, exc.ename, exc.evalue, source, exc.traceback) from exc
+        except CellTimeoutError as exc:
+            where = _location(work, current["index"], env.framework, "")
+            source = work.cells[current["index"]].source
+            raise CellError(where, "CellTimeoutError", str(exc).splitlines()[0], source, "") from exc
+        except DeadKernelError as exc:
+            where = _location(work, current["index"], env.framework, "")
+            source = work.cells[current["index"]].source
+            raise CellError(where, "DeadKernelError", "the kernel died", source, "") from exc
+    work.metadata["polybook"]["seconds"] = round(time.monotonic() - started, 3)
+    return work

@@ -1,0 +1,165 @@
+"""Library stage: the ``#@save`` code of one framework, in book order -> ``d2l/<lib>.py``."""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from nbformat import NotebookNode
+
+from .diagnostics import Location, PolybookError
+
+SAVE = "#@save"
+SAVE_SUFFIX = re.compile(r"\s*#@save\s*$")
+MAGIC = re.compile(r"^\s*[%!]")
+HEADER = '''"""The d2l library for {display}, extracted by polybook from the book's #@save code.
+
+Generated file: edit the book's sources instead.
+"""
+
+import sys
+
+d2l = sys.modules[__name__]
+'''
+
+
+@dataclass(frozen=True)
+class SavedBlock:
+    """One saved statement (or cell) with the place it came from."""
+
+    path: str
+    line: int
+    code: str
+    notebook: int  # position of its notebook in book order
+
+
+def _save_lines(source: str) -> set[int]:
+    """1-based lines of ``source`` whose comment is exactly ``#@save``."""
+    found: set[int] = set()
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type == tokenize.COMMENT and tok.string.strip() == SAVE:
+                found.add(tok.start[0])
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        found = {n for n, t in enumerate(source.splitlines(), 1) if SAVE_SUFFIX.search(t)}
+    return found
+
+
+def _strip_marks(lines: Iterable[str]) -> str:
+    return "\n".join(SAVE_SUFFIX.sub("", line) for line in lines).strip("\n")
+
+
+def _header_end(node: ast.stmt) -> int:
+    """Last line of a statement's header (the whole statement when it has no body)."""
+    body = getattr(node, "body", None)
+    if isinstance(body, list) and body and isinstance(node, (ast.FunctionDef, ast.ClassDef,
+                                                           ast.AsyncFunctionDef)):
+        return max(node.lineno, body[0].lineno - 1)
+    return node.end_lineno or node.lineno
+
+
+def cell_blocks(cell: NotebookNode, path: str, notebook: int, framework: str) -> list[SavedBlock]:
+    """The saved blocks of one code cell."""
+    source: str = cell.source
+    source_map: list[int] = cell.metadata["polybook"]["source_map"]
+    marks = _save_lines(source)
+    if not marks:
+        return []
+    lines = source.splitlines()
+
+    def where(line: int) -> Location:
+        return Location(path, source_map[line - 1], framework)
+
+    first = next((n for n, t in enumerate(lines, 1) if t.strip()), 1)
+    if lines[first - 1].strip() == SAVE:
+        return [SavedBlock(path, source_map[first - 1], _strip_marks(lines[first:]), notebook)]
+    blank_magics = "\n".join("" if MAGIC.match(t) else t for t in lines)
+    try:
+        tree = ast.parse(blank_magics)
+    except SyntaxError as exc:
+        raise PolybookError(
+            where(exc.lineno or min(marks)), f"cannot parse a cell with #@save: {exc.msg}",
+            "library.syntax",
+        ) from exc
+    blocks: list[SavedBlock] = []
+    used: set[int] = set()
+    for node in tree.body:
+        start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+        header = set(range(start, _header_end(node) + 1))
+        if header & marks:
+            used |= header & marks
+            end = node.end_lineno or node.lineno
+            code = _strip_marks(lines[start - 1 : end])
+            blocks.append(SavedBlock(path, source_map[start - 1], code, notebook))
+    stray = sorted(marks - used)
+    if stray:
+        raise PolybookError(
+            where(stray[0]), "#@save must mark a top-level statement or a whole cell",
+            "library.save",
+        )
+    return blocks
+
+
+def extract_blocks(
+    notebooks: Sequence[tuple[str, NotebookNode]], framework: str
+) -> list[SavedBlock]:
+    """All saved blocks of ``framework``'s notebooks, given in book order."""
+    blocks: list[SavedBlock] = []
+    for index, (path, nb) in enumerate(notebooks):
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                blocks.extend(cell_blocks(cell, path, index, framework))
+    return blocks
+
+
+def _added_class(node: ast.stmt) -> tuple[str, int] | None:
+    """``("Trainer", line)`` for a def decorated with ``add_to_class(d2l.Trainer)``."""
+    for deco in getattr(node, "decorator_list", []):
+        if isinstance(deco, ast.Call) and deco.args:
+            func = ast.unparse(deco.func)
+            if func in {"add_to_class", "d2l.add_to_class"}:
+                return ast.unparse(deco.args[0]).removeprefix("d2l."), deco.lineno
+    return None
+
+
+def check_blocks(blocks: Sequence[SavedBlock], framework: str) -> None:
+    """Each block compiles, and every ``add_to_class`` target is saved before it is used."""
+    defined: set[str] = set()
+    for block in blocks:
+        where = Location(block.path, block.line, framework)
+        try:
+            tree = ast.parse(block.code)
+            compile(tree, f"{block.path}:{block.line}", "exec")
+        except SyntaxError as exc:
+            line = block.line + (exc.lineno or 1) - 1
+            raise PolybookError(
+                Location(block.path, line, framework), f"saved code does not compile: {exc.msg}",
+                "library.syntax",
+            ) from exc
+        for node in tree.body:
+            added = _added_class(node)
+            if added and added[0] not in defined:
+                raise PolybookError(
+                    Location(block.path, block.line + added[1] - 1, framework),
+                    f"add_to_class({added[0]}): {added[0]} is not saved earlier in book order",
+                    "library.add_to_class",
+                )
+            for target in ast.walk(node) if isinstance(node, (ast.Assign, ast.AnnAssign)) else []:
+                if isinstance(target, ast.Name):
+                    defined.add(target.id)
+            if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                defined.add(node.name)
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                defined.update((a.asname or a.name).split(".")[0] for a in node.names)
+
+
+def library_text(blocks: Sequence[SavedBlock], display: str) -> str:
+    """The library module: a header, then each block after a comment naming its source."""
+    parts = [HEADER.format(display=display)]
+    for block in blocks:
+        parts.append(f"\n# {block.path}:{block.line}\n{block.code}\n")
+    return "".join(parts)

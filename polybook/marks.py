@@ -1,0 +1,134 @@
+"""Marks inside code cells: ``tab.selected`` branches, ``#@hide*`` and ``#@requires``."""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+from .diagnostics import Location, PolybookError
+
+SELECTED_IF = re.compile(r"^(\s*)if\s+tab\.selected\((.*)\)\s*:\s*(#.*)?$")
+ELSE = re.compile(r"^(\s*)else\s*:\s*(#.*)?$")
+HIDE = re.compile(r"\s*#@(hide_code|hide_output|hide)\s*$")
+REQUIRES = re.compile(r"^\s*#@requires\b(.*)$")
+HIDE_TAGS = {"hide": "remove-cell", "hide_code": "remove-input", "hide_output": "remove-output"}
+
+# Device use that needs GPUs when a cell declares nothing: index k needs k + 1 GPUs.
+GPU_INDEX = re.compile(r"(?:\btry_gpu|\bgpu|\.cuda)\(\s*(\d+)\s*\)|['\"]cuda:(\d+)['\"]")
+ALL_GPUS = re.compile(r"\btry_all_gpus\(\s*\)")
+
+Line = tuple[int, str]  # (source line number, text)
+
+
+@dataclass(frozen=True)
+class CellMarks:
+    """What the marks of one cell say, after they are removed from its source."""
+
+    lines: tuple[Line, ...]
+    tags: tuple[str, ...]
+    gpus: int
+    gpus_declared: bool
+
+
+def _indent(text: str) -> int:
+    return len(text) - len(text.lstrip())
+
+
+def _block(lines: list[Line], start: int, indent: int) -> int:
+    """End (exclusive) of the indented body that starts at ``start``."""
+    end = start
+    while end < len(lines) and (not lines[end][1].strip() or _indent(lines[end][1]) > indent):
+        end += 1
+    while end > start and not lines[end - 1][1].strip():
+        end -= 1
+    return end
+
+
+def _dedent(lines: list[Line], by: int) -> list[Line]:
+    return [(n, t[by:] if t.strip() else "") for n, t in lines]
+
+
+def _names(args: str, where: Location) -> set[str]:
+    try:
+        value = ast.literal_eval(f"({args},)")
+    except (SyntaxError, ValueError):
+        value = None
+    if not isinstance(value, tuple) or not all(isinstance(v, str) for v in value):
+        raise PolybookError(where, "tab.selected() takes framework names as strings", "split.tab")
+    return set(value)
+
+
+def select_branches(
+    lines: list[Line], framework: str, path: str, tabs: tuple[str, ...]
+) -> list[Line]:
+    """Keep the ``if tab.selected(...)`` bodies that apply to ``framework``, dedented."""
+    kept: list[Line] = []
+    index = 0
+    while index < len(lines):
+        number, text = lines[index]
+        match = SELECTED_IF.match(text)
+        if not match:
+            if "tab.selected" in text:
+                where = Location(path, number, framework)
+                raise PolybookError(
+                    where, "tab.selected() must stand alone as `if tab.selected(...):`", "split.tab"
+                )
+            kept.append((number, text))
+            index += 1
+            continue
+        where = Location(path, number, framework)
+        names = _names(match.group(2), where)
+        unknown = sorted(names - set(tabs))
+        if unknown:
+            raise PolybookError(where, f"tab.selected() names unknown {unknown}", "split.tab")
+        indent = len(match.group(1))
+        end = _block(lines, index + 1, indent)
+        if end == index + 1:
+            raise PolybookError(where, "`if tab.selected(...):` has no body", "split.tab")
+        chosen = lines[index + 1 : end] if framework in names else []
+        index = end
+        if index < len(lines) and (m := ELSE.match(lines[index][1])) and len(m.group(1)) == indent:
+            else_end = _block(lines, index + 1, indent)
+            if framework not in names:
+                chosen = lines[index + 1 : else_end]
+            index = else_end
+        if chosen:
+            body_indent = min(_indent(t) for _, t in chosen if t.strip())
+            nested = _dedent(chosen, body_indent - indent)
+            kept.extend(select_branches(nested, framework, path, tabs))
+    return kept
+
+
+def infer_gpus(source: str) -> int:
+    """GPUs a cell needs, judged from the devices it names."""
+    needed = 2 if ALL_GPUS.search(source) else 0
+    for match in GPU_INDEX.finditer(source):
+        needed = max(needed, int(match.group(1) or match.group(2)) + 1)
+    return needed
+
+
+def read_marks(lines: list[Line], path: str, framework: str) -> CellMarks:
+    """Strip ``#@hide*`` and ``#@requires`` marks from ``lines`` and report what they say."""
+    kept: list[Line] = []
+    tags: list[str] = []
+    declared: int | None = None
+    for number, text in lines:
+        requires = REQUIRES.match(text)
+        if requires:
+            where = Location(path, number, framework)
+            key, _, value = requires.group(1).strip().partition("=")
+            if key.strip() != "gpus" or not value.strip().isdigit():
+                raise PolybookError(where, "expected `#@requires gpus=N`", "split.requires")
+            declared = int(value)
+            continue
+        hide = HIDE.search(text)
+        if hide:
+            tags.append(HIDE_TAGS[hide.group(1)])
+            text = text[: hide.start()]
+            if not text.strip():
+                continue
+        kept.append((number, text))
+    code = "\n".join(t for _, t in kept)
+    gpus = declared if declared is not None else infer_gpus(code)
+    return CellMarks(tuple(kept), tuple(dict.fromkeys(tags)), gpus, declared is not None)

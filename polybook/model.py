@@ -1,0 +1,59 @@
+"""Typed models passed between the stages (parse -> split -> execute -> library -> render)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Prose:
+    """Markdown shared by every framework; ``line`` is the 1-based line of its first line."""
+
+    text: str
+    line: int
+
+
+@dataclass(frozen=True)
+class TabProse:
+    """Prose between ``:begin_tab:`` and ``:end_tab:`` for some frameworks."""
+
+    frameworks: tuple[str, ...]
+    text: str
+    line: int
+
+
+@dataclass(frozen=True)
+class CodeCell:
+    """A ``{.python .input}`` cell; ``source`` has the ``%%tab`` line removed."""
+
+    frameworks: tuple[str, ...]
+    source: str
+    line: int
+
+
+@dataclass(frozen=True)
+class Toc:
+    """A ```` ```toc ```` block: options and entries as written."""
+
+    options: tuple[tuple[str, str], ...]
+    entries: tuple[str, ...]
+    line: int
+
+
+Block = Prose | TabProse | CodeCell | Toc
+
+
+@dataclass(frozen=True)
+class Document:
+    """One parsed source page; ``path`` is relative to the book root, POSIX style."""
+
+    path: str
+    blocks: tuple[Block, ...]
+
+    @property
+    def docname(self) -> str:
+        return self.path.removesuffix(".md")
+
+    def cell_id(self, index: int) -> str:
+        """Stable id of block ``index``, shared by the notebooks of all frameworks."""
+        return f"b{index}"

@@ -1,0 +1,187 @@
+"""Render stage, part two: the Sphinx extension that turns tab sets and cells into HTML."""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+from typing import Any, ClassVar
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx.application import Sphinx
+from sphinx.util.docutils import SphinxDirective
+
+from . import frameworks
+
+STATIC = Path(__file__).parent / "static"
+CELLS_SUFFIX = ".pbcells.json"
+
+
+class pb_tabset(nodes.General, nodes.Element):  # noqa: N801 (docutils node naming)
+    """A set of per-framework panels."""
+
+
+class pb_panel(nodes.General, nodes.Element):  # noqa: N801
+    """One framework's content inside a :class:`pb_tabset`."""
+
+
+def _display(name: str) -> str:
+    fw = frameworks.REGISTRY.get(name)
+    return fw.display_name if fw else name
+
+
+def visit_tabset_html(self: Any, node: pb_tabset) -> None:
+    tabs = [child["tab"] for child in node.children if isinstance(child, pb_panel)]
+    buttons = "".join(
+        f'<button type="button" class="pb-tab{" is-active" if i == 0 else ""}" role="tab" '
+        f'data-pb-tab="{html.escape(t)}" aria-selected="{"true" if i == 0 else "false"}">'
+        f"{html.escape(_display(t))}</button>"
+        for i, t in enumerate(tabs)
+    )
+    self.body.append(
+        f'<div class="pb-tabset" data-pb-kind="{html.escape(node["kind"])}">'
+        f'<div class="pb-tabbar" role="tablist">{buttons}</div>'
+    )
+
+
+def visit_panel_html(self: Any, node: pb_panel) -> None:
+    first = node.parent is None or node.parent.index(node) == 0
+    hidden = "" if first else " hidden"
+    self.body.append(
+        f'<div class="pb-panel" role="tabpanel" data-pb-tab="{html.escape(node["tab"])}"'
+        f"{hidden}>"
+    )
+
+
+def depart_div_html(self: Any, node: nodes.Element) -> None:
+    self.body.append("</div>")
+
+
+def visit_passthrough(self: Any, node: nodes.Element) -> None:
+    """Other builders (text, LaTeX) show the panels one after another."""
+
+
+def depart_passthrough(self: Any, node: nodes.Element) -> None:
+    pass
+
+
+class TabSetDirective(SphinxDirective):
+    """``{pb-tabset} prose``: holds ``{pb-tab} NAME`` directives."""
+
+    required_arguments = 1
+    has_content = True
+
+    def run(self) -> list[nodes.Node]:
+        node = pb_tabset(kind=self.arguments[0])
+        self.set_source_info(node)
+        self.state.nested_parse(self.content, self.content_offset, node)
+        return [node]
+
+
+class TabDirective(SphinxDirective):
+    """``{pb-tab} NAME``: one framework's prose."""
+
+    required_arguments = 1
+    has_content = True
+
+    def run(self) -> list[nodes.Node]:
+        node = pb_panel(tab=self.arguments[0])
+        self.state.nested_parse(self.content, self.content_offset, node)
+        return [node]
+
+
+def _outputs(outputs: list[dict[str, str]]) -> list[nodes.Node]:
+    result: list[nodes.Node] = []
+    for out in outputs:
+        kind = out["type"]
+        if kind == "image":
+            box = nodes.container(classes=["pb-output", "pb-image"])
+            box += nodes.image(uri=out["uri"], alt="cell output")
+        elif kind == "html":
+            box = nodes.container(classes=["pb-output", "pb-html"])
+            box += nodes.raw("", out["text"], format="html")
+        else:
+            classes = ["pb-output"]
+            if kind == "error":
+                classes.append("pb-output-error")
+            elif out.get("name") == "stderr":
+                classes.append("pb-stderr")
+            box = nodes.container(classes=classes)
+            text = out["text"].rstrip("\n")
+            box += nodes.literal_block(text, text, language="none")
+        result.append(box)
+    return result
+
+
+def _cell(data: dict[str, Any]) -> list[nodes.Node]:
+    result: list[nodes.Node] = []
+    if data["source"]:
+        result.append(nodes.literal_block(data["source"], data["source"], language="python"))
+    if data["badge"]:
+        badge = nodes.container(classes=["pb-badge"])
+        badge += nodes.paragraph(text=data["badge"])
+        result.append(badge)
+    result.extend(_outputs(data["outputs"]))
+    return result
+
+
+class CellsDirective(SphinxDirective):
+    """``{pb-cells} KEY DIGEST``: a group of code cells from the page's cell data."""
+
+    required_arguments = 2
+    has_content = False
+    option_spec: ClassVar[dict[str, Any]] = {"class": directives.class_option}
+
+    def run(self) -> list[nodes.Node]:
+        path = Path(self.env.srcdir) / f"{self.env.docname}{CELLS_SUFFIX}"
+        cache: dict[str, Any] = self.env.temp_data.setdefault("pb_cells", {})
+        if str(path) not in cache:
+            cache[str(path)] = json.loads(path.read_text(encoding="utf-8"))
+        data = cache[str(path)][self.arguments[0]]
+        if data["kind"] == "single":
+            box = nodes.container(classes=["pb-cell"])
+            for cell in data["cells"]:
+                box.extend(_cell(cell))
+            return [box]
+        tabset = pb_tabset(kind="code")
+        for tab, cells in data["panels"]:
+            panel = pb_panel(tab=tab)
+            for cell in cells:
+                panel.extend(_cell(cell))
+            tabset += panel
+        return [tabset]
+
+
+def _meta_tabs(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any],
+               doctree: Any) -> None:
+    tabs = ",".join(app.config.pb_tabs)
+    context["metatags"] = context.get("metatags", "") + f'<meta name="pb-tabs" content="{tabs}">\n'
+
+
+def _static_path(app: Sphinx) -> None:
+    app.config.html_static_path.append(str(STATIC))
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    app.add_config_value("pb_tabs", [], "html")
+    app.add_node(
+        pb_tabset,
+        html=(visit_tabset_html, depart_div_html),
+        latex=(visit_passthrough, depart_passthrough),
+        text=(visit_passthrough, depart_passthrough),
+    )
+    app.add_node(
+        pb_panel,
+        html=(visit_panel_html, depart_div_html),
+        latex=(visit_passthrough, depart_passthrough),
+        text=(visit_passthrough, depart_passthrough),
+    )
+    app.add_directive("pb-tabset", TabSetDirective)
+    app.add_directive("pb-tab", TabDirective)
+    app.add_directive("pb-cells", CellsDirective)
+    app.connect("builder-inited", _static_path)
+    app.connect("html-page-context", _meta_tabs)
+    app.add_js_file("polybook-tabs.js")
+    app.add_css_file("polybook.css")
+    return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

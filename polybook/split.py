@@ -1,0 +1,76 @@
+"""Split stage: one :class:`Document` -> one nbformat 4.5 notebook per framework."""
+
+from __future__ import annotations
+
+import nbformat
+from nbformat import NotebookNode
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+from . import frameworks
+from .marks import read_marks, select_branches
+from .model import CodeCell, Document, Prose, TabProse, Toc
+
+
+def toc_markdown(toc: Toc) -> str:
+    options = [f":{key}: {value}".rstrip() for key, value in toc.options]
+    return "\n".join(["```toc", *options, "", *toc.entries, "```"])
+
+
+def code_cell(
+    cell: CodeCell, cell_id: str, framework: str, path: str, tabs: tuple[str, ...]
+) -> NotebookNode:
+    """The notebook cell of ``cell`` for ``framework``; metadata maps lines back to ``path``."""
+    numbered = list(enumerate(cell.source.splitlines(), start=cell.line))
+    marks = read_marks(select_branches(numbered, framework, path, tabs), path, framework)
+    lines = list(marks.lines)
+    while lines and not lines[-1][1].strip():
+        lines.pop()
+    while lines and not lines[0][1].strip():
+        lines.pop(0)
+    meta: dict[str, object] = {
+        "line": lines[0][0] if lines else cell.line,
+        "source_map": [n for n, _ in lines],
+        "frameworks": list(cell.frameworks),
+    }
+    if marks.gpus:
+        meta["requires"] = {"gpus": marks.gpus, "declared": marks.gpus_declared}
+    node = new_code_cell("\n".join(t for _, t in lines), id=cell_id)
+    node.metadata["polybook"] = meta
+    if marks.tags:
+        node.metadata["tags"] = list(marks.tags)
+    return node
+
+
+def split(doc: Document, framework: str, tabs: tuple[str, ...]) -> NotebookNode:
+    """The notebook of ``doc`` for ``framework``: its prose, its prose tabs and its cells."""
+    fw = frameworks.get(framework)
+    nb = new_notebook()
+    nb.metadata["kernelspec"] = {
+        "name": fw.kernel_name,
+        "display_name": f"Python 3 ({fw.display_name})",
+        "language": "python",
+    }
+    nb.metadata["language_info"] = {"name": "python"}
+    nb.metadata["polybook"] = {"source": doc.path, "framework": framework}
+    for index, block in enumerate(doc.blocks):
+        cell_id = doc.cell_id(index)
+        if isinstance(block, CodeCell):
+            if framework in block.frameworks:
+                node = code_cell(block, cell_id, framework, doc.path, tabs)
+                if node.source.strip():
+                    nb.cells.append(node)
+            continue
+        if isinstance(block, Toc):
+            text, line = toc_markdown(block), block.line
+        elif isinstance(block, TabProse):
+            if framework not in block.frameworks:
+                continue
+            text, line = block.text.strip("\n"), block.line
+        elif isinstance(block, Prose):
+            text, line = block.text.strip("\n"), block.line
+        if text.strip():
+            md = new_markdown_cell(text, id=cell_id)
+            md.metadata["polybook"] = {"line": line}
+            nb.cells.append(md)
+    nbformat.validate(nb)
+    return nb

@@ -1,0 +1,288 @@
+/*
+ * polybook-tabs.js: framework tabs for a polybook HTML site.
+ *
+ * Plain ES2017, no dependencies; works from file:// without a network.
+ *
+ * Markup (emitted by the polybook renderer):
+ *
+ *   <meta name="pb-tabs" content="pytorch,mxnet,jax,tensorflow">   (first = default)
+ *   <div class="pb-tabset" data-pb-kind="code|prose">
+ *     <div class="pb-tabbar" role="tablist">
+ *       <button type="button" class="pb-tab" role="tab" data-pb-tab="pytorch"
+ *               aria-selected="true">PyTorch</button> ...
+ *     </div>
+ *     <div class="pb-panel" role="tabpanel" data-pb-tab="pytorch"> ... </div>
+ *     <div class="pb-panel" role="tabpanel" data-pb-tab="jax" hidden> ... </div>
+ *   </div>
+ *
+ * Behaviour:
+ *  - on load the framework is `?tab=NAME` (when NAME is one of the book's frameworks),
+ *    else localStorage['polybook.tab'], else the default; a valid `?tab=` is also stored;
+ *  - the framework is applied to every tab set of the page, matched by NAME; a tab set
+ *    without that framework is hidden, and shown again when a framework it has is chosen;
+ *  - clicking a tab (or moving with the arrow keys, Home and End inside a tab bar) selects
+ *    that framework everywhere, stores it, writes `?tab=NAME` into the address with
+ *    history.replaceState and keeps the tab at the same place on screen;
+ *  - clicking a same-site relative link adds `?tab=NAME` to it, so that the choice carries
+ *    to the next page even where localStorage is unavailable.
+ *
+ * The only global is window.polybookTabs = {select(name), current()}.
+ */
+(function () {
+  'use strict';
+
+  const STORAGE_KEY = 'polybook.tab';
+  const PARAM = 'tab';
+  const SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
+
+  let frameworks = [];
+  let current = null;
+
+  function childrenWithClass(el, cls) {
+    return Array.prototype.filter.call(el.children, (c) => c.classList.contains(cls));
+  }
+
+  function tabsets() {
+    return Array.prototype.slice.call(document.querySelectorAll('.pb-tabset'));
+  }
+
+  function tabsOf(tabset) {
+    const out = [];
+    childrenWithClass(tabset, 'pb-tabbar').forEach((bar) => {
+      childrenWithClass(bar, 'pb-tab').forEach((tab) => out.push(tab));
+    });
+    return out;
+  }
+
+  function panelsOf(tabset) {
+    return childrenWithClass(tabset, 'pb-panel');
+  }
+
+  function bookFrameworks() {
+    const meta = document.querySelector('meta[name="pb-tabs"]');
+    let names = [];
+    if (meta && meta.getAttribute('content')) {
+      names = meta.getAttribute('content').split(',').map((s) => s.trim()).filter(Boolean);
+    }
+    if (names.length === 0) {
+      // No meta: fall back on the tabs of the page, in the order they appear.
+      tabsets().forEach((set) => {
+        tabsOf(set).forEach((tab) => {
+          const name = tab.getAttribute('data-pb-tab');
+          if (name && names.indexOf(name) < 0) names.push(name);
+        });
+      });
+    }
+    return names;
+  }
+
+  function isFramework(name) {
+    return typeof name === 'string' && frameworks.indexOf(name) >= 0;
+  }
+
+  function readStorage() {
+    try {
+      return window.localStorage.getItem(STORAGE_KEY);
+    } catch (e) {
+      return null;
+    }
+  }
+
+  function writeStorage(name) {
+    try {
+      window.localStorage.setItem(STORAGE_KEY, name);
+    } catch (e) {
+      // Storage disabled or full: the ?tab= parameter still carries the choice.
+    }
+  }
+
+  function readParam() {
+    try {
+      return new URLSearchParams(window.location.search).get(PARAM);
+    } catch (e) {
+      return null;
+    }
+  }
+
+  function writeParam(name) {
+    try {
+      const url = new URL(window.location.href);
+      if (url.searchParams.get(PARAM) === name) return;
+      url.searchParams.set(PARAM, name);
+      window.history.replaceState(window.history.state, '', url.href);
+    } catch (e) {
+      // replaceState can be refused (sandboxed frames, some file:// setups).
+    }
+  }
+
+  let uid = 0;
+
+  function ensureIds(tabset) {
+    const tabs = tabsOf(tabset);
+    const panels = panelsOf(tabset);
+    tabs.forEach((tab) => {
+      const name = tab.getAttribute('data-pb-tab');
+      const panel = panels.find((p) => p.getAttribute('data-pb-tab') === name);
+      if (!panel) return;
+      uid += 1;
+      if (!tab.id) tab.id = 'pb-tab-' + uid;
+      if (!panel.id) panel.id = 'pb-panel-' + uid;
+      tab.setAttribute('aria-controls', panel.id);
+      panel.setAttribute('aria-labelledby', tab.id);
+    });
+  }
+
+  function applyTo(tabset, name) {
+    const tabs = tabsOf(tabset);
+    const has = tabs.some((t) => t.getAttribute('data-pb-tab') === name);
+    if (!has) {
+      tabset.hidden = true;
+      return;
+    }
+    tabset.hidden = false;
+    tabs.forEach((tab) => {
+      const on = tab.getAttribute('data-pb-tab') === name;
+      tab.setAttribute('aria-selected', on ? 'true' : 'false');
+      tab.setAttribute('tabindex', on ? '0' : '-1');
+      tab.classList.toggle('is-active', on);
+    });
+    panelsOf(tabset).forEach((panel) => {
+      panel.hidden = panel.getAttribute('data-pb-tab') !== name;
+    });
+  }
+
+  function apply(name) {
+    current = name;
+    document.documentElement.setAttribute('data-pb-tab', name);
+    tabsets().forEach((set) => applyTo(set, name));
+  }
+
+  /* Select `name` everywhere, keeping `anchor` (an element) at the same height on screen. */
+  function choose(name, anchor) {
+    if (!isFramework(name)) return false;
+    const before = anchor ? anchor.getBoundingClientRect().top : 0;
+    apply(name);
+    writeStorage(name);
+    writeParam(name);
+    if (anchor) {
+      const settle = () => {
+        const delta = anchor.getBoundingClientRect().top - before;
+        if (Math.abs(delta) >= 1) window.scrollBy(0, delta);
+      };
+      settle();
+      // Browsers with scroll anchoring may move the page again at the next frame.
+      if (window.requestAnimationFrame) window.requestAnimationFrame(settle);
+    }
+    return true;
+  }
+
+  function onTabClick(event) {
+    const tab = event.target.closest && event.target.closest('.pb-tab');
+    if (!tab || !tab.parentElement || !tab.parentElement.classList.contains('pb-tabbar')) {
+      return false;
+    }
+    choose(tab.getAttribute('data-pb-tab'), tab);
+    return true;
+  }
+
+  function onKeydown(event) {
+    const tab = event.target.closest && event.target.closest('.pb-tab');
+    if (!tab || !tab.parentElement || !tab.parentElement.classList.contains('pb-tabbar')) {
+      return;
+    }
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    const tabs = childrenWithClass(tab.parentElement, 'pb-tab');
+    const i = tabs.indexOf(tab);
+    let j;
+    switch (event.key) {
+      case 'ArrowRight':
+        j = (i + 1) % tabs.length;
+        break;
+      case 'ArrowLeft':
+        j = (i - 1 + tabs.length) % tabs.length;
+        break;
+      case 'Home':
+        j = 0;
+        break;
+      case 'End':
+        j = tabs.length - 1;
+        break;
+      default:
+        return;
+    }
+    event.preventDefault();
+    const target = tabs[j];
+    choose(target.getAttribute('data-pb-tab'), target);
+    try {
+      target.focus({ preventScroll: true });
+    } catch (e) {
+      target.focus();
+    }
+  }
+
+  /* Add ?tab=NAME to a relative link (no scheme, not a bare #fragment). */
+  function withTab(href, name) {
+    if (!href || href.charAt(0) === '#' || href.slice(0, 2) === '//' || SCHEME.test(href)) {
+      return null;
+    }
+    let rest = href;
+    let hash = '';
+    const h = rest.indexOf('#');
+    if (h >= 0) {
+      hash = rest.slice(h);
+      rest = rest.slice(0, h);
+    }
+    let query = '';
+    const q = rest.indexOf('?');
+    if (q >= 0) {
+      query = rest.slice(q + 1);
+      rest = rest.slice(0, q);
+    }
+    const params = new URLSearchParams(query);
+    params.set(PARAM, name);
+    return rest + '?' + params.toString() + hash;
+  }
+
+  function onLinkClick(event) {
+    if (!current) return;
+    const link = event.target.closest && event.target.closest('a[href]');
+    if (!link) return;
+    const href = withTab(link.getAttribute('href'), current);
+    if (href !== null) link.setAttribute('href', href);
+  }
+
+  function onClick(event) {
+    if (onTabClick(event)) return;
+    onLinkClick(event);
+  }
+
+  function init() {
+    frameworks = bookFrameworks();
+    if (frameworks.length === 0) return;
+    tabsets().forEach(ensureIds);
+    const fromParam = readParam();
+    let name;
+    if (isFramework(fromParam)) {
+      name = fromParam;
+      writeStorage(name);
+    } else {
+      const stored = readStorage();
+      name = isFramework(stored) ? stored : frameworks[0];
+    }
+    apply(name);
+    document.addEventListener('click', onClick);
+    document.addEventListener('auxclick', onLinkClick);
+    document.addEventListener('keydown', onKeydown);
+  }
+
+  window.polybookTabs = {
+    select: (name) => choose(name, null),
+    current: () => current,
+  };
+
+  if (document.readyState === 'loading') {
+    document.addEventListener('DOMContentLoaded', init);
+  } else {
+    init();
+  }
+})();

@@ -1,0 +1,81 @@
+"""Parse, split and library stages against golden files in ``fixtures/cases``.
+
+Each case is ``NAME.md`` (input) beside ``NAME.golden`` (the expected parse tree, notebooks
+per framework, libraries per framework, and expected errors, in one readable file).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from nbformat import NotebookNode
+
+from polybook.diagnostics import PolybookError
+from polybook.library import check_blocks, extract_blocks, library_text
+from polybook.model import Document
+from polybook.parse import parse
+from polybook.split import split
+
+from .golden import check_golden
+
+CASES = Path(__file__).parent / "fixtures" / "cases"
+TABS = ("pytorch", "mxnet", "jax", "tensorflow")
+
+
+def _show_document(doc: Document) -> list[str]:
+    out = []
+    for block in doc.blocks:
+        kind = type(block).__name__
+        tabs = getattr(block, "frameworks", ())
+        head = f"{kind} L{block.line}" + (f" [{', '.join(tabs)}]" if tabs else "")
+        body = getattr(block, "text", None) or getattr(block, "source", None)
+        if body is None:
+            body = f"options={block.options!r} entries={block.entries!r}"  # type: ignore[union-attr]
+        out.append(f"{head}: {body!r}")
+    return out
+
+
+def _show_notebook(nb: NotebookNode) -> list[str]:
+    out = []
+    for cell in nb.cells:
+        meta = cell.metadata.get("polybook", {})
+        head = f"-- {cell.cell_type} {cell.id} L{meta.get('line')}"
+        if cell.cell_type == "code":
+            head += f" map={meta['source_map']}"
+            if cell.metadata.get("tags"):
+                head += f" tags={cell.metadata['tags']}"
+            if "requires" in meta:
+                head += f" requires={meta['requires']}"
+        out.extend([head, cell.source])
+    return out
+
+
+def render_case(path: Path) -> str:
+    """Everything the first three stages make of one input, or the error they raise."""
+    rel = f"cases/{path.name}"
+    lines: list[str] = []
+    try:
+        doc = parse(path.read_text(encoding="utf-8"), rel, TABS)
+        lines += ["== parse", *_show_document(doc)]
+        notebooks = {fw: split(doc, fw, TABS) for fw in TABS}
+        for fw, nb in notebooks.items():
+            lines += [f"== split {fw}", *_show_notebook(nb)]
+        for fw, nb in notebooks.items():
+            blocks = extract_blocks([(rel, nb)], fw)
+            check_blocks(blocks, fw)
+            lines += [f"== library {fw}", library_text(blocks, fw)]
+    except PolybookError as err:
+        lines += ["== error", str(err)]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("case", sorted(CASES.glob("*.md")), ids=lambda p: p.stem)
+def test_case(case: Path) -> None:
+    check_golden(case.with_suffix(".golden"), render_case(case))
+
+
+def test_error_cases_fail_and_others_do_not() -> None:
+    for case in sorted(CASES.glob("*.md")):
+        has_error = "== error" in render_case(case)
+        assert has_error == case.stem.startswith("err_"), case.name
