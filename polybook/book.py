@@ -77,7 +77,8 @@ def load_book(config: BookConfig, reporter: Reporter) -> Book:
         for target, line in toc_targets(parsed[path]):
             if target not in parsed:
                 raise PolybookError(
-                    Location(path, line), f"toc entry {target!r} is not a page of the book",
+                    Location(path, line),
+                    f"toc entry {target!r} is not a page of the book",
                     "toc",
                 )
             visit(target)

@@ -11,7 +11,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import nbformat
 from nbformat import NotebookNode
 
 from . import envs, frameworks
@@ -22,6 +21,7 @@ from .diagnostics import PolybookError, Reporter
 from .execute import KernelEnv, execute
 from .fsutil import write_atomic
 from .library import SavedBlock, check_blocks, extract_blocks, library_text
+from .nb import writes
 from .render import render_page
 from .site import build_site
 from .split import split
@@ -51,8 +51,9 @@ def split_book(book: Book, tabs: Sequence[str], reporter: Reporter) -> Split:
     return result
 
 
-def build_library(config: BookConfig, notebooks: Split, reporter: Reporter
-                  ) -> dict[str, list[SavedBlock]]:
+def build_library(
+    config: BookConfig, notebooks: Split, reporter: Reporter
+) -> dict[str, list[SavedBlock]]:
     """Write each framework's library atomically; on any error keep the last good file."""
     libraries: dict[str, list[SavedBlock]] = {}
     for fw, nbs in notebooks.items():
@@ -93,8 +94,12 @@ def _timings(config: BookConfig) -> dict[str, float]:
 
 
 def build_eval(
-    config: BookConfig, notebooks: Split, libraries: dict[str, list[SavedBlock]],
-    reporter: Reporter, pages: set[str] | None = None, host_gpus: int | None = None,
+    config: BookConfig,
+    notebooks: Split,
+    libraries: dict[str, list[SavedBlock]],
+    reporter: Reporter,
+    pages: set[str] | None = None,
+    host_gpus: int | None = None,
 ) -> EvalReport:
     """Execute (or take from the cache) every notebook; failures are reported, not raised."""
     report = EvalReport()
@@ -102,26 +107,37 @@ def build_eval(
     cache = ExecutionCache(config.build_dir / "cache" / "exec")
     jobs: list[tuple[str, str, NotebookNode, KernelEnv, str]] = []
     ready = [fw for fw in notebooks if fw in libraries]
-    environments = {e.framework: e for e in envs.ensure_all(tuple(ready), config.device,
-                                                            config.envs_dir)}
+    environments = {
+        e.framework: e for e in envs.ensure_all(tuple(ready), config.device, config.envs_dir)
+    }
     for fw in ready:
         env = environments[fw]
         for index, (path, nb) in enumerate(notebooks[fw]):
             visible = [b for b in libraries[fw] if b.notebook <= index]
             lib_root, lib_hash = _lib_snapshot(config, fw, visible)
             key = notebook_key(nb, fw, env.requirements_hash(), lib_hash)
-            cached = cache.get(key, gpus)
             if not any(c.cell_type == "code" for c in nb.cells):
-                cached = nb  # nothing to run
-            if cached is not None or (pages is not None and path not in pages):
-                if cached is not None:
-                    report.cached.append((path, fw))
-                report.executed[(path, fw)] = cached if cached is not None else nb
+                report.executed[(path, fw)] = nb  # nothing to run
+                continue
+            cached = cache.get(key, gpus)
+            if cached is not None:
+                report.cached.append((path, fw))
+                report.executed[(path, fw)] = cached
+                continue
+            if pages is not None and path not in pages:
+                report.executed[(path, fw)] = nb
                 continue
             cwd = config.build_dir / "eval" / fw / Path(path).parent
-            kernel = KernelEnv(fw, env.kernel_name, (str(env.kernels_dir),), cwd,
-                               (str(lib_root),), envs.KERNEL_ENV.get(fw, {}),
-                               config.cell_timeout, gpus)
+            kernel = KernelEnv(
+                fw,
+                env.kernel_name,
+                (str(env.kernels_dir),),
+                cwd,
+                (str(lib_root),),
+                envs.KERNEL_ENV.get(fw, {}),
+                config.cell_timeout,
+                gpus,
+            )
             jobs.append((path, fw, nb, kernel, key))
     timings = _timings(config)
     jobs.sort(key=lambda job: -timings.get(f"{job[0]}|{job[1]}", 0.0))
@@ -140,8 +156,10 @@ def build_eval(
         seconds = time.monotonic() - started
         skipped = sum(1 for c in done.cells if c.metadata.get("polybook", {}).get("skipped"))
         done.metadata["polybook"]["run"] = {
-            "host_gpus": kernel.host_gpus, "skipped": skipped,
-            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "seconds": seconds,
+            "host_gpus": kernel.host_gpus,
+            "skipped": skipped,
+            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "seconds": seconds,
         }
         cache.put(key, done)
         report.ran.append((path, fw, seconds))
@@ -153,12 +171,17 @@ def build_eval(
     write_atomic(config.build_dir / "cache" / "timings.json", json.dumps(timings, indent=1))
     for (path, fw), nb in report.executed.items():
         out = config.build_dir / "eval" / fw / path.removesuffix(".md")
-        write_atomic(out.with_suffix(".ipynb"), nbformat.writes(nb))
+        write_atomic(out.with_suffix(".ipynb"), writes(nb))
     return report
 
 
-def build_html(config: BookConfig, book: Book, tabs: tuple[str, ...],
-               executed: dict[tuple[str, str], NotebookNode], reporter: Reporter) -> Path:
+def build_html(
+    config: BookConfig,
+    book: Book,
+    tabs: tuple[str, ...],
+    executed: dict[tuple[str, str], NotebookNode],
+    reporter: Reporter,
+) -> Path:
     pages = []
     for doc in book.documents:
         nbs = {fw: executed[(doc.path, fw)] for fw in tabs if (doc.path, fw) in executed}

@@ -8,10 +8,10 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-import nbformat
 from nbformat import NotebookNode
 
 from .fsutil import write_atomic
+from .nb import reads, writes
 
 CACHE_VERSION = "1"
 
@@ -26,8 +26,11 @@ def notebook_key(nb: NotebookNode, framework: str, requirements_hash: str, libra
         if cell.cell_type != "code":
             continue
         meta = cell.metadata.get("polybook", {})
-        record = {"source": cell.source, "requires": meta.get("requires", {}),
-                  "timeout": meta.get("timeout")}
+        record = {
+            "source": cell.source,
+            "requires": meta.get("requires", {}),
+            "timeout": meta.get("timeout"),
+        }
         digest.update(json.dumps(record, sort_keys=True).encode())
         digest.update(b"\0")
     return digest.hexdigest()
@@ -48,7 +51,7 @@ class ExecutionCache:
         if not path.is_file():
             return None
         try:
-            nb = nbformat.reads(path.read_text(encoding="utf-8"), as_version=4)
+            nb = reads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
         run = nb.metadata.get("polybook", {}).get("run", {})
@@ -57,7 +60,7 @@ class ExecutionCache:
         return nb
 
     def put(self, key: str, nb: NotebookNode) -> None:
-        write_atomic(self._path(key), nbformat.writes(nb))
+        write_atomic(self._path(key), writes(nb))
 
     def clear(self) -> int:
         count = sum(1 for _ in self.root.rglob("*.ipynb")) if self.root.is_dir() else 0

@@ -23,8 +23,9 @@ def _tabs(config: BookConfig, tab: str) -> tuple[str, ...]:
     names = tuple(t.strip() for t in tab.split(",") if t.strip())
     unknown = [n for n in names if n not in config.tabs]
     if unknown:
-        raise SystemExit(f"polybook: unknown tab {unknown[0]!r} (book tabs: "
-                         f"{', '.join(config.tabs)})")
+        raise SystemExit(
+            f"polybook: unknown tab {unknown[0]!r} (book tabs: {', '.join(config.tabs)})"
+        )
     return names
 
 
@@ -38,8 +39,12 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("pages", nargs="*", help="execute only these pages (default: all)")
     build.add_argument("--tab", default="", help="framework(s) to build, or 'all'")
     build.add_argument("--jobs", type=int, default=0, help="notebooks run at once")
-    build.add_argument("--device", choices=["auto", "cpu", "cuda"], default="",
-                       help="requirement set for the environments")
+    build.add_argument(
+        "--device",
+        choices=["auto", "cpu", "cuda"],
+        default="",
+        help="requirement set for the environments",
+    )
     env = sub.add_parser("env", help="framework environments")
     env.add_argument("action", choices=["setup"])
     env.add_argument("--tab", default="", help="framework(s), default: the book's tabs")
@@ -85,8 +90,12 @@ def run(args: argparse.Namespace) -> int:
     if config.eval_notebook:
         report = build_eval(config, notebooks, libraries, reporter, pages)
         executed = report.executed
-        logger.info("executed %d notebooks, %d from the cache, %d failed",
-                    len(report.ran), len(report.cached), len(report.failed))
+        logger.info(
+            "executed %d notebooks, %d from the cache, %d failed",
+            len(report.ran),
+            len(report.cached),
+            len(report.failed),
+        )
     else:
         executed = {(p, fw): nb for fw, nbs in notebooks.items() for p, nb in nbs}
     if args.target == "html":

@@ -154,11 +154,11 @@ def _validate(
                     get(section, "lib_file", f"d2l/{default}.py"),
                     get(section, "lib_name", default),
                 )
-            known = LIBRARY_KEYS
+            allowed = LIBRARY_KEYS
         else:
-            known = KNOWN_KEYS.get(section, set())
+            allowed = KNOWN_KEYS.get(section, set())
         for key in parser.options(section):
-            if key not in known and parser.get(section, key).strip():
+            if key not in allowed and parser.get(section, key).strip():
                 ignored.append(
                     Diagnostic(where(section, key), f"[{section}] {key} is ignored", "config")
                 )
@@ -168,7 +168,8 @@ def _validate(
         try:
             return int(raw)
         except ValueError:
-            raise PolybookError(where("build", key), f"{key} must be an integer", "config")
+            message = f"{key} must be an integer"
+            raise PolybookError(where("build", key), message, "config") from None
 
     device = get("build", "device", "auto").lower()
     if device not in DEVICES:

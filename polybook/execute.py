@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import os
 import re
@@ -127,7 +128,10 @@ def execute(nb: NotebookNode, env: KernelEnv) -> NotebookNode:
             record_timing=True,
         )
         try:
-            client.execute(cleanup_kc=True, cwd=str(env.cwd), env=_kernel_environ(env))
+            # A loop of our own per run, closed afterwards (runs happen in worker threads).
+            asyncio.run(
+                client.async_execute(cleanup_kc=True, cwd=str(env.cwd), env=_kernel_environ(env))
+            )
         except CellExecutionError as exc:
             where = _location(work, current["index"], env.framework, exc.traceback)
             source = work.cells[current["index"]].source
@@ -135,7 +139,9 @@ def execute(nb: NotebookNode, env: KernelEnv) -> NotebookNode:
         except CellTimeoutError as exc:
             where = _location(work, current["index"], env.framework, "")
             source = work.cells[current["index"]].source
-            raise CellError(where, "CellTimeoutError", str(exc).splitlines()[0], source, "") from exc
+            raise CellError(
+                where, "CellTimeoutError", str(exc).splitlines()[0], source, ""
+            ) from exc
         except DeadKernelError as exc:
             where = _location(work, current["index"], env.framework, "")
             source = work.cells[current["index"]].source

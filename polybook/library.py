@@ -56,9 +56,12 @@ def _strip_marks(lines: Iterable[str]) -> str:
 def _header_end(node: ast.stmt) -> int:
     """Last line of a statement's header (the whole statement when it has no body)."""
     body = getattr(node, "body", None)
-    if isinstance(body, list) and body and isinstance(node, (ast.FunctionDef, ast.ClassDef,
-                                                           ast.AsyncFunctionDef)):
-        return max(node.lineno, body[0].lineno - 1)
+    if (
+        isinstance(body, list)
+        and body
+        and isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef))
+    ):
+        return max(node.lineno, int(body[0].lineno) - 1)
     return node.end_lineno or node.lineno
 
 
@@ -82,7 +85,8 @@ def cell_blocks(cell: NotebookNode, path: str, notebook: int, framework: str) ->
         tree = ast.parse(blank_magics)
     except SyntaxError as exc:
         raise PolybookError(
-            where(exc.lineno or min(marks)), f"cannot parse a cell with #@save: {exc.msg}",
+            where(exc.lineno or min(marks)),
+            f"cannot parse a cell with #@save: {exc.msg}",
             "library.syntax",
         ) from exc
     blocks: list[SavedBlock] = []
@@ -98,7 +102,8 @@ def cell_blocks(cell: NotebookNode, path: str, notebook: int, framework: str) ->
     stray = sorted(marks - used)
     if stray:
         raise PolybookError(
-            where(stray[0]), "#@save must mark a top-level statement or a whole cell",
+            where(stray[0]),
+            "#@save must mark a top-level statement or a whole cell",
             "library.save",
         )
     return blocks
@@ -130,14 +135,14 @@ def check_blocks(blocks: Sequence[SavedBlock], framework: str) -> None:
     """Each block compiles, and every ``add_to_class`` target is saved before it is used."""
     defined: set[str] = set()
     for block in blocks:
-        where = Location(block.path, block.line, framework)
         try:
             tree = ast.parse(block.code)
             compile(tree, f"{block.path}:{block.line}", "exec")
         except SyntaxError as exc:
             line = block.line + (exc.lineno or 1) - 1
             raise PolybookError(
-                Location(block.path, line, framework), f"saved code does not compile: {exc.msg}",
+                Location(block.path, line, framework),
+                f"saved code does not compile: {exc.msg}",
                 "library.syntax",
             ) from exc
         for node in tree.body:

@@ -125,9 +125,10 @@ def read_marks(lines: list[Line], path: str, framework: str) -> CellMarks:
         hide = HIDE.search(text)
         if hide:
             tags.append(HIDE_TAGS[hide.group(1)])
-            text = text[: hide.start()]
-            if not text.strip():
-                continue
+            code = text[: hide.start()]
+            if code.strip():
+                kept.append((number, code))
+            continue
         kept.append((number, text))
     code = "\n".join(t for _, t in kept)
     gpus = declared if declared is not None else infer_gpus(code)

@@ -42,8 +42,7 @@ def inline(text: str, where: Location, reporter: Reporter) -> str:
         name, target = match.group(1), match.group(2)
         if name in MYST_ROLE:
             return f"{{{MYST_ROLE[name]}}}`{target}`"
-        reporter.warn(where, "citations are shown as keys: no bibliography is configured",
-                      "cite")
+        reporter.warn(where, "citations are shown as keys: no bibliography is configured", "cite")
         keys = ", ".join(k.strip() for k in target.split(","))
         return f"[{keys}]"
 
@@ -82,21 +81,23 @@ def prose_to_myst(text: str, first_line: int, path: str, reporter: Reporter) -> 
         figure = FIGURE.match(stripped)
         if figure:
             label = width = ""
-            while index < len(raw) and (m := LABEL.match(raw[index].strip()) or
-                                        WIDTH.match(raw[index].strip())):
-                if raw[index].strip().startswith(":label:"):
+            while index < len(raw):
+                following = raw[index].strip()
+                if m := LABEL.match(following):
                     label = m.group(1)
-                else:
+                elif m := WIDTH.match(following):
                     width = m.group(1)
+                else:
+                    break
                 index += 1
             caption = inline(figure.group("caption"), where, reporter)
             fixed = FIGURE.match(f"![{caption}]({figure.group('src')})")
             if fixed:
                 out.add("\n".join(_figure(fixed, label, width)), number)
             continue
-        label = LABEL.match(stripped)
-        if label:
-            _attach_label(out, label.group(1), where, reporter)
+        heading_label = LABEL.match(stripped)
+        if heading_label:
+            _attach_label(out, heading_label.group(1), where, reporter)
             continue
         eqlabel = EQLABEL.match(stripped)
         if eqlabel:

@@ -18,7 +18,9 @@ END_TAB = ":end_tab:"
 _markdown = MarkdownIt("commonmark")
 
 
-def parse_tab_names(spec: str, tabs: tuple[str, ...], where: Location, what: str) -> tuple[str, ...]:
+def parse_tab_names(
+    spec: str, tabs: tuple[str, ...], where: Location, what: str
+) -> tuple[str, ...]:
     """``"pytorch, mxnet"`` or ``"all"`` -> framework names, validated against ``tabs``."""
     names = tuple(n for n in spec.replace(",", " ").split() if n)
     if not names:
@@ -28,7 +30,8 @@ def parse_tab_names(spec: str, tabs: tuple[str, ...], where: Location, what: str
     for name in names:
         if name not in tabs:
             raise PolybookError(
-                where, f"{what} names unknown framework {name!r} (book tabs: {', '.join(tabs)})",
+                where,
+                f"{what} names unknown framework {name!r} (book tabs: {', '.join(tabs)})",
                 "parse.tab",
             )
     return tuple(t for t in tabs if t in names)
@@ -65,7 +68,11 @@ def _toc(token: Token) -> Toc:
 
 
 def _prose_blocks(
-    lines: list[str], start: int, end: int, path: str, tabs: tuple[str, ...],
+    lines: list[str],
+    start: int,
+    end: int,
+    path: str,
+    tabs: tuple[str, ...],
     state: dict[str, object],
 ) -> list[Block]:
     """Split prose lines [start, end) into shared and per-framework blocks."""
@@ -84,7 +91,10 @@ def _prose_blocks(
                 raise PolybookError(where, ":begin_tab: inside another :begin_tab:", "parse.tab")
             if text.strip():
                 blocks.append(Prose(text, chunk_start + 1))
-            state["open"] = (parse_tab_names(begin.group(1), tabs, where, ":begin_tab:"), number + 1)
+            state["open"] = (
+                parse_tab_names(begin.group(1), tabs, where, ":begin_tab:"),
+                number + 1,
+            )
         else:
             if not isinstance(open_tab, tuple):
                 raise PolybookError(where, ":end_tab: without :begin_tab:", "parse.tab")
@@ -137,9 +147,7 @@ def _merge_tab_runs(blocks: list[Block]) -> tuple[Block, ...]:
     kept: list[Block] = []
     for index, block in enumerate(blocks):
         between_tabs = (
-            isinstance(block, Prose)
-            and not block.text.strip()
-            and 0 < index < len(blocks) - 1
+            isinstance(block, Prose) and not block.text.strip() and 0 < index < len(blocks) - 1
         )
         if not between_tabs:
             kept.append(block)

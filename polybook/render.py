@@ -79,8 +79,11 @@ def _cell_data(cell: NotebookNode, page: Page) -> dict[str, Any]:
 
 
 def _code_group(
-    cells: Sequence[tuple[int, CodeCell]], doc: Document, notebooks: Mapping[str, NotebookNode],
-    tabs: tuple[str, ...], page: Page,
+    cells: Sequence[tuple[int, CodeCell]],
+    doc: Document,
+    notebooks: Mapping[str, NotebookNode],
+    tabs: tuple[str, ...],
+    page: Page,
 ) -> dict[str, Any]:
     """Panels (framework -> cells) of a run of code cells; ``single`` when all agree."""
     by_id = {fw: {c.id: c for c in nb.cells} for fw, nb in notebooks.items()}
@@ -94,8 +97,9 @@ def _code_group(
                     panels.setdefault(fw, []).append(_cell_data(cell, page))
     shown = list(panels.values())
     same = len(shown) == len(tabs) and all(
-        [{k: v for k, v in c.items() if k != "line"} for c in p] ==
-        [{k: v for k, v in c.items() if k != "line"} for c in shown[0]] for p in shown
+        [{k: v for k, v in c.items() if k != "line"} for c in p]
+        == [{k: v for k, v in c.items() if k != "line"} for c in shown[0]]
+        for p in shown
     )
     if same and shown:
         return {"kind": "single", "cells": shown[0]}
@@ -108,10 +112,11 @@ def _groups(blocks: tuple[Block, ...], tabs: tuple[str, ...]) -> list[list[tuple
     for index, block in enumerate(blocks):
         last = groups[-1][-1][1] if groups else None
         is_all = isinstance(block, CodeCell) and block.frameworks == tabs
-        joins = (
-            (isinstance(block, TabProse) and isinstance(last, TabProse))
-            or (isinstance(block, CodeCell) and isinstance(last, CodeCell)
-                and not is_all and last.frameworks != tabs)
+        joins = (isinstance(block, TabProse) and isinstance(last, TabProse)) or (
+            isinstance(block, CodeCell)
+            and isinstance(last, CodeCell)
+            and not is_all
+            and last.frameworks != tabs
         )
         if joins:
             groups[-1].append((index, block))
@@ -131,7 +136,9 @@ def _toc_lines(toc: Toc, out: Lines) -> None:
 
 
 def render_page(
-    doc: Document, notebooks: Mapping[str, NotebookNode], tabs: tuple[str, ...],
+    doc: Document,
+    notebooks: Mapping[str, NotebookNode],
+    tabs: tuple[str, ...],
     reporter: Reporter,
 ) -> Page:
     """The MyST page of ``doc``; ``notebooks`` are its executed (or split) notebooks."""
@@ -158,7 +165,10 @@ def render_page(
 
 
 def _tab_prose(
-    group: list[tuple[int, Block]], path: str, tabs: tuple[str, ...], reporter: Reporter,
+    group: list[tuple[int, Block]],
+    path: str,
+    tabs: tuple[str, ...],
+    reporter: Reporter,
     out: Lines,
 ) -> None:
     by_tab: dict[str, Lines] = {}

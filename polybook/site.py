@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-import io
 import json
 import re
 import shutil
+import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from .config import BookConfig
-from .diagnostics import Location, Reporter
+from .diagnostics import Location, PolybookError, Reporter
 from .envs import SOURCE_ROOT
 from .fsutil import write_atomic
-from .render import Page
+from .render import ANSI, Page
 from .sphinx_ext import CELLS_SUFFIX
 
 MAP_SUFFIX = ".pbmap.json"
@@ -38,8 +39,12 @@ def sphinx_config(config: BookConfig) -> dict[str, Any]:
         "myst_dmath_double_inline": True,
         "myst_heading_anchors": 3,
         "numfig": True,
-        "numfig_format": {"figure": "Fig. %s", "table": "Table %s", "code-block": "Listing %s",
-                          "section": "Section %s"},
+        "numfig_format": {
+            "figure": "Fig. %s",
+            "table": "Table %s",
+            "code-block": "Listing %s",
+            "section": "Section %s",
+        },
         "math_numfig": True,
         "math_eqref_format": "({number})",
         "html_theme": "furo",
@@ -53,41 +58,56 @@ def sphinx_config(config: BookConfig) -> dict[str, Any]:
     }
 
 
-def _sync_tree(src: Path, dst: Path) -> None:
-    """Copy changed files of ``src`` into ``dst`` (mtimes kept so Sphinx sees no change)."""
+def _sync_tree(src: Path, dst: Path) -> bool:
+    """Copy changed files of ``src`` into ``dst``; returns whether any was copied."""
+    changed = False
     for path in src.rglob("*"):
         if path.is_file() and "__pycache__" not in path.parts:
             target = dst / path.relative_to(src)
             if not target.exists() or target.read_bytes() != path.read_bytes():
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(path, target)
+                changed = True
+    return changed
 
 
-def write_sources(config: BookConfig, pages: Sequence[Page], srcdir: Path) -> None:
-    """Write pages, cell data, output files and resources; drop pages no longer in the book."""
+def write_sources(config: BookConfig, pages: Sequence[Page], srcdir: Path) -> bool:
+    """Write pages, cell data, output files and resources; drop pages no longer in the book.
+
+    Returns whether anything changed.
+    """
     wanted: set[Path] = set()
+    changed = False
     for page in pages:
         base = srcdir / page.docname
-        for suffix, data in ((".md", page.text),
-                             (CELLS_SUFFIX, json.dumps(page.cells, indent=1, sort_keys=True)),
-                             (MAP_SUFFIX, json.dumps(page.lines.origin))):
+        for suffix, data in (
+            (".md", page.text),
+            (CELLS_SUFFIX, json.dumps(page.cells, indent=1, sort_keys=True)),
+            (MAP_SUFFIX, json.dumps(page.lines.origin)),
+        ):
             target = base.with_name(base.name + suffix)
-            write_atomic(target, data)
+            changed |= write_atomic(target, data)
             wanted.add(target)
         for name, raw in page.files.items():
-            write_atomic(srcdir / name, raw)
+            changed |= write_atomic(srcdir / name, raw)
     for stale in srcdir.rglob("*.md"):
         if stale not in wanted:
             stale.unlink()
+            changed = True
     for resource in config.resources:
         source = config.root / resource
         if source.is_dir():
-            _sync_tree(source, srcdir / resource.strip("/"))
+            changed |= _sync_tree(source, srcdir / resource.strip("/"))
     static = srcdir / "_static"
     if MATHJAX.is_dir():
-        write_atomic(static / "mathjax" / "tex-chtml.js", (MATHJAX / "tex-chtml.js").read_bytes())
-        _sync_tree(MATHJAX / "output" / "chtml" / "fonts" / "woff-v2",
-                   static / "mathjax" / "output" / "chtml" / "fonts" / "woff-v2")
+        changed |= write_atomic(
+            static / "mathjax" / "tex-chtml.js", (MATHJAX / "tex-chtml.js").read_bytes()
+        )
+        changed |= _sync_tree(
+            MATHJAX / "output" / "chtml" / "fonts" / "woff-v2",
+            static / "mathjax" / "output" / "chtml" / "fonts" / "woff-v2",
+        )
+    return changed
 
 
 def _report(text: str, srcdir: Path, reporter: Reporter) -> None:
@@ -109,27 +129,32 @@ def _report(text: str, srcdir: Path, reporter: Reporter) -> None:
 
 
 def build_site(config: BookConfig, pages: Sequence[Page], reporter: Reporter) -> Path:
-    """Build the HTML site; returns the output folder."""
-    from sphinx.application import Sphinx
-
+    """Build the HTML site (in a Sphinx process of its own); returns the output folder."""
     srcdir = config.build_dir / "site_src"
     outdir = config.build_dir / "html"
-    write_sources(config, pages, srcdir)
+    changed = write_sources(config, pages, srcdir)
     if not MATHJAX.is_dir():
-        reporter.warn(Location(str(MATHJAX)), "MathJax is not installed: run `make setup`",
-                      "render")
-    warnings = io.StringIO()
-    app = Sphinx(
-        srcdir=str(srcdir),
-        confdir=None,
-        outdir=str(outdir),
-        doctreedir=str(config.build_dir / "doctrees"),
-        buildername="html",
-        confoverrides=sphinx_config(config),
-        status=io.StringIO(),
-        warning=warnings,
-        freshenv=False,
+        reporter.warn(
+            Location(str(MATHJAX)), "MathJax is not installed: run `make setup`", "render"
+        )
+    if not changed and (outdir / "index.html").is_file():
+        return outdir
+    settings = {
+        "srcdir": str(srcdir),
+        "outdir": str(outdir),
+        "builder": "html",
+        "doctreedir": str(config.build_dir / "doctrees"),
+        "config": sphinx_config(config),
+    }
+    settings_file = config.build_dir / "sphinx-html.json"
+    write_atomic(settings_file, json.dumps(settings, indent=1))
+    done = subprocess.run(
+        [sys.executable, "-m", "polybook.sphinx_run", str(settings_file)],
+        capture_output=True,
+        text=True,
+        check=False,
     )
-    app.build()
-    _report(warnings.getvalue(), srcdir, reporter)
+    _report(ANSI.sub("", done.stderr), srcdir, reporter)
+    if done.returncode != 0:
+        reporter.error(PolybookError(Location("sphinx"), "the HTML build failed", "render"))
     return outdir

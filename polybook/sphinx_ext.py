@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 import json
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from docutils import nodes
 from docutils.parsers.rst import directives
@@ -18,11 +18,11 @@ STATIC = Path(__file__).parent / "static"
 CELLS_SUFFIX = ".pbcells.json"
 
 
-class pb_tabset(nodes.General, nodes.Element):  # noqa: N801 (docutils node naming)
+class pb_tabset(nodes.General, nodes.Element):
     """A set of per-framework panels."""
 
 
-class pb_panel(nodes.General, nodes.Element):  # noqa: N801
+class pb_panel(nodes.General, nodes.Element):
     """One framework's content inside a :class:`pb_tabset`."""
 
 
@@ -49,8 +49,7 @@ def visit_panel_html(self: Any, node: pb_panel) -> None:
     first = node.parent is None or node.parent.index(node) == 0
     hidden = "" if first else " hidden"
     self.body.append(
-        f'<div class="pb-panel" role="tabpanel" data-pb-tab="{html.escape(node["tab"])}"'
-        f"{hidden}>"
+        f'<div class="pb-panel" role="tabpanel" data-pb-tab="{html.escape(node["tab"])}"{hidden}>'
     )
 
 
@@ -135,7 +134,7 @@ class CellsDirective(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         path = Path(self.env.srcdir) / f"{self.env.docname}{CELLS_SUFFIX}"
-        cache: dict[str, Any] = self.env.temp_data.setdefault("pb_cells", {})
+        cache = cast(dict[str, Any], self.env.temp_data.setdefault("pb_cells", {}))
         if str(path) not in cache:
             cache[str(path)] = json.loads(path.read_text(encoding="utf-8"))
         data = cache[str(path)][self.arguments[0]]
@@ -153,8 +152,9 @@ class CellsDirective(SphinxDirective):
         return [tabset]
 
 
-def _meta_tabs(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any],
-               doctree: Any) -> None:
+def _meta_tabs(
+    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
+) -> None:
     tabs = ",".join(app.config.pb_tabs)
     context["metatags"] = context.get("metatags", "") + f'<meta name="pb-tabs" content="{tabs}">\n'
 

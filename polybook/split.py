@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import nbformat
 from nbformat import NotebookNode
-from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from . import frameworks
 from .marks import read_marks, select_branches
 from .model import CodeCell, Document, Prose, TabProse, Toc
+from .nb import new_code_cell, new_markdown_cell, new_notebook, validate
 
 
 def toc_markdown(toc: Toc) -> str:
@@ -34,7 +33,7 @@ def code_cell(
     }
     if marks.gpus:
         meta["requires"] = {"gpus": marks.gpus, "declared": marks.gpus_declared}
-    node = new_code_cell("\n".join(t for _, t in lines), id=cell_id)
+    node = new_code_cell("\n".join(t for _, t in lines), cell_id)
     node.metadata["polybook"] = meta
     if marks.tags:
         node.metadata["tags"] = list(marks.tags)
@@ -69,8 +68,8 @@ def split(doc: Document, framework: str, tabs: tuple[str, ...]) -> NotebookNode:
         elif isinstance(block, Prose):
             text, line = block.text.strip("\n"), block.line
         if text.strip():
-            md = new_markdown_cell(text, id=cell_id)
+            md = new_markdown_cell(text, cell_id)
             md.metadata["polybook"] = {"line": line}
             nb.cells.append(md)
-    nbformat.validate(nb)
+    validate(nb)
     return nb

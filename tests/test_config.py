@@ -15,9 +15,12 @@ def write(root: Path, text: str) -> Path:
 
 
 def test_reads_d2lbook_keys_and_reports_unknown_ones_once_with_their_line(tmp_path: Path) -> None:
-    root = write(tmp_path, "[project]\nname = b\n\n[build]\ntabs = mxnet, jax\n"
-                 "max_line_length = 80\n\n[library-jax]\nlib_file = lib/j.py\n"
-                 "[html]\nfavicon = x.ico\n")
+    root = write(
+        tmp_path,
+        "[project]\nname = b\n\n[build]\ntabs = mxnet, jax\n"
+        "max_line_length = 80\n\n[library-jax]\nlib_file = lib/j.py\n"
+        "[html]\nfavicon = x.ico\n",
+    )
     config = load_config(root)
     assert config.tabs == ("mxnet", "jax")
     assert config.default_tab == "mxnet"
@@ -38,8 +41,8 @@ def test_unknown_framework_is_an_error_at_its_line(tmp_path: Path) -> None:
 
 
 def test_bad_device_and_missing_file(tmp_path: Path) -> None:
-    with pytest.raises(PolybookError, match="no config.ini"):
+    with pytest.raises(PolybookError, match=r"no config\.ini"):
         load_config(tmp_path)
     root = write(tmp_path / "b", "[build]\ndevice = tpu\n")
-    with pytest.raises(PolybookError, match="config.ini:2: device must be one of"):
+    with pytest.raises(PolybookError, match=r"config\.ini:2: device must be one of"):
         load_config(root)

@@ -32,15 +32,20 @@ def test_a_broken_block_keeps_the_last_good_library(book_copy: Path) -> None:
     _lib(book_copy)
     good = (book_copy / "d2l" / "torch.py").read_bytes()
     page = book_copy / "chap" / "tensors.md"
-    page.write_text(page.read_text().replace(
-        "    return x * 2\n```", "    return x * 2\n\n@d2l.add_to_class(d2l.Missing)  #@save\n"
-        "def f(self):\n    pass\n```"))
+    page.write_text(
+        page.read_text().replace(
+            "    return x * 2\n```",
+            "    return x * 2\n\n@d2l.add_to_class(d2l.Missing)  #@save\n"
+            "def f(self):\n    pass\n```",
+        )
+    )
     reporter, counts = _lib(book_copy)
     assert counts == {}
     assert (book_copy / "d2l" / "torch.py").read_bytes() == good
     messages = [str(e) for e in reporter.errors]
-    assert "chap/tensors.md:45 [pytorch]: add_to_class(Missing): Missing is not saved" in (
-        messages[0])
+    assert (
+        "chap/tensors.md:45 [pytorch]: add_to_class(Missing): Missing is not saved" in (messages[0])
+    )
     assert len(messages) == 4  # one per framework
 
 

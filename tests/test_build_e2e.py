@@ -1,0 +1,140 @@
+"""End to end: the fixture book built in the four frameworks' real kernels, then read back."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup, Tag
+
+from polybook.cli import main
+
+from .conftest import copy_book
+
+TABS = ["pytorch", "mxnet", "jax", "tensorflow"]
+LIB_FILES = {"d2l/torch.py", "d2l/mxnet.py", "d2l/jax.py", "d2l/tensorflow.py"}
+
+
+def tree_digest(root: Path) -> dict[str, str]:
+    """Hash of every source file (build outputs and generated libraries left out)."""
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+        and "_build" not in p.parts
+        and p.relative_to(root).as_posix() not in LIB_FILES
+    }
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str], int]:
+    root = copy_book(tmp_path_factory.mktemp("e2e") / "book")
+    before = tree_digest(root)
+    code = main(["--quiet", "--root", str(root), "build", "html"])
+    return root, before, code
+
+
+def page(root: Path, name: str) -> BeautifulSoup:
+    return BeautifulSoup((root / "_build/html" / name).read_text(encoding="utf-8"), "html.parser")
+
+
+def tabsets(soup: BeautifulSoup) -> list[Tag]:
+    return [t for t in soup.select("div.pb-tabset") if isinstance(t, Tag)]
+
+
+def panel_text(tabset: Tag, tab: str) -> str:
+    panel = tabset.select_one(f'div.pb-panel[data-pb-tab="{tab}"]')
+    assert panel is not None, f"no {tab} panel"
+    return panel.get_text()
+
+
+def test_build_succeeds_and_leaves_sources_untouched(
+    built: tuple[Path, dict[str, str], int],
+) -> None:
+    root, before, code = built
+    assert code == 0
+    assert tree_digest(root) == before
+    for lib in LIB_FILES:
+        assert "def double(x):" in (root / lib).read_text()
+
+
+def test_code_tab_sets_are_keyed_by_framework_with_real_outputs(
+    built: tuple[Path, dict[str, str], int],
+) -> None:
+    soup = page(built[0], "chap/tensors.html")
+    code_sets = [t for t in tabsets(soup) if t["data-pb-kind"] == "code"]
+    names = [[b["data-pb-tab"] for b in t.select("button.pb-tab")] for t in code_sets]
+    assert names == [TABS, TABS, TABS]
+    sums = code_sets[1]
+    for tab in TABS:
+        assert "3" in panel_text(sums, tab).split()
+    assert "torch.arange(3)" in panel_text(sums, "pytorch")
+    assert "jnp.arange(3)" in panel_text(sums, "jax")
+    selected = code_sets[2]
+    assert "imperative 4" in panel_text(selected, "mxnet")
+    assert "functional 4" in panel_text(selected, "tensorflow")
+    assert "tab.selected" not in selected.get_text()
+    hidden = [p.has_attr("hidden") for p in sums.select("div.pb-panel")]
+    assert hidden == [False, True, True, True]
+
+
+def test_shared_cells_show_once_and_prose_tabs_are_grouped(
+    built: tuple[Path, dict[str, str], int],
+) -> None:
+    soup = page(built[0], "chap/tensors.html")
+    shared = [c.get_text() for c in soup.select("div.pb-cell")]
+    assert any("print(double(21))" in c and "42" in c for c in shared)
+    prose = [t for t in tabsets(soup) if t["data-pb-kind"] == "prose"]
+    assert len(prose) == 1
+    assert [b["data-pb-tab"] for b in prose[0].select("button.pb-tab")] == ["pytorch", "mxnet"]
+    assert "MXNet calls them ndarrays." in panel_text(prose[0], "mxnet")
+
+
+def test_gpu_cells_show_a_badge_and_references_resolve(
+    built: tuple[Path, dict[str, str], int],
+) -> None:
+    soup = page(built[0], "chap/tensors.html")
+    badges = [b.get_text(strip=True) for b in soup.select("div.pb-badge")]
+    assert badges == ["needs 2 GPUs; built on a host with 0"]
+    text = soup.get_text()
+    assert "Fig. 1.1" in text and "Section 1" in text and "(1.1)" in text
+    assert soup.select_one('meta[name="pb-tabs"]')["content"] == ",".join(TABS)  # type: ignore[index]
+    scripts = [s.get("src", "") for s in soup.select("script")]
+    assert all(not str(s).startswith(("http:", "https:", "//")) for s in scripts)
+    assert any("polybook-tabs.js" in str(s) for s in scripts)
+    figure = soup.select_one("figure#fig-box img")
+    assert figure is not None and (built[0] / "_build/html/chap" / str(figure["src"])).is_file()
+
+
+def test_second_build_runs_nothing(
+    built: tuple[Path, dict[str, str], int], caplog: pytest.LogCaptureFixture
+) -> None:
+    root = built[0]
+    html = root / "_build/html/chap/tensors.html"
+    before = html.stat().st_mtime_ns
+    with caplog.at_level(logging.INFO, logger="polybook"):
+        assert main(["--root", str(root), "build", "html"]) == 0
+    assert "executed 0 notebooks, 4 from the cache, 0 failed" in caplog.text
+    assert html.stat().st_mtime_ns == before
+
+
+def test_failing_cell_is_located_and_other_notebooks_still_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = copy_book(tmp_path / "book")
+    page_md = root / "chap" / "tensors.md"
+    page_md.write_text(
+        page_md.read_text().replace(
+            "%%tab mxnet\nint(np.arange(3).sum())",
+            "%%tab mxnet\nint(np.arange(3).sum())\nundefined_name",
+        )
+    )
+    assert main(["--quiet", "--root", str(root), "build", "eval"]) == 1
+    err = capsys.readouterr().err
+    assert (
+        "chap/tensors.md:59 [mxnet] cell 4: NameError: name 'undefined_name' is not defined" in err
+    )
+    assert (root / "_build/eval/pytorch/chap/tensors.ipynb").is_file()
+    assert (root / "_build/eval/jax/chap/tensors.ipynb").is_file()
