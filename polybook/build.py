@@ -7,7 +7,6 @@ import json
 import logging
 import time
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,11 +17,13 @@ from .book import Book
 from .cache import ExecutionCache, notebook_key
 from .config import BookConfig
 from .diagnostics import PolybookError, Reporter
-from .execute import KernelEnv, execute
+from .execute import KernelEnv
 from .fsutil import write_atomic
 from .library import SavedBlock, check_blocks, extract_blocks, library_text
 from .nb import writes
+from .progress import BuildProgress
 from .render import render_page
+from .scheduler import Inventory, Job, JobResult, LocalExecutor, Scheduler
 from .site import build_site
 from .split import split
 
@@ -93,82 +94,111 @@ def _timings(config: BookConfig) -> dict[str, float]:
         return {}
 
 
+def _plan(
+    config: BookConfig,
+    notebooks: Split,
+    libraries: dict[str, list[SavedBlock]],
+    environments: dict[str, envs.Environment],
+    cache: ExecutionCache,
+    inventory: Inventory,
+    timings: dict[str, float],
+    pages: set[str] | None,
+    report: EvalReport,
+) -> list[Job]:
+    """The notebooks to run; cached and code-free ones go straight into ``report``."""
+    jobs: list[Job] = []
+    for fw, env in environments.items():
+        for index, (path, nb) in enumerate(notebooks[fw]):
+            report.executed[(path, fw)] = nb
+            if not any(c.cell_type == "code" for c in nb.cells):
+                continue  # nothing to run
+            visible = [b for b in libraries[fw] if b.notebook <= index]
+            lib_root, lib_hash = _lib_snapshot(config, fw, visible)
+            key = notebook_key(nb, fw, env.requirements_hash(), lib_hash)
+            cached = cache.get(key, inventory.gpus)
+            if cached is not None:
+                report.cached.append((path, fw))
+                report.executed[(path, fw)] = cached
+            elif pages is None or path in pages:
+                cwd = config.build_dir / "eval" / fw / Path(path).parent
+                kernel = KernelEnv(
+                    fw,
+                    env.kernel_name,
+                    (str(env.kernels_dir),),
+                    cwd,
+                    (str(lib_root),),
+                    envs.KERNEL_ENV.get(fw, {}),
+                    config.cell_timeout,
+                    inventory.gpus,
+                )
+                expected = timings.get(f"{path}|{fw}", 0.0)
+                jobs.append(Job(path, fw, key, nb, kernel, expected))
+    return jobs
+
+
 def build_eval(
     config: BookConfig,
     notebooks: Split,
     libraries: dict[str, list[SavedBlock]],
     reporter: Reporter,
     pages: set[str] | None = None,
-    host_gpus: int | None = None,
+    inventory: Inventory | None = None,
 ) -> EvalReport:
     """Execute (or take from the cache) every notebook; failures are reported, not raised."""
     report = EvalReport()
-    gpus = envs.host_gpus() if host_gpus is None else host_gpus
+    inventory = inventory or Inventory(envs.host_gpus(), config.gpu_share)
     cache = ExecutionCache(config.build_dir / "cache" / "exec")
-    jobs: list[tuple[str, str, NotebookNode, KernelEnv, str]] = []
-    ready = [fw for fw in notebooks if fw in libraries]
-    environments = {
-        e.framework: e for e in envs.ensure_all(tuple(ready), config.device, config.envs_dir)
-    }
-    for fw in ready:
-        env = environments[fw]
-        for index, (path, nb) in enumerate(notebooks[fw]):
-            visible = [b for b in libraries[fw] if b.notebook <= index]
-            lib_root, lib_hash = _lib_snapshot(config, fw, visible)
-            key = notebook_key(nb, fw, env.requirements_hash(), lib_hash)
-            if not any(c.cell_type == "code" for c in nb.cells):
-                report.executed[(path, fw)] = nb  # nothing to run
-                continue
-            cached = cache.get(key, gpus)
-            if cached is not None:
-                report.cached.append((path, fw))
-                report.executed[(path, fw)] = cached
-                continue
-            if pages is not None and path not in pages:
-                report.executed[(path, fw)] = nb
-                continue
-            cwd = config.build_dir / "eval" / fw / Path(path).parent
-            kernel = KernelEnv(
-                fw,
-                env.kernel_name,
-                (str(env.kernels_dir),),
-                cwd,
-                (str(lib_root),),
-                envs.KERNEL_ENV.get(fw, {}),
-                config.cell_timeout,
-                gpus,
-            )
-            jobs.append((path, fw, nb, kernel, key))
     timings = _timings(config)
-    jobs.sort(key=lambda job: -timings.get(f"{job[0]}|{job[1]}", 0.0))
+    ready = tuple(fw for fw in notebooks if fw in libraries)
+    environments = {e.framework: e for e in envs.ensure_all(ready, config.device, config.envs_dir)}
+    jobs = _plan(
+        config, notebooks, libraries, environments, cache, inventory, timings, pages, report
+    )
+    versions = {fw: environments[fw].framework_version() for fw in ready}
 
-    def run(job: tuple[str, str, NotebookNode, KernelEnv, str]) -> None:
-        path, fw, nb, kernel, key = job
-        started = time.monotonic()
-        logger.info("executing %s [%s]", path, fw)
-        try:
-            done = execute(nb, kernel)
-        except PolybookError as err:
-            reporter.error(err)
-            report.failed.append((path, fw))
-            report.executed[(path, fw)] = nb
+    def finished(result: JobResult) -> None:
+        job = result.job
+        if result.notebook is not None:
+            report.executed[(job.path, job.framework)] = result.notebook
+        if result.status != "ok" or result.notebook is None:
+            if result.error is not None:
+                reporter.diagnostics.append(result.error)
+                logger.error("%s", result.error)
+            report.failed.append((job.path, job.framework))
             return
-        seconds = time.monotonic() - started
-        skipped = sum(1 for c in done.cells if c.metadata.get("polybook", {}).get("skipped"))
-        done.metadata["polybook"]["run"] = {
-            "host_gpus": kernel.host_gpus,
+        skipped = sum(
+            1 for c in result.notebook.cells if c.metadata.get("polybook", {}).get("skipped")
+        )
+        result.notebook.metadata["polybook"]["run"] = {
+            "host_gpus": inventory.gpus,
             "skipped": skipped,
+            "seconds": round(result.seconds, 3),
             "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "seconds": seconds,
+            "framework_version": versions.get(job.framework, ""),
         }
-        cache.put(key, done)
-        report.ran.append((path, fw, seconds))
-        report.executed[(path, fw)] = done
+        cache.put(job.key, result.notebook)
+        report.ran.append((job.path, job.framework, result.seconds))
+        timings[f"{job.path}|{job.framework}"] = result.seconds
 
-    with ThreadPoolExecutor(max_workers=config.effective_jobs) as pool:
-        list(pool.map(run, jobs))
-    timings.update({f"{p}|{fw}": s for p, fw, s in report.ran})
-    write_atomic(config.build_dir / "cache" / "timings.json", json.dumps(timings, indent=1))
+    if jobs:
+        executor = LocalExecutor(config.effective_jobs, config.build_dir / "work")
+        with BuildProgress(len(jobs)) as progress:
+
+            def on_finish(result: JobResult) -> None:
+                finished(result)
+                progress.on_finish(result)
+
+            try:
+                Scheduler(
+                    executor, inventory, config.effective_jobs, progress.on_start, on_finish
+                ).run(jobs)
+            finally:
+                executor.shutdown()
+                write_atomic(
+                    config.build_dir / "cache" / "timings.json",
+                    json.dumps(timings, indent=1, sort_keys=True),
+                )
+        progress.console.print(progress.table())
     for (path, fw), nb in report.executed.items():
         out = config.build_dir / "eval" / fw / path.removesuffix(".md")
         write_atomic(out.with_suffix(".ipynb"), writes(nb))

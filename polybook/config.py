@@ -27,6 +27,7 @@ KNOWN_KEYS: dict[str, set[str]] = {
         "jobs",
         "device",
         "envs_dir",
+        "gpu_share",
     },
     "library": set(),
     "html": set(),
@@ -64,6 +65,7 @@ class BookConfig:
     jobs: int = 0
     device: str = "auto"
     envs_dir: str = ""
+    gpu_share: int = 1
     libraries: Mapping[str, LibraryTarget] = field(default_factory=lambda: MappingProxyType({}))
     ignored: tuple[Diagnostic, ...] = ()
 
@@ -193,6 +195,7 @@ def _validate(
         jobs=integer("jobs", 0),
         device=device,
         envs_dir=get("build", "envs_dir", ""),
+        gpu_share=max(1, integer("gpu_share", 1)),
         libraries=MappingProxyType(libraries),
         ignored=tuple(ignored),
     )

@@ -44,6 +44,15 @@ class Environment:
     def kernel_name(self) -> str:
         return frameworks.get(self.framework).kernel_name
 
+    def framework_version(self) -> str:
+        """Version of the framework installed in this environment ("" if unknown)."""
+        dist = frameworks.get(self.framework).distribution
+        for info in sorted(self.path.glob("lib/python*/site-packages/*.dist-info")):
+            name, _, version = info.name.removesuffix(".dist-info").rpartition("-")
+            if name.lower().replace("_", "-") in dist:
+                return f"{name} {version}"
+        return ""
+
     def requirements_hash(self) -> str:
         return hashlib.sha256(self.requirements.read_bytes()).hexdigest()
 

@@ -42,14 +42,33 @@ class KernelEnv:
 
 
 class CellError(PolybookError):
-    """A cell raised: carries the cell's source, ``ename``, ``evalue`` and the traceback."""
+    """A cell failed: carries its source, ``ename``, ``evalue``, the traceback and the
+    notebook as far as it ran."""
 
     def __init__(
-        self, location: Location, ename: str, evalue: str, source: str, traceback: str
+        self,
+        location: Location,
+        ename: str,
+        evalue: str,
+        source: str,
+        traceback: str,
+        notebook: NotebookNode | None = None,
     ) -> None:
         self.ename, self.evalue, self.source, self.traceback = ename, evalue, source, traceback
+        self.notebook = notebook
         message = f"{ename}: {evalue}" if ename else evalue
         super().__init__(location, message, "exec")
+
+
+def _cell_error(exc: Exception, work: NotebookNode, index: int, framework: str) -> CellError:
+    source = work.cells[index].source
+    if isinstance(exc, CellExecutionError):
+        where = _location(work, index, framework, exc.traceback)
+        return CellError(where, exc.ename, exc.evalue, source, exc.traceback, work)
+    where = _location(work, index, framework, "")
+    if isinstance(exc, CellTimeoutError):
+        return CellError(where, "CellTimeoutError", "the cell timed out", source, "", work)
+    return CellError(where, "DeadKernelError", "the kernel died", source, "", work)
 
 
 def badge_text(needed: int, host: int) -> str:
@@ -126,25 +145,14 @@ def execute(nb: NotebookNode, env: KernelEnv) -> NotebookNode:
             on_cell_start=on_cell_start,
             skip_cells_with_tag=SKIP_TAG,
             record_timing=True,
+            shutdown_kernel="immediate",
         )
         try:
-            # A loop of our own per run, closed afterwards (runs happen in worker threads).
+            # A loop of our own per run, closed afterwards (runs may happen in threads).
             asyncio.run(
                 client.async_execute(cleanup_kc=True, cwd=str(env.cwd), env=_kernel_environ(env))
             )
-        except CellExecutionError as exc:
-            where = _location(work, current["index"], env.framework, exc.traceback)
-            source = work.cells[current["index"]].source
-            raise CellError(where, exc.ename, exc.evalue, source, exc.traceback) from exc
-        except CellTimeoutError as exc:
-            where = _location(work, current["index"], env.framework, "")
-            source = work.cells[current["index"]].source
-            raise CellError(
-                where, "CellTimeoutError", str(exc).splitlines()[0], source, ""
-            ) from exc
-        except DeadKernelError as exc:
-            where = _location(work, current["index"], env.framework, "")
-            source = work.cells[current["index"]].source
-            raise CellError(where, "DeadKernelError", "the kernel died", source, "") from exc
+        except (CellExecutionError, CellTimeoutError, DeadKernelError) as exc:
+            raise _cell_error(exc, work, current["index"], env.framework) from exc
     work.metadata["polybook"]["seconds"] = round(time.monotonic() - started, 3)
     return work

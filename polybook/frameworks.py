@@ -13,7 +13,7 @@ class Framework:
     display_name: str
     lib_name: str
     import_module: str
-    version_module: str
+    distribution: tuple[str, ...]
 
     @property
     def kernel_name(self) -> str:
@@ -27,10 +27,12 @@ class Framework:
 REGISTRY: dict[str, Framework] = {
     fw.name: fw
     for fw in (
-        Framework("pytorch", "PyTorch", "torch", "torch", "torch"),
-        Framework("mxnet", "MXNet", "mxnet", "mxnet", "mxnet"),
-        Framework("jax", "JAX", "jax", "jax", "jax"),
-        Framework("tensorflow", "TensorFlow", "tensorflow", "tensorflow", "tensorflow"),
+        Framework("pytorch", "PyTorch", "torch", "torch", ("torch",)),
+        Framework("mxnet", "MXNet", "mxnet", "mxnet", ("mxnet", "mxnet-cu112")),
+        Framework("jax", "JAX", "jax", "jax", ("jax",)),
+        Framework(
+            "tensorflow", "TensorFlow", "tensorflow", "tensorflow", ("tensorflow", "tensorflow-cpu")
+        ),
     )
 }
 

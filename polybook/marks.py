@@ -1,4 +1,4 @@
-"""Marks inside code cells: ``tab.selected`` branches, ``#@hide*`` and ``#@requires``."""
+"""Marks inside code cells: ``tab.selected``, ``#@hide*``, ``#@requires``, ``#@timeout``."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ SELECTED_IF = re.compile(r"^(\s*)if\s+tab\.selected\((.*)\)\s*:\s*(#.*)?$")
 ELSE = re.compile(r"^(\s*)else\s*:\s*(#.*)?$")
 HIDE = re.compile(r"\s*#@(hide_code|hide_output|hide)\s*$")
 REQUIRES = re.compile(r"^\s*#@requires\b(.*)$")
+TIMEOUT = re.compile(r"^\s*#@timeout\b(.*)$")
 HIDE_TAGS = {"hide": "remove-cell", "hide_code": "remove-input", "hide_output": "remove-output"}
 
 # Device use that needs GPUs when a cell declares nothing: index k needs k + 1 GPUs.
@@ -29,6 +30,7 @@ class CellMarks:
     tags: tuple[str, ...]
     gpus: int
     gpus_declared: bool
+    timeout: int | None = None
 
 
 def _indent(text: str) -> int:
@@ -113,7 +115,16 @@ def read_marks(lines: list[Line], path: str, framework: str) -> CellMarks:
     kept: list[Line] = []
     tags: list[str] = []
     declared: int | None = None
+    timeout: int | None = None
     for number, text in lines:
+        timeout_mark = TIMEOUT.match(text)
+        if timeout_mark:
+            value = timeout_mark.group(1).strip()
+            if not value.isdigit() or int(value) == 0:
+                where = Location(path, number, framework)
+                raise PolybookError(where, "expected `#@timeout SECONDS`", "split.timeout")
+            timeout = int(value)
+            continue
         requires = REQUIRES.match(text)
         if requires:
             where = Location(path, number, framework)
@@ -132,4 +143,4 @@ def read_marks(lines: list[Line], path: str, framework: str) -> CellMarks:
         kept.append((number, text))
     code = "\n".join(t for _, t in kept)
     gpus = declared if declared is not None else infer_gpus(code)
-    return CellMarks(tuple(kept), tuple(dict.fromkeys(tags)), gpus, declared is not None)
+    return CellMarks(tuple(kept), tuple(dict.fromkeys(tags)), gpus, declared is not None, timeout)

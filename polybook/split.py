@@ -31,6 +31,8 @@ def code_cell(
         "source_map": [n for n, _ in lines],
         "frameworks": list(cell.frameworks),
     }
+    if marks.timeout:
+        meta["timeout"] = marks.timeout
     if marks.gpus:
         meta["requires"] = {"gpus": marks.gpus, "declared": marks.gpus_declared}
     node = new_code_cell("\n".join(t for _, t in lines), cell_id)

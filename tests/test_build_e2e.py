@@ -116,7 +116,7 @@ def test_second_build_runs_nothing(
     before = html.stat().st_mtime_ns
     with caplog.at_level(logging.INFO, logger="polybook"):
         assert main(["--root", str(root), "build", "html"]) == 0
-    assert "executed 0 notebooks, 4 from the cache, 0 failed" in caplog.text
+    assert "executed 0 notebooks, 8 from the cache, 0 failed" in caplog.text
     assert html.stat().st_mtime_ns == before
 
 
@@ -134,7 +134,7 @@ def test_failing_cell_is_located_and_other_notebooks_still_run(
     assert main(["--quiet", "--root", str(root), "build", "eval"]) == 1
     err = capsys.readouterr().err
     assert (
-        "chap/tensors.md:59 [mxnet] cell 4: NameError: name 'undefined_name' is not defined" in err
+        "chap/tensors.md:65 [mxnet] cell 4: NameError: name 'undefined_name' is not defined" in err
     )
     assert (root / "_build/eval/pytorch/chap/tensors.ipynb").is_file()
     assert (root / "_build/eval/jax/chap/tensors.ipynb").is_file()

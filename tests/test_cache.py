@@ -1,0 +1,95 @@
+"""The execution cache, counted by real runs: each kind of edit re-executes what it must."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from polybook.book import load_book
+from polybook.build import EvalReport, build_eval, build_library, split_book
+from polybook.cli import main
+from polybook.config import load_config
+from polybook.diagnostics import Reporter
+from polybook.scheduler import Inventory
+
+from .conftest import copy_book
+
+pytestmark = pytest.mark.slow
+
+
+def evaluate(root: Path) -> EvalReport:
+    config = load_config(root)
+    reporter = Reporter()
+    book = load_book(config, reporter)
+    notebooks = split_book(book, config.tabs, reporter)
+    libraries = build_library(config, notebooks, reporter)
+    report = build_eval(config, notebooks, libraries, reporter, inventory=Inventory(0))
+    assert not reporter.errors, reporter.errors
+    return report
+
+
+def ran(report: EvalReport) -> set[tuple[str, str]]:
+    return {(path, fw) for path, fw, _ in report.ran}
+
+
+@pytest.fixture(scope="module")
+def cold(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = copy_book(tmp_path_factory.mktemp("cold") / "book")
+    report = evaluate(root)
+    assert len(report.ran) == 8 and not report.cached
+    return root
+
+
+@pytest.fixture
+def warm(cold: Path, tmp_path: Path) -> Path:
+    """A copy of the cold-built book, cache included."""
+    return Path(shutil.copytree(cold, tmp_path / "book"))
+
+
+def edit(root: Path, page: str, old: str, new: str) -> None:
+    path = root / page
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+
+
+def test_nothing_changed_runs_nothing(warm: Path) -> None:
+    report = evaluate(warm)
+    assert ran(report) == set() and len(report.cached) == 8
+
+
+def test_prose_edit_runs_nothing(warm: Path) -> None:
+    edit(warm, "chap/tensors.md", "PyTorch calls them tensors.", "PyTorch says tensor.")
+    edit(warm, "chap/more.md", "Uses what", "Builds on what")
+    assert ran(evaluate(warm)) == set()
+
+
+def test_one_framework_cell_edit_runs_only_that_notebook(warm: Path) -> None:
+    edit(
+        warm,
+        "chap/tensors.md",
+        "int(tf.reduce_sum(tf.range(3)))",
+        "int(tf.reduce_sum(tf.range(4)))",
+    )
+    assert ran(evaluate(warm)) == {("chap/tensors.md", "tensorflow")}
+
+
+def test_saved_function_edit_runs_that_framework_from_there_on(warm: Path) -> None:
+    edit(warm, "chap/tensors.md", "    return 'jax'", "    return 'JAX'")
+    assert ran(evaluate(warm)) == {("chap/tensors.md", "jax"), ("chap/more.md", "jax")}
+
+
+def test_saved_function_on_the_last_page_runs_only_that_page(warm: Path) -> None:
+    edit(warm, "chap/more.md", "return x * 3", "return 3 * x")
+    expected = {("chap/more.md", fw) for fw in ("pytorch", "mxnet", "jax", "tensorflow")}
+    assert ran(evaluate(warm)) == expected
+
+
+def test_cache_survives_clean_and_can_be_cleared(warm: Path) -> None:
+    for out in ("html", "eval", "site_src", "lib"):
+        shutil.rmtree(warm / "_build" / out, ignore_errors=True)
+    assert ran(evaluate(warm)) == set()
+    assert main(["--root", str(warm), "cache", "clear"]) == 0
+    assert len(ran(evaluate(warm))) == 8

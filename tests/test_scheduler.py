@@ -1,0 +1,115 @@
+"""The scheduler with a simulated device inventory (this host has no GPU)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from nbformat import NotebookNode
+
+from polybook.execute import KernelEnv
+from polybook.nb import new_code_cell, new_notebook
+from polybook.scheduler import Inventory, Job, JobResult, Scheduler, gpus_needed
+
+
+def notebook(*gpus: int) -> NotebookNode:
+    nb = new_notebook()
+    for index, need in enumerate(gpus):
+        cell = new_code_cell("pass", f"c{index}")
+        cell.metadata["polybook"] = {"requires": {"gpus": need}} if need else {}
+        nb.cells.append(cell)
+    return nb
+
+
+def job(name: str, seconds: float, *gpus: int) -> Job:
+    env = KernelEnv("pytorch", "k", (), Path("."))
+    return Job(name, "pytorch", name, notebook(*gpus), env, expected=seconds)
+
+
+class SimulatedExecutor:
+    """Runs each job as a sleep of its expected length; records what ran where and when."""
+
+    def __init__(self) -> None:
+        self.pool = ThreadPoolExecutor(max_workers=16)
+        self.lock = threading.Lock()
+        self.running: dict[str, tuple[int, ...]] = {}
+        self.max_running = 0
+        self.order: list[str] = []
+        self.overlaps: list[tuple[int, ...]] = []
+
+    def submit(self, job: Job) -> Future[JobResult]:
+        return self.pool.submit(self._run, job)
+
+    def _run(self, job: Job) -> JobResult:
+        gpus = job.env.visible_gpus
+        with self.lock:
+            self.order.append(job.path)
+            self.running[job.path] = gpus
+            self.max_running = max(self.max_running, len(self.running))
+            self.overlaps.append(tuple(g for v in self.running.values() for g in v))
+        time.sleep(job.expected)
+        with self.lock:
+            del self.running[job.path]
+        return JobResult(job, "ok", job.notebook, job.expected, gpus=gpus)
+
+    def cancel(self) -> None:
+        pass
+
+
+def test_longest_first_within_the_job_limit_on_a_cpu_host() -> None:
+    executor = SimulatedExecutor()
+    jobs = [job("short", 0.01), job("long", 0.2), job("middle", 0.1)]
+    results = Scheduler(executor, Inventory(0), jobs=2).run(jobs)
+    assert executor.order[:2] == ["long", "middle"]
+    assert executor.max_running == 2
+    assert all(r.gpus == () for r in results)
+
+
+def test_never_two_notebooks_on_one_gpu() -> None:
+    executor = SimulatedExecutor()
+    jobs = [job(f"nb{i}", 0.05) for i in range(6)]
+    Scheduler(executor, Inventory(gpus=2), jobs=8).run(jobs)
+    assert executor.max_running == 2
+    for busy in executor.overlaps:
+        assert len(busy) == len(set(busy))
+
+
+def test_sharing_a_gpu_when_configured() -> None:
+    executor = SimulatedExecutor()
+    jobs = [job(f"nb{i}", 0.05) for i in range(4)]
+    Scheduler(executor, Inventory(gpus=1, share=2), jobs=8).run(jobs)
+    assert executor.max_running == 2
+
+
+def test_a_two_gpu_notebook_gets_two_gpus_and_waits_for_them() -> None:
+    executor = SimulatedExecutor()
+    jobs = [job("pair", 0.05, 0, 2), job("a", 0.1), job("b", 0.1)]
+    results = {r.job.path: r for r in Scheduler(executor, Inventory(gpus=2), jobs=4).run(jobs)}
+    assert results["pair"].gpus == (0, 1)
+    assert len(results["a"].gpus) == 1
+    for busy in executor.overlaps:
+        assert len(busy) == len(set(busy)) <= 2
+
+
+def test_cells_needing_more_than_the_host_has_do_not_block_the_notebook() -> None:
+    assert gpus_needed(notebook(0, 4), Inventory(gpus=2)) == 1
+    assert gpus_needed(notebook(2), Inventory(gpus=2)) == 2
+    assert gpus_needed(notebook(2), Inventory(gpus=0)) == 0
+
+
+def test_an_interrupt_cancels_the_executor() -> None:
+    cancelled = threading.Event()
+
+    class Interrupting(SimulatedExecutor):
+        def submit(self, job: Job) -> Future[JobResult]:
+            raise KeyboardInterrupt
+
+        def cancel(self) -> None:
+            cancelled.set()
+
+    with pytest.raises(KeyboardInterrupt):
+        Scheduler(Interrupting(), Inventory(0), jobs=1).run([job("x", 0.01)])
+    assert cancelled.is_set()
