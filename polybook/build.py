@@ -16,12 +16,11 @@ from . import envs, frameworks
 from .book import Book
 from .cache import ExecutionCache, notebook_key
 from .config import BookConfig
-from .diagnostics import PolybookError, Reporter
+from .diagnostics import Location, PolybookError, Reporter
 from .execute import KernelEnv
 from .fsutil import write_atomic
-from .library import SavedBlock, check_blocks, extract_blocks, library_text
+from .library import SavedBlock, check_blocks, extract_blocks, library_text, parity_gaps
 from .nb import writes
-from .progress import BuildProgress
 from .render import render_page
 from .scheduler import Inventory, Job, JobResult, LocalExecutor, Scheduler
 from .site import build_site
@@ -69,6 +68,15 @@ def build_library(
         if write_atomic(target, text):
             logger.info("wrote %s (%d blocks)", target.relative_to(config.root), len(blocks))
         libraries[fw] = blocks
+    if len(libraries) > 1:
+        for name, block, missing in parity_gaps(libraries, config.framework_specific):
+            where = Location(block.path, block.line)
+            reporter.warn(
+                where,
+                f"{name} is not in the library of {', '.join(missing)} "
+                "(declare it in [library] framework_specific)",
+                "library.parity",
+            )
     return libraries
 
 
@@ -176,11 +184,14 @@ def build_eval(
             "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "framework_version": versions.get(job.framework, ""),
         }
+        result.notebook.metadata["polybook"]["key"] = job.key
         cache.put(job.key, result.notebook)
         report.ran.append((job.path, job.framework, result.seconds))
         timings[f"{job.path}|{job.framework}"] = result.seconds
 
     if jobs:
+        from .progress import BuildProgress
+
         executor = LocalExecutor(config.effective_jobs, config.build_dir / "work")
         with BuildProgress(len(jobs)) as progress:
 
@@ -198,11 +209,28 @@ def build_eval(
                     config.build_dir / "cache" / "timings.json",
                     json.dumps(timings, indent=1, sort_keys=True),
                 )
-        progress.console.print(progress.table())
-    for (path, fw), nb in report.executed.items():
-        out = config.build_dir / "eval" / fw / path.removesuffix(".md")
-        write_atomic(out.with_suffix(".ipynb"), writes(nb))
+        if logger.isEnabledFor(logging.INFO):
+            progress.console.print(progress.table())
+    _write_executed(config, report)
     return report
+
+
+def _write_executed(config: BookConfig, report: EvalReport) -> None:
+    """``_build/eval/<framework>/<page>.ipynb``; an index of content hashes skips the same."""
+    index_file = config.build_dir / "eval" / "index.json"
+    try:
+        index: dict[str, str] = json.loads(index_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        index = {}
+    for (path, fw), nb in report.executed.items():
+        out = config.build_dir / "eval" / fw / (path.removesuffix(".md") + ".ipynb")
+        name = out.relative_to(config.build_dir).as_posix()
+        key = nb.metadata.get("polybook", {}).get("key", "")
+        if key and index.get(name) == key and out.is_file():
+            continue
+        write_atomic(out, writes(nb))
+        index[name] = key
+    write_atomic(index_file, json.dumps(index, indent=1, sort_keys=True))
 
 
 def build_html(

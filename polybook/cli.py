@@ -115,7 +115,12 @@ def _finish(reporter: Reporter) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra and (getattr(args, "command", "") != "build" or any(e.startswith("-") for e in extra)):
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    if extra:
+        args.pages = [*args.pages, *extra]  # pages given after options
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     logger.setLevel(logging.WARNING if args.quiet else logging.INFO)
     try:

@@ -29,7 +29,7 @@ KNOWN_KEYS: dict[str, set[str]] = {
         "envs_dir",
         "gpu_share",
     },
-    "library": set(),
+    "library": {"framework_specific"},
     "html": set(),
 }
 LIBRARY_KEYS = {"lib_file", "lib_name"}
@@ -66,6 +66,7 @@ class BookConfig:
     device: str = "auto"
     envs_dir: str = ""
     gpu_share: int = 1
+    framework_specific: tuple[str, ...] = ()
     libraries: Mapping[str, LibraryTarget] = field(default_factory=lambda: MappingProxyType({}))
     ignored: tuple[Diagnostic, ...] = ()
 
@@ -196,6 +197,7 @@ def _validate(
         device=device,
         envs_dir=get("build", "envs_dir", ""),
         gpu_share=max(1, integer("gpu_share", 1)),
+        framework_specific=_split_list(get("library", "framework_specific", "")),
         libraries=MappingProxyType(libraries),
         ignored=tuple(ignored),
     )

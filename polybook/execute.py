@@ -13,10 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jupyter_client.kernelspec import KernelSpecManager
-from jupyter_client.manager import AsyncKernelManager
-from nbclient import NotebookClient
-from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 from nbformat import NotebookNode
 
 from .diagnostics import Location, PolybookError
@@ -61,6 +57,8 @@ class CellError(PolybookError):
 
 
 def _cell_error(exc: Exception, work: NotebookNode, index: int, framework: str) -> CellError:
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError
+
     source = work.cells[index].source
     if isinstance(exc, CellExecutionError):
         where = _location(work, index, framework, exc.traceback)
@@ -120,6 +118,11 @@ def _timeout(cell: NotebookNode, default: int) -> int:
 
 def execute(nb: NotebookNode, env: KernelEnv) -> NotebookNode:
     """Run ``nb`` (left untouched) and return an executed copy; raises :class:`CellError`."""
+    from jupyter_client.kernelspec import KernelSpecManager
+    from jupyter_client.manager import AsyncKernelManager
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+
     work = copy.deepcopy(nb)
     mark_unrunnable(work, env.host_gpus)
     env.cwd.mkdir(parents=True, exist_ok=True)

@@ -40,6 +40,8 @@ class SavedBlock:
 def _save_lines(source: str) -> set[int]:
     """1-based lines of ``source`` whose comment is exactly ``#@save``."""
     found: set[int] = set()
+    if SAVE not in source:
+        return found
     try:
         for tok in tokenize.generate_tokens(io.StringIO(source).readline):
             if tok.type == tokenize.COMMENT and tok.string.strip() == SAVE:
@@ -137,14 +139,8 @@ def check_blocks(blocks: Sequence[SavedBlock], framework: str) -> None:
     for block in blocks:
         try:
             tree = ast.parse(block.code)
-            compile(tree, f"{block.path}:{block.line}", "exec")
         except SyntaxError as exc:
-            line = block.line + (exc.lineno or 1) - 1
-            raise PolybookError(
-                Location(block.path, line, framework),
-                f"saved code does not compile: {exc.msg}",
-                "library.syntax",
-            ) from exc
+            raise _syntax_error(block, exc, framework) from exc
         for node in tree.body:
             added = _added_class(node)
             if added and added[0] not in defined:
@@ -153,13 +149,65 @@ def check_blocks(blocks: Sequence[SavedBlock], framework: str) -> None:
                     f"add_to_class({added[0]}): {added[0]} is not saved earlier in book order",
                     "library.add_to_class",
                 )
-            for target in ast.walk(node) if isinstance(node, (ast.Assign, ast.AnnAssign)) else []:
-                if isinstance(target, ast.Name):
-                    defined.add(target.id)
-            if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
-                defined.add(node.name)
+            defined.update(_defined_names(node))
+    try:  # what parses may still not compile (e.g. `return` outside a function)
+        compile("\n".join(b.code for b in blocks), "<library>", "exec", dont_inherit=True)
+    except SyntaxError:
+        for block in blocks:
+            try:
+                compile(block.code, "<block>", "exec", dont_inherit=True)
+            except SyntaxError as exc:
+                raise _syntax_error(block, exc, framework) from exc
+
+
+def _syntax_error(block: SavedBlock, exc: SyntaxError, framework: str) -> PolybookError:
+    line = block.line + (exc.lineno or 1) - 1
+    return PolybookError(
+        Location(block.path, line, framework),
+        f"saved code does not compile: {exc.msg}",
+        "library.syntax",
+    )
+
+
+def _defined_names(node: ast.stmt) -> set[str]:
+    if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+        return {node.name}
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return {(a.asname or a.name).split(".")[0] for a in node.names}
+    if isinstance(node, (ast.Assign, ast.AnnAssign)):
+        return {t.id for t in ast.walk(node) if isinstance(t, ast.Name)}
+    return set()
+
+
+def public_names(blocks: Sequence[SavedBlock]) -> dict[str, SavedBlock]:
+    """Names a library defines for its users (functions, classes, constants), first block."""
+    names: dict[str, SavedBlock] = {}
+    for block in blocks:
+        for node in ast.parse(block.code).body:
             if isinstance(node, (ast.Import, ast.ImportFrom)):
-                defined.update((a.asname or a.name).split(".")[0] for a in node.names)
+                continue
+            for name in _defined_names(node):
+                if not name.startswith("_") and name != "d2l":
+                    names.setdefault(name, block)
+    return names
+
+
+def parity_gaps(
+    libraries: dict[str, list[SavedBlock]], allowed: Sequence[str]
+) -> list[tuple[str, SavedBlock, list[str]]]:
+    """Public names some frameworks define and others lack: (name, where, missing in)."""
+    defined = {fw: public_names(blocks) for fw, blocks in libraries.items()}
+    gaps = []
+    for fw, names in defined.items():
+        for name, block in names.items():
+            missing = [other for other in defined if name not in defined[other]]
+            if (
+                missing
+                and name not in allowed
+                and fw == next(f for f in defined if name in defined[f])
+            ):
+                gaps.append((name, block, missing))
+    return gaps
 
 
 def library_text(blocks: Sequence[SavedBlock], display: str) -> str:

@@ -103,9 +103,14 @@ def select_branches(
 
 
 def infer_gpus(source: str) -> int:
-    """GPUs a cell needs, judged from the devices it names."""
-    needed = 2 if ALL_GPUS.search(source) else 0
-    for match in GPU_INDEX.finditer(source):
+    """GPUs a cell needs, judged from the devices its statements use (definitions aside)."""
+    used = "\n".join(
+        line
+        for line in source.splitlines()
+        if not line.lstrip().startswith(("def ", "async def ", "class ", "#"))
+    )
+    needed = 2 if ALL_GPUS.search(used) else 0
+    for match in GPU_INDEX.finditer(used):
         needed = max(needed, int(match.group(1) or match.group(2)) + 1)
     return needed
 

@@ -15,7 +15,8 @@ TAB_LINE = re.compile(r"^(?:%%tab|#@tab)\b(.*)$")
 BEGIN_TAB = re.compile(r"^:begin_tab:`([^`]*)`$")
 END_TAB = ":end_tab:"
 
-_markdown = MarkdownIt("commonmark")
+# Block structure is all we need: inline parsing is switched off.
+_markdown = MarkdownIt("commonmark").disable("inline")
 
 
 def parse_tab_names(

@@ -18,6 +18,7 @@ from .myst import Lines, prose_to_myst
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 OUTPUT_DIR = "_pb_outputs"
+CELLS_SUFFIX = ".pbcells.json"
 IMAGE_TYPES = {"image/png": "png", "image/svg+xml": "svg", "image/jpeg": "jpg"}
 
 

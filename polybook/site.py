@@ -15,8 +15,7 @@ from .config import BookConfig
 from .diagnostics import Location, PolybookError, Reporter
 from .envs import SOURCE_ROOT
 from .fsutil import write_atomic
-from .render import ANSI, Page
-from .sphinx_ext import CELLS_SUFFIX
+from .render import ANSI, CELLS_SUFFIX, Page
 
 MAP_SUFFIX = ".pbmap.json"
 WARNING = re.compile(r"^(?P<path>[^\n:]+?\.md):(?P<line>\d+): (?:WARNING|ERROR): (?P<msg>.*)$")

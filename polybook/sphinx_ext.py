@@ -13,9 +13,9 @@ from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
 from . import frameworks
+from .render import CELLS_SUFFIX
 
 STATIC = Path(__file__).parent / "static"
-CELLS_SUFFIX = ".pbcells.json"
 
 
 class pb_tabset(nodes.General, nodes.Element):
