@@ -80,17 +80,25 @@ def build_library(
     return libraries
 
 
-def _lib_snapshot(config: BookConfig, fw: str, blocks: list[SavedBlock]) -> tuple[Path, str]:
-    """A d2l package holding ``blocks`` only; content-addressed under ``_build/lib``."""
+def library_digest(blocks: Sequence[SavedBlock]) -> str:
+    """What a notebook's run depends on in the library: the saved code, not where it stands."""
+    digest = hashlib.sha256()
+    for block in blocks:
+        digest.update(block.code.encode())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def _lib_snapshot(config: BookConfig, fw: str, blocks: list[SavedBlock]) -> Path:
+    """A d2l package holding ``blocks`` only, under ``_build/lib`` (named by content)."""
     target = config.library_for(fw)
     text = library_text(blocks, frameworks.get(fw).display_name)
-    digest = hashlib.sha256(text.encode()).hexdigest()
-    root = config.build_dir / "lib" / fw / digest[:16]
+    root = config.build_dir / "lib" / fw / hashlib.sha256(text.encode()).hexdigest()[:16]
     package = Path(target.lib_file).parent
     init = config.root / package / "__init__.py"
     write_atomic(root / package / "__init__.py", init.read_bytes() if init.is_file() else b"")
     write_atomic(root / target.lib_file, text)
-    return root, digest
+    return root
 
 
 def _timings(config: BookConfig) -> dict[str, float]:
@@ -115,19 +123,20 @@ def _plan(
 ) -> list[Job]:
     """The notebooks to run; cached and code-free ones go straight into ``report``."""
     jobs: list[Job] = []
+    requirements = {fw: env.requirements_hash() for fw, env in environments.items()}
     for fw, env in environments.items():
         for index, (path, nb) in enumerate(notebooks[fw]):
             report.executed[(path, fw)] = nb
             if not any(c.cell_type == "code" for c in nb.cells):
                 continue  # nothing to run
             visible = [b for b in libraries[fw] if b.notebook <= index]
-            lib_root, lib_hash = _lib_snapshot(config, fw, visible)
-            key = notebook_key(nb, fw, env.requirements_hash(), lib_hash)
+            key = notebook_key(nb, fw, requirements[fw], library_digest(visible))
             cached = cache.get(key, inventory.gpus)
             if cached is not None:
                 report.cached.append((path, fw))
                 report.executed[(path, fw)] = cached
             elif pages is None or path in pages:
+                lib_root = _lib_snapshot(config, fw, visible)
                 cwd = config.build_dir / "eval" / fw / Path(path).parent
                 kernel = KernelEnv(
                     fw,

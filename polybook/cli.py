@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import sys
 from pathlib import Path
 
-from . import envs
-from .book import BookInvalid, load_book, resolve_sources
-from .build import build_eval, build_html, build_library, split_book
-from .cache import ExecutionCache
+from . import envs, frameworks, state
 from .config import BookConfig, load_config
 from .diagnostics import PolybookError, Reporter
+from .fsutil import write_atomic
 
 logger = logging.getLogger("polybook")
 
@@ -45,6 +44,7 @@ def _parser() -> argparse.ArgumentParser:
         default="",
         help="requirement set for the environments",
     )
+    build.add_argument("--report", default="", help="write a JSON summary of the build here")
     env = sub.add_parser("env", help="framework environments")
     env.add_argument("action", choices=["setup"])
     env.add_argument("--tab", default="", help="framework(s), default: the book's tabs")
@@ -69,13 +69,42 @@ def run(args: argparse.Namespace) -> int:
     for diag in config.ignored:
         reporter.warn(diag.location, diag.message, diag.subtype)
     if args.command == "cache":
+        from .cache import ExecutionCache
+
         count = ExecutionCache(config.build_dir / "cache" / "exec").clear()
+        state.forget(config)
         print(f"removed {count} cached notebooks")
         return 0
     tabs = _tabs(config, args.tab)
     if args.command == "env":
         envs.ensure_all(tabs, config.device, config.envs_dir)
         return 0
+    device = envs.resolve_device(config.device)
+    command = json.dumps([args.target, tabs, sorted(args.pages), device, envs.host_gpus()])
+    pins = [envs.SOURCE_ROOT / frameworks.get(fw).requirements(device) for fw in tabs]
+    inputs = state.fingerprint(config, command, pins)
+    outputs = {"html": ["html/index.html"], "eval": ["eval"], "lib": []}[args.target]
+    if state.unchanged(config, inputs, outputs):
+        logger.info("nothing changed since the last build")
+        _write_report(args, {"ran": [], "cached": 0, "failed": 0, "unchanged": True})
+        return 0
+    code = _build(args, config, tabs, reporter)
+    if code == 0:
+        state.record(config, inputs)
+    return code
+
+
+def _write_report(args: argparse.Namespace, summary: dict[str, object]) -> None:
+    if getattr(args, "report", ""):
+        write_atomic(Path(args.report), json.dumps(summary, indent=1))
+
+
+def _build(
+    args: argparse.Namespace, config: BookConfig, tabs: tuple[str, ...], reporter: Reporter
+) -> int:
+    from .book import BookInvalid, load_book, resolve_sources
+    from .build import build_eval, build_html, build_library, split_book
+
     try:
         book = load_book(config, reporter)
     except BookInvalid:
@@ -90,6 +119,15 @@ def run(args: argparse.Namespace) -> int:
     if config.eval_notebook:
         report = build_eval(config, notebooks, libraries, reporter, pages)
         executed = report.executed
+        _write_report(
+            args,
+            {
+                "ran": report.ran,
+                "cached": len(report.cached),
+                "failed": len(report.failed),
+                "jobs": config.effective_jobs,
+            },
+        )
         logger.info(
             "executed %d notebooks, %d from the cache, %d failed",
             len(report.ran),

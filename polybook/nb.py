@@ -14,7 +14,7 @@ from nbformat import NotebookNode
 
 
 def _node(data: dict[str, Any]) -> NotebookNode:
-    return cast(NotebookNode, nbformat.from_dict(data))
+    return cast(NotebookNode, nbformat.from_dict(data))  # type: ignore[no-untyped-call]
 
 
 def new_notebook() -> NotebookNode:

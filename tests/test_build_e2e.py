@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import shutil
 from pathlib import Path
 
 import pytest
@@ -108,7 +109,7 @@ def test_gpu_cells_show_a_badge_and_references_resolve(
     assert figure is not None and (built[0] / "_build/html/chap" / str(figure["src"])).is_file()
 
 
-def test_second_build_runs_nothing(
+def test_second_build_does_nothing_and_outputs_are_restored(
     built: tuple[Path, dict[str, str], int], caplog: pytest.LogCaptureFixture
 ) -> None:
     root = built[0]
@@ -116,8 +117,19 @@ def test_second_build_runs_nothing(
     before = html.stat().st_mtime_ns
     with caplog.at_level(logging.INFO, logger="polybook"):
         assert main(["--root", str(root), "build", "html"]) == 0
-    assert "executed 0 notebooks, 8 from the cache, 0 failed" in caplog.text
+    assert "nothing changed since the last build" in caplog.text
     assert html.stat().st_mtime_ns == before
+    # Outputs removed or a library edited by hand: rebuilt, from the execution cache.
+    caplog.clear()
+    lib = root / "d2l" / "torch.py"
+    good = lib.read_text()
+    lib.write_text(good + "\nbroken = True\n")
+    shutil.rmtree(root / "_build" / "html")
+    with caplog.at_level(logging.INFO, logger="polybook"):
+        assert main(["--root", str(root), "build", "html"]) == 0
+    assert "executed 0 notebooks, 8 from the cache, 0 failed" in caplog.text
+    assert lib.read_text() == good
+    assert html.is_file()
 
 
 def test_failing_cell_is_located_and_other_notebooks_still_run(

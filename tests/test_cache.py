@@ -61,7 +61,13 @@ def test_nothing_changed_runs_nothing(warm: Path) -> None:
 
 
 def test_prose_edit_runs_nothing(warm: Path) -> None:
-    edit(warm, "chap/tensors.md", "PyTorch calls them tensors.", "PyTorch says tensor.")
+    # New lines move every later block, and the library's source comments with them.
+    edit(
+        warm,
+        "chap/tensors.md",
+        "PyTorch calls them tensors.",
+        "PyTorch says tensor.\n\nA new\nparagraph.",
+    )
     edit(warm, "chap/more.md", "Uses what", "Builds on what")
     assert ran(evaluate(warm)) == set()
 

@@ -1,0 +1,73 @@
+"""What the last successful build was made from, so that an unchanged book costs nothing.
+
+The fingerprint covers every input by content: the tool's own code, the configuration and
+the command, the pages, resources and library files, and the environments' pins.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+from .config import BookConfig
+from .fsutil import write_atomic
+
+TOOL_ROOT = Path(__file__).resolve().parent
+STATE_FILE = "state.json"
+
+
+def _hash_files(digest: hashlib._Hash, root: Path, paths: Iterable[Path]) -> None:
+    for path in sorted(paths):
+        if path.is_file():
+            digest.update(path.relative_to(root).as_posix().encode())
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+
+
+def fingerprint(config: BookConfig, command: str, extra: Iterable[Path] = ()) -> str:
+    digest = hashlib.sha256(command.encode())
+    _hash_files(digest, TOOL_ROOT, TOOL_ROOT.rglob("*.py"))
+    _hash_files(digest, TOOL_ROOT, (TOOL_ROOT / "static").glob("*"))
+    root = config.root
+    pages = {p for pattern in config.notebooks for p in root.glob(pattern)}
+    _hash_files(digest, root, [root / "config.ini", *pages])
+    for resource in config.resources:
+        _hash_files(digest, root, (root / resource).rglob("*"))
+    for path in sorted(extra):
+        digest.update(str(path).encode())
+        digest.update(hashlib.sha256(path.read_bytes()).digest() if path.is_file() else b"-")
+    return digest.hexdigest()
+
+
+def _outputs(config: BookConfig) -> dict[str, str]:
+    """Hashes of the library files a build writes into the book."""
+    found = {}
+    for fw in config.tabs:
+        path = config.root / config.library_for(fw).lib_file
+        if path.is_file():
+            found[path.as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return found
+
+
+def unchanged(config: BookConfig, inputs: str, outputs: Iterable[str]) -> bool:
+    """True when the last successful build had these inputs and its outputs are intact."""
+    try:
+        state = json.loads((config.build_dir / STATE_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return (
+        state.get("fingerprint") == inputs
+        and state.get("libraries") == _outputs(config)
+        and all((config.build_dir / o).exists() for o in outputs)
+    )
+
+
+def record(config: BookConfig, inputs: str) -> None:
+    """Called after a successful build with the fingerprint taken before it."""
+    state = {"fingerprint": inputs, "libraries": _outputs(config)}
+    write_atomic(config.build_dir / STATE_FILE, json.dumps(state, indent=1))
+
+
+def forget(config: BookConfig) -> None:
+    (config.build_dir / STATE_FILE).unlink(missing_ok=True)
