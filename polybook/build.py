@@ -250,7 +250,8 @@ def build_html(
     reporter: Reporter,
 ) -> Path:
     pages = []
+    gpus = envs.host_gpus()
     for doc in book.documents:
         nbs = {fw: executed[(doc.path, fw)] for fw in tabs if (doc.path, fw) in executed}
-        pages.append(render_page(doc, nbs, tabs, reporter))
+        pages.append(render_page(doc, nbs, tabs, reporter, gpus))
     return build_site(config, pages, reporter)

@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import venv
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -138,9 +139,13 @@ def ensure_all(names: tuple[str, ...], device: str, configured_root: str = "") -
     root = envs_root(configured_root)
     resolved = resolve_device(device)
     envs = [environment(name, resolved, root) for name in names]
-    for env in envs:
-        if ensure(env):
-            logger.info("set up the %s environment (%s) in %s", env.framework, resolved, env.path)
+    missing = [env for env in envs if not is_ready(env)]
+    # Installs are mostly downloads and unpacking: set environments up side by side.
+    with ThreadPoolExecutor(max_workers=max(1, len(missing))) as pool:
+        for env, done in zip(missing, pool.map(ensure, missing), strict=True):
+            if done:
+                logger.info("set up the %s environment (%s) in %s", env.framework, resolved,
+                            env.path)
     return envs
 
 

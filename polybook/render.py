@@ -68,13 +68,26 @@ def _merge_streams(outputs: list[dict[str, str]]) -> list[dict[str, str]]:
     return merged
 
 
-def _cell_data(cell: NotebookNode, page: Page) -> dict[str, Any]:
+def provenance(cell: NotebookNode, run: Mapping[str, Any], host_gpus: int) -> str:
+    """Where the outputs of a cell that this host could not run come from, or ""."""
+    meta = cell.metadata.get("polybook", {})
+    needed = int(meta.get("requires", {}).get("gpus", 0))
+    if needed <= host_gpus or meta.get("skipped") or not run:
+        return ""
+    made = ", ".join(x for x in (run.get("framework_version", ""), run.get("date", "")[:10]) if x)
+    return f"output of a build on a host with {run.get('host_gpus', 0)} GPUs ({made})"
+
+
+def _cell_data(
+    cell: NotebookNode, page: Page, run: Mapping[str, Any], host_gpus: int
+) -> dict[str, Any]:
     tags = set(cell.metadata.get("tags", []))
     outputs = [o for o in (_output(out, page) for out in cell.get("outputs", [])) if o]
     return {
         "source": "" if "remove-input" in tags else cell.source,
         "outputs": [] if "remove-output" in tags else _merge_streams(outputs),
         "badge": cell.metadata.get("polybook", {}).get("skipped", ""),
+        "provenance": provenance(cell, run, host_gpus),
         "line": cell.metadata.get("polybook", {}).get("line", 0),
     }
 
@@ -85,9 +98,11 @@ def _code_group(
     notebooks: Mapping[str, NotebookNode],
     tabs: tuple[str, ...],
     page: Page,
+    host_gpus: int,
 ) -> dict[str, Any]:
     """Panels (framework -> cells) of a run of code cells; ``single`` when all agree."""
     by_id = {fw: {c.id: c for c in nb.cells} for fw, nb in notebooks.items()}
+    runs = {fw: nb.metadata.get("polybook", {}).get("run", {}) for fw, nb in notebooks.items()}
     panels: dict[str, list[dict[str, Any]]] = {}
     for index, block in cells:
         for fw in tabs:
@@ -95,7 +110,8 @@ def _code_group(
             if fw in block.frameworks and cell is not None:
                 tags = set(cell.metadata.get("tags", []))
                 if "remove-cell" not in tags:
-                    panels.setdefault(fw, []).append(_cell_data(cell, page))
+                    data = _cell_data(cell, page, runs[fw], host_gpus)
+                    panels.setdefault(fw, []).append(data)
     shown = list(panels.values())
     same = len(shown) == len(tabs) and all(
         [{k: v for k, v in c.items() if k != "line"} for c in p]
@@ -141,6 +157,7 @@ def render_page(
     notebooks: Mapping[str, NotebookNode],
     tabs: tuple[str, ...],
     reporter: Reporter,
+    host_gpus: int = 0,
 ) -> Page:
     """The MyST page of ``doc``; ``notebooks`` are its executed (or split) notebooks."""
     page = Page(doc.docname, Lines())
@@ -156,7 +173,7 @@ def render_page(
             _tab_prose(group, doc.path, tabs, reporter, out)
         elif isinstance(block, CodeCell):
             cells = [(i, b) for i, b in group if isinstance(b, CodeCell)]
-            data = _code_group(cells, doc, notebooks, tabs, page)
+            data = _code_group(cells, doc, notebooks, tabs, page, host_gpus)
             key = f"g{index}"
             page.cells[key] = data
             digest = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:12]

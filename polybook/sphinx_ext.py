@@ -117,10 +117,11 @@ def _cell(data: dict[str, Any]) -> list[nodes.Node]:
     result: list[nodes.Node] = []
     if data["source"]:
         result.append(nodes.literal_block(data["source"], data["source"], language="python"))
-    if data["badge"]:
-        badge = nodes.container(classes=["pb-badge"])
-        badge += nodes.paragraph(text=data["badge"])
-        result.append(badge)
+    for kind in ("badge", "provenance"):
+        if data.get(kind):
+            note = nodes.container(classes=[f"pb-{kind}"])
+            note += nodes.paragraph(text=data[kind])
+            result.append(note)
     result.extend(_outputs(data["outputs"]))
     return result
 

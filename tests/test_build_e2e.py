@@ -29,12 +29,36 @@ def tree_digest(root: Path) -> dict[str, str]:
     }
 
 
+class Collect(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__()
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+WARNINGS = Collect()
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str], int]:
     root = copy_book(tmp_path_factory.mktemp("e2e") / "book")
     before = tree_digest(root)
-    code = main(["--quiet", "--root", str(root), "build", "html"])
+    logger = logging.getLogger("polybook")
+    logger.addHandler(WARNINGS)
+    try:
+        code = main(["--quiet", "--root", str(root), "build", "html"])
+    finally:
+        logger.removeHandler(WARNINGS)
     return root, before, code
+
+
+def test_sphinx_warnings_point_at_the_authors_line(built: tuple[Path, dict[str, str], int]) -> None:
+    located = [m for m in WARNINGS.messages if "sec_missing" in m]
+    assert len(located) == 1
+    assert located[0].startswith("chap/more.md:4: ")
+    assert located[0].endswith("[polybook.render]")
 
 
 def page(root: Path, name: str) -> BeautifulSoup:
@@ -150,3 +174,27 @@ def test_failing_cell_is_located_and_other_notebooks_still_run(
     )
     assert (root / "_build/eval/pytorch/chap/tensors.ipynb").is_file()
     assert (root / "_build/eval/jax/chap/tensors.ipynb").is_file()
+
+
+def test_outputs_from_a_bigger_host_are_shown_with_their_provenance(tmp_path: Path) -> None:
+    """A build on a (simulated) 2-GPU host fills the cache; this host then shows its outputs."""
+    from polybook.book import load_book
+    from polybook.build import build_eval, build_library, split_book
+    from polybook.config import load_config
+    from polybook.diagnostics import Reporter
+    from polybook.scheduler import Inventory
+
+    root = copy_book(tmp_path / "book")
+    config = load_config(root)
+    reporter = Reporter()
+    book = load_book(config, reporter)
+    notebooks = split_book(book, ("pytorch",), reporter)
+    libraries = build_library(config, notebooks, reporter)
+    report = build_eval(config, notebooks, libraries, reporter, inventory=Inventory(gpus=2))
+    assert not reporter.errors and len(report.ran) == 2
+    assert main(["--quiet", "--root", str(root), "build", "html", "--tab", "pytorch"]) == 0
+    soup = page(root, "chap/tensors.html")
+    assert soup.select("div.pb-badge") == []
+    notes = [n.get_text(strip=True) for n in soup.select("div.pb-provenance")]
+    assert len(notes) == 1
+    assert notes[0].startswith("output of a build on a host with 2 GPUs (torch 2.13.0")
