@@ -89,6 +89,12 @@ def library_digest(blocks: Sequence[SavedBlock]) -> str:
     return digest.hexdigest()
 
 
+def _package_init(config: BookConfig, fw: str) -> str:
+    """Hash of the book's own ``d2l/__init__.py`` (part of what every notebook imports)."""
+    init = config.root / Path(config.library_for(fw).lib_file).parent / "__init__.py"
+    return hashlib.sha256(init.read_bytes()).hexdigest() if init.is_file() else ""
+
+
 def _lib_snapshot(config: BookConfig, fw: str, blocks: list[SavedBlock]) -> Path:
     """A d2l package holding ``blocks`` only, under ``_build/lib`` (named by content)."""
     target = config.library_for(fw)
@@ -120,19 +126,23 @@ def _plan(
     timings: dict[str, float],
     pages: set[str] | None,
     report: EvalReport,
+    reporter: Reporter,
 ) -> list[Job]:
     """The notebooks to run; cached and code-free ones go straight into ``report``."""
     jobs: list[Job] = []
     requirements = {fw: env.requirements_hash() for fw, env in environments.items()}
+    package_inits = {fw: _package_init(config, fw) for fw in environments}
     for fw, env in environments.items():
         for index, (path, nb) in enumerate(notebooks[fw]):
             report.executed[(path, fw)] = nb
             if not any(c.cell_type == "code" for c in nb.cells):
                 continue  # nothing to run
             visible = [b for b in libraries[fw] if b.notebook <= index]
-            key = notebook_key(nb, fw, requirements[fw], library_digest(visible))
+            library = library_digest(visible) + package_inits[fw]
+            key = notebook_key(nb, fw, requirements[fw], library)
             cached = cache.get(key, inventory.gpus)
             if cached is not None:
+                _report_skipped(cached, path, fw, reporter)
                 report.cached.append((path, fw))
                 report.executed[(path, fw)] = cached
             elif pages is None or path in pages:
@@ -153,6 +163,18 @@ def _plan(
     return jobs
 
 
+def _report_skipped(nb: NotebookNode, path: str, fw: str, reporter: Reporter) -> int:
+    """Warn once per cell that was not run for want of devices; returns how many."""
+    count = 0
+    for number, cell in enumerate((c for c in nb.cells if c.cell_type == "code"), start=1):
+        meta = cell.metadata.get("polybook", {})
+        if meta.get("skipped"):
+            count += 1
+            where = Location(path, int(meta.get("line", 0)), fw, number)
+            reporter.warn(where, f"not run: {meta['skipped']}", "exec.devices")
+    return count
+
+
 def build_eval(
     config: BookConfig,
     notebooks: Split,
@@ -169,7 +191,16 @@ def build_eval(
     ready = tuple(fw for fw in notebooks if fw in libraries)
     environments = {e.framework: e for e in envs.ensure_all(ready, config.device, config.envs_dir)}
     jobs = _plan(
-        config, notebooks, libraries, environments, cache, inventory, timings, pages, report
+        config,
+        notebooks,
+        libraries,
+        environments,
+        cache,
+        inventory,
+        timings,
+        pages,
+        report,
+        reporter,
     )
     versions = {fw: environments[fw].framework_version() for fw in ready}
 
@@ -183,9 +214,7 @@ def build_eval(
                 logger.error("%s", result.error)
             report.failed.append((job.path, job.framework))
             return
-        skipped = sum(
-            1 for c in result.notebook.cells if c.metadata.get("polybook", {}).get("skipped")
-        )
+        skipped = _report_skipped(result.notebook, job.path, job.framework, reporter)
         result.notebook.metadata["polybook"]["run"] = {
             "host_gpus": inventory.gpus,
             "skipped": skipped,

@@ -144,8 +144,9 @@ def ensure_all(names: tuple[str, ...], device: str, configured_root: str = "") -
     with ThreadPoolExecutor(max_workers=max(1, len(missing))) as pool:
         for env, done in zip(missing, pool.map(ensure, missing), strict=True):
             if done:
-                logger.info("set up the %s environment (%s) in %s", env.framework, resolved,
-                            env.path)
+                logger.info(
+                    "set up the %s environment (%s) in %s", env.framework, resolved, env.path
+                )
     return envs
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -18,8 +19,14 @@ from .fsutil import write_atomic
 from .render import ANSI, CELLS_SUFFIX, Page
 
 MAP_SUFFIX = ".pbmap.json"
+STATIC = Path(__file__).parent / "static"
 WARNING = re.compile(r"^(?P<path>[^\n:]+?\.md):(?P<line>\d+): (?:WARNING|ERROR): (?P<msg>.*)$")
 MATHJAX = SOURCE_ROOT / ".envs" / "node" / "node_modules" / "mathjax" / "es5"
+
+
+def _book_assets(config: BookConfig, pattern: str) -> list[str]:
+    folder = config.root / "static"
+    return sorted(p.name for p in folder.glob(pattern)) if folder.is_dir() else []
 
 
 def sphinx_config(config: BookConfig) -> dict[str, Any]:
@@ -48,11 +55,17 @@ def sphinx_config(config: BookConfig) -> dict[str, Any]:
         "math_eqref_format": "({number})",
         "html_theme": "furo",
         "html_title": config.title,
-        "html_static_path": [],
+        # Generated assets (MathJax), then the book's own static/ folder if it has one.
+        "html_static_path": [
+            "_static",
+            *([str(config.root / "static")] if (config.root / "static").is_dir() else []),
+        ],
         "html_copy_source": False,
         "html_show_sourcelink": False,
         "mathjax_path": "mathjax/tex-chtml.js",
         "pb_tabs": list(config.tabs),
+        "html_css_files": _book_assets(config, "*.css"),
+        "html_js_files": _book_assets(config, "*.js"),
         "suppress_warnings": ["myst.header"],
     }
 
@@ -109,6 +122,15 @@ def write_sources(config: BookConfig, pages: Sequence[Page], srcdir: Path) -> bo
     return changed
 
 
+def _assets_digest(config: BookConfig) -> str:
+    """Hash of the files Sphinx copies as they are (the tool's and the book's static files)."""
+    digest = hashlib.sha256()
+    for folder in (STATIC, config.root / "static"):
+        for path in sorted(folder.glob("*")) if folder.is_dir() else []:
+            digest.update(path.name.encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
 def _report(text: str, srcdir: Path, reporter: Reporter) -> None:
     """Sphinx's warnings, moved from the generated pages back to the author's lines."""
     for raw in text.splitlines():
@@ -136,17 +158,18 @@ def build_site(config: BookConfig, pages: Sequence[Page], reporter: Reporter) ->
         reporter.warn(
             Location(str(MATHJAX)), "MathJax is not installed: run `make setup`", "render"
         )
-    if not changed and (outdir / "index.html").is_file():
-        return outdir
     settings = {
         "srcdir": str(srcdir),
         "outdir": str(outdir),
         "builder": "html",
         "doctreedir": str(config.build_dir / "doctrees"),
         "config": sphinx_config(config),
+        "assets": _assets_digest(config),
     }
     settings_file = config.build_dir / "sphinx-html.json"
-    write_atomic(settings_file, json.dumps(settings, indent=1))
+    changed |= write_atomic(settings_file, json.dumps(settings, indent=1))
+    if not changed and (outdir / "index.html").is_file():
+        return outdir
     done = subprocess.run(
         [sys.executable, "-m", "polybook.sphinx_run", str(settings_file)],
         capture_output=True,

@@ -14,8 +14,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from . import frameworks
 from .render import CELLS_SUFFIX
-
-STATIC = Path(__file__).parent / "static"
+from .site import STATIC
 
 
 class pb_tabset(nodes.General, nodes.Element):

@@ -198,3 +198,40 @@ def test_outputs_from_a_bigger_host_are_shown_with_their_provenance(tmp_path: Pa
     notes = [n.get_text(strip=True) for n in soup.select("div.pb-provenance")]
     assert len(notes) == 1
     assert notes[0].startswith("output of a build on a host with 2 GPUs (torch 2.13.0")
+
+
+def test_the_built_site_switches_tabs_in_a_real_browser_offline(
+    built: tuple[Path, dict[str, str], int],
+) -> None:
+    """Headless Chromium on the generated pages: sync by name, memory across pages, no network."""
+    from playwright.sync_api import Route
+
+    from .browser import browser_context, file_url, watch_errors
+
+    html = built[0] / "_build" / "html" / "chap"
+    selected = """() => Array.from(document.querySelectorAll('.pb-tabset'))
+        .filter((set) => !set.hidden)
+        .map((set) => set.querySelector('.pb-tab[aria-selected="true"]').dataset.pbTab)"""
+    with browser_context() as context:
+        remote: list[str] = []
+
+        def only_local(route: Route) -> None:
+            if route.request.url.startswith("file:"):
+                route.continue_()
+            else:
+                remote.append(route.request.url)
+                route.abort()
+
+        context.route("**/*", only_local)
+        page = context.new_page()
+        errors = watch_errors(page)
+        page.goto(file_url(html / "tensors.html", {"tab": "mxnet"}))
+        assert set(page.evaluate(selected)) == {"mxnet"}
+        page.click('.pb-tabset[data-pb-kind="code"] .pb-tab[data-pb-tab="jax"]')
+        shown = page.evaluate(selected)
+        assert shown and set(shown) == {"jax"}  # the pytorch/mxnet prose set is hidden
+        page.wait_for_selector("mjx-container", state="attached", timeout=20000)
+        page.goto(file_url(html / "more.html"))
+        assert set(page.evaluate(selected)) == {"jax"}
+        assert errors == []
+        assert remote == []
