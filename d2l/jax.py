@@ -381,19 +381,19 @@ def sync(x):
     """Wait until `x` has been computed; return `x`."""
     return x.block_until_ready()
 
-# chapter_builders-guide/use-gpu.md:383
+# chapter_builders-guide/use-gpu.md:388
 @d2l.add_to_class(d2l.Trainer)
 def __init__(self, max_epochs, num_gpus=0, gradient_clip_val=0):
     self.save_hyperparameters()
     self.gpus = [d2l.gpu(i) for i in range(min(num_gpus, d2l.num_gpus()))]
 
-# chapter_builders-guide/use-gpu.md:460
+# chapter_builders-guide/use-gpu.md:465
 @d2l.add_to_class(d2l.Trainer)
 def prepare_batch(self, batch):
     device = self.gpus[0] if self.gpus else d2l.cpu()
     return [d2l.to(a, device) for a in batch]
 
-# chapter_builders-guide/use-gpu.md:465
+# chapter_builders-guide/use-gpu.md:470
 @d2l.add_to_class(d2l.Trainer)
 def prepare_model(self, model, key=None):
     model.trainer = self

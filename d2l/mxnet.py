@@ -328,13 +328,13 @@ def sync(x):
     x.wait_to_read()
     return x
 
-# chapter_builders-guide/use-gpu.md:383
+# chapter_builders-guide/use-gpu.md:388
 @d2l.add_to_class(d2l.Trainer)
 def __init__(self, max_epochs, num_gpus=0, gradient_clip_val=0):
     self.save_hyperparameters()
     self.gpus = [d2l.gpu(i) for i in range(min(num_gpus, d2l.num_gpus()))]
 
-# chapter_builders-guide/use-gpu.md:431
+# chapter_builders-guide/use-gpu.md:436
 @d2l.add_to_class(d2l.Module)
 def set_scratch_params_device(self, device):
     """Move parameters kept as plain arrays in attributes to `device`."""
@@ -346,14 +346,14 @@ def set_scratch_params_device(self, device):
         elif isinstance(value, d2l.Module):
             value.set_scratch_params_device(device)
 
-# chapter_builders-guide/use-gpu.md:442
+# chapter_builders-guide/use-gpu.md:447
 @d2l.add_to_class(d2l.Trainer)
 def prepare_batch(self, batch):
     if self.gpus:
         batch = [d2l.to(a, self.gpus[0]) for a in batch]
     return batch
 
-# chapter_builders-guide/use-gpu.md:448
+# chapter_builders-guide/use-gpu.md:453
 @d2l.add_to_class(d2l.Trainer)
 def prepare_model(self, model):
     model.trainer = self

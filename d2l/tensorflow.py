@@ -337,20 +337,20 @@ def sync(x):
     tf.reduce_sum(x).numpy()
     return x
 
-# chapter_builders-guide/use-gpu.md:383
+# chapter_builders-guide/use-gpu.md:388
 @d2l.add_to_class(d2l.Trainer)
 def __init__(self, max_epochs, num_gpus=0, gradient_clip_val=0):
     self.save_hyperparameters()
     self.gpus = [d2l.gpu(i) for i in range(min(num_gpus, d2l.num_gpus()))]
 
-# chapter_builders-guide/use-gpu.md:481
+# chapter_builders-guide/use-gpu.md:486
 @d2l.add_to_class(d2l.Trainer)
 def prepare_batch(self, batch):
     if self.gpus:
         batch = [d2l.to(a, self.gpus[0]) for a in batch]
     return batch
 
-# chapter_builders-guide/use-gpu.md:487
+# chapter_builders-guide/use-gpu.md:492
 @d2l.add_to_class(d2l.Trainer)
 def prepare_model(self, model):
     model.trainer = self

@@ -174,6 +174,8 @@ def render_page(
         elif isinstance(block, CodeCell):
             cells = [(i, b) for i, b in group if isinstance(b, CodeCell)]
             data = _code_group(cells, doc, notebooks, tabs, page, host_gpus)
+            if not data.get("panels", data.get("cells")):
+                continue  # every cell of the group is hidden
             key = f"g{index}"
             page.cells[key] = data
             digest = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:12]

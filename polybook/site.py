@@ -45,6 +45,7 @@ def sphinx_config(config: BookConfig) -> dict[str, Any]:
         "myst_dmath_double_inline": True,
         "myst_heading_anchors": 3,
         "numfig": True,
+        "numfig_secnum_depth": 2,
         "numfig_format": {
             "figure": "Fig. %s",
             "table": "Table %s",

@@ -124,7 +124,7 @@ def test_gpu_cells_show_a_badge_and_references_resolve(
     badges = [b.get_text(strip=True) for b in soup.select("div.pb-badge")]
     assert badges == ["needs 2 GPUs; built on a host with 0"]
     text = soup.get_text()
-    assert "Fig. 1.1" in text and "Section 1" in text and "(1.1)" in text
+    assert "Fig. 1.1.1" in text and "Section 1" in text and "(1.1.1)" in text
     assert soup.select_one('meta[name="pb-tabs"]')["content"] == ",".join(TABS)  # type: ignore[index]
     scripts = [s.get("src", "") for s in soup.select("script")]
     assert all(not str(s).startswith(("http:", "https:", "//")) for s in scripts)

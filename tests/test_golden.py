@@ -6,15 +6,17 @@ per framework, libraries per framework, and expected errors, in one readable fil
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from nbformat import NotebookNode
 
-from polybook.diagnostics import PolybookError
+from polybook.diagnostics import PolybookError, Reporter
 from polybook.library import check_blocks, extract_blocks, library_text
 from polybook.model import Document
 from polybook.parse import parse
+from polybook.render import render_page
 from polybook.split import split
 
 from .golden import check_golden
@@ -65,6 +67,10 @@ def render_case(path: Path) -> str:
             blocks = extract_blocks([(rel, nb)], fw)
             check_blocks(blocks, fw)
             lines += [f"== library {fw}", library_text(blocks, fw)]
+        reporter = Reporter()
+        page = render_page(doc, notebooks, TABS, reporter)
+        lines += ["== myst", page.text.strip("\n"), "== cells", json.dumps(page.cells, indent=1)]
+        lines += ["== warnings", *(str(d) for d in reporter.diagnostics)]
     except PolybookError as err:
         lines += ["== error", str(err)]
     return "\n".join(lines) + "\n"
