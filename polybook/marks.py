@@ -13,6 +13,8 @@ ELSE = re.compile(r"^(\s*)else\s*:\s*(#.*)?$")
 HIDE = re.compile(r"\s*#@(hide_code|hide_output|hide)\s*$")
 REQUIRES = re.compile(r"^\s*#@requires\b(.*)$")
 TIMEOUT = re.compile(r"^\s*#@timeout\b(.*)$")
+# d2lbook's own tab plumbing at the top of its notebooks: polybook does this itself.
+D2LBOOK_PLUMBING = re.compile(r"^\s*(%load_ext\s+d2lbook\.tab|tab\.interact_select\(.*\))\s*$")
 HIDE_TAGS = {"hide": "remove-cell", "hide_code": "remove-input", "hide_output": "remove-output"}
 
 # Device use that needs GPUs when a cell declares nothing: index k needs k + 1 GPUs.
@@ -122,6 +124,8 @@ def read_marks(lines: list[Line], path: str, framework: str) -> CellMarks:
     declared: int | None = None
     timeout: int | None = None
     for number, text in lines:
+        if D2LBOOK_PLUMBING.match(text):
+            continue
         timeout_mark = TIMEOUT.match(text)
         if timeout_mark:
             value = timeout_mark.group(1).strip()
