@@ -18,11 +18,12 @@ from .cache import ExecutionCache, notebook_key
 from .config import BookConfig
 from .diagnostics import Location, PolybookError, Reporter
 from .execute import KernelEnv
+from .executors import LocalExecutor
 from .fsutil import write_atomic
 from .library import SavedBlock, check_blocks, extract_blocks, library_text, parity_gaps
 from .nb import writes
 from .render import render_page
-from .scheduler import Inventory, Job, JobResult, LocalExecutor, Scheduler
+from .scheduler import Inventory, Job, JobResult, Scheduler
 from .site import build_site
 from .split import split
 

@@ -7,28 +7,15 @@ same two methods.
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
-import shutil
-import signal
-import subprocess
-import sys
-import tempfile
-import threading
-import time
-import uuid
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import asdict, dataclass, field, replace
-from pathlib import Path
+from concurrent.futures import FIRST_COMPLETED, Future, wait
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from nbformat import NotebookNode
 
-from .diagnostics import Diagnostic, Location
+from .diagnostics import Diagnostic
 from .execute import KernelEnv
-from .nb import reads, writes
 
 
 @dataclass(frozen=True)
@@ -143,96 +130,3 @@ class Scheduler:
             self.executor.cancel()
             raise
         return results
-
-
-class LocalExecutor:
-    """Each job in a worker process of its own (``python -m polybook.worker``)."""
-
-    def __init__(self, workers: int, work_root: Path, grace: float = 5.0) -> None:
-        self.pool = ThreadPoolExecutor(max_workers=max(1, workers))
-        self.work_root, self.grace = work_root, grace
-        self.procs: set[subprocess.Popen[bytes]] = set()
-        self.lock = threading.Lock()
-        self.cancelled = threading.Event()
-
-    def submit(self, job: Job) -> Future[JobResult]:
-        return self.pool.submit(self._run, job)
-
-    def _run(self, job: Job) -> JobResult:
-        if self.cancelled.is_set():
-            return JobResult(job, "cancelled")
-        self.work_root.mkdir(parents=True, exist_ok=True)
-        job_dir = Path(tempfile.mkdtemp(prefix=f"{uuid.uuid4().hex[:8]}-", dir=self.work_root))
-        try:
-            return self._run_in(job, job_dir)
-        finally:
-            shutil.rmtree(job_dir, ignore_errors=True)
-
-    def _run_in(self, job: Job, job_dir: Path) -> JobResult:
-        env = asdict(job.env)
-        env["cwd"] = str(job.env.cwd)
-        (job_dir / "job.json").write_text(json.dumps({"env": env}), encoding="utf-8")
-        (job_dir / "in.ipynb").write_text(writes(job.notebook), encoding="utf-8")
-        started = time.monotonic()
-        with open(job_dir / "worker.log", "wb") as log:
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "polybook.worker", str(job_dir)],
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-            with self.lock:
-                self.procs.add(proc)
-            try:
-                code = proc.wait()
-            finally:
-                with self.lock:
-                    self.procs.discard(proc)
-        seconds = time.monotonic() - started
-        if self.cancelled.is_set():
-            return JobResult(job, "cancelled", seconds=seconds)
-        result_file = job_dir / "result.json"
-        if not result_file.is_file():
-            tail = (job_dir / "worker.log").read_text(errors="replace").strip()[-600:]
-            where = Location(job.path, 0, job.framework)
-            message = f"the worker process exited with code {code}: {tail}"
-            return JobResult(
-                job, "crashed", None, seconds, Diagnostic(where, message, "exec", "error")
-            )
-        result = json.loads(result_file.read_text(encoding="utf-8"))
-        nb = reads((job_dir / "out.ipynb").read_text(encoding="utf-8"))
-        error = None
-        if result["status"] != "ok":
-            e = result["error"]
-            where = Location(e["path"], e["line"], e["framework"], e["cell"])
-            error = Diagnostic(where, e["message"], e["subtype"], "error")
-        return JobResult(
-            job,
-            result["status"],
-            nb,
-            float(result["seconds"]),
-            error,
-            job.env.visible_gpus,
-            result.get("error", {}),
-        )
-
-    def cancel(self) -> None:
-        self.cancelled.set()
-        with self.lock:
-            procs = list(self.procs)
-        for proc in procs:
-            _signal(proc, signal.SIGTERM)
-        deadline = time.monotonic() + self.grace
-        for proc in procs:
-            try:
-                proc.wait(timeout=max(0.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                _signal(proc, signal.SIGKILL)
-
-    def shutdown(self) -> None:
-        self.pool.shutdown(wait=True)
-
-
-def _signal(proc: subprocess.Popen[bytes], signum: int) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signum)

@@ -1,4 +1,4 @@
-"""One notebook run in a process of its own: ``python -m polybook.worker JOB_DIR``.
+"""Notebook runs in a process of their own: ``python -m polybook.worker JOB_DIR | --serve``.
 
 The job folder holds ``job.json`` (a :class:`polybook.scheduler.Job`); the worker writes
 ``result.json`` and ``out.ipynb`` there, each atomically. Killing the worker (SIGTERM) shuts
@@ -59,10 +59,22 @@ def run_job(job_dir: Path) -> int:
     return 0
 
 
+def serve() -> int:
+    """Run the job folders named on stdin, one per line, answering ``done`` after each."""
+    answers = sys.stdout
+    sys.stdout = sys.stderr  # nothing but answers on the pipe
+    for line in sys.stdin:
+        if line.strip():
+            run_job(Path(line.strip()))
+            answers.write("done\n")
+            answers.flush()
+    return 0
+
+
 def main(argv: list[str]) -> int:
     signal.signal(signal.SIGTERM, _stop)
     try:
-        return run_job(Path(argv[0]))
+        return serve() if argv == ["--serve"] else run_job(Path(argv[0]))
     except KeyboardInterrupt:
         return 130
 

@@ -1,0 +1,171 @@
+"""The local executor: a few long-lived worker processes, each running one notebook at a time.
+
+A worker (``python -m polybook.worker --serve``) reads job folders from its stdin and answers
+``done`` once it has written the result there; it survives failing cells, timeouts and
+dying kernels, so only its first job pays for its start. Cancelling sends SIGTERM to every
+worker, which shuts its kernel down first.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import asdict
+from pathlib import Path
+from typing import IO
+
+from .diagnostics import Diagnostic, Location
+from .nb import reads, writes
+from .scheduler import Job, JobResult
+
+
+class _Worker:
+    """One worker process and its pipes."""
+
+    def __init__(self, log: Path) -> None:
+        self.log = log
+        with open(log, "ab") as handle:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "polybook.worker", "--serve"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=handle,
+                start_new_session=True,
+                text=True,
+                bufsize=1,
+            )
+
+    def run(self, job_dir: Path) -> bool:
+        """Hand over one job; False when the worker died on it."""
+        stdin: IO[str] | None = self.proc.stdin
+        stdout: IO[str] | None = self.proc.stdout
+        if stdin is None or stdout is None:
+            return False
+        try:
+            stdin.write(f"{job_dir}\n")
+            stdin.flush()
+        except OSError:
+            return False
+        return stdout.readline().strip() == "done"
+
+    def signal(self, signum: int) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signum)
+
+    def close(self, grace: float) -> None:
+        if self.proc.stdin:
+            with contextlib.suppress(OSError):
+                self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            self.signal(signal.SIGKILL)
+            self.proc.wait()
+        if self.proc.stdout:
+            self.proc.stdout.close()
+
+
+class LocalExecutor:
+    """Runs jobs on this host, ``workers`` at a time."""
+
+    def __init__(self, workers: int, work_root: Path, grace: float = 5.0) -> None:
+        self.pool = ThreadPoolExecutor(max_workers=max(1, workers))
+        self.work_root, self.grace = work_root, grace
+        self.local = threading.local()
+        self.workers: set[_Worker] = set()
+        self.lock = threading.Lock()
+        self.cancelled = threading.Event()
+
+    def submit(self, job: Job) -> Future[JobResult]:
+        return self.pool.submit(self._run, job)
+
+    def _worker(self) -> _Worker:
+        worker: _Worker | None = getattr(self.local, "worker", None)
+        if worker is None or worker.proc.poll() is not None:
+            worker = _Worker(self.work_root / f"worker-{uuid.uuid4().hex[:8]}.log")
+            self.local.worker = worker
+            with self.lock:
+                self.workers.add(worker)
+        return worker
+
+    def _run(self, job: Job) -> JobResult:
+        if self.cancelled.is_set():
+            return JobResult(job, "cancelled")
+        self.work_root.mkdir(parents=True, exist_ok=True)
+        job_dir = Path(tempfile.mkdtemp(prefix=f"{uuid.uuid4().hex[:8]}-", dir=self.work_root))
+        try:
+            return self._run_in(job, job_dir)
+        finally:
+            shutil.rmtree(job_dir, ignore_errors=True)
+
+    def _run_in(self, job: Job, job_dir: Path) -> JobResult:
+        env = asdict(job.env)
+        env["cwd"] = str(job.env.cwd)
+        (job_dir / "job.json").write_text(json.dumps({"env": env}), encoding="utf-8")
+        (job_dir / "in.ipynb").write_text(writes(job.notebook), encoding="utf-8")
+        started = time.monotonic()
+        worker = self._worker()
+        alive = worker.run(job_dir)
+        seconds = time.monotonic() - started
+        if self.cancelled.is_set():
+            return JobResult(job, "cancelled", seconds=seconds)
+        result_file = job_dir / "result.json"
+        if not alive or not result_file.is_file():
+            self.local.worker = None
+            tail = worker.log.read_text(errors="replace").strip()[-600:]
+            where = Location(job.path, 0, job.framework)
+            message = f"the worker process died: {tail}"
+            return JobResult(
+                job, "crashed", None, seconds, Diagnostic(where, message, "exec", "error")
+            )
+        return _result(job, job_dir)
+
+    def cancel(self) -> None:
+        self.cancelled.set()
+        with self.lock:
+            workers = list(self.workers)
+        for worker in workers:
+            worker.signal(signal.SIGTERM)
+        deadline = time.monotonic() + self.grace
+        for worker in workers:
+            try:
+                worker.proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                worker.signal(signal.SIGKILL)
+
+    def shutdown(self) -> None:
+        self.pool.shutdown(wait=True)
+        with self.lock:
+            workers = list(self.workers)
+            self.workers.clear()
+        for worker in workers:
+            worker.close(self.grace)
+
+
+def _result(job: Job, job_dir: Path) -> JobResult:
+    result = json.loads((job_dir / "result.json").read_text(encoding="utf-8"))
+    nb = reads((job_dir / "out.ipynb").read_text(encoding="utf-8"))
+    error = None
+    if result["status"] != "ok":
+        e = result["error"]
+        where = Location(e["path"], e["line"], e["framework"], e["cell"])
+        error = Diagnostic(where, e["message"], e["subtype"], "error")
+    return JobResult(
+        job,
+        result["status"],
+        nb,
+        float(result["seconds"]),
+        error,
+        job.env.visible_gpus,
+        result.get("error", {}),
+    )
