@@ -25,9 +25,6 @@ class Book:
     config: BookConfig
     documents: tuple[Document, ...]
 
-    def document(self, path: str) -> Document:
-        return next(d for d in self.documents if d.path == path)
-
 
 def source_files(config: BookConfig) -> list[str]:
     """Pages matched by ``[build] notebooks`` less ``exclusions``, relative POSIX paths."""

@@ -22,7 +22,7 @@ from .executors import LocalExecutor
 from .fsutil import write_atomic
 from .library import SavedBlock, check_blocks, extract_blocks, library_text, parity_gaps
 from .nb import writes
-from .render import render_page
+from .render import ANSI, render_page
 from .scheduler import Inventory, Job, JobResult, Scheduler
 from .site import build_site
 from .split import split
@@ -155,7 +155,7 @@ def _plan(
                     (str(env.kernels_dir),),
                     cwd,
                     (str(lib_root),),
-                    envs.KERNEL_ENV.get(fw, {}),
+                    frameworks.get(fw).kernel_env,
                     config.cell_timeout,
                     inventory.gpus,
                 )
@@ -213,6 +213,10 @@ def build_eval(
             if result.error is not None:
                 reporter.diagnostics.append(result.error)
                 logger.error("%s", result.error)
+                traceback = ANSI.sub("", str(result.details.get("traceback", ""))).strip()
+                if traceback:
+                    tail = "\n".join(traceback.splitlines()[-12:])
+                    logger.info("%s", "    " + tail.replace("\n", "\n    "))
             report.failed.append((job.path, job.framework))
             return
         skipped = _report_skipped(result.notebook, job.path, job.framework, reporter)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from pathlib import Path
 
 logger = logging.getLogger("polybook")
 
@@ -52,14 +51,6 @@ class PolybookError(Exception):
         return self.diagnostic.location
 
 
-class BuildFailed(Exception):
-    """Raised at the end of a build that collected one or more errors."""
-
-    def __init__(self, errors: list[Diagnostic]) -> None:
-        self.errors = errors
-        super().__init__("\n".join(str(e) for e in errors))
-
-
 @dataclass
 class Reporter:
     """Collects diagnostics of one build; warnings of one kind are reported once per place."""
@@ -79,15 +70,3 @@ class Reporter:
     @property
     def errors(self) -> list[Diagnostic]:
         return [d for d in self.diagnostics if d.severity == "error"]
-
-    @property
-    def warnings(self) -> list[Diagnostic]:
-        return [d for d in self.diagnostics if d.severity == "warning"]
-
-
-def relpath(path: Path, root: Path) -> str:
-    """``path`` relative to ``root`` when inside it, for messages."""
-    try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return str(path)

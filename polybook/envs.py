@@ -8,7 +8,6 @@ import logging
 import os
 import shutil
 import subprocess
-import sys
 import venv
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -21,11 +20,6 @@ from .fsutil import write_atomic
 logger = logging.getLogger("polybook")
 SOURCE_ROOT = Path(__file__).resolve().parent.parent
 STAMP = ".polybook-stamp"
-# Set for every kernel of a framework: quieter logs, deterministic hashing.
-KERNEL_ENV: dict[str, dict[str, str]] = {
-    "tensorflow": {"TF_CPP_MIN_LOG_LEVEL": "3", "TF_ENABLE_ONEDNN_OPTS": "0"},
-    "jax": {"XLA_FLAGS": "--xla_force_host_platform_device_count=1"},
-}
 
 
 @dataclass(frozen=True)
@@ -148,7 +142,3 @@ def ensure_all(names: tuple[str, ...], device: str, configured_root: str = "") -
                     "set up the %s environment (%s) in %s", env.framework, resolved, env.path
                 )
     return envs
-
-
-def python_version() -> str:
-    return f"{sys.version_info.major}.{sys.version_info.minor}"

@@ -12,8 +12,17 @@ class Framework:
     name: str
     display_name: str
     lib_name: str
-    import_module: str
-    distribution: tuple[str, ...]
+    distribution: tuple[str, ...]  # pip names of its package, CPU and CUDA builds
+    kernel_variables: tuple[tuple[str, str], ...] = ()  # set in each kernel's environment
+
+    @property
+    def kernel_env(self) -> dict[str, str]:
+        return dict(self.kernel_variables)
+
+    @property
+    def import_line(self) -> str:
+        """How a reader imports the book's library for this framework."""
+        return f"from d2l import {self.lib_name} as d2l"
 
     @property
     def kernel_name(self) -> str:
@@ -27,11 +36,15 @@ class Framework:
 REGISTRY: dict[str, Framework] = {
     fw.name: fw
     for fw in (
-        Framework("pytorch", "PyTorch", "torch", "torch", ("torch",)),
-        Framework("mxnet", "MXNet", "mxnet", "mxnet", ("mxnet", "mxnet-cu112")),
-        Framework("jax", "JAX", "jax", "jax", ("jax",)),
+        Framework("pytorch", "PyTorch", "torch", ("torch",)),
+        Framework("mxnet", "MXNet", "mxnet", ("mxnet", "mxnet-cu112")),
+        Framework("jax", "JAX", "jax", ("jax",)),
         Framework(
-            "tensorflow", "TensorFlow", "tensorflow", "tensorflow", ("tensorflow", "tensorflow-cpu")
+            "tensorflow",
+            "TensorFlow",
+            "tensorflow",
+            ("tensorflow", "tensorflow-cpu"),
+            (("TF_CPP_MIN_LOG_LEVEL", "3"), ("TF_ENABLE_ONEDNN_OPTS", "0")),
         ),
     )
 }
