@@ -1,0 +1,30 @@
+"""The book we ship: every notebook of every framework executes on this host."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from polybook.bench import copy_book
+from polybook.cli import main
+
+pytestmark = pytest.mark.slow
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_every_notebook_of_the_book_runs(tmp_path: Path) -> None:
+    root = tmp_path / "book"
+    copy_book(REPO, root)
+    report = tmp_path / "report.json"
+    code = main(["--quiet", "--root", str(root), "build", "html", "--report", str(report)])
+    summary = json.loads(report.read_text())
+    assert code == 0
+    assert summary["failed"] == 0
+    pages = sorted(p.relative_to(REPO).as_posix() for p in REPO.glob("chapter_*/*.md"))
+    with_code = [p for p in pages if "{.python .input}" in (REPO / p).read_text()]
+    ran = {(path, fw) for path, fw, _ in summary["ran"]}
+    assert ran == {(p, fw) for p in with_code for fw in ("pytorch", "mxnet", "jax", "tensorflow")}
+    gpu_page = (root / "_build/html/chapter_builders-guide/use-gpu.html").read_text()
+    assert gpu_page.count('class="pb-badge') >= 3  # the two-GPU cells, per framework tab
