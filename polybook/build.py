@@ -14,7 +14,7 @@ from nbformat import NotebookNode
 
 from . import envs, frameworks
 from .book import Book
-from .cache import ExecutionCache, notebook_key
+from .cache import ExecutionCache, adopt_outputs, notebook_key
 from .config import BookConfig
 from .diagnostics import Location, PolybookError, Reporter
 from .execute import KernelEnv
@@ -90,10 +90,10 @@ def library_digest(blocks: Sequence[SavedBlock]) -> str:
     return digest.hexdigest()
 
 
-def _package_init(config: BookConfig, fw: str) -> str:
-    """Hash of the book's own ``d2l/__init__.py`` (part of what every notebook imports)."""
+def _package_init(config: BookConfig, fw: str) -> bytes:
+    """The book's own ``d2l/__init__.py`` (part of what every notebook imports)."""
     init = config.root / Path(config.library_for(fw).lib_file).parent / "__init__.py"
-    return hashlib.sha256(init.read_bytes()).hexdigest() if init.is_file() else ""
+    return init.read_bytes() if init.is_file() else b""
 
 
 def _lib_snapshot(config: BookConfig, fw: str, blocks: list[SavedBlock]) -> Path:
@@ -101,9 +101,7 @@ def _lib_snapshot(config: BookConfig, fw: str, blocks: list[SavedBlock]) -> Path
     target = config.library_for(fw)
     text = library_text(blocks, frameworks.get(fw).display_name)
     root = config.build_dir / "lib" / fw / hashlib.sha256(text.encode()).hexdigest()[:16]
-    package = Path(target.lib_file).parent
-    init = config.root / package / "__init__.py"
-    write_atomic(root / package / "__init__.py", init.read_bytes() if init.is_file() else b"")
+    write_atomic(root / Path(target.lib_file).parent / "__init__.py", _package_init(config, fw))
     write_atomic(root / target.lib_file, text)
     return root
 
@@ -132,7 +130,9 @@ def _plan(
     """The notebooks to run; cached and code-free ones go straight into ``report``."""
     jobs: list[Job] = []
     requirements = {fw: env.requirements_hash() for fw, env in environments.items()}
-    package_inits = {fw: _package_init(config, fw) for fw in environments}
+    package_inits = {
+        fw: hashlib.sha256(_package_init(config, fw)).hexdigest() for fw in environments
+    }
     for fw, env in environments.items():
         for index, (path, nb) in enumerate(notebooks[fw]):
             report.executed[(path, fw)] = nb
@@ -143,9 +143,10 @@ def _plan(
             key = notebook_key(nb, fw, requirements[fw], library)
             cached = cache.get(key, inventory.gpus)
             if cached is not None:
-                _report_skipped(cached, path, fw, reporter)
+                done = adopt_outputs(nb, cached)
+                _report_skipped(done, path, fw, reporter)
                 report.cached.append((path, fw))
-                report.executed[(path, fw)] = cached
+                report.executed[(path, fw)] = done
             elif pages is None or path in pages:
                 lib_root = _lib_snapshot(config, fw, visible)
                 cwd = config.build_dir / "eval" / fw / Path(path).parent

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import shutil
@@ -34,6 +35,29 @@ def notebook_key(nb: NotebookNode, framework: str, requirements_hash: str, libra
         digest.update(json.dumps(record, sort_keys=True).encode())
         digest.update(b"\0")
     return digest.hexdigest()
+
+
+def adopt_outputs(fresh: NotebookNode, cached: NotebookNode) -> NotebookNode:
+    """``fresh`` (this build's notebook) with the outputs of a cached run of the same code.
+
+    The key guarantees the same code cells in the same order; prose, cell ids and source
+    lines may have moved since, so they are taken from ``fresh``.
+    """
+    merged = copy.deepcopy(fresh)
+    old_cells = [c for c in cached.cells if c.cell_type == "code"]
+    new_cells = [c for c in merged.cells if c.cell_type == "code"]
+    for new, old in zip(new_cells, old_cells, strict=True):
+        new.outputs = old.get("outputs", [])
+        new.execution_count = old.get("execution_count")
+        if "execution" in old.metadata:
+            new.metadata["execution"] = old.metadata["execution"]
+        skipped = old.metadata.get("polybook", {}).get("skipped")
+        if skipped:
+            new.metadata["polybook"]["skipped"] = skipped
+    for key in ("run", "key", "seconds"):
+        if key in cached.metadata.get("polybook", {}):
+            merged.metadata["polybook"][key] = cached.metadata["polybook"][key]
+    return merged
 
 
 @dataclass(frozen=True)

@@ -72,6 +72,23 @@ def test_prose_edit_runs_nothing(warm: Path) -> None:
     assert ran(evaluate(warm)) == set()
 
 
+def test_a_new_prose_block_moves_cells_but_keeps_their_outputs(warm: Path) -> None:
+    edit(
+        warm,
+        "chap/tensors.md",
+        "The library sees what was saved:",
+        ":begin_tab:`jax`\nA note for JAX readers.\n:end_tab:\n\nThe library sees what was saved:",
+    )
+    report = evaluate(warm)
+    assert ran(report) == set()
+    nb = report.executed[("chap/tensors.md", "mxnet")]
+    cell = next(c for c in nb.cells if "print(name, d2l.double(2))" in c.source)
+    assert cell.outputs[0]["text"] == "imperative 4\n"
+    text = (warm / "chap/tensors.md").read_text().splitlines()
+    line = cell.metadata["polybook"]["line"]
+    assert text[line - 1].strip() == "name = 'imperative'"  # the line as it stands now
+
+
 def test_one_framework_cell_edit_runs_only_that_notebook(warm: Path) -> None:
     edit(
         warm,
