@@ -129,7 +129,7 @@ def _plan(
 ) -> list[Job]:
     """The notebooks to run; cached and code-free ones go straight into ``report``."""
     jobs: list[Job] = []
-    requirements = {fw: env.requirements_hash() for fw, env in environments.items()}
+    requirements = {fw: env.identity() for fw, env in environments.items()}
     package_inits = {
         fw: hashlib.sha256(_package_init(config, fw)).hexdigest() for fw in environments
     }

@@ -17,10 +17,10 @@ from .nb import reads, writes
 CACHE_VERSION = "1"
 
 
-def notebook_key(nb: NotebookNode, framework: str, requirements_hash: str, library: str) -> str:
+def notebook_key(nb: NotebookNode, framework: str, environment: str, library: str) -> str:
     """Hash of what execution depends on: code cells (not prose), env pins, visible library."""
     digest = hashlib.sha256()
-    for part in (CACHE_VERSION, framework, requirements_hash, library):
+    for part in (CACHE_VERSION, framework, environment, library):
         digest.update(part.encode())
         digest.update(b"\0")
     for cell in nb.cells:

@@ -6,6 +6,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import shutil
 import subprocess
 import venv
@@ -48,8 +49,33 @@ class Environment:
                 return f"{name} {version}"
         return ""
 
+    def identity(self) -> str:
+        """Hash of the framework's pinned versions, the same for its CPU and CUDA builds.
+
+        The CPU set names the versions (the CUDA set pins the same ones, see the tests), so
+        a run cached on a GPU host serves a laptop, and the other way round.
+        """
+        cpu = SOURCE_ROOT / frameworks.get(self.framework).requirements("cpu")
+        return hashlib.sha256("\n".join(pins(cpu)).encode()).hexdigest()
+
     def requirements_hash(self) -> str:
         return hashlib.sha256(self.requirements.read_bytes()).hexdigest()
+
+
+BUILD_VARIANT = re.compile(r"\[[^\]]*\]|[-_](cpu|cu\d+)(?=\s*==)")
+
+
+def normalized_pin(line: str) -> str:
+    """``tensorflow[and-cuda]==2.21`` / ``tensorflow_cpu==2.21`` -> ``tensorflow==2.21``."""
+    name, _, version = line.strip().partition("==")
+    name = BUILD_VARIANT.sub("", name.strip() + "==").removesuffix("==")
+    return f"{name.lower().replace('_', '-')}=={version.strip()}"
+
+
+def pins(requirements: Path) -> list[str]:
+    """The normalized pins of a requirement file, sorted."""
+    lines = requirements.read_text(encoding="utf-8").splitlines()
+    return sorted(normalized_pin(x) for x in lines if x.strip() and not x.lstrip().startswith("#"))
 
 
 def envs_root(configured: str = "") -> Path:
