@@ -65,7 +65,7 @@ def _overrides(args: argparse.Namespace) -> dict[str, str]:
 
 def run(args: argparse.Namespace) -> int:
     config = load_config(Path(args.root), _overrides(args))
-    reporter = Reporter()
+    reporter = Reporter(suppressed=frozenset(config.suppress_warnings))
     for diag in config.ignored:
         reporter.warn(diag.location, diag.message, diag.subtype)
     if args.command == "cache":

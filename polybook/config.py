@@ -28,6 +28,7 @@ KNOWN_KEYS: dict[str, set[str]] = {
         "device",
         "envs_dir",
         "gpu_share",
+        "suppress_warnings",
     },
     "library": {"framework_specific"},
     "html": set(),
@@ -67,6 +68,7 @@ class BookConfig:
     envs_dir: str = ""
     gpu_share: int = 1
     framework_specific: tuple[str, ...] = ()
+    suppress_warnings: tuple[str, ...] = ()
     libraries: Mapping[str, LibraryTarget] = field(default_factory=lambda: MappingProxyType({}))
     ignored: tuple[Diagnostic, ...] = ()
 
@@ -198,6 +200,9 @@ def _validate(
         envs_dir=get("build", "envs_dir", ""),
         gpu_share=max(1, integer("gpu_share", 1)),
         framework_specific=_split_list(get("library", "framework_specific", "")),
+        suppress_warnings=tuple(
+            w.removeprefix("polybook.") for w in _split_list(get("build", "suppress_warnings", ""))
+        ),
         libraries=MappingProxyType(libraries),
         ignored=tuple(ignored),
     )

@@ -56,10 +56,15 @@ class Reporter:
     """Collects diagnostics of one build; warnings of one kind are reported once per place."""
 
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    suppressed: frozenset[str] = frozenset()  # subtypes, e.g. "cite" or "exec" (and below)
+
+    def is_suppressed(self, subtype: str) -> bool:
+        parts = subtype.split(".")
+        return any(".".join(parts[:n]) in self.suppressed for n in range(1, len(parts) + 1))
 
     def warn(self, location: Location, message: str, subtype: str) -> None:
         diag = Diagnostic(location, message, subtype)
-        if diag not in self.diagnostics:
+        if not self.is_suppressed(subtype) and diag not in self.diagnostics:
             self.diagnostics.append(diag)
             logger.warning("%s", diag)
 

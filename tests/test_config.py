@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from polybook.config import load_config
-from polybook.diagnostics import PolybookError
+from polybook.diagnostics import Location, PolybookError, Reporter
 
 
 def write(root: Path, text: str) -> Path:
@@ -31,6 +31,16 @@ def test_reads_d2lbook_keys_and_reports_unknown_ones_once_with_their_line(tmp_pa
         "config.ini:11: [html] favicon is ignored [polybook.config]",
         "config.ini:6: [build] max_line_length is ignored [polybook.config]",
     ]
+
+
+def test_warnings_can_be_suppressed_by_subtype(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, "[build]\nsuppress_warnings = polybook.cite exec\n"))
+    reporter = Reporter(suppressed=frozenset(config.suppress_warnings))
+    here = Location("a.md", 3)
+    reporter.warn(here, "shown as keys", "cite")
+    reporter.warn(here, "not run", "exec.devices")
+    reporter.warn(here, "no heading", "label")
+    assert [str(d) for d in reporter.diagnostics] == ["a.md:3: no heading [polybook.label]"]
 
 
 def test_unknown_framework_is_an_error_at_its_line(tmp_path: Path) -> None:
