@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -113,3 +115,14 @@ def test_an_interrupt_cancels_the_executor() -> None:
     with pytest.raises(KeyboardInterrupt):
         Scheduler(Interrupting(), Inventory(0), jobs=1).run([job("x", 0.01)])
     assert cancelled.is_set()
+
+
+def test_kernels_see_only_the_gpus_they_were_given() -> None:
+    from polybook.execute import _kernel_environ
+
+    base = KernelEnv("pytorch", "k", (), Path("."), pythonpath=("/lib",))
+    on_gpu_host = _kernel_environ(replace(base, host_gpus=4, visible_gpus=(1, 3)))
+    assert on_gpu_host["CUDA_VISIBLE_DEVICES"] == "1,3"
+    assert on_gpu_host["PYTHONPATH"] == "/lib"
+    cpu_only = _kernel_environ(base)
+    assert cpu_only.get("CUDA_VISIBLE_DEVICES") == os.environ.get("CUDA_VISIBLE_DEVICES")
