@@ -21,8 +21,8 @@ from .execute import KernelEnv
 from .executors import LocalExecutor
 from .fsutil import write_atomic
 from .library import SavedBlock, check_blocks, extract_blocks, library_text, parity_gaps
-from .nb import writes
-from .render import ANSI, render_page
+from .nb import strip_ansi, writes
+from .render import render_page
 from .scheduler import Inventory, Job, JobResult, Scheduler
 from .site import build_site
 from .split import split
@@ -212,9 +212,8 @@ def build_eval(
             report.executed[(job.path, job.framework)] = result.notebook
         if result.status != "ok" or result.notebook is None:
             if result.error is not None:
-                reporter.diagnostics.append(result.error)
-                logger.error("%s", result.error)
-                traceback = ANSI.sub("", str(result.details.get("traceback", ""))).strip()
+                reporter.error(result.error)
+                traceback = strip_ansi(str(result.details.get("traceback", ""))).strip()
                 if traceback:
                     tail = "\n".join(traceback.splitlines()[-12:])
                     logger.info("%s", "    " + tail.replace("\n", "\n    "))

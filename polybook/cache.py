@@ -54,7 +54,7 @@ def adopt_outputs(fresh: NotebookNode, cached: NotebookNode) -> NotebookNode:
         skipped = old.metadata.get("polybook", {}).get("skipped")
         if skipped:
             new.metadata["polybook"]["skipped"] = skipped
-    for key in ("run", "key", "seconds"):
+    for key in ("run", "key"):
         if key in cached.metadata.get("polybook", {}):
             merged.metadata["polybook"][key] = cached.metadata["polybook"][key]
     return merged

@@ -68,9 +68,10 @@ class Reporter:
             self.diagnostics.append(diag)
             logger.warning("%s", diag)
 
-    def error(self, err: PolybookError) -> None:
-        self.diagnostics.append(err.diagnostic)
-        logger.error("%s", err.diagnostic)
+    def error(self, err: PolybookError | Diagnostic) -> None:
+        diag = err.diagnostic if isinstance(err, PolybookError) else err
+        self.diagnostics.append(diag)
+        logger.error("%s", diag)
 
     @property
     def errors(self) -> list[Diagnostic]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -84,8 +85,9 @@ def envs_root(configured: str = "") -> Path:
     return Path(chosen).resolve() if chosen else SOURCE_ROOT / ".envs"
 
 
+@functools.cache
 def host_gpus() -> int:
-    """Number of NVIDIA GPUs this host has (0 without a driver)."""
+    """Number of NVIDIA GPUs this host has (0 without a driver); asked once per process."""
     smi = shutil.which("nvidia-smi")
     if not smi:
         return 0

@@ -4,21 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import json
 import os
 import re
 import tempfile
-import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from nbformat import NotebookNode
 
 from .diagnostics import Location, PolybookError
+from .nb import strip_ansi
 
 SKIP_TAG = "skip-execution"
-ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 CELL_LINE = re.compile(r"(?:Cell In\[\d+\]|<ipython-input-\d+-\w+>), line (\d+)")
 
 
@@ -35,6 +35,19 @@ class KernelEnv:
     timeout: int = 1200
     host_gpus: int = 0
     visible_gpus: tuple[int, ...] = ()
+
+    def to_json(self) -> str:
+        fields = asdict(self)
+        fields["cwd"] = str(self.cwd)
+        return json.dumps(fields)
+
+    @classmethod
+    def from_json(cls, text: str) -> KernelEnv:
+        fields = json.loads(text)
+        fields["cwd"] = Path(fields["cwd"])
+        for key in ("kernel_dirs", "pythonpath", "visible_gpus"):
+            fields[key] = tuple(fields[key])
+        return cls(**fields)
 
 
 class CellError(PolybookError):
@@ -94,7 +107,7 @@ def _location(nb: NotebookNode, index: int, framework: str, traceback: str) -> L
     meta = cell.metadata.get("polybook", {})
     source_map: list[int] = meta.get("source_map", [])
     line = int(meta.get("line", 0))
-    hits = CELL_LINE.findall(ANSI.sub("", traceback))
+    hits = CELL_LINE.findall(strip_ansi(traceback))
     if hits and source_map and 0 < int(hits[-1]) <= len(source_map):
         line = source_map[int(hits[-1]) - 1]
     code_number = sum(1 for c in nb.cells[: index + 1] if c.cell_type == "code")
@@ -131,7 +144,6 @@ def execute(nb: NotebookNode, env: KernelEnv) -> NotebookNode:
     def on_cell_start(cell: NotebookNode, cell_index: int, **_: Any) -> None:
         current["index"] = cell_index
 
-    started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="polybook-kernel-") as runtime:
         # Unix-socket transport: parallel kernels never compete for TCP ports.
         km = AsyncKernelManager(
@@ -157,5 +169,4 @@ def execute(nb: NotebookNode, env: KernelEnv) -> NotebookNode:
             )
         except (CellExecutionError, CellTimeoutError, DeadKernelError) as exc:
             raise _cell_error(exc, work, current["index"], env.framework) from exc
-    work.metadata["polybook"]["seconds"] = round(time.monotonic() - started, 3)
     return work

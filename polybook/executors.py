@@ -1,6 +1,6 @@
 """The local executor: a few long-lived worker processes, each running one notebook at a time.
 
-A worker (``python -m polybook.worker --serve``) reads job folders from its stdin and answers
+A worker (``python -m polybook.worker``) reads job folders from its stdin and answers
 ``done`` once it has written the result there; it survives failing cells, timeouts and
 dying kernels, so only its first job pays for its start. Cancelling sends SIGTERM to every
 worker, which shuts its kernel down first.
@@ -20,7 +20,6 @@ import threading
 import time
 import uuid
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import asdict
 from pathlib import Path
 from typing import IO
 
@@ -36,7 +35,7 @@ class _Worker:
         self.log = log
         with open(log, "ab") as handle:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "polybook.worker", "--serve"],
+                [sys.executable, "-m", "polybook.worker"],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=handle,
@@ -109,9 +108,7 @@ class LocalExecutor:
             shutil.rmtree(job_dir, ignore_errors=True)
 
     def _run_in(self, job: Job, job_dir: Path) -> JobResult:
-        env = asdict(job.env)
-        env["cwd"] = str(job.env.cwd)
-        (job_dir / "job.json").write_text(json.dumps({"env": env}), encoding="utf-8")
+        (job_dir / "env.json").write_text(job.env.to_json(), encoding="utf-8")
         (job_dir / "in.ipynb").write_text(writes(job.notebook), encoding="utf-8")
         started = time.monotonic()
         worker = self._worker()

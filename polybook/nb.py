@@ -7,10 +7,18 @@ reading and writing skip nbformat's per-call validation (what we write was valid
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, cast
 
 import nbformat
 from nbformat import NotebookNode
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def strip_ansi(text: str) -> str:
+    """Terminal colour codes removed (tracebacks, progress bars)."""
+    return ANSI.sub("", text)
 
 
 def _node(data: dict[str, Any]) -> NotebookNode:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,8 +14,8 @@ from nbformat import NotebookNode
 from .diagnostics import Reporter
 from .model import Block, CodeCell, Document, Prose, TabProse, Toc
 from .myst import Lines, prose_to_myst
+from .nb import strip_ansi
 
-ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 OUTPUT_DIR = "_pb_outputs"
 CELLS_SUFFIX = ".pbcells.json"
 IMAGE_TYPES = {"image/png": "png", "image/svg+xml": "svg", "image/jpeg": "jpg"}
@@ -39,9 +38,9 @@ class Page:
 def _output(out: NotebookNode, page: Page) -> dict[str, str] | None:
     """One notebook output as renderer data; images become files of the site."""
     if out.output_type == "stream":
-        return {"type": "stream", "name": out.name, "text": ANSI.sub("", out.text)}
+        return {"type": "stream", "name": out.name, "text": strip_ansi(out.text)}
     if out.output_type == "error":
-        return {"type": "error", "text": ANSI.sub("", "\n".join(out.traceback))}
+        return {"type": "error", "text": strip_ansi("\n".join(out.traceback))}
     data = out.get("data", {})
     for mime, ext in IMAGE_TYPES.items():
         if mime in data:
@@ -53,7 +52,7 @@ def _output(out: NotebookNode, page: Page) -> dict[str, str] | None:
     if "text/html" in data:
         return {"type": "html", "text": data["text/html"]}
     if "text/plain" in data:
-        return {"type": "text", "text": ANSI.sub("", data["text/plain"])}
+        return {"type": "text", "text": strip_ansi(data["text/plain"])}
     return None
 
 

@@ -1,8 +1,8 @@
 """Runs notebook jobs: longest first, within a job limit and a device inventory.
 
-The scheduler decides *what* runs *where*; an :class:`Executor` runs it. The local executor
-starts one worker process per notebook; a distributed backend (Dask, Ray) implements the
-same two methods.
+The scheduler decides *what* runs *where*; an :class:`Executor` runs it: the local one
+(:mod:`polybook.executors`) on a few long-lived worker processes; a distributed backend
+(Dask, Ray) implements the same two methods.
 """
 
 from __future__ import annotations

@@ -16,7 +16,8 @@ from .config import BookConfig
 from .diagnostics import Location, PolybookError, Reporter
 from .envs import SOURCE_ROOT
 from .fsutil import write_atomic
-from .render import ANSI, CELLS_SUFFIX, Page
+from .nb import strip_ansi
+from .render import CELLS_SUFFIX, Page
 
 MAP_SUFFIX = ".pbmap.json"
 STATIC = Path(__file__).parent / "static"
@@ -105,7 +106,8 @@ def write_sources(config: BookConfig, pages: Sequence[Page], srcdir: Path) -> bo
             changed |= write_atomic(srcdir / name, raw)
     for stale in srcdir.rglob("*.md"):
         if stale not in wanted:
-            stale.unlink()
+            for suffix in (".md", CELLS_SUFFIX, MAP_SUFFIX):
+                stale.with_name(stale.name.removesuffix(".md") + suffix).unlink(missing_ok=True)
             changed = True
     for resource in config.resources:
         source = config.root / resource
@@ -177,7 +179,7 @@ def build_site(config: BookConfig, pages: Sequence[Page], reporter: Reporter) ->
         text=True,
         check=False,
     )
-    _report(ANSI.sub("", done.stderr), srcdir, reporter)
+    _report(strip_ansi(done.stderr), srcdir, reporter)
     if done.returncode != 0:
         reporter.error(PolybookError(Location("sphinx"), "the HTML build failed", "render"))
     return outdir

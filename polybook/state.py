@@ -32,8 +32,10 @@ def fingerprint(config: BookConfig, command: str, extra: Iterable[Path] = ()) ->
     root = config.root
     pages = {p for pattern in config.notebooks for p in root.glob(pattern)}
     _hash_files(digest, root, [root / "config.ini", *pages])
-    for resource in config.resources:
-        _hash_files(digest, root, (root / resource).rglob("*"))
+    libraries = {root / config.library_for(fw).lib_file for fw in config.tabs}
+    for resource in config.resources:  # outputs (libraries) are checked by `unchanged`
+        files = (p for p in (root / resource).rglob("*") if p not in libraries)
+        _hash_files(digest, root, files)
     for path in sorted(extra):
         digest.update(str(path).encode())
         digest.update(hashlib.sha256(path.read_bytes()).digest() if path.is_file() else b"-")

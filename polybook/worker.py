@@ -1,8 +1,9 @@
-"""Notebook runs in a process of their own: ``python -m polybook.worker JOB_DIR | --serve``.
+"""A worker process: ``python -m polybook.worker``, run by :mod:`polybook.executors`.
 
-The job folder holds ``job.json`` (a :class:`polybook.scheduler.Job`); the worker writes
-``result.json`` and ``out.ipynb`` there, each atomically. Killing the worker (SIGTERM) shuts
-its kernel down first.
+It reads job folders from stdin, one per line. A folder holds ``env.json`` (a
+:class:`~polybook.execute.KernelEnv`) and ``in.ipynb``; the worker writes ``out.ipynb`` and
+``result.json`` there, each atomically, and answers ``done``. SIGTERM shuts the kernel of
+the job in hand down first.
 """
 
 from __future__ import annotations
@@ -24,13 +25,8 @@ def _stop(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
-def run_job(job_dir: Path) -> int:
-    job = json.loads((job_dir / "job.json").read_text(encoding="utf-8"))
-    env_fields = dict(job["env"])
-    env_fields["cwd"] = Path(env_fields["cwd"])
-    for key in ("kernel_dirs", "pythonpath", "visible_gpus"):
-        env_fields[key] = tuple(env_fields[key])
-    env = KernelEnv(**env_fields)
+def run_job(job_dir: Path) -> None:
+    env = KernelEnv.from_json((job_dir / "env.json").read_text(encoding="utf-8"))
     nb = reads((job_dir / "in.ipynb").read_text(encoding="utf-8"))
     started = time.monotonic()
     result: dict[str, object] = {"status": "ok"}
@@ -56,7 +52,6 @@ def run_job(job_dir: Path) -> int:
     result["seconds"] = time.monotonic() - started
     write_atomic(job_dir / "out.ipynb", writes(done))
     write_atomic(job_dir / "result.json", json.dumps(result))
-    return 0
 
 
 def serve() -> int:
@@ -71,13 +66,13 @@ def serve() -> int:
     return 0
 
 
-def main(argv: list[str]) -> int:
+def main() -> int:
     signal.signal(signal.SIGTERM, _stop)
     try:
-        return serve() if argv == ["--serve"] else run_job(Path(argv[0]))
+        return serve()
     except KeyboardInterrupt:
         return 130
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())
