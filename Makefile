@@ -49,15 +49,15 @@ lib: setup
 	$(POLYBOOK) build lib
 
 lint: setup
-	$(TOOL)/bin/ruff check polybook tests
-	$(TOOL)/bin/ruff format --check polybook tests
+	$(TOOL)/bin/ruff check polybook tests tools
+	$(TOOL)/bin/ruff format --check polybook tests tools
 	$(TOOL)/bin/mypy
 
 test: envs system-deps lint
 	$(TOOL)/bin/python -m pytest
 
 bench: envs
-	$(TOOL)/bin/python -m polybook.bench
+	$(TOOL)/bin/python tools/bench.py
 
 # Removes build outputs; the execution cache (_build/cache) survives.
 clean:

@@ -12,20 +12,22 @@ from pathlib import Path
 
 from nbformat import NotebookNode
 
-from . import envs, frameworks
-from .book import Book
-from .cache import ExecutionCache, adopt_outputs, notebook_key
-from .config import BookConfig
-from .diagnostics import Location, PolybookError, Reporter
-from .execute import KernelEnv
-from .executors import LocalExecutor
-from .fsutil import write_atomic
-from .library import SavedBlock, check_blocks, extract_blocks, library_text, parity_gaps
-from .nb import strip_ansi, writes
-from .render import render_page
-from .scheduler import Inventory, Job, JobResult, Scheduler
-from .site import build_site
-from .split import split
+from polybook import frameworks
+from polybook.config import BookConfig
+from polybook.diagnostics import Location, PolybookError, Reporter
+from polybook.execution import envs
+from polybook.execution.cache import ExecutionCache, adopt_outputs, notebook_key
+from polybook.execution.kernel import KernelEnv
+from polybook.execution.local import LocalExecutor
+from polybook.execution.scheduler import Inventory, Job, JobResult, Scheduler
+from polybook.fsutil import write_atomic
+from polybook.library import SavedBlock, check_blocks, extract_blocks, library_text, parity_gaps
+from polybook.meta import RunInfo, cell_meta, notebook_meta, update_notebook_meta
+from polybook.nb import strip_ansi, writes
+from polybook.site.render import render_page
+from polybook.site.sphinx_build import build_site
+from polybook.source.book import Book
+from polybook.source.split import split
 
 logger = logging.getLogger("polybook")
 Split = dict[str, list[tuple[str, NotebookNode]]]  # framework -> [(page, notebook)] in order
@@ -169,11 +171,11 @@ def _report_skipped(nb: NotebookNode, path: str, fw: str, reporter: Reporter) ->
     """Warn once per cell that was not run for want of devices; returns how many."""
     count = 0
     for number, cell in enumerate((c for c in nb.cells if c.cell_type == "code"), start=1):
-        meta = cell.metadata.get("polybook", {})
-        if meta.get("skipped"):
+        meta = cell_meta(cell)
+        if meta.skipped:
             count += 1
-            where = Location(path, int(meta.get("line", 0)), fw, number)
-            reporter.warn(where, f"not run: {meta['skipped']}", "exec.devices")
+            where = Location(path, meta.line, fw, number)
+            reporter.warn(where, f"not run: {meta.skipped}", "exec.devices")
     return count
 
 
@@ -213,27 +215,28 @@ def build_eval(
         if result.status != "ok" or result.notebook is None:
             if result.error is not None:
                 reporter.error(result.error)
-                traceback = strip_ansi(str(result.details.get("traceback", ""))).strip()
+                failure = result.failure
+                traceback = strip_ansi(failure.traceback if failure else "").strip()
                 if traceback:
                     tail = "\n".join(traceback.splitlines()[-12:])
                     logger.info("%s", "    " + tail.replace("\n", "\n    "))
             report.failed.append((job.path, job.framework))
             return
         skipped = _report_skipped(result.notebook, job.path, job.framework, reporter)
-        result.notebook.metadata["polybook"]["run"] = {
-            "host_gpus": inventory.gpus,
-            "skipped": skipped,
-            "seconds": round(result.seconds, 3),
-            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "framework_version": versions.get(job.framework, ""),
-        }
-        result.notebook.metadata["polybook"]["key"] = job.key
+        run = RunInfo(
+            host_gpus=inventory.gpus,
+            skipped=skipped,
+            seconds=round(result.seconds, 3),
+            date=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            framework_version=versions.get(job.framework, ""),
+        )
+        update_notebook_meta(result.notebook, run=run, key=job.key)
         cache.put(job.key, result.notebook)
         report.ran.append((job.path, job.framework, result.seconds))
         timings[f"{job.path}|{job.framework}"] = result.seconds
 
     if jobs:
-        from .progress import BuildProgress
+        from polybook.execution.progress import BuildProgress
 
         executor = LocalExecutor(config.effective_jobs, config.build_dir / "work")
         with BuildProgress(len(jobs)) as progress:
@@ -268,7 +271,7 @@ def _write_executed(config: BookConfig, report: EvalReport) -> None:
     for (path, fw), nb in report.executed.items():
         out = config.build_dir / "eval" / fw / (path.removesuffix(".md") + ".ipynb")
         name = out.relative_to(config.build_dir).as_posix()
-        key = nb.metadata.get("polybook", {}).get("key", "")
+        key = notebook_meta(nb).key
         if key and index.get(name) == key and out.is_file():
             continue
         write_atomic(out, writes(nb))

@@ -8,10 +8,12 @@ import logging
 import sys
 from pathlib import Path
 
-from . import envs, frameworks, state
-from .config import BookConfig, load_config
-from .diagnostics import PolybookError, Reporter
-from .fsutil import write_atomic
+from polybook import frameworks, state
+from polybook.config import BookConfig, load_config
+from polybook.diagnostics import PolybookError, Reporter
+from polybook.execution import envs
+from polybook.fsutil import write_atomic
+from polybook.paths import SOURCE_ROOT
 
 logger = logging.getLogger("polybook")
 
@@ -69,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     for diag in config.ignored:
         reporter.warn(diag.location, diag.message, diag.subtype)
     if args.command == "cache":
-        from .cache import ExecutionCache
+        from polybook.execution.cache import ExecutionCache
 
         count = ExecutionCache(config.build_dir / "cache" / "exec").clear()
         state.forget(config)
@@ -81,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     device = envs.resolve_device(config.device)
     command = json.dumps([args.target, tabs, sorted(args.pages), device, envs.host_gpus()])
-    pins = [envs.SOURCE_ROOT / frameworks.get(fw).requirements(device) for fw in tabs]
+    pins = [SOURCE_ROOT / frameworks.get(fw).requirements(device) for fw in tabs]
     inputs = state.fingerprint(config, command, pins)
     outputs = {"html": ["html/index.html"], "eval": ["eval"], "lib": []}[args.target]
     if state.unchanged(config, inputs, outputs):
@@ -102,8 +104,8 @@ def _write_report(args: argparse.Namespace, summary: dict[str, object]) -> None:
 def _build(
     args: argparse.Namespace, config: BookConfig, tabs: tuple[str, ...], reporter: Reporter
 ) -> int:
-    from .book import BookInvalid, load_book, resolve_sources
-    from .build import build_eval, build_html, build_library, split_book
+    from polybook.build import build_eval, build_html, build_library, split_book
+    from polybook.source.book import BookInvalid, load_book, resolve_sources
 
     try:
         book = load_book(config, reporter)

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
-from . import frameworks
-from .diagnostics import Diagnostic, Location, PolybookError
+from polybook import frameworks
+from polybook.diagnostics import Diagnostic, Location, PolybookError
 
 CONFIG_FILE = "config.ini"
 

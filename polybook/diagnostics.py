@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
 logger = logging.getLogger("polybook")
 
@@ -25,6 +26,19 @@ class Location:
             text += f" cell {self.cell}"
         return text
 
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Location:
+        cell = data.get("cell")
+        return cls(
+            str(data["path"]),
+            int(data.get("line", 0)),
+            str(data.get("framework", "")),
+            int(cell) if cell is not None else None,
+        )
+
 
 @dataclass(frozen=True)
 class Diagnostic:
@@ -37,6 +51,23 @@ class Diagnostic:
 
     def __str__(self) -> str:
         return f"{self.location}: {self.message} [polybook.{self.subtype}]"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "location": self.location.to_json(),
+            "message": self.message,
+            "subtype": self.subtype,
+            "severity": self.severity,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Diagnostic:
+        return cls(
+            Location.from_json(data["location"]),
+            str(data["message"]),
+            str(data["subtype"]),
+            str(data.get("severity", "warning")),
+        )
 
 
 class PolybookError(Exception):

@@ -6,12 +6,13 @@ import ast
 import io
 import re
 import tokenize
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from nbformat import NotebookNode
 
-from .diagnostics import Location, PolybookError
+from polybook.diagnostics import Location, PolybookError
+from polybook.meta import cell_meta
 
 SAVE = "#@save"
 SAVE_SUFFIX = re.compile(r"\s*#@save\s*$")
@@ -29,12 +30,22 @@ d2l = sys.modules[__name__]
 
 @dataclass(frozen=True)
 class SavedBlock:
-    """One saved statement (or cell) with the place it came from."""
+    """One saved statement (or cell) with the page line of each of its lines."""
 
     path: str
-    line: int
+    lines: tuple[int, ...]  # lines[k] is the page line of the code's line k + 1
     code: str
     notebook: int  # position of its notebook in book order
+
+    @property
+    def line(self) -> int:
+        return self.lines[0] if self.lines else 0
+
+    def source_line(self, code_line: int) -> int:
+        """The page line of the block's 1-based line ``code_line``."""
+        if 0 < code_line <= len(self.lines):
+            return self.lines[code_line - 1]
+        return self.lines[-1] if self.lines else 0
 
 
 def _save_lines(source: str) -> set[int]:
@@ -51,8 +62,14 @@ def _save_lines(source: str) -> set[int]:
     return found
 
 
-def _strip_marks(lines: Iterable[str]) -> str:
-    return "\n".join(SAVE_SUFFIX.sub("", line) for line in lines).strip("\n")
+def _block(path: str, numbered: Sequence[tuple[int, str]], notebook: int) -> SavedBlock:
+    """A block of ``(page line, text)`` pairs, marks removed and blank edges trimmed."""
+    kept = [(n, SAVE_SUFFIX.sub("", t)) for n, t in numbered]
+    while kept and not kept[0][1].strip():
+        kept.pop(0)
+    while kept and not kept[-1][1].strip():
+        kept.pop()
+    return SavedBlock(path, tuple(n for n, _ in kept), "\n".join(t for _, t in kept), notebook)
 
 
 def _header_end(node: ast.stmt) -> int:
@@ -70,18 +87,19 @@ def _header_end(node: ast.stmt) -> int:
 def cell_blocks(cell: NotebookNode, path: str, notebook: int, framework: str) -> list[SavedBlock]:
     """The saved blocks of one code cell."""
     source: str = cell.source
-    source_map: list[int] = cell.metadata["polybook"]["source_map"]
+    meta = cell_meta(cell)
     marks = _save_lines(source)
     if not marks:
         return []
-    lines = source.splitlines()
+    lines = source.split("\n")
+    numbered = [(meta.source_line(k), t) for k, t in enumerate(lines, start=1)]
 
     def where(line: int) -> Location:
-        return Location(path, source_map[line - 1], framework)
+        return Location(path, meta.source_line(line), framework)
 
     first = next((n for n, t in enumerate(lines, 1) if t.strip()), 1)
     if lines[first - 1].strip() == SAVE:
-        return [SavedBlock(path, source_map[first - 1], _strip_marks(lines[first:]), notebook)]
+        return [_block(path, numbered[first:], notebook)]
     blank_magics = "\n".join("" if MAGIC.match(t) else t for t in lines)
     try:
         tree = ast.parse(blank_magics)
@@ -99,8 +117,7 @@ def cell_blocks(cell: NotebookNode, path: str, notebook: int, framework: str) ->
         if header & marks:
             used |= header & marks
             end = node.end_lineno or node.lineno
-            code = _strip_marks(lines[start - 1 : end])
-            blocks.append(SavedBlock(path, source_map[start - 1], code, notebook))
+            blocks.append(_block(path, numbered[start - 1 : end], notebook))
     stray = sorted(marks - used)
     if stray:
         raise PolybookError(
@@ -145,7 +162,7 @@ def check_blocks(blocks: Sequence[SavedBlock], framework: str) -> None:
             added = _added_class(node)
             if added and added[0] not in defined:
                 raise PolybookError(
-                    Location(block.path, block.line + added[1] - 1, framework),
+                    Location(block.path, block.source_line(added[1]), framework),
                     f"add_to_class({added[0]}): {added[0]} is not saved earlier in book order",
                     "library.add_to_class",
                 )
@@ -161,9 +178,8 @@ def check_blocks(blocks: Sequence[SavedBlock], framework: str) -> None:
 
 
 def _syntax_error(block: SavedBlock, exc: SyntaxError, framework: str) -> PolybookError:
-    line = block.line + (exc.lineno or 1) - 1
     return PolybookError(
-        Location(block.path, line, framework),
+        Location(block.path, block.source_line(exc.lineno or 1), framework),
         f"saved code does not compile: {exc.msg}",
         "library.syntax",
     )

@@ -11,10 +11,10 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
-from .config import BookConfig
-from .fsutil import write_atomic
+from polybook.config import BookConfig
+from polybook.fsutil import write_atomic
+from polybook.paths import PACKAGE_ROOT as TOOL_ROOT
 
-TOOL_ROOT = Path(__file__).resolve().parent
 STATE_FILE = "state.json"
 
 
@@ -28,7 +28,7 @@ def _hash_files(digest: hashlib._Hash, root: Path, paths: Iterable[Path]) -> Non
 def fingerprint(config: BookConfig, command: str, extra: Iterable[Path] = ()) -> str:
     digest = hashlib.sha256(command.encode())
     _hash_files(digest, TOOL_ROOT, TOOL_ROOT.rglob("*.py"))
-    _hash_files(digest, TOOL_ROOT, (TOOL_ROOT / "static").glob("*"))
+    _hash_files(digest, TOOL_ROOT, (TOOL_ROOT / "site" / "static").glob("*"))
     root = config.root
     pages = {p for pattern in config.notebooks for p in root.glob(pattern)}
     _hash_files(digest, root, [root / "config.ini", *pages])

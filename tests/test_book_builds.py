@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from polybook.bench import copy_book
 from polybook.cli import main
+from tools.bench import copy_book
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parent.parent

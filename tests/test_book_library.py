@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from polybook import envs
 from polybook.cli import main
 from polybook.config import load_config
+from polybook.execution import envs
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parent.parent

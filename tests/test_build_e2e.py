@@ -178,11 +178,11 @@ def test_failing_cell_is_located_and_other_notebooks_still_run(
 
 def test_outputs_from_a_bigger_host_are_shown_with_their_provenance(tmp_path: Path) -> None:
     """A build on a (simulated) 2-GPU host fills the cache; this host then shows its outputs."""
-    from polybook.book import load_book
     from polybook.build import build_eval, build_library, split_book
     from polybook.config import load_config
     from polybook.diagnostics import Reporter
-    from polybook.scheduler import Inventory
+    from polybook.execution.scheduler import Inventory
+    from polybook.source.book import load_book
 
     root = copy_book(tmp_path / "book")
     config = load_config(root)

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from polybook.book import load_book
 from polybook.build import EvalReport, build_eval, build_library, split_book
 from polybook.cli import main
 from polybook.config import load_config
 from polybook.diagnostics import Reporter
-from polybook.scheduler import Inventory
+from polybook.execution.scheduler import Inventory
+from polybook.source.book import load_book
 
 from .conftest import copy_book
 

@@ -6,9 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from polybook import envs, frameworks
+from polybook import frameworks
+from polybook.execution import envs
+from polybook.paths import SOURCE_ROOT
 
-REQUIREMENTS = envs.SOURCE_ROOT / "requirements"
+REQUIREMENTS = SOURCE_ROOT / "requirements"
 
 
 def test_build_variants_normalize_to_one_name() -> None:

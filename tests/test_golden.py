@@ -14,10 +14,10 @@ from nbformat import NotebookNode
 
 from polybook.diagnostics import PolybookError, Reporter
 from polybook.library import check_blocks, extract_blocks, library_text
-from polybook.model import Document
-from polybook.parse import parse
-from polybook.render import render_page
-from polybook.split import split
+from polybook.site.render import render_page
+from polybook.source.model import Document
+from polybook.source.parse import parse
+from polybook.source.split import split
 
 from .golden import check_golden
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from polybook.book import load_book
 from polybook.build import build_library, split_book
 from polybook.config import load_config
 from polybook.diagnostics import Reporter
+from polybook.source.book import load_book
 
 
 def _lib(root: Path) -> tuple[Reporter, dict[str, int]]:

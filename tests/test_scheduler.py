@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from nbformat import NotebookNode
 
-from polybook.execute import KernelEnv
+from polybook.execution.kernel import KernelEnv
+from polybook.execution.scheduler import Inventory, Job, JobResult, Scheduler, gpus_needed
 from polybook.nb import new_code_cell, new_notebook
-from polybook.scheduler import Inventory, Job, JobResult, Scheduler, gpus_needed
 
 
 def notebook(*gpus: int) -> NotebookNode:
@@ -118,7 +118,7 @@ def test_an_interrupt_cancels_the_executor() -> None:
 
 
 def test_kernels_see_only_the_gpus_they_were_given() -> None:
-    from polybook.execute import _kernel_environ
+    from polybook.execution.kernel import _kernel_environ
 
     base = KernelEnv("pytorch", "k", (), Path("."), pythonpath=("/lib",))
     on_gpu_host = _kernel_environ(replace(base, host_gpus=4, visible_gpus=(1, 3)))

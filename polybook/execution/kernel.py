@@ -15,8 +15,9 @@ from typing import Any
 
 from nbformat import NotebookNode
 
-from .diagnostics import Location, PolybookError
-from .nb import strip_ansi
+from polybook.diagnostics import Location, PolybookError
+from polybook.meta import cell_meta, notebook_meta, update_cell_meta
+from polybook.nb import strip_ansi
 
 SKIP_TAG = "skip-execution"
 CELL_LINE = re.compile(r"(?:Cell In\[\d+\]|<ipython-input-\d+-\w+>), line (\d+)")
@@ -69,7 +70,17 @@ class CellError(PolybookError):
         super().__init__(location, message, "exec")
 
 
-def _cell_error(exc: Exception, work: NotebookNode, index: int, framework: str) -> CellError:
+def timeout_origin(cell: NotebookNode, default: int) -> str:
+    """The limit of a cell and where it was set, for messages."""
+    meta = cell_meta(cell)
+    if meta.timeout:
+        return f"{meta.timeout} s, set by `#@timeout {meta.timeout}`"
+    return f"{default} s, set by [build] cell_timeout"
+
+
+def _cell_error(
+    exc: Exception, work: NotebookNode, index: int, framework: str, default_timeout: int
+) -> CellError:
     from nbclient.exceptions import CellExecutionError, CellTimeoutError
 
     source = work.cells[index].source
@@ -78,7 +89,9 @@ def _cell_error(exc: Exception, work: NotebookNode, index: int, framework: str) 
         return CellError(where, exc.ename, exc.evalue, source, exc.traceback, work)
     where = _location(work, index, framework, "")
     if isinstance(exc, CellTimeoutError):
-        return CellError(where, "CellTimeoutError", "the cell timed out", source, "", work)
+        limit = timeout_origin(work.cells[index], default_timeout)
+        message = f"the cell timed out (limit {limit})"
+        return CellError(where, "CellTimeoutError", message, source, "", work)
     return CellError(where, "DeadKernelError", "the kernel died", source, "", work)
 
 
@@ -91,12 +104,12 @@ def mark_unrunnable(nb: NotebookNode, host_gpus: int) -> int:
     """Tag the cells that need more GPUs than the host has; returns how many."""
     count = 0
     for cell in nb.cells:
-        needed = cell.metadata.get("polybook", {}).get("requires", {}).get("gpus", 0)
+        needed = cell_meta(cell).gpus
         if cell.cell_type == "code" and needed > host_gpus:
             cell.metadata.setdefault("tags", [])
             if SKIP_TAG not in cell.metadata.tags:
                 cell.metadata.tags.append(SKIP_TAG)
-            cell.metadata.polybook["skipped"] = badge_text(needed, host_gpus)
+            update_cell_meta(cell, skipped=badge_text(needed, host_gpus))
             cell.outputs = []
             count += 1
     return count
@@ -104,14 +117,11 @@ def mark_unrunnable(nb: NotebookNode, host_gpus: int) -> int:
 
 def _location(nb: NotebookNode, index: int, framework: str, traceback: str) -> Location:
     cell = nb.cells[index]
-    meta = cell.metadata.get("polybook", {})
-    source_map: list[int] = meta.get("source_map", [])
-    line = int(meta.get("line", 0))
+    meta = cell_meta(cell)
     hits = CELL_LINE.findall(strip_ansi(traceback))
-    if hits and source_map and 0 < int(hits[-1]) <= len(source_map):
-        line = source_map[int(hits[-1]) - 1]
+    line = meta.source_line(int(hits[-1])) if hits else meta.line
     code_number = sum(1 for c in nb.cells[: index + 1] if c.cell_type == "code")
-    path = str(nb.metadata.get("polybook", {}).get("source", "<notebook>"))
+    path = notebook_meta(nb).source or "<notebook>"
     return Location(path, line, framework, code_number)
 
 
@@ -126,11 +136,14 @@ def _kernel_environ(env: KernelEnv) -> dict[str, str]:
 
 
 def _timeout(cell: NotebookNode, default: int) -> int:
-    return int(cell.metadata.get("polybook", {}).get("timeout", default))
+    return cell_meta(cell).timeout or default
 
 
-def execute(nb: NotebookNode, env: KernelEnv) -> NotebookNode:
-    """Run ``nb`` (left untouched) and return an executed copy; raises :class:`CellError`."""
+def execute(nb: NotebookNode, env: KernelEnv, kernel_log: Path | None = None) -> NotebookNode:
+    """Run ``nb`` (left untouched) and return an executed copy; raises :class:`CellError`.
+
+    What the kernel process writes outside Jupyter's capture goes to ``kernel_log``.
+    """
     from jupyter_client.kernelspec import KernelSpecManager
     from jupyter_client.manager import AsyncKernelManager
     from nbclient import NotebookClient
@@ -144,7 +157,11 @@ def execute(nb: NotebookNode, env: KernelEnv) -> NotebookNode:
     def on_cell_start(cell: NotebookNode, cell_index: int, **_: Any) -> None:
         current["index"] = cell_index
 
-    with tempfile.TemporaryDirectory(prefix="polybook-kernel-") as runtime:
+    log_path = kernel_log or Path(os.devnull)
+    with (
+        tempfile.TemporaryDirectory(prefix="polybook-kernel-") as runtime,
+        open(log_path, "ab") as log,
+    ):
         # Unix-socket transport: parallel kernels never compete for TCP ports.
         km = AsyncKernelManager(
             kernel_name=env.kernel_name,
@@ -165,8 +182,14 @@ def execute(nb: NotebookNode, env: KernelEnv) -> NotebookNode:
         try:
             # A loop of our own per run, closed afterwards (runs may happen in threads).
             asyncio.run(
-                client.async_execute(cleanup_kc=True, cwd=str(env.cwd), env=_kernel_environ(env))
+                client.async_execute(
+                    cleanup_kc=True,
+                    cwd=str(env.cwd),
+                    env=_kernel_environ(env),
+                    stdout=log,
+                    stderr=log,
+                )
             )
         except (CellExecutionError, CellTimeoutError, DeadKernelError) as exc:
-            raise _cell_error(exc, work, current["index"], env.framework) from exc
+            raise _cell_error(exc, work, current["index"], env.framework, env.timeout) from exc
     return work

@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .envs import SOURCE_ROOT
+from polybook.paths import SOURCE_ROOT
 
 BOOK_FILES = ("config.ini", "index.md")
 BOOK_DIRS = ("img", "d2l", "static")

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, wait
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from nbformat import NotebookNode
 
-from .diagnostics import Diagnostic
-from .execute import KernelEnv
+from polybook.diagnostics import Diagnostic
+from polybook.execution.kernel import KernelEnv
+from polybook.meta import cell_meta
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,21 @@ class Job:
         return f"{self.path} [{self.framework}]"
 
 
+@dataclass(frozen=True)
+class Failure:
+    """What a failed cell left: its source and the kernel's traceback (ANSI colours kept)."""
+
+    source: str = ""
+    traceback: str = ""
+
+    def to_json(self) -> dict[str, str]:
+        return {"source": self.source, "traceback": self.traceback}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Failure:
+        return cls(str(data.get("source", "")), str(data.get("traceback", "")))
+
+
 @dataclass
 class JobResult:
     job: Job
@@ -50,7 +66,7 @@ class JobResult:
     seconds: float = 0.0
     error: Diagnostic | None = None
     gpus: tuple[int, ...] = ()
-    details: dict[str, Any] = field(default_factory=dict)
+    failure: Failure | None = None
 
 
 class Executor(Protocol):
@@ -67,11 +83,7 @@ def gpus_needed(nb: NotebookNode, inventory: Inventory) -> int:
     GPU host (frameworks take the default GPU), none on a host without."""
     if inventory.gpus == 0:
         return 0
-    needs = [
-        int(c.metadata.get("polybook", {}).get("requires", {}).get("gpus", 0))
-        for c in nb.cells
-        if c.cell_type == "code"
-    ]
+    needs = [cell_meta(c).gpus for c in nb.cells if c.cell_type == "code"]
     return max([1, *(n for n in needs if n <= inventory.gpus)])
 
 

@@ -12,15 +12,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .config import BookConfig
-from .diagnostics import Location, PolybookError, Reporter
-from .envs import SOURCE_ROOT
-from .fsutil import write_atomic
-from .nb import strip_ansi
-from .render import CELLS_SUFFIX, Page
+from polybook.config import BookConfig
+from polybook.diagnostics import Location, PolybookError, Reporter
+from polybook.fsutil import write_atomic
+from polybook.nb import strip_ansi
+from polybook.paths import SOURCE_ROOT
+from polybook.site.files import CELLS_SUFFIX, MAP_SUFFIX, STATIC
+from polybook.site.render import Page
 
-MAP_SUFFIX = ".pbmap.json"
-STATIC = Path(__file__).parent / "static"
 WARNING = re.compile(r"^(?P<path>[^\n:]+?\.md):(?P<line>\d+): (?:WARNING|ERROR): (?P<msg>.*)$")
 MATHJAX = SOURCE_ROOT / ".envs" / "node" / "node_modules" / "mathjax" / "es5"
 
@@ -39,7 +38,7 @@ def sphinx_config(config: BookConfig) -> dict[str, Any]:
         "release": config.release,
         "language": config.lang,
         "root_doc": "index",
-        "extensions": ["myst_parser", "polybook.sphinx_ext"],
+        "extensions": ["myst_parser", "polybook.site.sphinx_ext"],
         "source_suffix": {".md": "markdown"},
         "exclude_patterns": ["_pb_outputs/**"],
         "myst_enable_extensions": ["dollarmath", "amsmath", "colon_fence"],
@@ -174,7 +173,7 @@ def build_site(config: BookConfig, pages: Sequence[Page], reporter: Reporter) ->
     if not changed and (outdir / "index.html").is_file():
         return outdir
     done = subprocess.run(
-        [sys.executable, "-m", "polybook.sphinx_run", str(settings_file)],
+        [sys.executable, "-m", "polybook.site.sphinx_run", str(settings_file)],
         capture_output=True,
         text=True,
         check=False,

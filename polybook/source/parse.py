@@ -7,8 +7,8 @@ import re
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from .diagnostics import Location, PolybookError
-from .model import Block, CodeCell, Document, Prose, TabProse, Toc
+from polybook.diagnostics import Location, PolybookError
+from polybook.source.model import Block, CodeCell, Document, Prose, TabProse, Toc
 
 CODE_INFO = re.compile(r"^\{\s*\.python\s+\.input\b[^}]*\}$")
 TAB_LINE = re.compile(r"^(?:%%tab|#@tab)\b(.*)$")

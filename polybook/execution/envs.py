@@ -15,12 +15,13 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import frameworks
-from .diagnostics import Location, PolybookError
-from .fsutil import write_atomic
+from polybook import frameworks
+from polybook.diagnostics import Location, PolybookError
+from polybook.fsutil import write_atomic
+from polybook.paths import SOURCE_ROOT
 
 logger = logging.getLogger("polybook")
-SOURCE_ROOT = Path(__file__).resolve().parent.parent
+
 STAMP = ".polybook-stamp"
 
 

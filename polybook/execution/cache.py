@@ -11,8 +11,9 @@ from pathlib import Path
 
 from nbformat import NotebookNode
 
-from .fsutil import write_atomic
-from .nb import reads, writes
+from polybook.fsutil import write_atomic
+from polybook.meta import RunInfo, cell_meta, notebook_meta, update_cell_meta, update_notebook_meta
+from polybook.nb import reads, writes
 
 CACHE_VERSION = "1"
 
@@ -26,11 +27,11 @@ def notebook_key(nb: NotebookNode, framework: str, environment: str, library: st
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
-        meta = cell.metadata.get("polybook", {})
+        meta = cell_meta(cell)
         record = {
             "source": cell.source,
-            "requires": meta.get("requires", {}),
-            "timeout": meta.get("timeout"),
+            "requires": meta.requires.to_json() if meta.requires else {},
+            "timeout": meta.timeout,
         }
         digest.update(json.dumps(record, sort_keys=True).encode())
         digest.update(b"\0")
@@ -51,12 +52,11 @@ def adopt_outputs(fresh: NotebookNode, cached: NotebookNode) -> NotebookNode:
         new.execution_count = old.get("execution_count")
         if "execution" in old.metadata:
             new.metadata["execution"] = old.metadata["execution"]
-        skipped = old.metadata.get("polybook", {}).get("skipped")
+        skipped = cell_meta(old).skipped
         if skipped:
-            new.metadata["polybook"]["skipped"] = skipped
-    for key in ("run", "key"):
-        if key in cached.metadata.get("polybook", {}):
-            merged.metadata["polybook"][key] = cached.metadata["polybook"][key]
+            update_cell_meta(new, skipped=skipped)
+    made = notebook_meta(cached)
+    update_notebook_meta(merged, run=made.run, key=made.key)
     return merged
 
 
@@ -78,8 +78,8 @@ class ExecutionCache:
             nb = reads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
-        run = nb.metadata.get("polybook", {}).get("run", {})
-        if run.get("host_gpus", 0) < host_gpus and run.get("skipped", 0) > 0:
+        run = notebook_meta(nb).run or RunInfo()
+        if run.host_gpus < host_gpus and run.skipped > 0:
             return None  # made on a smaller host: this one can run more of it
         return nb
 

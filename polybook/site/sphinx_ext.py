@@ -12,9 +12,8 @@ from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
-from . import frameworks
-from .render import CELLS_SUFFIX
-from .site import STATIC
+from polybook import frameworks
+from polybook.site.files import CELLS_SUFFIX, STATIC
 
 
 class pb_tabset(nodes.General, nodes.Element):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .diagnostics import Location, Reporter
+from polybook.diagnostics import Location, Reporter
 
 LABEL = re.compile(r"^:label:`([^`]+)`\s*$")
 WIDTH = re.compile(r"^:width:`([^`]+)`\s*$")

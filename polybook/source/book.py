@@ -6,10 +6,10 @@ import fnmatch
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from .config import BookConfig
-from .diagnostics import Location, PolybookError, Reporter
-from .model import Document, Toc
-from .parse import parse
+from polybook.config import BookConfig
+from polybook.diagnostics import Location, PolybookError, Reporter
+from polybook.source.model import Document, Toc
+from polybook.source.parse import parse
 
 ROOT_DOC = "index.md"
 

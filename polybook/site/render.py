@@ -11,13 +11,13 @@ from typing import Any
 
 from nbformat import NotebookNode
 
-from .diagnostics import Reporter
-from .model import Block, CodeCell, Document, Prose, TabProse, Toc
-from .myst import Lines, prose_to_myst
-from .nb import strip_ansi
+from polybook.diagnostics import Reporter
+from polybook.meta import RunInfo, cell_meta, notebook_meta
+from polybook.nb import strip_ansi
+from polybook.site.files import OUTPUT_DIR
+from polybook.site.myst import Lines, prose_to_myst
+from polybook.source.model import Block, CodeCell, Document, Prose, TabProse, Toc
 
-OUTPUT_DIR = "_pb_outputs"
-CELLS_SUFFIX = ".pbcells.json"
 IMAGE_TYPES = {"image/png": "png", "image/svg+xml": "svg", "image/jpeg": "jpg"}
 
 
@@ -67,27 +67,27 @@ def _merge_streams(outputs: list[dict[str, str]]) -> list[dict[str, str]]:
     return merged
 
 
-def provenance(cell: NotebookNode, run: Mapping[str, Any], host_gpus: int) -> str:
+def provenance(cell: NotebookNode, run: RunInfo | None, host_gpus: int) -> str:
     """Where the outputs of a cell that this host could not run come from, or ""."""
-    meta = cell.metadata.get("polybook", {})
-    needed = int(meta.get("requires", {}).get("gpus", 0))
-    if needed <= host_gpus or meta.get("skipped") or not run:
+    meta = cell_meta(cell)
+    if meta.gpus <= host_gpus or meta.skipped or run is None:
         return ""
-    made = ", ".join(x for x in (run.get("framework_version", ""), run.get("date", "")[:10]) if x)
-    return f"output of a build on a host with {run.get('host_gpus', 0)} GPUs ({made})"
+    made = ", ".join(x for x in (run.framework_version, run.date[:10]) if x)
+    return f"output of a build on a host with {run.host_gpus} GPUs ({made})"
 
 
 def _cell_data(
-    cell: NotebookNode, page: Page, run: Mapping[str, Any], host_gpus: int
+    cell: NotebookNode, page: Page, run: RunInfo | None, host_gpus: int
 ) -> dict[str, Any]:
     tags = set(cell.metadata.get("tags", []))
+    meta = cell_meta(cell)
     outputs = [o for o in (_output(out, page) for out in cell.get("outputs", [])) if o]
     return {
         "source": "" if "remove-input" in tags else cell.source,
         "outputs": [] if "remove-output" in tags else _merge_streams(outputs),
-        "badge": cell.metadata.get("polybook", {}).get("skipped", ""),
+        "badge": meta.skipped,
         "provenance": provenance(cell, run, host_gpus),
-        "line": cell.metadata.get("polybook", {}).get("line", 0),
+        "line": meta.line,
     }
 
 
@@ -101,7 +101,7 @@ def _code_group(
 ) -> dict[str, Any]:
     """Panels (framework -> cells) of a run of code cells; ``single`` when all agree."""
     by_id = {fw: {c.id: c for c in nb.cells} for fw, nb in notebooks.items()}
-    runs = {fw: nb.metadata.get("polybook", {}).get("run", {}) for fw, nb in notebooks.items()}
+    runs = {fw: notebook_meta(nb).run for fw, nb in notebooks.items()}
     panels: dict[str, list[dict[str, Any]]] = {}
     for index, block in cells:
         for fw in tabs:

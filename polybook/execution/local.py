@@ -1,6 +1,6 @@
 """The local executor: a few long-lived worker processes, each running one notebook at a time.
 
-A worker (``python -m polybook.worker``) reads job folders from its stdin and answers
+A worker (``python -m polybook.execution.worker``) reads job folders from its stdin and answers
 ``done`` once it has written the result there; it survives failing cells, timeouts and
 dying kernels, so only its first job pays for its start. Cancelling sends SIGTERM to every
 worker, which shuts its kernel down first.
@@ -23,32 +23,39 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import IO
 
-from .diagnostics import Diagnostic, Location
-from .nb import reads, writes
-from .scheduler import Job, JobResult
+from polybook.diagnostics import Diagnostic, Location
+from polybook.execution.scheduler import Failure, Job, JobResult
+from polybook.nb import reads, writes
 
 
 class _Worker:
-    """One worker process and its pipes."""
+    """One worker process: jobs go in on its stdin, answers come back on a pipe of their own
+    (its stdout and stderr go to its log, where a kernel's stray writes land harmlessly)."""
 
     def __init__(self, log: Path) -> None:
         self.log = log
-        with open(log, "ab") as handle:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "polybook.worker"],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=handle,
-                start_new_session=True,
-                text=True,
-                bufsize=1,
-            )
+        read_fd, write_fd = os.pipe()
+        try:
+            with open(log, "ab") as handle:
+                self.proc = subprocess.Popen(
+                    [sys.executable, "-m", "polybook.execution.worker", str(write_fd)],
+                    stdin=subprocess.PIPE,
+                    stdout=handle,
+                    stderr=handle,
+                    pass_fds=(write_fd,),
+                    start_new_session=True,
+                    text=True,
+                    bufsize=1,
+                )
+        finally:
+            os.close(write_fd)
+        self.answers: IO[str] = os.fdopen(read_fd, "r", encoding="utf-8")
 
     def run(self, job_dir: Path) -> bool:
         """Hand over one job; False when the worker died on it."""
         stdin: IO[str] | None = self.proc.stdin
-        stdout: IO[str] | None = self.proc.stdout
-        if stdin is None or stdout is None:
+        stdout = self.answers
+        if stdin is None:
             return False
         try:
             stdin.write(f"{job_dir}\n")
@@ -70,8 +77,7 @@ class _Worker:
         except subprocess.TimeoutExpired:
             self.signal(signal.SIGKILL)
             self.proc.wait()
-        if self.proc.stdout:
-            self.proc.stdout.close()
+        self.answers.close()
 
 
 class LocalExecutor:
@@ -152,11 +158,8 @@ class LocalExecutor:
 def _result(job: Job, job_dir: Path) -> JobResult:
     result = json.loads((job_dir / "result.json").read_text(encoding="utf-8"))
     nb = reads((job_dir / "out.ipynb").read_text(encoding="utf-8"))
-    error = None
-    if result["status"] != "ok":
-        e = result["error"]
-        where = Location(e["path"], e["line"], e["framework"], e["cell"])
-        error = Diagnostic(where, e["message"], e["subtype"], "error")
+    error = Diagnostic.from_json(result["error"]) if "error" in result else None
+    failure = Failure.from_json(result["failure"]) if "failure" in result else None
     return JobResult(
         job,
         result["status"],
@@ -164,5 +167,5 @@ def _result(job: Job, job_dir: Path) -> JobResult:
         float(result["seconds"]),
         error,
         job.env.visible_gpus,
-        result.get("error", {}),
+        failure,
     )

@@ -6,7 +6,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-from .diagnostics import Location, PolybookError
+from polybook.diagnostics import Location, PolybookError
 
 SELECTED_IF = re.compile(r"^(\s*)if\s+tab\.selected\((.*)\)\s*:\s*(#.*)?$")
 ELSE = re.compile(r"^(\s*)else\s*:\s*(#.*)?$")

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from nbformat import NotebookNode
 
-from . import frameworks
-from .marks import read_marks, select_branches
-from .model import CodeCell, Document, Prose, TabProse, Toc
-from .nb import new_code_cell, new_markdown_cell, new_notebook, validate
+from polybook import frameworks
+from polybook.meta import CellMeta, NotebookMeta, Requires, set_cell_meta, set_notebook_meta
+from polybook.nb import new_code_cell, new_markdown_cell, new_notebook, validate
+from polybook.source.marks import read_marks, select_branches
+from polybook.source.model import CodeCell, Document, Prose, TabProse, Toc
 
 
 def toc_markdown(toc: Toc) -> str:
@@ -26,17 +27,15 @@ def code_cell(
         lines.pop()
     while lines and not lines[0][1].strip():
         lines.pop(0)
-    meta: dict[str, object] = {
-        "line": lines[0][0] if lines else cell.line,
-        "source_map": [n for n, _ in lines],
-        "frameworks": list(cell.frameworks),
-    }
-    if marks.timeout:
-        meta["timeout"] = marks.timeout
-    if marks.gpus:
-        meta["requires"] = {"gpus": marks.gpus, "declared": marks.gpus_declared}
+    meta = CellMeta(
+        line=lines[0][0] if lines else cell.line,
+        source_map=tuple(n for n, _ in lines),
+        frameworks=cell.frameworks,
+        timeout=marks.timeout,
+        requires=Requires(marks.gpus, marks.gpus_declared) if marks.gpus else None,
+    )
     node = new_code_cell("\n".join(t for _, t in lines), cell_id)
-    node.metadata["polybook"] = meta
+    set_cell_meta(node, meta)
     if marks.tags:
         node.metadata["tags"] = list(marks.tags)
     return node
@@ -52,7 +51,7 @@ def split(doc: Document, framework: str, tabs: tuple[str, ...]) -> NotebookNode:
         "language": "python",
     }
     nb.metadata["language_info"] = {"name": "python"}
-    nb.metadata["polybook"] = {"source": doc.path, "framework": framework}
+    set_notebook_meta(nb, NotebookMeta(doc.path, framework))
     for index, block in enumerate(doc.blocks):
         cell_id = doc.cell_id(index)
         if isinstance(block, CodeCell):
@@ -71,7 +70,7 @@ def split(doc: Document, framework: str, tabs: tuple[str, ...]) -> NotebookNode:
             text, line = block.text.strip("\n"), block.line
         if text.strip():
             md = new_markdown_cell(text, cell_id)
-            md.metadata["polybook"] = {"line": line}
+            set_cell_meta(md, CellMeta(line=line))
             nb.cells.append(md)
     validate(nb)
     return nb
