@@ -9,7 +9,7 @@ POLYBOOK := $(TOOL)/bin/polybook
 TABS ?= all
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all html lib eval test lint bench clean setup envs system-deps
+.PHONY: all html lib eval check test lint bench clean setup envs system-deps
 
 all: html
 
@@ -48,12 +48,16 @@ eval: envs
 lib: setup
 	$(POLYBOOK) build lib
 
+# Every source check of a build, nothing executed or written: a pre-commit hook.
+check: setup
+	$(POLYBOOK) check
+
 lint: setup
 	$(TOOL)/bin/ruff check polybook tests tools
 	$(TOOL)/bin/ruff format --check polybook tests tools
 	$(TOOL)/bin/mypy
 
-test: envs system-deps lint
+test: envs system-deps lint check
 	$(TOOL)/bin/python -m pytest
 
 bench: envs

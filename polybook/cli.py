@@ -1,21 +1,29 @@
-"""Command line: ``polybook build eval|lib|html``, ``polybook env setup``, ``polybook cache``."""
+"""Command line: ``polybook build|check|env|cache``, a thin layer over the stages."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import logging
+import signal
 import sys
+from contextlib import AbstractContextManager
 from pathlib import Path
+from types import FrameType
 
 from polybook import frameworks, state
-from polybook.config import BookConfig, load_config
-from polybook.diagnostics import PolybookError, Reporter
+from polybook.config import BookConfig, find_book_root, load_config
+from polybook.diagnostics import Diagnostic, Location, PolybookError, Reporter
 from polybook.execution import envs
-from polybook.fsutil import write_atomic
+from polybook.fsutil import exclusive, write_atomic
 from polybook.paths import SOURCE_ROOT
 
 logger = logging.getLogger("polybook")
+LOCK_FILE = ".lock"
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, handled as an interrupt: jobs are cancelled, finished results kept."""
 
 
 def _tabs(config: BookConfig, tab: str) -> tuple[str, ...]:
@@ -24,18 +32,26 @@ def _tabs(config: BookConfig, tab: str) -> tuple[str, ...]:
     names = tuple(t.strip() for t in tab.split(",") if t.strip())
     unknown = [n for n in names if n not in config.tabs]
     if unknown:
-        raise SystemExit(
-            f"polybook: unknown tab {unknown[0]!r} (book tabs: {', '.join(config.tabs)})"
-        )
+        message = f"unknown tab {unknown[0]!r} (book tabs: {', '.join(config.tabs)})"
+        raise PolybookError(Location("--tab"), message, "cli")
     return names
+
+
+def _common(parser: argparse.ArgumentParser, top: bool) -> None:
+    """Options accepted before and after the subcommand (``polybook build html --root X``)."""
+    default = None if top else argparse.SUPPRESS
+    parser.add_argument("--root", default=default, help="book root (the folder with config.ini)")
+    parser.add_argument(
+        "-q", "--quiet", action="store_true", default=default, help="only warnings and errors"
+    )
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="polybook", description=__doc__)
-    parser.add_argument("--root", default=".", help="book root (the folder with config.ini)")
-    parser.add_argument("-q", "--quiet", action="store_true", help="only warnings and errors")
+    _common(parser, top=True)
     sub = parser.add_subparsers(dest="command", required=True)
     build = sub.add_parser("build", help="build the book")
+    _common(build, top=False)
     build.add_argument("target", choices=["lib", "eval", "html"])
     build.add_argument("pages", nargs="*", help="execute only these pages (default: all)")
     build.add_argument("--tab", default="", help="framework(s) to build, or 'all'")
@@ -47,11 +63,17 @@ def _parser() -> argparse.ArgumentParser:
         help="requirement set for the environments",
     )
     build.add_argument("--report", default="", help="write a JSON summary of the build here")
+    build.add_argument("--strict", action="store_true", help="warnings fail the build")
+    check = sub.add_parser("check", help="check the sources without executing anything")
+    _common(check, top=False)
+    check.add_argument("--tab", default="", help="framework(s) to check, or 'all'")
     env = sub.add_parser("env", help="framework environments")
+    _common(env, top=False)
     env.add_argument("action", choices=["setup"])
     env.add_argument("--tab", default="", help="framework(s), default: the book's tabs")
     env.add_argument("--device", choices=["auto", "cpu", "cuda"], default="")
     cache = sub.add_parser("cache", help="the execution cache")
+    _common(cache, top=False)
     cache.add_argument("action", choices=["clear"])
     return parser
 
@@ -59,28 +81,73 @@ def _parser() -> argparse.ArgumentParser:
 def _overrides(args: argparse.Namespace) -> dict[str, str]:
     overrides = {}
     if getattr(args, "jobs", 0):
+        if args.jobs < 0:
+            raise PolybookError(Location("--jobs"), "must be 0 (the CPU count) or more", "cli")
         overrides["build.jobs"] = str(args.jobs)
     if getattr(args, "device", ""):
         overrides["build.device"] = args.device
+    if getattr(args, "strict", False):
+        overrides["build.strict"] = "true"
     return overrides
 
 
+def _root(args: argparse.Namespace) -> Path:
+    if args.root is None:
+        return find_book_root(Path.cwd())
+    root = Path(args.root)
+    if not (root / "config.ini").is_file():
+        message = f"no config.ini in {root.resolve()}: --root names the folder that holds it"
+        raise PolybookError(Location(str(root)), message, "config")
+    return root
+
+
 def run(args: argparse.Namespace) -> int:
-    config = load_config(Path(args.root), _overrides(args))
+    config = load_config(_root(args), _overrides(args))
     reporter = Reporter(suppressed=frozenset(config.suppress_warnings))
     for diag in config.ignored:
         reporter.warn(diag.location, diag.message, diag.subtype)
-    if args.command == "cache":
-        from polybook.execution.cache import ExecutionCache
+    tabs = _tabs(config, getattr(args, "tab", ""))
+    if args.command == "check":
+        from polybook.check import check_book
 
-        count = ExecutionCache(config.build_dir / "cache" / "exec").clear()
-        state.forget(config)
-        print(f"removed {count} cached notebooks")
-        return 0
-    tabs = _tabs(config, args.tab)
+        check_book(config, tabs, reporter)
+        return _finish(reporter, strict=True)
     if args.command == "env":
-        envs.ensure_all(tabs, config.device, config.envs_dir)
+        envs.ensure_all(tabs, config.device, config.envs_dir, verify=True)
         return 0
+    with _locked(config):
+        if args.command == "cache":
+            from polybook.execution.cache import ExecutionCache
+
+            count = ExecutionCache(config.build_dir / "cache" / "exec").clear()
+            state.forget(config)
+            print(f"removed {count} cached notebooks")
+            return 0
+        return _build(args, config, tabs, reporter)
+
+
+def _locked(config: BookConfig) -> AbstractContextManager[None]:
+    """The build folder's lock: a second build on the same tree waits for the first."""
+
+    def waiting(holder: str) -> None:
+        print(f"polybook: waiting for the build that holds {lock} ({holder})", file=sys.stderr)
+
+    lock = config.build_dir / LOCK_FILE
+    try:
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        lock.touch()
+    except OSError as exc:
+        message = f"the build folder is not writable: {exc.strerror}"
+        raise PolybookError(Location(str(config.build_dir)), message, "io") from exc
+    return exclusive(lock, on_wait=waiting)
+
+
+def _build(
+    args: argparse.Namespace, config: BookConfig, tabs: tuple[str, ...], reporter: Reporter
+) -> int:
+    from polybook.build import run_build
+    from polybook.source.book import resolve_sources
+
     device = envs.resolve_device(config.device)
     command = json.dumps([args.target, tabs, sorted(args.pages), device, envs.host_gpus()])
     pins = [SOURCE_ROOT / frameworks.get(fw).requirements(device) for fw in tabs]
@@ -88,12 +155,16 @@ def run(args: argparse.Namespace) -> int:
     outputs = {"html": ["html/index.html"], "eval": ["eval"], "lib": []}[args.target]
     if state.unchanged(config, inputs, outputs):
         logger.info("nothing changed since the last build")
+        for diag in state.last_warnings(config):
+            reporter.warn(diag.location, diag.message, diag.subtype)
         _write_report(args, {"ran": [], "cached": 0, "failed": 0, "unchanged": True})
-        return 0
-    code = _build(args, config, tabs, reporter)
-    if code == 0:
-        state.record(config, inputs)
-    return code
+        return _finish(reporter, config.strict)
+    pages = set(resolve_sources(config, args.pages)) if args.pages else None
+    summary = run_build(config, args.target, tabs, pages, reporter)
+    _write_report(args, {**summary.to_json(), "jobs": config.effective_jobs})
+    if not reporter.errors:
+        state.record(config, inputs, reporter.warnings)
+    return _finish(reporter, config.strict)
 
 
 def _write_report(args: argparse.Namespace, summary: dict[str, object]) -> None:
@@ -101,57 +172,22 @@ def _write_report(args: argparse.Namespace, summary: dict[str, object]) -> None:
         write_atomic(Path(args.report), json.dumps(summary, indent=1))
 
 
-def _build(
-    args: argparse.Namespace, config: BookConfig, tabs: tuple[str, ...], reporter: Reporter
-) -> int:
-    from polybook.build import build_eval, build_html, build_library, split_book
-    from polybook.source.book import BookInvalid, load_book, resolve_sources
-
-    try:
-        book = load_book(config, reporter)
-    except BookInvalid:
-        return _finish(reporter)
-    notebooks = split_book(book, tabs, reporter)
-    if reporter.errors:
-        return _finish(reporter)
-    libraries = build_library(config, notebooks, reporter)
-    if args.target == "lib":
-        return _finish(reporter)
-    pages = set(resolve_sources(config, args.pages)) if args.pages else None
-    if config.eval_notebook:
-        report = build_eval(config, notebooks, libraries, reporter, pages)
-        executed = report.executed
-        _write_report(
-            args,
-            {
-                "ran": report.ran,
-                "cached": len(report.cached),
-                "failed": len(report.failed),
-                "jobs": config.effective_jobs,
-            },
-        )
-        logger.info(
-            "executed %d notebooks, %d from the cache, %d failed",
-            len(report.ran),
-            len(report.cached),
-            len(report.failed),
-        )
-    else:
-        executed = {(p, fw): nb for fw, nbs in notebooks.items() for p, nb in nbs}
-    if args.target == "html":
-        out = build_html(config, book, tabs, executed, reporter)
-        logger.info("site written to %s", out / "index.html")
-    return _finish(reporter)
+def _finish(reporter: Reporter, strict: bool) -> int:
+    """Exit status: 1 on errors, or on warnings when ``strict``; lists them on stderr."""
+    problems: list[Diagnostic] = reporter.errors
+    if strict:
+        problems = [*problems, *reporter.warnings]
+    if not problems:
+        return 0
+    kinds = "error(s)" if reporter.errors else "warning(s), and warnings are errors here"
+    print(f"polybook: {len(problems)} {kinds}:", file=sys.stderr)
+    for diag in problems:
+        print(f"  {diag}", file=sys.stderr)
+    return 1
 
 
-def _finish(reporter: Reporter) -> int:
-    errors = reporter.errors
-    if errors:
-        print(f"polybook: {len(errors)} error(s):", file=sys.stderr)
-        for diag in errors:
-            print(f"  {diag}", file=sys.stderr)
-        return 1
-    return 0
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    raise Terminated
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -163,14 +199,24 @@ def main(argv: list[str] | None = None) -> int:
         args.pages = [*args.pages, *extra]  # pages given after options
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     logger.setLevel(logging.WARNING if args.quiet else logging.INFO)
+    previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         return run(args)
     except PolybookError as err:
         print(f"polybook: {err}", file=sys.stderr)
         return 1
+    except OSError as exc:  # an unwritable _build/, a full disk: say which file
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"polybook: {where}{exc.strerror or exc} [polybook.io]", file=sys.stderr)
+        return 1
+    except Terminated:
+        print("polybook: terminated", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print("polybook: interrupted", file=sys.stderr)
         return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

@@ -1,24 +1,101 @@
-"""File writes that never leave a half-written file behind."""
+"""File writes that never leave a half-written file behind, and the build folder's lock."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
+
+TEMP_SUFFIX = ".pbtmp"
+
+
+def _umask() -> int:
+    """The process umask, read without changing it (Linux), else by setting it back."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    current = os.umask(0o022)
+    os.umask(current)
+    return current
 
 
 def write_atomic(path: Path, data: str | bytes) -> bool:
-    """Write ``data`` to ``path`` via a temporary file and rename; False if unchanged."""
+    """Write ``data`` to ``path`` via a temporary file and rename; False if unchanged.
+
+    The file gets the mode a plain ``open()`` would give it (0666 less the umask), or keeps
+    the mode of the file it replaces.
+    """
     raw = data.encode("utf-8") if isinstance(data, str) else data
     if path.is_file() and path.read_bytes() == raw:
         return False
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        mode = path.stat().st_mode & 0o7777
+    except OSError:
+        mode = 0o666 & ~_umask()
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(raw)
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return True
+
+
+def remove_stale_temps(folder: Path) -> int:
+    """Delete temporary files a killed process left in ``folder``; returns how many."""
+    count = 0
+    for stale in folder.glob(f".*{TEMP_SUFFIX}") if folder.is_dir() else ():
+        stale.unlink(missing_ok=True)
+        count += 1
+    return count
+
+
+class Locked(Exception):
+    """Another process holds the lock; ``holder`` is what it wrote there."""
+
+    def __init__(self, holder: str) -> None:
+        self.holder = holder
+        super().__init__(holder)
+
+
+@contextlib.contextmanager
+def exclusive(
+    lock_file: Path, wait: bool = True, on_wait: Callable[[str], None] | None = None
+) -> Iterator[None]:
+    """Hold an exclusive lock on ``lock_file`` (``flock``, released when the process dies).
+
+    When another process holds it: raise :class:`Locked` if not ``wait``, else call
+    ``on_wait(holder)`` once and block until it is free.
+    """
+    lock_file.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock_file, "a+", encoding="utf-8") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            if not wait:
+                raise Locked(holder) from None
+            if on_wait is not None:
+                on_wait(holder)
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"pid {os.getpid()}\n")
+        handle.flush()
+        try:
+            yield
+        finally:
+            handle.seek(0)
+            handle.truncate()
+            fcntl.flock(handle, fcntl.LOCK_UN)

@@ -11,8 +11,9 @@ from dataclasses import dataclass
 
 from nbformat import NotebookNode
 
-from polybook.diagnostics import Location, PolybookError
+from polybook.diagnostics import Location, PolybookError, Reporter
 from polybook.meta import cell_meta
+from polybook.nb import Notebooks
 
 SAVE = "#@save"
 SAVE_SUFFIX = re.compile(r"\s*#@save\s*$")
@@ -58,7 +59,7 @@ def _save_lines(source: str) -> set[int]:
             if tok.type == tokenize.COMMENT and tok.string.strip() == SAVE:
                 found.add(tok.start[0])
     except (tokenize.TokenError, IndentationError, SyntaxError):
-        found = {n for n, t in enumerate(source.splitlines(), 1) if SAVE_SUFFIX.search(t)}
+        found = {n for n, t in enumerate(source.split("\n"), 1) if SAVE_SUFFIX.search(t)}
     return found
 
 
@@ -232,3 +233,32 @@ def library_text(blocks: Sequence[SavedBlock], display: str) -> str:
     for block in blocks:
         parts.append(f"\n# {block.path}:{block.line}\n{block.code}\n")
     return "".join(parts)
+
+
+def extract_libraries(notebooks: Notebooks, reporter: Reporter) -> dict[str, list[SavedBlock]]:
+    """Each framework's saved code, checked; a framework whose code fails is left out."""
+    libraries: dict[str, list[SavedBlock]] = {}
+    for fw, nbs in notebooks.items():
+        try:
+            blocks = extract_blocks(nbs, fw)
+            check_blocks(blocks, fw)
+        except PolybookError as err:
+            reporter.error(err)
+            continue
+        libraries[fw] = blocks
+    return libraries
+
+
+def check_parity(
+    libraries: dict[str, list[SavedBlock]], allowed: Sequence[str], reporter: Reporter
+) -> None:
+    """Warn about public names some frameworks' libraries define and others lack."""
+    if len(libraries) < 2:
+        return
+    for name, block, missing in parity_gaps(libraries, allowed):
+        reporter.warn(
+            Location(block.path, block.line),
+            f"{name} is not in the library of {', '.join(missing)} "
+            "(declare it in [library] framework_specific)",
+            "library.parity",
+        )

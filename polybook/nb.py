@@ -13,6 +13,7 @@ from typing import Any, cast
 import nbformat
 from nbformat import NotebookNode
 
+Notebooks = dict[str, list[tuple[str, NotebookNode]]]  # framework -> [(page, notebook)]
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from polybook.config import BookConfig
+from polybook.diagnostics import Diagnostic
 from polybook.fsutil import write_atomic
 from polybook.paths import PACKAGE_ROOT as TOOL_ROOT
 
@@ -65,10 +66,24 @@ def unchanged(config: BookConfig, inputs: str, outputs: Iterable[str]) -> bool:
     )
 
 
-def record(config: BookConfig, inputs: str) -> None:
-    """Called after a successful build with the fingerprint taken before it."""
-    state = {"fingerprint": inputs, "libraries": _outputs(config)}
+def record(config: BookConfig, inputs: str, warnings: Iterable[Diagnostic] = ()) -> None:
+    """Called after a build without errors, with the fingerprint taken before it and the
+    warnings it gave (shown again by a build that finds nothing changed)."""
+    state = {
+        "fingerprint": inputs,
+        "libraries": _outputs(config),
+        "warnings": [w.to_json() for w in warnings],
+    }
     write_atomic(config.build_dir / STATE_FILE, json.dumps(state, indent=1))
+
+
+def last_warnings(config: BookConfig) -> list[Diagnostic]:
+    """The warnings of the last recorded build."""
+    try:
+        state = json.loads((config.build_dir / STATE_FILE).read_text(encoding="utf-8"))
+        return [Diagnostic.from_json(w) for w in state.get("warnings", [])]
+    except (OSError, ValueError, KeyError):
+        return []
 
 
 def forget(config: BookConfig) -> None:

@@ -58,7 +58,7 @@ def test_sphinx_warnings_point_at_the_authors_line(built: tuple[Path, dict[str, 
     located = [m for m in WARNINGS.messages if "sec_missing" in m]
     assert len(located) == 1
     assert located[0].startswith("chap/more.md:4: ")
-    assert located[0].endswith("[polybook.render]")
+    assert located[0].endswith("[polybook.render.ref.numref]")
 
 
 def page(root: Path, name: str) -> BeautifulSoup:
@@ -178,11 +178,13 @@ def test_failing_cell_is_located_and_other_notebooks_still_run(
 
 def test_outputs_from_a_bigger_host_are_shown_with_their_provenance(tmp_path: Path) -> None:
     """A build on a (simulated) 2-GPU host fills the cache; this host then shows its outputs."""
-    from polybook.build import build_eval, build_library, split_book
+    from polybook.build import build_library
     from polybook.config import load_config
     from polybook.diagnostics import Reporter
     from polybook.execution.scheduler import Inventory
+    from polybook.execution.stage import build_eval
     from polybook.source.book import load_book
+    from polybook.source.split import split_book
 
     root = copy_book(tmp_path / "book")
     config = load_config(root)

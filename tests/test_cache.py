@@ -7,12 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from polybook.build import EvalReport, build_eval, build_library, split_book
+from polybook.build import build_library
 from polybook.cli import main
 from polybook.config import load_config
 from polybook.diagnostics import Reporter
 from polybook.execution.scheduler import Inventory
+from polybook.execution.stage import EvalReport, build_eval
 from polybook.source.book import load_book
+from polybook.source.split import split_book
 
 from .conftest import copy_book
 

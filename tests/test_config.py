@@ -1,17 +1,30 @@
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
-from polybook.config import load_config
+from polybook.config import KEYS, BookConfig, find_book_root, load_config, with_table
 from polybook.diagnostics import Location, PolybookError, Reporter
+from polybook.paths import SOURCE_ROOT
 
 
 def write(root: Path, text: str) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     (root / "config.ini").write_text(text, encoding="utf-8")
     return root
+
+
+def error(root: Path, overrides: dict[str, str] | None = None) -> str:
+    with pytest.raises(PolybookError) as info:
+        load_config(root, overrides)
+    assert info.value.diagnostic.subtype == "config"
+    return str(info.value)
+
+
+def warnings(text: str, root: Path) -> list[str]:
+    return [str(d) for d in load_config(write(root, text)).ignored]
 
 
 def test_reads_d2lbook_keys_and_reports_unknown_ones_once_with_their_line(tmp_path: Path) -> None:
@@ -25,6 +38,7 @@ def test_reads_d2lbook_keys_and_reports_unknown_ones_once_with_their_line(tmp_pa
     assert config.tabs == ("mxnet", "jax")
     assert config.default_tab == "mxnet"
     assert config.library_for("jax").lib_file == "lib/j.py"
+    assert config.library_for("jax").lib_name == "j"
     assert config.library_for("mxnet").lib_file == "d2l/mxnet.py"
     shown = sorted(str(d) for d in config.ignored)
     assert shown == [
@@ -45,14 +59,176 @@ def test_warnings_can_be_suppressed_by_subtype(tmp_path: Path) -> None:
 
 def test_unknown_framework_is_an_error_at_its_line(tmp_path: Path) -> None:
     root = write(tmp_path, "[build]\n\ntabs = pytorch, caffe\n")
-    with pytest.raises(PolybookError) as info:
-        load_config(root)
-    assert str(info.value).startswith("config.ini:3: unknown framework 'caffe'")
+    assert error(root) == (
+        "config.ini:3: [build] tabs: 'caffe' is not one of pytorch, mxnet, jax, tensorflow"
+        " [polybook.config]"
+    )
+    write(root, "[build]\ntabs = jax, pytorh\n")
+    assert error(root).startswith("config.ini:2: [build] tabs: 'pytorh' is not one of")
+    assert "did you mean 'pytorch'?" in error(root)
+    write(root, "[build]\ntabs = jax jax\n")
+    assert "'jax' is named twice" in error(root)
+    write(root, "[build]\ntabs = ,\n")
+    assert "name at least one of pytorch" in error(root)
 
 
 def test_bad_device_and_missing_file(tmp_path: Path) -> None:
     with pytest.raises(PolybookError, match=r"no config\.ini"):
         load_config(tmp_path)
     root = write(tmp_path / "b", "[build]\ndevice = tpu\n")
-    with pytest.raises(PolybookError, match=r"config\.ini:2: device must be one of"):
-        load_config(root)
+    assert error(root) == (
+        "config.ini:2: [build] device: 'tpu' is not one of auto, cpu, cuda;"
+        " did you mean 'cpu'? [polybook.config]"
+    )
+    write(root, "[build]\ndevice = CPU\n")
+    assert load_config(root).device == "cpu"
+
+
+@pytest.mark.parametrize(
+    ("written", "value"),
+    [("on", True), ("off", False), ("YES", True), ("no", False), ("1", True), ("0", False)],
+)
+def test_booleans_accept_the_usual_words(tmp_path: Path, written: str, value: bool) -> None:
+    config = load_config(write(tmp_path, f"[build]\neval_notebook = {written}\nstrict = {written}"))
+    assert config.eval_notebook is value
+    assert config.strict is value
+
+
+def test_a_bad_boolean_is_an_error_naming_what_is_accepted(tmp_path: Path) -> None:
+    root = write(tmp_path, "[project]\nname = b\n[build]\neval_notebook = maybe\n")
+    assert error(root) == (
+        "config.ini:4: [build] eval_notebook: 'maybe' is not a boolean:"
+        " use true/false, yes/no, on/off or 1/0 [polybook.config]"
+    )
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("jobs = -1", "[build] jobs: -1 is too small: the least accepted is 0"),
+        ("jobs = two", "[build] jobs: 'two' is not an integer"),
+        ("cell_timeout = 0", "[build] cell_timeout: 0 is too small: the least accepted is 1"),
+        ("gpu_share = 0", "[build] gpu_share: 0 is too small: the least accepted is 1"),
+        ("cell_timeout = 1.5", "[build] cell_timeout: '1.5' is not an integer"),
+    ],
+)
+def test_integers_below_their_minimum_are_errors(tmp_path: Path, line: str, message: str) -> None:
+    root = write(tmp_path, f"[build]\ntabs = jax\n{line}\n")
+    assert error(root) == f"config.ini:3: {message} [polybook.config]"
+
+
+def test_integers_and_an_empty_value(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, "[build]\njobs = 0\ncell_timeout = 5\ngpu_share =\n"))
+    assert (config.jobs, config.cell_timeout, config.gpu_share) == (0, 5, 1)
+    assert config.effective_jobs >= 1
+
+
+def test_a_typo_key_is_a_warning_with_the_nearest_key(tmp_path: Path) -> None:
+    shown = warnings("[build]\ntabs = jax\neval_notbook = false\n", tmp_path)
+    assert shown == [
+        "config.ini:3: unknown key [build] eval_notbook is ignored;"
+        " did you mean `eval_notebook`? [polybook.config]"
+    ]
+    shown = warnings("[project]\njobs = 2\nzzz = 1\n", tmp_path)
+    assert shown == [
+        "config.ini:2: unknown key [project] jobs is ignored; it belongs in [build]"
+        " [polybook.config]",
+        "config.ini:3: unknown key [project] zzz is ignored [polybook.config]",
+    ]
+
+
+def test_a_typo_section_is_a_warning_with_the_nearest_section(tmp_path: Path) -> None:
+    shown = warnings("[project]\nname = b\n\n[bulid]\njobs = 2\n[DEFAULT]\n", tmp_path)
+    assert shown == [
+        "config.ini:4: unknown section [bulid] is ignored; did you mean [build]? [polybook.config]",
+        "config.ini:6: unknown section [DEFAULT] is ignored [polybook.config]",
+    ]
+    shown = warnings("[library-pytorh]\nlib_file = d2l/torch.py\n", tmp_path)
+    assert shown == [
+        "config.ini:1: [library-pytorh] is ignored: unknown framework 'pytorh';"
+        " did you mean 'pytorch'? [polybook.config]"
+    ]
+
+
+def test_d2lbook_sections_are_ignored_key_by_key_and_empty_keys_silently(tmp_path: Path) -> None:
+    text = (
+        "[build]\nwarning_is_error = True\nsphinx_configs =\n[pdf]\nlatex_logo =\n"
+        "main_font = Serif\n[colab]\nanything = x\n[library-mxnet]\nlib_name = mxnet\n"
+        "simple_alias = ones\n"
+    )
+    assert warnings(text, tmp_path) == [
+        "config.ini:2: [build] warning_is_error is ignored: polybook's key is `strict`"
+        " [polybook.config]",
+        "config.ini:6: [pdf] main_font is ignored [polybook.config]",
+        "config.ini:8: [colab] anything is ignored [polybook.config]",
+        "config.ini:10: [library-mxnet] lib_name is ignored: it names d2lbook's alias module;"
+        " polybook writes `#@save` code as written, and the module is named by lib_file"
+        " [polybook.config]",
+        "config.ini:11: [library-mxnet] simple_alias is ignored [polybook.config]",
+    ]
+
+
+def test_the_library_module_is_named_by_lib_file(tmp_path: Path) -> None:
+    root = write(tmp_path, "[library-mxnet]\nlib_file = d2l/mx.py\n")
+    config = load_config(root)
+    assert config.library_for("mxnet").lib_name == "mx"
+    assert config.library_for("jax").lib_file == "d2l/jax.py"
+    assert not config.ignored
+    write(root, "[library-jax]\n\nlib_file = d2l/jax.txt\n")
+    assert error(root) == (
+        "config.ini:3: [library-jax] lib_file: 'd2l/jax.txt' is not a .py file [polybook.config]"
+    )
+
+
+def test_overrides_are_checked_and_located_on_the_command_line(tmp_path: Path) -> None:
+    root = write(tmp_path, "[build]\njobs = 3\n")
+    assert error(root, {"build.jobs": "-2"}) == (
+        "command line: [build] jobs: -2 is too small: the least accepted is 0 [polybook.config]"
+    )
+    config = load_config(root, {"build.strict": "true", "build.jobs": "4"})
+    assert (config.strict, config.jobs) == (True, 4)
+
+
+def test_envs_dir_is_relative_to_the_book_root(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, "[build]\nenvs_dir = ../envs\n"))
+    assert config.envs_dir == str((tmp_path.parent / "envs").resolve())
+    assert load_config(write(tmp_path, "[build]\n")).envs_dir == ""
+
+
+def test_an_unreadable_file_is_an_error_at_its_line(tmp_path: Path) -> None:
+    root = write(tmp_path, "[build]\njobs = 1\njobs = 2\n")
+    assert error(root).startswith("config.ini:3: cannot read:")
+
+
+def test_find_book_root_looks_in_parent_folders(tmp_path: Path) -> None:
+    root = write(tmp_path / "book", "[project]\nname = b\n")
+    inner = root / "chapter" / "sub"
+    inner.mkdir(parents=True)
+    assert find_book_root(inner) == root.resolve()
+    assert find_book_root(root) == root.resolve()
+    elsewhere = tmp_path / "other"
+    elsewhere.mkdir()
+    with pytest.raises(PolybookError) as info:
+        find_book_root(elsewhere)
+    assert info.value.diagnostic.subtype == "config"
+    assert info.value.location == Location(str(elsewhere.resolve()))
+    assert str(info.value).startswith(
+        f"{elsewhere.resolve()}: no config.ini in {elsewhere.resolve()} or any parent folder:"
+        " run polybook inside a book, or pass --root DIR"
+    )
+
+
+def test_the_schema_defaults_are_the_dataclass_defaults() -> None:
+    fields = {f.name: f.default for f in dataclasses.fields(BookConfig)}
+    for key in KEYS:
+        if not key.section.startswith("library-"):
+            assert fields[key.name] == key.default, key.name
+
+
+def test_the_book_of_this_repository_reads_without_warnings() -> None:
+    assert load_config(SOURCE_ROOT).ignored == ()
+
+
+def test_the_readme_table_is_generated_from_the_schema() -> None:
+    readme = (SOURCE_ROOT / "README.md").read_text(encoding="utf-8")
+    assert with_table(readme) == readme, "run .envs/tool/bin/python tools/config_table.py"

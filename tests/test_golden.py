@@ -15,7 +15,8 @@ from nbformat import NotebookNode
 from polybook.diagnostics import PolybookError, Reporter
 from polybook.library import check_blocks, extract_blocks, library_text
 from polybook.site.render import render_page
-from polybook.source.model import Document
+from polybook.source.book import decode_page
+from polybook.source.model import CodeCell, Document, Toc
 from polybook.source.parse import parse
 from polybook.source.split import split
 
@@ -31,9 +32,11 @@ def _show_document(doc: Document) -> list[str]:
         kind = type(block).__name__
         tabs = getattr(block, "frameworks", ())
         head = f"{kind} L{block.line}" + (f" [{', '.join(tabs)}]" if tabs else "")
-        body = getattr(block, "text", None) or getattr(block, "source", None)
-        if body is None:
-            body = f"options={block.options!r} entries={block.entries!r}"  # type: ignore[union-attr]
+        if isinstance(block, Toc):
+            body = f"options={block.options!r} entries={block.entries!r}"
+            body += f" lines={block.entry_lines!r}"
+        else:
+            body = block.source if isinstance(block, CodeCell) else block.text
         out.append(f"{head}: {body!r}")
     return out
 
@@ -57,8 +60,10 @@ def render_case(path: Path) -> str:
     """Everything the first three stages make of one input, or the error they raise."""
     rel = f"cases/{path.name}"
     lines: list[str] = []
+    reporter = Reporter()
     try:
-        doc = parse(path.read_text(encoding="utf-8"), rel, TABS)
+        # Bytes as stored: CRLF, a BOM or bad bytes reach the reader as they would in a book.
+        doc = parse(decode_page(path.read_bytes(), rel, reporter), rel, TABS)
         lines += ["== parse", *_show_document(doc)]
         notebooks = {fw: split(doc, fw, TABS) for fw in TABS}
         for fw, nb in notebooks.items():
@@ -67,7 +72,6 @@ def render_case(path: Path) -> str:
             blocks = extract_blocks([(rel, nb)], fw)
             check_blocks(blocks, fw)
             lines += [f"== library {fw}", library_text(blocks, fw)]
-        reporter = Reporter()
         page = render_page(doc, notebooks, TABS, reporter)
         lines += ["== myst", page.text.strip("\n"), "== cells", json.dumps(page.cells, indent=1)]
         lines += ["== warnings", *(str(d) for d in reporter.diagnostics)]

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from polybook.build import build_library, split_book
+from polybook.build import build_library
 from polybook.config import load_config
 from polybook.diagnostics import Reporter
 from polybook.source.book import load_book
+from polybook.source.split import split_book
 
 
 def _lib(root: Path) -> tuple[Reporter, dict[str, int]]:
@@ -25,7 +26,7 @@ def test_writes_one_file_per_framework_with_source_comments(book_copy: Path) -> 
     text = (book_copy / "d2l" / "jax.py").read_text()
     assert "# chap/tensors.md:47\ndef double(x):" in text
     assert "d2l = sys.modules[__name__]" in text
-    assert not list((book_copy / "d2l").glob(".*.tmp"))
+    assert not list((book_copy / "d2l").glob(".*.pbtmp"))
 
 
 def test_a_broken_block_keeps_the_last_good_library(book_copy: Path) -> None:

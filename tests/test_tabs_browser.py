@@ -1,4 +1,4 @@
-"""Reader-side behaviour of the framework tabs (polybook/static/polybook-tabs.js).
+"""Reader-side behaviour of the framework tabs (polybook/site/static/polybook-tabs.js).
 
 Drives the system Chromium over the static pages in tests/site_fixture/ (file:// URLs), with
 real clicks and key presses, and reads the DOM state back (aria-selected, hidden, tabindex).

@@ -125,12 +125,24 @@ def is_ready(env: Environment) -> bool:
     )
 
 
-def _run(command: list[str], what: str) -> None:
-    logger.info("%s: %s", what, " ".join(command))
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
+def setup_command(framework: str) -> str:
+    """The command that sets up (or repairs) a framework's environment."""
+    return f"polybook env setup --tab {framework}"
+
+
+def _run(command: list[str], env: Environment) -> None:
+    logger.info("%s environment: %s", env.framework, " ".join(command))
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+    except OSError as exc:
+        done = subprocess.CompletedProcess(command, 1, "", str(exc))
     if done.returncode != 0:
         tail = "\n".join((done.stdout + done.stderr).splitlines()[-15:])
-        raise PolybookError(Location(what), f"setup failed:\n{tail}", "env")
+        message = (
+            f"the {env.framework} environment could not be set up in {env.path} from "
+            f"{env.requirements.name} ({setup_command(env.framework)} retries):\n{tail}"
+        )
+        raise PolybookError(Location(str(env.requirements)), message, "env")
 
 
 def write_kernelspec(env: Environment) -> None:
@@ -144,28 +156,49 @@ def write_kernelspec(env: Environment) -> None:
     write_atomic(target, json.dumps(spec, indent=1) + "\n")
 
 
-def ensure(env: Environment) -> bool:
-    """Create or update ``env`` when its requirements changed; False when nothing was done."""
-    if is_ready(env):
+def is_healthy(env: Environment) -> bool:
+    """Whether the environment's Python starts and imports its framework and ipykernel."""
+    module = frameworks.get(env.framework).lib_name
+    try:
+        done = subprocess.run(
+            [str(env.python), "-c", f"import ipykernel, {module}"],
+            capture_output=True,
+            timeout=300,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
         return False
-    if not env.python.exists():
+    return done.returncode == 0
+
+
+def ensure(env: Environment, verify: bool = False) -> bool:
+    """Create or update ``env`` when its requirements changed (or, with ``verify``, when it
+    no longer imports its framework); False when nothing was done."""
+    if is_ready(env) and not (verify and not is_healthy(env)):
+        return False
+    if not env.python.exists() or is_ready(env):  # missing, or ready on paper but broken
         venv.EnvBuilder(with_pip=True, clear=True).create(env.path)
     (env.path / STAMP).unlink(missing_ok=True)
     pip = [str(env.python), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
-    _run([*pip, "-r", str(env.requirements)], f"{env.framework} environment")
+    _run([*pip, "-r", str(env.requirements)], env)
     write_kernelspec(env)
     write_atomic(env.path / STAMP, env.requirements_hash() + "\n")
     return True
 
 
-def ensure_all(names: tuple[str, ...], device: str, configured_root: str = "") -> list[Environment]:
+def ensure_all(
+    names: tuple[str, ...], device: str, configured_root: str = "", verify: bool = False
+) -> list[Environment]:
+    """The environments of ``names``, set up where missing; ``verify`` also repairs broken
+    ones (``polybook env setup``), at the cost of importing each framework once."""
     root = envs_root(configured_root)
     resolved = resolve_device(device)
     envs = [environment(name, resolved, root) for name in names]
-    missing = [env for env in envs if not is_ready(env)]
+    missing = [env for env in envs if verify or not is_ready(env)]
     # Installs are mostly downloads and unpacking: set environments up side by side.
     with ThreadPoolExecutor(max_workers=max(1, len(missing))) as pool:
-        for env, done in zip(missing, pool.map(ensure, missing), strict=True):
+        done_list = pool.map(lambda env: ensure(env, verify), missing)
+        for env, done in zip(missing, done_list, strict=True):
             if done:
                 logger.info(
                     "set up the %s environment (%s) in %s", env.framework, resolved, env.path

@@ -20,6 +20,7 @@ from pathlib import Path
 from types import FrameType
 
 from polybook.diagnostics import Location, PolybookError
+from polybook.execution.envs import setup_command
 from polybook.execution.kernel import CellError, KernelEnv, execute
 from polybook.execution.scheduler import Failure
 from polybook.fsutil import write_atomic
@@ -51,16 +52,20 @@ def run_job(job_dir: Path) -> None:
         result = {"status": "error", "error": err.diagnostic.to_json()}
     except Exception as exc:  # the kernel could not start, or the client failed
         where = Location(notebook_meta(nb).source or "<notebook>", 0, env.framework)
-        failed = PolybookError(where, _start_failure(exc, job_dir / "kernel.log"), "exec.kernel")
+        message = _start_failure(exc, job_dir / "kernel.log", env.framework)
+        failed = PolybookError(where, message, "exec.kernel")
         result = {"status": "error", "error": failed.diagnostic.to_json()}
     result["seconds"] = time.monotonic() - started
     write_atomic(job_dir / "out.ipynb", writes(done))
     write_atomic(job_dir / "result.json", json.dumps(result))
 
 
-def _start_failure(exc: Exception, kernel_log: Path) -> str:
+def _start_failure(exc: Exception, kernel_log: Path, framework: str) -> str:
     """The cause of a kernel that never ran: the exception and the kernel's last words."""
-    message = f"the kernel could not run the notebook: {type(exc).__name__}: {exc}"
+    message = (
+        f"the {framework} kernel could not run the notebook: {type(exc).__name__}: {exc} "
+        f"(if the environment is broken, `{setup_command(framework)}` repairs it)"
+    )
     try:
         said = kernel_log.read_text(encoding="utf-8", errors="replace").strip()
     except OSError:

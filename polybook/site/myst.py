@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from markdown_it import MarkdownIt
+
 from polybook.diagnostics import Location, Reporter
 
 LABEL = re.compile(r"^:label:`([^`]+)`\s*$")
@@ -15,6 +17,7 @@ ROLE = re.compile(r":(numref|ref|eqref|cite|citet|citep|numref):`([^`]+)`")
 SLIDE_KEEP = re.compile(r"\(\*\*(.+?)\*\*\)", re.S)
 SLIDE_ONLY = re.compile(r"\(~~(.+?)~~\)", re.S)
 MYST_ROLE = {"numref": "numref", "ref": "ref", "eqref": "eq"}
+_markdown = MarkdownIt("commonmark").disable("inline")
 
 
 @dataclass
@@ -58,24 +61,31 @@ def _figure(match: re.Match[str], label: str, width: str) -> list[str]:
     return [*head, "", match.group("caption"), "```"]
 
 
+def _literal_lines(text: str) -> set[int]:
+    """0-based lines of ``text`` inside code (fenced or indented), as CommonMark reads them.
+
+    A fence opened with N backticks or tildes closes only at N or more of the same.
+    """
+    tokens = _markdown.parse(text if text.endswith("\n") else text + "\n")
+    code = (t.map for t in tokens if t.type in ("fence", "code_block") and t.map)
+    return {number for start, end in code for number in range(start, end)}
+
+
 def prose_to_myst(text: str, first_line: int, path: str, reporter: Reporter) -> Lines:
-    """Convert one prose block; ``first_line`` is the source line of its first line."""
+    """Convert one prose block; ``first_line`` is the source line of its first line.
+
+    Code is copied as it is: roles inside an example stay literal.
+    """
     raw = text.split("\n")
+    literal = _literal_lines(text)
     out = Lines()
     index = 0
-    in_fence = ""
     while index < len(raw):
         line, number = raw[index], first_line + index
         where = Location(path, number)
         stripped = line.strip()
         index += 1
-        if in_fence:
-            out.add(line, number)
-            if stripped.startswith(in_fence):
-                in_fence = ""
-            continue
-        if stripped.startswith(("```", "~~~")):
-            in_fence = stripped[:3]
+        if number - first_line in literal:
             out.add(line, number)
             continue
         figure = FIGURE.match(stripped)

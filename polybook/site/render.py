@@ -146,8 +146,8 @@ def _toc_lines(toc: Toc, out: Lines) -> None:
     for key, value in toc.options:
         out.add(f":{key}: {value}".rstrip(), toc.line)
     out.add("", toc.line)
-    for offset, entry in enumerate(toc.entries, start=1):
-        out.add(entry.removesuffix(".md"), toc.line + offset)
+    for entry, line in zip(toc.entries, toc.entry_lines, strict=True):
+        out.add(entry.removesuffix(".md"), line)
     out.add("```", toc.line)
 
 

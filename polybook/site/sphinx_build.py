@@ -4,29 +4,36 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
-import shutil
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Collection, Iterable, Sequence
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from polybook.config import BookConfig
-from polybook.diagnostics import Location, PolybookError, Reporter
+from polybook.diagnostics import Diagnostic, Location, Reporter
 from polybook.fsutil import write_atomic
 from polybook.nb import strip_ansi
-from polybook.paths import SOURCE_ROOT
-from polybook.site.files import CELLS_SUFFIX, MAP_SUFFIX, STATIC
+from polybook.paths import PACKAGE_ROOT
+from polybook.site import site_diagnostics
 from polybook.site.render import Page
+from polybook.site.sources import MATHJAX, keepable, write_sources
 
-WARNING = re.compile(r"^(?P<path>[^\n:]+?\.md):(?P<line>\d+): (?:WARNING|ERROR): (?P<msg>.*)$")
-MATHJAX = SOURCE_ROOT / ".envs" / "node" / "node_modules" / "mathjax" / "es5"
+SITE_CODE = Path(__file__).resolve().parent  # the site stage and its Sphinx extension
+PACKAGES = ("sphinx", "myst-parser", "furo", "docutils")  # they shape every page
+STALE = "page kept from the last good build: its inputs failed"
+CRASH_LINES = 20  # lines of a crashed Sphinx's stderr shown in the error
 
 
 def _book_assets(config: BookConfig, pattern: str) -> list[str]:
     folder = config.root / "static"
     return sorted(p.name for p in folder.glob(pattern)) if folder.is_dir() else []
+
+
+def sphinx_suppressed(entries: Iterable[str]) -> list[str]:
+    """The book's ``render.<type>[.<subtype>]`` suppressions as Sphinx's own types."""
+    return [e.removeprefix("render.") for e in entries if e.startswith("render.")]
 
 
 def sphinx_config(config: BookConfig) -> dict[str, Any]:
@@ -67,118 +74,127 @@ def sphinx_config(config: BookConfig) -> dict[str, Any]:
         "pb_tabs": list(config.tabs),
         "html_css_files": _book_assets(config, "*.css"),
         "html_js_files": _book_assets(config, "*.js"),
-        "suppress_warnings": ["myst.header"],
+        "suppress_warnings": ["myst.header", *sphinx_suppressed(config.suppress_warnings)],
     }
 
 
-def _sync_tree(src: Path, dst: Path) -> bool:
-    """Copy changed files of ``src`` into ``dst``; returns whether any was copied."""
-    changed = False
-    for path in src.rglob("*"):
-        if path.is_file() and "__pycache__" not in path.parts:
-            target = dst / path.relative_to(src)
-            if not target.exists() or target.read_bytes() != path.read_bytes():
-                target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(path, target)
-                changed = True
-    return changed
+def _hash_tree(digest: hashlib._Hash, folder: Path, files: Iterable[Path]) -> None:
+    for path in sorted(p for p in files if p.is_file() and "__pycache__" not in p.parts):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
 
 
-def write_sources(config: BookConfig, pages: Sequence[Page], srcdir: Path) -> bool:
-    """Write pages, cell data, output files and resources; drop pages no longer in the book.
-
-    Returns whether anything changed.
-    """
-    wanted: set[Path] = set()
-    changed = False
-    for page in pages:
-        base = srcdir / page.docname
-        for suffix, data in (
-            (".md", page.text),
-            (CELLS_SUFFIX, json.dumps(page.cells, indent=1, sort_keys=True)),
-            (MAP_SUFFIX, json.dumps(page.lines.origin)),
-        ):
-            target = base.with_name(base.name + suffix)
-            changed |= write_atomic(target, data)
-            wanted.add(target)
-        for name, raw in page.files.items():
-            changed |= write_atomic(srcdir / name, raw)
-    for stale in srcdir.rglob("*.md"):
-        if stale not in wanted:
-            for suffix in (".md", CELLS_SUFFIX, MAP_SUFFIX):
-                stale.with_name(stale.name.removesuffix(".md") + suffix).unlink(missing_ok=True)
-            changed = True
-    for resource in config.resources:
-        source = config.root / resource
-        if source.is_dir():
-            changed |= _sync_tree(source, srcdir / resource.strip("/"))
-    static = srcdir / "_static"
-    if MATHJAX.is_dir():
-        changed |= write_atomic(
-            static / "mathjax" / "tex-chtml.js", (MATHJAX / "tex-chtml.js").read_bytes()
-        )
-        changed |= _sync_tree(
-            MATHJAX / "output" / "chtml" / "fonts" / "woff-v2",
-            static / "mathjax" / "output" / "chtml" / "fonts" / "woff-v2",
-        )
-    return changed
-
-
-def _assets_digest(config: BookConfig) -> str:
-    """Hash of the files Sphinx copies as they are (the tool's and the book's static files)."""
+def tool_digest(site_code: Path = SITE_CODE) -> str:
+    """Hash of what renders every page: the site stage's code and static files, the code
+    the extension imports, and the versions of Sphinx, MyST-Parser, Furo and docutils."""
     digest = hashlib.sha256()
-    for folder in (STATIC, config.root / "static"):
-        for path in sorted(folder.glob("*")) if folder.is_dir() else []:
-            digest.update(path.name.encode() + path.read_bytes())
+    _hash_tree(digest, site_code, [*site_code.glob("*.py"), *(site_code / "static").rglob("*")])
+    _hash_tree(digest, PACKAGE_ROOT, [PACKAGE_ROOT / "frameworks.py"])
+    for name in PACKAGES:
+        try:
+            digest.update(f"{name}=={metadata.version(name)}\n".encode())
+        except metadata.PackageNotFoundError:
+            digest.update(f"{name} missing\n".encode())
     return digest.hexdigest()
 
 
-def _report(text: str, srcdir: Path, reporter: Reporter) -> None:
-    """Sphinx's warnings, moved from the generated pages back to the author's lines."""
-    for raw in text.splitlines():
-        match = WARNING.match(raw.strip())
-        if not match:
-            if raw.strip():
-                reporter.warn(Location("sphinx"), raw.strip(), "render")
-            continue
-        gen = Path(match.group("path"))
-        rel = gen.relative_to(srcdir) if gen.is_absolute() and gen.is_relative_to(srcdir) else gen
-        origin_file = srcdir / (rel.as_posix().removesuffix(".md") + MAP_SUFFIX)
-        line = int(match.group("line"))
-        if origin_file.is_file():
-            origin: list[int] = json.loads(origin_file.read_text(encoding="utf-8"))
-            line = origin[min(line, len(origin)) - 1] if origin else line
-        reporter.warn(Location(rel.as_posix(), line), match.group("msg"), "render")
+def _assets_digest(config: BookConfig) -> str:
+    """Hash of the book's static files (sub-folders too), which Sphinx copies as they are."""
+    digest = hashlib.sha256()
+    folder = config.root / "static"
+    _hash_tree(digest, folder, folder.rglob("*") if folder.is_dir() else [])
+    return digest.hexdigest()
 
 
-def build_site(config: BookConfig, pages: Sequence[Page], reporter: Reporter) -> Path:
-    """Build the HTML site (in a Sphinx process of its own); returns the output folder."""
-    srcdir = config.build_dir / "site_src"
-    outdir = config.build_dir / "html"
-    changed = write_sources(config, pages, srcdir)
-    if not MATHJAX.is_dir():
-        reporter.warn(
-            Location(str(MATHJAX)), "MathJax is not installed: run `make setup`", "render"
-        )
-    settings = {
-        "srcdir": str(srcdir),
-        "outdir": str(outdir),
+def site_settings(config: BookConfig) -> dict[str, Any]:
+    """What the Sphinx process is given; any change to it means Sphinx runs again."""
+    build = config.build_dir
+    return {
+        "srcdir": str(build / "site_src"),
+        "outdir": str(build / "html"),
         "builder": "html",
-        "doctreedir": str(config.build_dir / "doctrees"),
+        "doctreedir": str(build / "doctrees"),
+        "diagnostics": str(build / "sphinx-html.diagnostics.jsonl"),
+        "log": str(build / "sphinx-html.log"),
         "config": sphinx_config(config),
         "assets": _assets_digest(config),
+        "tool": tool_digest(),
     }
-    settings_file = config.build_dir / "sphinx-html.json"
-    changed |= write_atomic(settings_file, json.dumps(settings, indent=1))
-    if not changed and (outdir / "index.html").is_file():
-        return outdir
+
+
+def plan_run(
+    previous: dict[str, Any] | None, settings: dict[str, Any], sources_changed: bool
+) -> tuple[bool, bool]:
+    """(whether Sphinx runs, whether it rereads every page) given the last run's settings.
+
+    Sphinx does not know when its extension changes: a new tool digest rereads all pages.
+    """
+    fresh = previous is None or previous.get("tool") != settings["tool"]
+    same = previous == json.loads(json.dumps(settings))  # as it reads back from the file
+    return sources_changed or not same, fresh
+
+
+def _load(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _run_sphinx(settings_file: Path, settings: dict[str, Any], fresh: bool) -> str:
+    """Run Sphinx in a process of its own; returns the crash's message, or ""."""
+    Path(settings["diagnostics"]).unlink(missing_ok=True)
     done = subprocess.run(
-        [sys.executable, "-m", "polybook.site.sphinx_run", str(settings_file)],
+        [sys.executable, "-m", "polybook.site.sphinx_run", str(settings_file)]
+        + (["--fresh"] if fresh else []),
         capture_output=True,
         text=True,
         check=False,
     )
-    _report(strip_ansi(done.stderr), srcdir, reporter)
-    if done.returncode != 0:
-        reporter.error(PolybookError(Location("sphinx"), "the HTML build failed", "render"))
+    if done.returncode == 0:
+        return ""
+    tail = strip_ansi(done.stderr).strip().splitlines()[-CRASH_LINES:]
+    return "\n".join(["the HTML build failed", *tail])
+
+
+def build_site(
+    config: BookConfig,
+    pages: Sequence[Page],
+    reporter: Reporter,
+    stale: Collection[str] = frozenset(),
+) -> Path:
+    """Build the HTML site (in a Sphinx process of its own); returns the output folder.
+
+    ``stale`` names pages (docnames) whose inputs failed in this build: where an earlier
+    build wrote them, their sources are kept, and so is their last good HTML.
+    """
+    settings = site_settings(config)
+    srcdir, outdir = Path(settings["srcdir"]), Path(settings["outdir"])
+    keep = keepable(srcdir, stale)
+    for name in sorted(keep):
+        reporter.warn(Location(name + ".md"), STALE, "render.stale")
+    changed = write_sources(config, pages, srcdir, keep)
+    if not MATHJAX.is_dir():
+        reporter.warn(
+            Location(str(MATHJAX)), "MathJax is not installed: run `make setup`", "render"
+        )
+    settings_file = config.build_dir / "sphinx-html.json"
+    store_file = config.build_dir / site_diagnostics.STORE
+    store = site_diagnostics.load(store_file)
+    run, fresh = plan_run(_load(settings_file), settings, changed)
+    if not run and store is not None and (outdir / "index.html").is_file():
+        site_diagnostics.report(store, reporter)  # the warnings of the site as it is
+        return outdir
+    fresh = fresh or store is None  # without the other pages' warnings: read them all
+    write_atomic(settings_file, json.dumps(settings, indent=1))
+    store_file.unlink(missing_ok=True)  # stands for the site again once this run is in
+    crash = _run_sphinx(settings_file, settings, fresh)
+    sphinx_run = site_diagnostics.read_run(Path(settings["diagnostics"]))
+    store = site_diagnostics.merge(store or {}, sphinx_run, fresh)
+    site_diagnostics.save(store_file, store)
+    site_diagnostics.report(store, reporter)
+    if crash:
+        settings_file.unlink(missing_ok=True)  # the next build runs Sphinx again, afresh
+        reporter.error(Diagnostic(Location("sphinx"), crash, "render", "error"))
     return outdir

@@ -13,6 +13,7 @@ from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
 from polybook import frameworks
+from polybook.site import sphinx_log
 from polybook.site.files import CELLS_SUFFIX, STATIC
 
 
@@ -63,6 +64,23 @@ def depart_passthrough(self: Any, node: nodes.Element) -> None:
     pass
 
 
+def _body_offset(directive: SphinxDirective) -> int:
+    """The content offset of a directive without options (1 after a blank line, else 0).
+
+    MyST-Parser puts a blank line of its own before a body that opens with a ``:::`` fence
+    and counts it, so every line of the body would be one too far: the page's text says.
+    """
+    offset = int(directive.content_offset)
+    if offset != 1 or not directive.content or not directive.content[0].startswith(":::"):
+        return offset
+    source = str(directive.state.document["source"])
+    cache = cast(dict[str, list[str]], directive.env.temp_data.setdefault("pb_lines", {}))
+    if source not in cache:
+        cache[source] = Path(source).read_text(encoding="utf-8").split("\n")
+    lines, after = cache[source], int(directive.lineno)  # the line after the directive's
+    return 1 if after < len(lines) and not lines[after].strip() else 0
+
+
 class TabSetDirective(SphinxDirective):
     """``{pb-tabset} prose``: holds ``{pb-tab} NAME`` directives."""
 
@@ -72,7 +90,7 @@ class TabSetDirective(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         node = pb_tabset(kind=self.arguments[0])
         self.set_source_info(node)
-        self.state.nested_parse(self.content, self.content_offset, node)
+        self.state.nested_parse(self.content, _body_offset(self), node)
         return [node]
 
 
@@ -84,7 +102,8 @@ class TabDirective(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         node = pb_panel(tab=self.arguments[0])
-        self.state.nested_parse(self.content, self.content_offset, node)
+        self.set_source_info(node)
+        self.state.nested_parse(self.content, _body_offset(self), node)
         return [node]
 
 
@@ -164,6 +183,9 @@ def _static_path(app: Sphinx) -> None:
 
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("pb_tabs", [], "html")
+    app.add_config_value("pb_diagnostics", "", "", str)  # where located warnings go
+    if app.config.pb_diagnostics:
+        sphinx_log.install(app, app.config.pb_diagnostics)
     app.add_node(
         pb_tabset,
         html=(visit_tabset_html, depart_div_html),

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import fnmatch
+import posixpath
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from polybook.config import BookConfig
 from polybook.diagnostics import Location, PolybookError, Reporter
 from polybook.source.model import Document, Toc
-from polybook.source.parse import parse
+from polybook.source.parse import parse, source_text
 
 ROOT_DOC = "index.md"
 
@@ -40,50 +41,81 @@ def source_files(config: BookConfig) -> list[str]:
 
 
 def toc_targets(doc: Document) -> list[tuple[str, int]]:
-    """Pages linked by the toc blocks of ``doc``: (path relative to the root, toc line)."""
+    """Pages linked by the toc blocks of ``doc``: (path relative to the root, entry's line)."""
     base = PurePosixPath(doc.path).parent
     targets: list[tuple[str, int]] = []
     for block in doc.blocks:
         if isinstance(block, Toc):
-            for offset, entry in enumerate(block.entries, start=1):
+            for entry, line in zip(block.entries, block.entry_lines, strict=True):
                 name = entry if entry.endswith(".md") else f"{entry}.md"
-                targets.append(((base / name).as_posix(), block.line + offset))
+                targets.append((posixpath.normpath((base / name).as_posix()), line))
     return targets
 
 
+def decode_page(data: bytes, rel: str, reporter: Reporter) -> str:
+    """A page's text: UTF-8 with an optional BOM (dropped). Warns when it is empty."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        # The bytes before the first bad one decode; count lines as the parser does.
+        before = source_text(data[: exc.start].decode("utf-8")).split("\n")
+        line, column = len(before), len(before[-1]) + 1
+        message = f"not UTF-8: byte 0x{data[exc.start]:02x} at column {column} ({exc.reason})"
+        raise PolybookError(Location(rel, line), message, "source.encoding") from exc
+    text = text.removeprefix("\ufeff")
+    if not text.strip():
+        reporter.warn(Location(rel), "page is empty", "source.empty")
+    return text
+
+
+def _read(config: BookConfig, rel: str, reporter: Reporter) -> Document | None:
+    """One page parsed, or None when it cannot be (the error is reported)."""
+    try:
+        data = (config.root / rel).read_bytes()
+    except OSError as exc:
+        reporter.error(PolybookError(Location(rel), f"cannot read: {exc.strerror}", "source.read"))
+        return None
+    try:
+        return parse(decode_page(data, rel, reporter), rel, config.tabs)
+    except PolybookError as err:
+        reporter.error(err)
+        return None
+
+
 def load_book(config: BookConfig, reporter: Reporter) -> Book:
-    """Parse every page; order them by the toc tree from ``index.md``."""
+    """Parse every page; order them by the toc tree from ``index.md``.
+
+    Every problem is reported; :class:`BookInvalid` is raised at the end if any was an error.
+    """
     files = source_files(config)
+    errors = len(reporter.errors)
     parsed: dict[str, Document] = {}
-    failed = False
     for rel in files:
-        text = (config.root / rel).read_text(encoding="utf-8")
-        try:
-            parsed[rel] = parse(text, rel, config.tabs)
-        except PolybookError as err:
-            reporter.error(err)
-            failed = True
-    if failed:
-        raise BookInvalid()
+        doc = _read(config, rel, reporter)
+        if doc is not None:
+            parsed[rel] = doc
     order: list[str] = []
-
-    def visit(path: str) -> None:
-        if path in order:
-            return
+    seen: set[str] = set()
+    pending = [ROOT_DOC] if ROOT_DOC in parsed else []
+    while pending:  # depth first, in toc order
+        path = pending.pop()
+        if path in seen:
+            continue
+        seen.add(path)
         order.append(path)
+        linked: list[str] = []
         for target, line in toc_targets(parsed[path]):
-            if target not in parsed:
-                raise PolybookError(
-                    Location(path, line),
-                    f"toc entry {target!r} is not a page of the book",
-                    "toc",
-                )
-            visit(target)
-
-    if ROOT_DOC in parsed:
-        visit(ROOT_DOC)
+            if target in parsed:
+                linked.append(target)
+            elif target not in files:  # a page that failed to parse is reported already
+                where = Location(path, line)
+                message = f"toc entry {target!r} is not a page of the book"
+                reporter.error(PolybookError(where, message, "toc"))
+        pending.extend(reversed(linked))
+    if len(reporter.errors) > errors:
+        raise BookInvalid()
     for rel in files:
-        if rel not in order:
+        if rel not in seen:
             reporter.warn(Location(rel), "page is in no toc", "toc")
             order.append(rel)
     return Book(config, tuple(parsed[p] for p in order))

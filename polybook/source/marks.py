@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 
 from polybook.diagnostics import Location, PolybookError
+from polybook.source.parse import unknown_framework
 
 SELECTED_IF = re.compile(r"^(\s*)if\s+tab\.selected\((.*)\)\s*:\s*(#.*)?$")
 ELSE = re.compile(r"^(\s*)else\s*:\s*(#.*)?$")
@@ -39,18 +40,36 @@ def _indent(text: str) -> int:
     return len(text) - len(text.lstrip())
 
 
+def _loose(text: str) -> bool:
+    """Blank and comment lines: Python ignores their indentation."""
+    stripped = text.strip()
+    return not stripped or stripped.startswith("#")
+
+
 def _block(lines: list[Line], start: int, indent: int) -> int:
     """End (exclusive) of the indented body that starts at ``start``."""
     end = start
-    while end < len(lines) and (not lines[end][1].strip() or _indent(lines[end][1]) > indent):
+    while end < len(lines) and (_loose(lines[end][1]) or _indent(lines[end][1]) > indent):
         end += 1
-    while end > start and not lines[end - 1][1].strip():
+    # Blank lines, and comments no deeper than the ``if``, after the body are not its own.
+    while end > start and _loose(text := lines[end - 1][1]):
+        if text.strip() and _indent(text) > indent:
+            break
         end -= 1
     return end
 
 
+def _else_at(lines: list[Line], index: int, indent: int) -> int | None:
+    """Index of an ``else:`` at ``indent`` that continues the ``if`` ending at ``index``."""
+    while index < len(lines) and _loose(lines[index][1]):
+        index += 1
+    match = ELSE.match(lines[index][1]) if index < len(lines) else None
+    return index if match and len(match.group(1)) == indent else None
+
+
 def _dedent(lines: list[Line], by: int) -> list[Line]:
-    return [(n, t[by:] if t.strip() else "") for n, t in lines]
+    """Lines less ``by`` columns of indentation (less only whitespace); numbers kept."""
+    return [(n, t[min(by, _indent(t)) :] if t.strip() else "") for n, t in lines]
 
 
 def _names(args: str, where: Location) -> set[str]:
@@ -85,20 +104,21 @@ def select_branches(
         names = _names(match.group(2), where)
         unknown = sorted(names - set(tabs))
         if unknown:
-            raise PolybookError(where, f"tab.selected() names unknown {unknown}", "split.tab")
+            message = f"tab.selected() names {unknown_framework(unknown[0], tabs)}"
+            raise PolybookError(where, message, "split.tab")
         indent = len(match.group(1))
         end = _block(lines, index + 1, indent)
         if end == index + 1:
             raise PolybookError(where, "`if tab.selected(...):` has no body", "split.tab")
         chosen = lines[index + 1 : end] if framework in names else []
         index = end
-        if index < len(lines) and (m := ELSE.match(lines[index][1])) and len(m.group(1)) == indent:
-            else_end = _block(lines, index + 1, indent)
+        if (at := _else_at(lines, index, indent)) is not None:
+            index = _block(lines, at + 1, indent)
             if framework not in names:
-                chosen = lines[index + 1 : else_end]
-            index = else_end
+                chosen = lines[at + 1 : index]
         if chosen:
-            body_indent = min(_indent(t) for _, t in chosen if t.strip())
+            code = [_indent(t) for _, t in chosen if not _loose(t)]
+            body_indent = min(code) if code else indent
             nested = _dedent(chosen, body_indent - indent)
             kept.extend(select_branches(nested, framework, path, tabs))
     return kept
@@ -108,7 +128,7 @@ def infer_gpus(source: str) -> int:
     """GPUs a cell needs, judged from the devices its statements use (definitions aside)."""
     used = "\n".join(
         line
-        for line in source.splitlines()
+        for line in source.split("\n")
         if not line.lstrip().startswith(("def ", "async def ", "class ", "#"))
     )
     needed = 2 if ALL_GPUS.search(used) else 0

@@ -33,11 +33,15 @@ class CodeCell:
 
 @dataclass(frozen=True)
 class Toc:
-    """A ```` ```toc ```` block: options and entries as written."""
+    """A ```` ```toc ```` block: options and entries as written.
+
+    ``entry_lines[k]`` is the 1-based source line of ``entries[k]``.
+    """
 
     options: tuple[tuple[str, str], ...]
     entries: tuple[str, ...]
     line: int
+    entry_lines: tuple[int, ...]
 
 
 Block = Prose | TabProse | CodeCell | Toc

@@ -1,12 +1,19 @@
-"""Parse stage: d2l Markdown -> :class:`Document`, with source lines kept on every block."""
+"""Parse stage: d2l Markdown -> :class:`Document`, with source lines kept on every block.
+
+The page's structure comes from markdown-it's tokens and their line maps only. Lines are
+split on ``\\n`` alone after CRLF and lone CR become ``\\n`` (as markdown-it does), so that
+line numbers agree with markdown-it's and with editors' (a form feed is not a line break).
+"""
 
 from __future__ import annotations
 
 import re
+from difflib import get_close_matches
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from polybook import frameworks
 from polybook.diagnostics import Location, PolybookError
 from polybook.source.model import Block, CodeCell, Document, Prose, TabProse, Toc
 
@@ -14,9 +21,34 @@ CODE_INFO = re.compile(r"^\{\s*\.python\s+\.input\b[^}]*\}$")
 TAB_LINE = re.compile(r"^(?:%%tab|#@tab)\b(.*)$")
 BEGIN_TAB = re.compile(r"^:begin_tab:`([^`]*)`$")
 END_TAB = ":end_tab:"
+# A line that opens a fence: up to three spaces, a run of ``` or ~~~, an info string.
+FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([^`]*?)\s*$")
+NEWLINES = re.compile(r"\r\n?")
+# Names authors use for a framework, beside polybook's own.
+ALIASES = {"torch": "pytorch", "tf": "tensorflow", "flax": "jax", "mx": "mxnet"}
 
 # Block structure is all we need: inline parsing is switched off.
 _markdown = MarkdownIt("commonmark").disable("inline")
+
+Span = tuple[int, int]  # a token's map: 0-based lines [start, end)
+OpenTab = tuple[tuple[str, ...], int]  # frameworks of an open :begin_tab:, its 1-based line
+
+
+def source_text(text: str) -> str:
+    """``text`` without a BOM and with ``\\n`` line breaks only."""
+    return NEWLINES.sub("\n", text.removeprefix("\ufeff"))
+
+
+def unknown_framework(name: str, tabs: tuple[str, ...]) -> str:
+    """Why ``name`` is not one of ``tabs``, suggesting the closest book tab."""
+    listed = ", ".join(tabs)
+    if name in frameworks.REGISTRY:
+        return f"framework {name!r}, which is not in [build] tabs ({listed})"
+    key = name.lower()
+    alias = ALIASES.get(key, "")
+    close = [alias] if alias in tabs else get_close_matches(key, tabs, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return f"unknown framework {name!r}{hint} (book tabs: {listed})"
 
 
 def parse_tab_names(
@@ -30,21 +62,44 @@ def parse_tab_names(
         return tabs
     for name in names:
         if name not in tabs:
-            raise PolybookError(
-                where,
-                f"{what} names unknown framework {name!r} (book tabs: {', '.join(tabs)})",
-                "parse.tab",
-            )
+            raise PolybookError(where, f"{what} names {unknown_framework(name, tabs)}", "parse.tab")
     return tuple(t for t in tabs if t in names)
 
 
-def _code_cell(token: Token, lines: list[str], path: str, tabs: tuple[str, ...]) -> CodeCell:
-    assert token.map is not None  # fences always carry their lines
-    start, end = token.map
-    closer = lines[end - 1].strip() if end - start >= 2 else ""
-    if not (closer.startswith(token.markup) and not closer.strip(token.markup[0])):
-        raise PolybookError(Location(path, start + 1), "code cell is never closed", "parse.fence")
-    body = lines[start + 1 : end - 1]
+def _content(token: Token) -> list[str]:
+    """The lines inside a fence, as markdown-it read them (opener's indentation removed)."""
+    return token.content.split("\n")[:-1]
+
+
+def _kind(info: str) -> str:
+    """What a fence with this info string is to polybook: a code cell, a toc or neither."""
+    return "code cell" if CODE_INFO.match(info) else "toc block" if info == "toc" else ""
+
+
+def _check_fence(token: Token, span: Span, lines: list[str], path: str) -> None:
+    """A fence left open swallows what follows: a cell's opener, or the rest of the page."""
+    start, end = span
+    kind = _kind(token.info.strip())
+    what = kind or "fence"
+    where = Location(path, start + 1)
+    for number in range(start + 1, end):
+        match = FENCE_OPEN.match(lines[number])
+        opens = _kind(match.group(2)) if match else ""
+        if not match or not opens:
+            continue
+        # A longer or other fence may show a cell's opener as an example; a cell may not.
+        run = match.group(1)
+        if kind or (run[0] == token.markup[0] and len(run) >= len(token.markup)):
+            other = "another" if kind else f"a {opens}"
+            message = f"{what} opened here is never closed (line {number + 1} opens {other})"
+            raise PolybookError(where, message, "parse.fence")
+    # markdown-it maps a closed fence to one line more than its content: the closer.
+    if len(_content(token)) != end - start - 2:
+        raise PolybookError(where, f"{what} opened here is never closed", "parse.fence")
+
+
+def _code_cell(token: Token, start: int, path: str, tabs: tuple[str, ...]) -> CodeCell:
+    body = _content(token)
     first = start + 2
     match = TAB_LINE.match(body[0].strip()) if body else None
     if match:
@@ -54,102 +109,113 @@ def _code_cell(token: Token, lines: list[str], path: str, tabs: tuple[str, ...])
     return CodeCell((tabs[0],), "\n".join(body), first)
 
 
-def _toc(token: Token) -> Toc:
-    assert token.map is not None
+def _toc(token: Token, start: int) -> Toc:
     options: list[tuple[str, str]] = []
     entries: list[str] = []
-    for raw in token.content.splitlines():
+    entry_lines: list[int] = []
+    for number, raw in enumerate(_content(token), start=start + 2):
         line = raw.strip()
         if line.startswith(":") and line.count(":") >= 2:
             key, _, value = line[1:].partition(":")
             options.append((key.strip(), value.strip()))
         elif line:
             entries.append(line)
-    return Toc(tuple(options), tuple(entries), token.map[0] + 1)
+            entry_lines.append(number)
+    return Toc(tuple(options), tuple(entries), start + 1, tuple(entry_lines))
 
 
-def _prose_blocks(
-    lines: list[str],
-    start: int,
-    end: int,
-    path: str,
-    tabs: tuple[str, ...],
-    state: dict[str, object],
-) -> list[Block]:
-    """Split prose lines [start, end) into shared and per-framework blocks."""
-    blocks: list[Block] = []
-    chunk_start = start
-    for number in range(start, end):
-        stripped = lines[number].strip()
-        begin = BEGIN_TAB.match(stripped)
-        if not begin and stripped != END_TAB:
+def _tab_marks(tokens: list[Token], lines: list[str]) -> dict[int, str | None]:
+    """Paragraph lines that are ``:begin_tab:`` (-> its names) or ``:end_tab:`` (-> None)."""
+    marks: dict[int, str | None] = {}
+    for token in tokens:
+        if token.type != "paragraph_open" or token.map is None:
             continue
-        where = Location(path, number + 1)
-        text = "\n".join(lines[chunk_start:number])
-        open_tab = state.get("open")
-        if begin:
-            if open_tab is not None:
-                raise PolybookError(where, ":begin_tab: inside another :begin_tab:", "parse.tab")
-            if text.strip():
-                blocks.append(Prose(text, chunk_start + 1))
-            state["open"] = (
-                parse_tab_names(begin.group(1), tabs, where, ":begin_tab:"),
-                number + 1,
-            )
-        else:
-            if not isinstance(open_tab, tuple):
-                raise PolybookError(where, ":end_tab: without :begin_tab:", "parse.tab")
-            blocks.append(TabProse(open_tab[0], text, chunk_start + 1))
-            state["open"] = None
-        chunk_start = number + 1
-    text = "\n".join(lines[chunk_start:end])
-    if text.strip():
-        open_tab = state.get("open")
-        if isinstance(open_tab, tuple):
-            blocks.append(TabProse(open_tab[0], text, chunk_start + 1))
-        else:
-            blocks.append(Prose(text, chunk_start + 1))
-    return blocks
+        for number in range(*token.map):
+            stripped = lines[number].strip()
+            if begin := BEGIN_TAB.match(stripped):
+                marks[number] = begin.group(1)
+            elif stripped == END_TAB:
+                marks[number] = None
+    return marks
+
+
+def _text(lines: list[str], start: int, end: int) -> tuple[str, int]:
+    """Lines [start, end) less blank lines at either end, and the 1-based line of the first."""
+    while start < end and not lines[start].strip():
+        start += 1
+    while end > start and not lines[end - 1].strip():
+        end -= 1
+    return "\n".join(lines[start:end]), start + 1
+
+
+class _Prose:
+    """Splits the prose between cells into shared and per-framework blocks."""
+
+    def __init__(self, lines: list[str], tokens: list[Token], path: str, tabs: tuple[str, ...]):
+        self.lines = lines
+        self.marks = _tab_marks(tokens, lines)
+        self.path = path
+        self.tabs = tabs
+        self.open: OpenTab | None = None
+
+    def blocks(self, start: int, end: int) -> list[Block]:
+        """The blocks of lines [start, end); an open ``:begin_tab:`` carries over."""
+        out: list[Block] = []
+        chunk = start
+        for number in range(start, end):
+            if number not in self.marks:
+                continue
+            names = self.marks[number]
+            where = Location(self.path, number + 1)
+            text, line = _text(self.lines, chunk, number)
+            if names is not None:
+                if self.open is not None:
+                    message = f":begin_tab: opened here is never closed before line {number + 1}"
+                    raise PolybookError(Location(self.path, self.open[1]), message, "parse.tab")
+                if text:
+                    out.append(Prose(text, line))
+                self.open = (parse_tab_names(names, self.tabs, where, ":begin_tab:"), number + 1)
+            else:
+                if self.open is None:
+                    raise PolybookError(where, ":end_tab: without :begin_tab:", "parse.tab")
+                out.append(TabProse(self.open[0], text, line))
+                self.open = None
+            chunk = number + 1
+        text, line = _text(self.lines, chunk, end)
+        if text:
+            out.append(TabProse(self.open[0], text, line) if self.open else Prose(text, line))
+        return out
 
 
 def parse(text: str, path: str, tabs: tuple[str, ...]) -> Document:
     """Parse one page. ``path`` (relative to the book root) is used in messages."""
-    lines = text.splitlines()
+    text = source_text(text)
+    lines = text.split("\n")
+    # A final newline lets a fence left open at the end be told from a closed one.
+    tokens = _markdown.parse(text if text.endswith("\n") else text + "\n")
+    prose = _Prose(lines, tokens, path, tabs)
     blocks: list[Block] = []
-    state: dict[str, object] = {"open": None}
     cursor = 0
-    for token in _markdown.parse(text):
+    for token in tokens:
         if token.type != "fence" or token.level != 0 or token.map is None:
             continue
-        info = token.info.strip()
-        is_code = bool(CODE_INFO.match(info))
-        if not is_code and info != "toc":
-            continue
         start, end = token.map
-        blocks.extend(_prose_blocks(lines, cursor, start, path, tabs, state))
-        open_tab = state.get("open")
-        if isinstance(open_tab, tuple) and is_code:
+        _check_fence(token, (start, end), lines, path)
+        kind = _kind(token.info.strip())
+        if not kind:
+            continue
+        blocks.extend(prose.blocks(cursor, start))
+        if prose.open is not None and kind == "code cell":
             raise PolybookError(
                 Location(path, start + 1),
-                f"code cell inside the :begin_tab: block opened at line {open_tab[1]}",
+                f"code cell inside the :begin_tab: block opened at line {prose.open[1]}",
                 "parse.tab",
             )
-        blocks.append(_code_cell(token, lines, path, tabs) if is_code else _toc(token))
+        cell = _code_cell(token, start, path, tabs) if kind == "code cell" else _toc(token, start)
+        blocks.append(cell)
         cursor = end
-    blocks.extend(_prose_blocks(lines, cursor, len(lines), path, tabs, state))
-    open_tab = state.get("open")
-    if isinstance(open_tab, tuple):
-        raise PolybookError(Location(path, open_tab[1]), ":begin_tab: is never closed", "parse.tab")
-    return Document(path, _merge_tab_runs(blocks))
-
-
-def _merge_tab_runs(blocks: list[Block]) -> tuple[Block, ...]:
-    """Drop whitespace-only shared prose between tab blocks so that they form one group."""
-    kept: list[Block] = []
-    for index, block in enumerate(blocks):
-        between_tabs = (
-            isinstance(block, Prose) and not block.text.strip() and 0 < index < len(blocks) - 1
-        )
-        if not between_tabs:
-            kept.append(block)
-    return tuple(kept)
+    blocks.extend(prose.blocks(cursor, len(lines)))
+    if prose.open is not None:
+        where = Location(path, prose.open[1])
+        raise PolybookError(where, ":begin_tab: opened here is never closed", "parse.tab")
+    return Document(path, tuple(blocks))

@@ -1,0 +1,27 @@
+"""``polybook check``: every source check of a build, without executing or writing anything.
+
+Parse, split and library extraction run as in a build; the library is compiled but not
+written; labels, references, figures and the toc are checked across the book. Fast enough
+for a pre-commit hook.
+"""
+
+from __future__ import annotations
+
+from polybook.config import BookConfig
+from polybook.diagnostics import Reporter
+from polybook.library import check_parity, extract_libraries
+from polybook.references import check_references
+from polybook.source.book import BookInvalid, load_book
+from polybook.source.split import split_book
+
+
+def check_book(config: BookConfig, tabs: tuple[str, ...], reporter: Reporter) -> None:
+    """Report every problem the sources have; errors and warnings go to ``reporter``."""
+    try:
+        book = load_book(config, reporter)
+    except BookInvalid:
+        return
+    notebooks = split_book(book, tabs, reporter, check=False)
+    libraries = extract_libraries(notebooks, reporter)
+    check_parity(libraries, config.framework_specific, reporter)
+    check_references(config.root, book.documents, reporter)

@@ -1,0 +1,307 @@
+"""Every ``config.ini`` key polybook reads, declared once in :data:`KEYS`.
+
+Parsing and validation (:meth:`Key.parse`), :class:`~polybook.config.BookConfig`'s values and
+the README's table are all derived from these entries. d2lbook keys that polybook does not
+implement are listed in :data:`D2LBOOK_IGNORED`: they are read and reported as ignored.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Literal
+
+from polybook import frameworks
+
+Kind = Literal["bool", "int", "str", "choice", "words", "path", "name"]
+Value = bool | int | str | tuple[str, ...]
+
+TRUE = ("true", "yes", "on", "1")
+FALSE = ("false", "no", "off", "0")
+LIBRARY_SECTION = "library-<tab>"  # stands for [library-pytorch], [library-jax], …
+
+
+class BadValue(ValueError):
+    """A value a key does not accept; the text says what it accepts."""
+
+
+@dataclass(frozen=True)
+class Key:
+    """One key of ``config.ini``: how it is read, checked and documented."""
+
+    section: str
+    name: str  # also the BookConfig (or LibraryTarget) field it fills
+    kind: Kind
+    default: Value
+    help: str
+    d2lbook: bool = True  # False: a key polybook adds
+    minimum: int = 0  # int: the least accepted value
+    choices: tuple[str, ...] = ()  # choice, words: the accepted values
+    required: bool = False  # words: at least one
+    drop_prefix: str = ""  # words: removed from each word (``polybook.cite`` → ``cite``)
+    suffix: str = ""  # path: the name must end so
+    absolute: bool = False  # path: stored resolved against the book root
+    default_text: str = ""  # the default as the README shows it, when not the value
+
+    def parse(self, raw: str) -> Value:
+        """The value of ``raw``; an empty value is the default. Raises :class:`BadValue`."""
+        text = raw.strip()
+        if not text:
+            return self.default
+        if self.kind == "bool":
+            return _boolean(text)
+        if self.kind == "int":
+            return self._integer(text)
+        if self.kind == "choice":
+            return self._choose(text.lower())
+        if self.kind == "words":
+            return self._words(text)
+        if self.kind == "name" and not text.isidentifier():
+            raise BadValue(f"{text!r} is not a Python module name (letters, digits, _)")
+        if self.kind == "path" and self.suffix and not text.endswith(self.suffix):
+            raise BadValue(f"{text!r} is not a {self.suffix} file")
+        if self.suffix == ".py" and not PurePosixPath(text).stem.isidentifier():
+            raise BadValue(f"{text!r} cannot be imported: its name is not a Python module name")
+        return text
+
+    def _integer(self, text: str) -> int:
+        try:
+            number = int(text)
+        except ValueError:
+            raise BadValue(f"{text!r} is not an integer") from None
+        if number < self.minimum:
+            raise BadValue(f"{number} is too small: the least accepted is {self.minimum}")
+        return number
+
+    def _choose(self, word: str) -> str:
+        if word not in self.choices:
+            accepted = ", ".join(self.choices)
+            raise BadValue(f"{word!r} is not one of {accepted}{did_you_mean(word, self.choices)}")
+        return word
+
+    def _words(self, text: str) -> tuple[str, ...]:
+        words = tuple(w.removeprefix(self.drop_prefix) for w in split_words(text))
+        if self.choices:
+            words = tuple(self._choose(w.lower()) for w in words)
+            twice = [w for i, w in enumerate(words) if w in words[:i]]
+            if twice:
+                raise BadValue(f"{twice[0]!r} is named twice")
+        if self.required and not words:
+            raise BadValue(f"name at least one of {', '.join(self.choices)}")
+        return words
+
+    @property
+    def type_text(self) -> str:
+        """The accepted values, for the README."""
+        if self.kind == "bool":
+            return "boolean"
+        if self.kind == "int":
+            return f"integer ≥ {self.minimum}"
+        listed = ", ".join(f"`{c}`" for c in self.choices)
+        if self.kind == "choice":
+            return f"one of {listed}"
+        if self.kind == "words":
+            return f"words from {listed}" if self.choices else "words"
+        if self.kind == "name":
+            return "module name"
+        if self.kind == "path":
+            return f"path to a `{self.suffix}` file" if self.suffix else "path"
+        return "text"
+
+    @property
+    def shown_default(self) -> str:
+        """The default, for the README."""
+        if self.default_text:
+            return self.default_text
+        if isinstance(self.default, bool):
+            return f"`{str(self.default).lower()}`"
+        if isinstance(self.default, tuple):
+            return f"`{' '.join(self.default)}`" if self.default else "none"
+        return f"`{self.default}`" if self.default != "" else "empty"
+
+
+def _boolean(text: str) -> bool:
+    word = text.lower()
+    if word in TRUE:
+        return True
+    if word in FALSE:
+        return False
+    raise BadValue(f"{text!r} is not a boolean: use true/false, yes/no, on/off or 1/0")
+
+
+def split_words(text: str) -> tuple[str, ...]:
+    """A list value: words separated by commas, spaces or lines."""
+    return tuple(text.replace(",", " ").split())
+
+
+def nearest(word: str, candidates: Iterable[str]) -> str | None:
+    """The candidate closest to ``word`` (a likely typo of it), if any is close."""
+    close = difflib.get_close_matches(word.lower(), list(candidates), n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def did_you_mean(word: str, candidates: Iterable[str]) -> str:
+    """``"; did you mean 'x'?"`` for the candidate closest to ``word``, else ``""``."""
+    close = nearest(word, candidates)
+    return f"; did you mean {close!r}?" if close else ""
+
+
+def _project(name: str, default: str, help: str) -> Key:
+    return Key("project", name, "str", default, help)
+
+
+KEYS: tuple[Key, ...] = (
+    _project("name", "book", "the book's name, used in the names of output files"),
+    _project("title", "Book", "the title shown on every page"),
+    _project("author", "", "the authors, as the site names them"),
+    _project("copyright", "", "the copyright line of the site's footer"),
+    _project("release", "", "the book's version"),
+    _project("lang", "en", "the language of the pages (a Sphinx language code)"),
+    Key(
+        "build",
+        "notebooks",
+        "words",
+        ("*.md", "*/*.md"),
+        "the pages: glob patterns relative to the book root",
+    ),
+    Key("build", "exclusions", "words", (), "patterns of files to leave out of `notebooks`"),
+    Key(
+        "build",
+        "resources",
+        "words",
+        (),
+        "files and folders copied beside the pages (figures, the library)",
+    ),
+    Key(
+        "build",
+        "tabs",
+        "words",
+        ("pytorch",),
+        "frameworks in tab order; the first is the one of untagged code cells",
+        choices=tuple(frameworks.REGISTRY),
+        required=True,
+    ),
+    Key(
+        "build",
+        "eval_notebook",
+        "bool",
+        True,
+        "execute the notebooks; when false, pages show no outputs",
+    ),
+    Key("build", "strict", "bool", False, "warnings fail the build, as `sphinx -W`", d2lbook=False),
+    Key(
+        "build",
+        "jobs",
+        "int",
+        0,
+        "notebooks run at once",
+        d2lbook=False,
+        default_text="`0` (the CPU count)",
+    ),
+    Key(
+        "build",
+        "cell_timeout",
+        "int",
+        1200,
+        "seconds a cell may run (`#@timeout N` in a cell overrides)",
+        d2lbook=False,
+        minimum=1,
+    ),
+    Key(
+        "build",
+        "device",
+        "choice",
+        "auto",
+        "requirement set of the framework environments; `auto` is `cuda` when `nvidia-smi`"
+        " finds a GPU",
+        d2lbook=False,
+        choices=("auto", "cpu", "cuda"),
+    ),
+    Key(
+        "build", "gpu_share", "int", 1, "notebooks that may share one GPU", d2lbook=False, minimum=1
+    ),
+    Key(
+        "build",
+        "envs_dir",
+        "path",
+        "",
+        "where the framework environments live (relative to the book root)",
+        d2lbook=False,
+        absolute=True,
+        default_text="`$POLYBOOK_ENVS`, else `.envs` beside polybook",
+    ),
+    Key(
+        "build",
+        "suppress_warnings",
+        "words",
+        (),
+        "warning subtypes not to report, e.g. `cite exec.devices`",
+        d2lbook=False,
+        drop_prefix="polybook.",
+    ),
+    Key(
+        "library",
+        "framework_specific",
+        "words",
+        (),
+        "public library names only some frameworks define",
+        d2lbook=False,
+    ),
+    Key(
+        LIBRARY_SECTION,
+        "lib_file",
+        "path",
+        "",
+        "the file the framework's `#@save` code is written to",
+        suffix=".py",
+        default_text="`d2l/<module>.py`, the module named by the framework: "
+        + ", ".join(f"`{fw.lib_name}`" for fw in frameworks.REGISTRY.values()),
+    ),
+)
+
+# Keys d2lbook defines in the sections polybook reads, that polybook does not implement.
+D2LBOOK_IGNORED: dict[str, tuple[str, ...]] = {
+    "project": (),
+    "build": (
+        "index",
+        "rsts",
+        "non-notebooks",
+        "dependencies",
+        "source_dir",
+        "output_dir",
+        "warning_is_error",
+        "sphinx_extensions",
+        "sphinx_configs",
+        "origin_repo",
+        "max_line_length",
+        "rename",
+    ),
+    "library": (
+        "version_file",
+        "root_dir",
+        "release",
+        "save_filename",
+        "save_mark",
+        "save_patterns",
+        "version",
+    ),
+    # lib_name is d2lbook's array-module name for its alias rewriting (np, tf, jnp).
+    LIBRARY_SECTION: ("lib_name", "simple_alias", "fluent_alias", "alias", "reverse_alias"),
+}
+# d2lbook's sections polybook ignores whole: each key set in them is reported as ignored.
+D2LBOOK_SECTIONS = ("html", "pdf", "deploy", "colab", "sagemaker", "slides", "translation")
+# Hints for ignored keys that polybook covers under another name.
+RENAMED = {("build", "warning_is_error"): "polybook's key is `strict`"}
+RENAMED[(LIBRARY_SECTION, "lib_name")] = (
+    "it names d2lbook's alias module; polybook writes `#@save` code as written, and the"
+    " module is named by lib_file"
+)
+
+
+def keys_of(section: str) -> tuple[Key, ...]:
+    """The keys of ``section``; ``[library-<tab>]`` sections share theirs."""
+    if section.startswith("library-"):
+        section = LIBRARY_SECTION
+    return tuple(k for k in KEYS if k.section == section)

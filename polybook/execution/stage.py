@@ -1,0 +1,239 @@
+"""Execute stage entry point: every notebook of a build run, or taken from the cache.
+
+Plans the jobs (content keys, the library snapshot each notebook sees, its kernel), hands
+them to the scheduler and an executor, records runs in the cache and writes the executed
+notebooks to ``_build/eval``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from nbformat import NotebookNode
+
+from polybook import frameworks
+from polybook.config import BookConfig
+from polybook.diagnostics import Location, Reporter
+from polybook.execution import envs
+from polybook.execution.cache import ExecutionCache, adopt_outputs, notebook_key
+from polybook.execution.kernel import KernelEnv
+from polybook.execution.local import LocalExecutor
+from polybook.execution.scheduler import Inventory, Job, JobResult, Scheduler
+from polybook.fsutil import write_atomic
+from polybook.library import SavedBlock, library_text
+from polybook.meta import RunInfo, cell_meta, notebook_meta, update_notebook_meta
+from polybook.nb import Notebooks, strip_ansi, writes
+
+logger = logging.getLogger("polybook")
+
+
+@dataclass
+class EvalReport:
+    """What the execute step did: per notebook, where its result came from and how long."""
+
+    executed: dict[tuple[str, str], NotebookNode] = field(default_factory=dict)
+    ran: list[tuple[str, str, float]] = field(default_factory=list)
+    cached: list[tuple[str, str]] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)
+
+
+def library_digest(blocks: Sequence[SavedBlock]) -> str:
+    """What a notebook's run depends on in the library: the saved code, not where it stands."""
+    digest = hashlib.sha256()
+    for block in blocks:
+        digest.update(block.code.encode())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def _package_init(config: BookConfig, fw: str) -> bytes:
+    """The book's own ``d2l/__init__.py`` (part of what every notebook imports)."""
+    init = config.root / Path(config.library_for(fw).lib_file).parent / "__init__.py"
+    return init.read_bytes() if init.is_file() else b""
+
+
+def _lib_snapshot(config: BookConfig, fw: str, blocks: list[SavedBlock]) -> Path:
+    """A d2l package holding ``blocks`` only, under ``_build/lib`` (named by content)."""
+    target = config.library_for(fw)
+    text = library_text(blocks, frameworks.get(fw).display_name)
+    root = config.build_dir / "lib" / fw / hashlib.sha256(text.encode()).hexdigest()[:16]
+    write_atomic(root / Path(target.lib_file).parent / "__init__.py", _package_init(config, fw))
+    write_atomic(root / target.lib_file, text)
+    return root
+
+
+def _timings(config: BookConfig) -> dict[str, float]:
+    path = config.build_dir / "cache" / "timings.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return {str(k): float(v) for k, v in data.items()}
+    except (OSError, ValueError):
+        return {}
+
+
+def _plan(
+    config: BookConfig,
+    notebooks: Notebooks,
+    libraries: dict[str, list[SavedBlock]],
+    environments: dict[str, envs.Environment],
+    cache: ExecutionCache,
+    inventory: Inventory,
+    timings: dict[str, float],
+    pages: set[str] | None,
+    report: EvalReport,
+    reporter: Reporter,
+) -> list[Job]:
+    """The notebooks to run; cached and code-free ones go straight into ``report``."""
+    jobs: list[Job] = []
+    requirements = {fw: env.identity() for fw, env in environments.items()}
+    package_inits = {
+        fw: hashlib.sha256(_package_init(config, fw)).hexdigest() for fw in environments
+    }
+    for fw, env in environments.items():
+        for index, (path, nb) in enumerate(notebooks[fw]):
+            report.executed[(path, fw)] = nb
+            if not any(c.cell_type == "code" for c in nb.cells):
+                continue  # nothing to run
+            visible = [b for b in libraries[fw] if b.notebook <= index]
+            library = library_digest(visible) + package_inits[fw]
+            key = notebook_key(nb, fw, requirements[fw], library)
+            cached = cache.get(key, inventory.gpus)
+            if cached is not None:
+                done = adopt_outputs(nb, cached)
+                _report_skipped(done, path, fw, reporter)
+                report.cached.append((path, fw))
+                report.executed[(path, fw)] = done
+            elif pages is None or path in pages:
+                lib_root = _lib_snapshot(config, fw, visible)
+                cwd = config.build_dir / "eval" / fw / Path(path).parent
+                kernel = KernelEnv(
+                    fw,
+                    env.kernel_name,
+                    (str(env.kernels_dir),),
+                    cwd,
+                    (str(lib_root),),
+                    frameworks.get(fw).kernel_env,
+                    config.cell_timeout,
+                    inventory.gpus,
+                )
+                expected = timings.get(f"{path}|{fw}", 0.0)
+                jobs.append(Job(path, fw, key, nb, kernel, expected))
+    return jobs
+
+
+def _report_skipped(nb: NotebookNode, path: str, fw: str, reporter: Reporter) -> int:
+    """Warn once per cell that was not run for want of devices; returns how many."""
+    count = 0
+    for number, cell in enumerate((c for c in nb.cells if c.cell_type == "code"), start=1):
+        meta = cell_meta(cell)
+        if meta.skipped:
+            count += 1
+            where = Location(path, meta.line, fw, number)
+            reporter.warn(where, f"not run: {meta.skipped}", "exec.devices")
+    return count
+
+
+def build_eval(
+    config: BookConfig,
+    notebooks: Notebooks,
+    libraries: dict[str, list[SavedBlock]],
+    reporter: Reporter,
+    pages: set[str] | None = None,
+    inventory: Inventory | None = None,
+) -> EvalReport:
+    """Execute (or take from the cache) every notebook; failures are reported, not raised."""
+    report = EvalReport()
+    inventory = inventory or Inventory(envs.host_gpus(), config.gpu_share)
+    cache = ExecutionCache(config.build_dir / "cache" / "exec")
+    timings = _timings(config)
+    ready = tuple(fw for fw in notebooks if fw in libraries)
+    environments = {e.framework: e for e in envs.ensure_all(ready, config.device, config.envs_dir)}
+    jobs = _plan(
+        config,
+        notebooks,
+        libraries,
+        environments,
+        cache,
+        inventory,
+        timings,
+        pages,
+        report,
+        reporter,
+    )
+    versions = {fw: environments[fw].framework_version() for fw in ready}
+
+    def finished(result: JobResult) -> None:
+        job = result.job
+        if result.notebook is not None:
+            report.executed[(job.path, job.framework)] = result.notebook
+        if result.status != "ok" or result.notebook is None:
+            if result.error is not None:
+                reporter.error(result.error)
+                failure = result.failure
+                traceback = strip_ansi(failure.traceback if failure else "").strip()
+                if traceback:
+                    tail = "\n".join(traceback.splitlines()[-12:])
+                    logger.info("%s", "    " + tail.replace("\n", "\n    "))
+            report.failed.append((job.path, job.framework))
+            return
+        skipped = _report_skipped(result.notebook, job.path, job.framework, reporter)
+        run = RunInfo(
+            host_gpus=inventory.gpus,
+            skipped=skipped,
+            seconds=round(result.seconds, 3),
+            date=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            framework_version=versions.get(job.framework, ""),
+        )
+        update_notebook_meta(result.notebook, run=run, key=job.key)
+        cache.put(job.key, result.notebook)
+        report.ran.append((job.path, job.framework, result.seconds))
+        timings[f"{job.path}|{job.framework}"] = result.seconds
+
+    if jobs:
+        from polybook.execution.progress import BuildProgress
+
+        executor = LocalExecutor(config.effective_jobs, config.build_dir / "work")
+        with BuildProgress(len(jobs)) as progress:
+
+            def on_finish(result: JobResult) -> None:
+                finished(result)
+                progress.on_finish(result)
+
+            try:
+                Scheduler(
+                    executor, inventory, config.effective_jobs, progress.on_start, on_finish
+                ).run(jobs)
+            finally:
+                executor.shutdown()
+                write_atomic(
+                    config.build_dir / "cache" / "timings.json",
+                    json.dumps(timings, indent=1, sort_keys=True),
+                )
+        if logger.isEnabledFor(logging.INFO):
+            progress.console.print(progress.table())
+    _write_executed(config, report)
+    return report
+
+
+def _write_executed(config: BookConfig, report: EvalReport) -> None:
+    """``_build/eval/<framework>/<page>.ipynb``; an index of content hashes skips the same."""
+    index_file = config.build_dir / "eval" / "index.json"
+    try:
+        index: dict[str, str] = json.loads(index_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        index = {}
+    for (path, fw), nb in report.executed.items():
+        out = config.build_dir / "eval" / fw / (path.removesuffix(".md") + ".ipynb")
+        name = out.relative_to(config.build_dir).as_posix()
+        key = notebook_meta(nb).key
+        if key and index.get(name) == key and out.is_file():
+            continue
+        write_atomic(out, writes(nb))
+        index[name] = key
+    write_atomic(index_file, json.dumps(index, indent=1, sort_keys=True))

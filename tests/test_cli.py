@@ -1,0 +1,81 @@
+"""The command line: finding the book, options after the subcommand, warnings kept with the
+build and ``--strict``, ``polybook check`` on the shipped book."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from polybook.cli import main
+from polybook.paths import SOURCE_ROOT
+
+SAVED = "```{{.python .input}}\n%%tab {tabs}\ndef {name}(x):  #@save\n    return x\n```\n"
+
+
+def make_book(root: Path) -> Path:
+    """Two frameworks; ``only_torch`` is saved for PyTorch alone (a parity warning)."""
+    (root / "chap").mkdir(parents=True)
+    (root / "config.ini").write_text("[build]\ntabs = pytorch, jax\neval_notebook = false\n")
+    (root / "index.md").write_text("# Book\n\n```toc\nchap/page\n```\n")
+    cells = SAVED.format(tabs="all", name="shared") + "\n" + SAVED.format(
+        tabs="pytorch", name="only_torch"
+    )
+    (root / "chap" / "page.md").write_text(f"# Page\n\n{cells}")
+    return root
+
+
+def test_the_book_is_found_from_a_sub_folder_like_git_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_book(tmp_path / "book")
+    monkeypatch.chdir(root / "chap")
+    assert main(["--quiet", "build", "lib"]) == 0
+    assert (root / "d2l" / "torch.py").is_file()
+    monkeypatch.chdir(tmp_path)
+    assert main(["--quiet", "build", "lib"]) == 1
+    err = capsys.readouterr().err
+    assert f"no config.ini in {tmp_path} or any parent folder" in err
+    assert "--root DIR" in err
+
+
+def test_root_and_quiet_are_accepted_after_the_subcommand(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_book(tmp_path / "book")
+    assert main(["build", "lib", "--root", str(root), "--quiet"]) == 0
+    assert (root / "d2l" / "jax.py").is_file()
+    assert main(["check", "--root", str(tmp_path)]) == 1
+    assert f"no config.ini in {tmp_path}: --root names the folder" in capsys.readouterr().err
+
+
+def test_warnings_are_shown_again_by_a_no_op_build_and_fail_it_when_strict(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    root = make_book(tmp_path / "book")
+    parity = (
+        "chap/page.md:11: only_torch is not in the library of jax (declare it in [library]"
+        " framework_specific) [polybook.library.parity]"
+    )
+    assert main(["--quiet", "--root", str(root), "build", "lib"]) == 0
+    assert caplog.messages == [parity]
+    caplog.clear()
+    assert main(["--root", str(root), "build", "lib"]) == 0
+    assert caplog.messages == ["nothing changed since the last build", parity]
+    assert main(["--quiet", "--root", str(root), "build", "lib", "--strict"]) == 1
+    err = capsys.readouterr().err
+    assert "warnings are errors here" in err and parity in err
+    with (root / "config.ini").open("a") as handle:
+        handle.write("strict = true\n")
+    assert main(["--quiet", "--root", str(root), "build", "lib"]) == 1
+
+
+def test_check_passes_on_the_shipped_book_and_fails_on_a_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["--quiet", "--root", str(SOURCE_ROOT), "check"]) == 0
+    root = make_book(tmp_path / "book")
+    assert main(["--quiet", "--root", str(root), "check"]) == 1
+    assert "[polybook.library.parity]" in capsys.readouterr().err
+    assert not (root / "d2l").exists()  # check writes nothing
+    assert not (root / "_build").exists()

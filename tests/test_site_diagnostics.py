@@ -1,0 +1,141 @@
+"""Sphinx's warnings, mapped inside the Sphinx process to the author's lines.
+
+One small book (no executable code) is built once, through the site stage's functions;
+its page puts each kind of problem on a known line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from polybook.config import load_config
+from polybook.diagnostics import Diagnostic, Location, Reporter
+from polybook.site.render import render_page
+from polybook.site.sphinx_build import build_site, read_diagnostics, site_settings
+from polybook.source.book import load_book
+
+PAGE = """\
+# Page
+:label:`sec_page`
+
+See :numref:`sec_nowhere` here.
+
+![A missing image](../img/missing.png)
+
+```{eval-rst}
+A longer title
+=====
+```
+
+```{figure}
+```
+
+:begin_tab:`pytorch`
+PyTorch prose.
+
+It refers to :numref:`tab_missing`.
+:end_tab:
+
+End.
+"""
+CONFIG = "[project]\nname = t\n[build]\ntabs = pytorch\neval_notebook = false\n"
+INDEX = "# T\n\n```toc\n:maxdepth: 1\n\nchap/page\n```\n"
+
+
+def make_book(root: Path) -> Path:
+    (root / "chap").mkdir(parents=True)
+    (root / "config.ini").write_text(CONFIG)
+    (root / "index.md").write_text(INDEX)
+    (root / "chap" / "page.md").write_text(PAGE)
+    (root / "static" / "sub").mkdir(parents=True)
+    (root / "static" / "top.css").write_text("body { margin: 0; }\n")
+    (root / "static" / "sub" / "deep.css").write_text("p { margin: 0; }\n")
+    return root
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Reporter]:
+    root = make_book(tmp_path_factory.mktemp("site") / "book")
+    config = load_config(root)
+    reporter = Reporter()
+    book = load_book(config, reporter)
+    pages = [render_page(doc, {}, config.tabs, reporter) for doc in book.documents]
+    build_site(config, pages, reporter)
+    return root, reporter
+
+
+def rendered(reporter: Reporter) -> list[Diagnostic]:
+    return [d for d in reporter.diagnostics if d.subtype.startswith("render.")]
+
+
+def find(reporter: Reporter, text: str) -> Diagnostic:
+    found = [d for d in rendered(reporter) if text in d.message]
+    assert len(found) == 1, [str(d) for d in rendered(reporter)]
+    return found[0]
+
+
+pytestmark = pytest.mark.slow
+
+
+def test_a_broken_numref_is_reported_at_the_authors_line(site: tuple[Path, Reporter]) -> None:
+    diag = find(site[1], "sec_nowhere")
+    assert diag.location == Location("chap/page.md", 4)
+    assert diag.subtype == "render.ref.numref"
+    assert diag.severity == "warning"
+    assert str(diag).endswith("[polybook.render.ref.numref]")
+
+
+def test_lines_inside_framework_tabs_are_exact(site: tuple[Path, Reporter]) -> None:
+    assert find(site[1], "tab_missing").location == Location("chap/page.md", 19)
+
+
+def test_a_missing_image_is_reported_at_its_line(site: tuple[Path, Reporter]) -> None:
+    diag = find(site[1], "missing.png")
+    assert diag.location == Location("chap/page.md", 6)
+    assert diag.subtype == "render.image.not_readable"
+
+
+def test_a_multi_line_warning_keeps_its_place_and_its_lines(
+    site: tuple[Path, Reporter],
+) -> None:
+    diag = find(site[1], "Title underline too short")
+    assert diag.location == Location("chap/page.md", 10)
+    assert diag.message.splitlines()[-2:] == ["A longer title", "====="]
+    assert (diag.severity, diag.subtype) == ("warning", "render.docutils")
+
+
+def test_what_sphinx_calls_an_error_is_an_error(site: tuple[Path, Reporter]) -> None:
+    diag = find(site[1], "1 argument(s) required")
+    assert diag.location == Location("chap/page.md", 13)
+    assert (diag.severity, diag.subtype) == ("error", "render.docutils")
+    assert diag in site[1].errors
+    others = [d for d in site[1].errors if d != diag]
+    assert others == []  # no crash, nothing unlocated
+    assert all(d.location.path == "chap/page.md" for d in rendered(site[1]))
+
+
+def test_sphinx_warnings_are_suppressible_by_prefix(site: tuple[Path, Reporter]) -> None:
+    config = load_config(site[0])
+    diagnostics = Path(site_settings(config)["diagnostics"])
+    reporter = Reporter(suppressed=frozenset({"render.ref"}))
+    read_diagnostics(diagnostics, reporter)
+    messages = [d.message for d in reporter.diagnostics]
+    assert not any("sec_nowhere" in m or "tab_missing" in m for m in messages)
+    assert any("missing.png" in m for m in messages)
+
+
+def test_static_sub_folders_are_copied_and_top_level_css_linked(
+    site: tuple[Path, Reporter],
+) -> None:
+    html = site[0] / "_build" / "html"
+    assert (html / "_static" / "sub" / "deep.css").is_file()
+    assert (html / "_static" / "top.css").is_file()
+    assert "_static/top.css" in (html / "chap" / "page.html").read_text(encoding="utf-8")
+
+
+def test_sphinx_log_lines_are_not_diagnostics(site: tuple[Path, Reporter]) -> None:
+    log = Path(site_settings(load_config(site[0]))["log"]).read_text(encoding="utf-8")
+    assert "build succeeded" in log
+    assert not any("build succeeded" in d.message for d in site[1].diagnostics)

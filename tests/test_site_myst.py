@@ -1,0 +1,75 @@
+"""d2l prose -> MyST: code stays literal, as CommonMark reads it, and every line keeps its origin."""
+
+from __future__ import annotations
+
+from polybook.diagnostics import Reporter
+from polybook.site.myst import prose_to_myst
+from polybook.site.render import render_page
+from polybook.source.parse import parse
+
+EXAMPLE = """\
+Write a reference like this:
+
+````md
+```
+See :numref:`sec_x`.
+```
+
+And :eqref:`eq_y`.
+````
+
+Then :numref:`sec_real` works."""
+
+
+def convert(text: str, first_line: int = 10) -> list[tuple[int, str]]:
+    lines = prose_to_myst(text, first_line, "p.md", Reporter())
+    return list(zip(lines.origin, lines.text, strict=True))
+
+
+def test_roles_inside_a_four_backtick_example_stay_literal() -> None:
+    out = convert(EXAMPLE)
+    source = EXAMPLE.split("\n")
+    # Nothing is added or dropped: line k of the output comes from source line 10 + k.
+    assert [origin for origin, _ in out] == list(range(10, 10 + len(source)))
+    assert [text for _, text in out][:-1] == source[:-1]  # the example, as written
+    assert out[-1] == (20, "Then {numref}`sec_real` works.")
+
+
+def test_a_fence_closes_only_at_as_many_of_its_own_character() -> None:
+    text = "~~~~\n:numref:`a`\n```\n~~~\n:numref:`b`\n~~~~~\n:numref:`c`"
+    assert [t for _, t in convert(text)] == [
+        "~~~~",
+        ":numref:`a`",
+        "```",
+        "~~~",
+        ":numref:`b`",
+        "~~~~~",
+        "{numref}`c`",
+    ]
+
+
+def test_a_closing_fence_may_be_longer_but_not_followed_by_text() -> None:
+    text = "```\n:ref:`a`\n``` not a close\n:ref:`b`\n`````\n:ref:`c`"
+    assert [t for _, t in convert(text)][-1] == "{ref}`c`"
+    assert [t for _, t in convert(text)][3] == ":ref:`b`"
+
+
+def test_an_unclosed_fence_keeps_the_rest_of_the_block_literal() -> None:
+    text = "```\n:numref:`a`\n\n:numref:`b`"
+    assert [t for _, t in convert(text)] == text.split("\n")
+
+
+def test_indented_code_is_code_and_labels_after_headings_still_attach() -> None:
+    text = "# Title\n:label:`sec_t`\n\n    :numref:`kept`\n\nSee :numref:`sec_t`."
+    out = convert(text, 1)
+    assert out[0] == (2, "(sec_t)=")
+    assert (4, "    :numref:`kept`") in out
+    assert out[-1] == (6, "See {numref}`sec_t`.")
+
+
+def test_toc_entries_keep_their_own_source_lines() -> None:
+    text = "# Book\n\n```toc\n:maxdepth: 2\n\nchap/a\n\n\nchap/b.md\n```\n"
+    page = render_page(parse(text, "index.md", ("pytorch",)), {}, ("pytorch",), Reporter())
+    lines = dict(zip(page.lines.text, page.lines.origin, strict=False))
+    assert (lines["chap/a"], lines["chap/b"]) == (6, 9)
+    assert lines["```{toctree}"] == 3

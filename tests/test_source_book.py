@@ -1,0 +1,117 @@
+"""Loading a book: pages read as bytes, toc entries located, every problem reported."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from polybook.config import load_config
+from polybook.diagnostics import Reporter
+from polybook.source.book import Book, BookInvalid, load_book
+from polybook.source.model import CodeCell, Prose
+
+FENCE = "`" * 3
+
+
+def make_book(root: Path, pages: dict[str, bytes | str]) -> Path:
+    """A tiny book in ``root``: ``config.ini`` with the pytorch tab, and ``pages``."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "config.ini").write_text("[build]\ntabs = pytorch\n", encoding="utf-8")
+    for rel, content in pages.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = content.encode("utf-8") if isinstance(content, str) else content
+        path.write_bytes(data)
+    return root
+
+
+def load(root: Path) -> tuple[Book | None, Reporter]:
+    reporter = Reporter()
+    try:
+        return load_book(load_config(root), reporter), reporter
+    except BookInvalid:
+        return None, reporter
+
+
+def shown(reporter: Reporter) -> list[str]:
+    return [str(d) for d in reporter.diagnostics]
+
+
+INDEX = f"""# Index
+
+{FENCE}toc
+:maxdepth: 2
+:numbered:
+
+chap/one
+
+chap/missing
+{FENCE}
+"""
+
+
+def test_missing_toc_entry_is_reported_at_its_line_and_loading_goes_on(tmp_path: Path) -> None:
+    root = make_book(
+        tmp_path,
+        {
+            "index.md": INDEX,
+            "chap/one.md": f"# One\n\n{FENCE}toc\nthree\n{FENCE}\n",
+            "chap/two.md": "# Two\n\n:end_tab:\n",
+        },
+    )
+    book, reporter = load(root)
+    assert book is None
+    assert shown(reporter) == [
+        "chap/two.md:3: :end_tab: without :begin_tab: [polybook.parse.tab]",
+        "index.md:9: toc entry 'chap/missing.md' is not a page of the book [polybook.toc]",
+        "chap/one.md:4: toc entry 'chap/three.md' is not a page of the book [polybook.toc]",
+    ]
+
+
+def test_bad_bytes_are_located_by_line_and_named(tmp_path: Path) -> None:
+    root = make_book(
+        tmp_path,
+        {
+            "index.md": f"# Index\n\n{FENCE}toc\nlatin\n{FENCE}\n",
+            "latin.md": "# Ünïcode\r\n\r\nçà".encode() + b"\xefve on line 3\r\n",
+        },
+    )
+    book, reporter = load(root)
+    assert book is None
+    assert shown(reporter) == [
+        "latin.md:3: not UTF-8: byte 0xef at column 3 (invalid continuation byte)"
+        " [polybook.source.encoding]"
+    ]
+
+
+def test_bom_crlf_and_empty_pages_load(tmp_path: Path) -> None:
+    crlf = f"# CRLF\r\n\r\n{FENCE}{{.python .input}}\r\nx = 1\r\n{FENCE}\r\n"
+    root = make_book(
+        tmp_path,
+        {
+            "index.md": b"\xef\xbb\xbf" + f"# Index\n\n{FENCE}toc\ncrlf\nempty\n{FENCE}\n".encode(),
+            "crlf.md": crlf,
+            "empty.md": " \n\n",
+        },
+    )
+    book, reporter = load(root)
+    assert book is not None
+    assert [d.path for d in book.documents] == ["index.md", "crlf.md", "empty.md"]
+    assert shown(reporter) == ["empty.md: page is empty [polybook.source.empty]"]
+    index, page, empty = book.documents
+    assert index.blocks[0] == Prose("# Index", 1)
+    assert page.blocks == (Prose("# CRLF", 1), CodeCell(("pytorch",), "x = 1", 4))
+    assert empty.blocks == ()
+
+
+@pytest.mark.parametrize("entry", ["chap/one", "chap/one.md", "./chap/../chap/one"])
+def test_toc_entries_are_paths_relative_to_their_page(tmp_path: Path, entry: str) -> None:
+    root = make_book(
+        tmp_path,
+        {"index.md": f"{FENCE}toc\n{entry}\n{FENCE}\n", "chap/one.md": "# One\n"},
+    )
+    book, reporter = load(root)
+    assert book is not None, shown(reporter)
+    assert [d.path for d in book.documents] == ["index.md", "chap/one.md"]
+    assert reporter.diagnostics == []
