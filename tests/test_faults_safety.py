@@ -119,6 +119,7 @@ def test_a_signal_while_the_library_is_written_leaves_the_old_or_the_new_library
 
 def test_a_second_build_on_the_same_tree_waits_for_the_first(tmp_path: Path) -> None:
     root = make_book(tmp_path / "book", {"slow": "import time\ntime.sleep(4)\nprint('slept')"})
+    sources = checksums(root)
     first = polybook(root, "build", "eval")
     wait_for((root / "_build" / "work").is_dir)
     second = polybook(root, "build", "eval")
@@ -131,6 +132,7 @@ def test_a_second_build_on_the_same_tree_waits_for_the_first(tmp_path: Path) -> 
     )
     assert len(cache_entries(root)) == 1  # the second found the first's result
     assert temp_files(root) == []
+    assert {k: v for k, v in checksums(root).items() if not k.startswith("d2l/")} == sources
 
 
 def fake_environment(envs_dir: Path, python: str) -> None:
@@ -142,12 +144,18 @@ def fake_environment(envs_dir: Path, python: str) -> None:
     envs.write_kernelspec(env)
 
 
-def test_a_broken_environment_is_reported_at_the_notebook_with_the_repair_command(
-    tmp_path: Path,
-) -> None:
+def book_with_envs_dir(tmp_path: Path) -> Path:
+    """A one-page book whose environments live in ``tmp_path/envs`` (empty so far)."""
     root = make_book(tmp_path / "book", {"page": "print(1)"})
     with (root / "config.ini").open("a") as handle:
         handle.write(f"envs_dir = {tmp_path / 'envs'}\n")
+    return root
+
+
+def test_a_broken_environment_is_reported_at_the_notebook_with_the_repair_command(
+    tmp_path: Path,
+) -> None:
+    root = book_with_envs_dir(tmp_path)
     fake_environment(tmp_path / "envs", sys._base_executable)  # type: ignore[attr-defined]
     build = polybook(root, "build", "eval")
     _, err = build.communicate(timeout=180)
@@ -165,9 +173,7 @@ def test_a_broken_environment_is_reported_at_the_notebook_with_the_repair_comman
 def test_an_environment_that_cannot_be_set_up_names_the_framework_and_the_command(
     tmp_path: Path,
 ) -> None:
-    root = make_book(tmp_path / "book", {"page": "print(1)"})
-    with (root / "config.ini").open("a") as handle:
-        handle.write(f"envs_dir = {tmp_path / 'envs'}\n")
+    root = book_with_envs_dir(tmp_path)
     offline = {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(tmp_path), "PIP_CONFIG_FILE": os.devnull}
     build = polybook(root, "build", "eval", env=offline)
     _, err = build.communicate(timeout=300)

@@ -1,19 +1,23 @@
-"""Sphinx's warnings, mapped inside the Sphinx process to the author's lines.
+"""Sphinx's warnings, mapped inside the Sphinx process to the author's lines, and kept
+per page across builds that read only some pages.
 
-One small book (no executable code) is built once, through the site stage's functions;
-its page puts each kind of problem on a known line.
+Small books (no executable code) are built through the site stage's functions, once for
+the module: one page puts each kind of problem on a known line; a two-page book goes
+through edits.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from polybook.config import load_config
 from polybook.diagnostics import Diagnostic, Location, Reporter
+from polybook.site import site_diagnostics
 from polybook.site.render import render_page
-from polybook.site.sphinx_build import build_site, read_diagnostics, site_settings
+from polybook.site.sphinx_build import build_site, site_settings
 from polybook.source.book import load_book
 
 PAGE = """\
@@ -117,10 +121,10 @@ def test_what_sphinx_calls_an_error_is_an_error(site: tuple[Path, Reporter]) -> 
 
 
 def test_sphinx_warnings_are_suppressible_by_prefix(site: tuple[Path, Reporter]) -> None:
-    config = load_config(site[0])
-    diagnostics = Path(site_settings(config)["diagnostics"])
+    store = site_diagnostics.load(load_config(site[0]).build_dir / site_diagnostics.STORE)
+    assert store is not None
     reporter = Reporter(suppressed=frozenset({"render.ref"}))
-    read_diagnostics(diagnostics, reporter)
+    site_diagnostics.report(store, reporter)
     messages = [d.message for d in reporter.diagnostics]
     assert not any("sec_nowhere" in m or "tab_missing" in m for m in messages)
     assert any("missing.png" in m for m in messages)
@@ -139,3 +143,84 @@ def test_sphinx_log_lines_are_not_diagnostics(site: tuple[Path, Reporter]) -> No
     log = Path(site_settings(load_config(site[0]))["log"]).read_text(encoding="utf-8")
     assert "build succeeded" in log
     assert not any("build succeeded" in d.message for d in site[1].diagnostics)
+
+
+# A two-page book whose pages change between builds. The index and B have problems found
+# while reading (unknown directives), A one found while writing (a broken reference).
+INDEX_2 = "# T\n\n```{nosuch}\n```\n\n```toc\n:maxdepth: 1\n\nchap/a\nchap/b\n```\n"
+A_BROKEN = "# A\n:label:`sec_a`\n\nSee :numref:`sec_nowhere`.\n"
+A_FIXED = "# A, fixed\n:label:`sec_a`\n\nSee :numref:`sec_a`.\n"
+B = "# B\n\n```{{nosuch}}\n```\n\nB {}.\n"
+UNKNOWN = "render.myst.directive_unknown"
+INDEX_WARNING, B_WARNING = ("index.md:3", UNKNOWN), ("chap/b.md:3", UNKNOWN)
+NUMREF = ("chap/a.md:4", "render.ref.numref")
+
+
+@dataclass
+class Build:
+    ran: bool
+    reported: set[tuple[str, str]]  # (place, subtype) of the site's diagnostics
+    run: site_diagnostics.SphinxRun  # what Sphinx itself said and did in this build
+
+
+def build_book(root: Path) -> Build:
+    config = load_config(root)
+    reporter = Reporter()
+    pages = [
+        render_page(doc, {}, config.tabs, reporter) for doc in load_book(config, reporter).documents
+    ]
+    settings = site_settings(config)
+    Path(settings["log"]).unlink(missing_ok=True)
+    Path(settings["diagnostics"]).unlink(missing_ok=True)
+    build_site(config, pages, reporter)
+    reported = {(str(d.location), d.subtype) for d in rendered(reporter)}
+    run = site_diagnostics.read_run(Path(settings["diagnostics"]))
+    return Build(Path(settings["log"]).is_file(), reported, run)
+
+
+@pytest.fixture(scope="module")
+def edits(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Build]:
+    root = tmp_path_factory.mktemp("edits")
+    (root / "chap").mkdir()
+    (root / "config.ini").write_text(CONFIG)
+    (root / "index.md").write_text(INDEX_2)
+    (root / "chap" / "a.md").write_text(A_BROKEN)
+    (root / "chap" / "b.md").write_text(B.format("text"))
+    builds = {"first": build_book(root), "no-op": build_book(root)}
+    (root / "chap" / "b.md").write_text(B.format("edited"))
+    builds["B edited"] = build_book(root)
+    (root / "chap" / "a.md").write_text(A_FIXED)
+    builds["A fixed"] = build_book(root)
+    (root / "chap" / "b.md").unlink()
+    (root / "index.md").write_text(INDEX_2.replace("chap/b\n", ""))
+    builds["B removed"] = build_book(root)
+    return builds
+
+
+def test_a_build_that_runs_no_sphinx_reports_the_sites_warnings(
+    edits: dict[str, Build],
+) -> None:
+    assert edits["first"].reported == {INDEX_WARNING, NUMREF, B_WARNING}
+    assert not edits["no-op"].ran
+    assert edits["no-op"].reported == edits["first"].reported
+
+
+def test_warnings_of_pages_sphinx_did_not_touch_are_kept(edits: dict[str, Build]) -> None:
+    build = edits["B edited"]
+    assert build.ran and build.run.read == {"chap/b"}
+    said = {(str(d.location), d.subtype) for ds in build.run.entries.values() for _, d in ds}
+    assert NUMREF not in said and INDEX_WARNING not in said  # Sphinx did not say them again
+    assert build.reported == {INDEX_WARNING, NUMREF, B_WARNING}
+
+
+def test_a_fixed_page_loses_its_warning_and_a_rewritten_one_keeps_its_reading_warnings(
+    edits: dict[str, Build],
+) -> None:
+    build = edits["A fixed"]
+    # A's new title rewrites the index (its toc), which Sphinx does not read again.
+    assert "index" in build.run.written and "index" not in build.run.read
+    assert build.reported == {INDEX_WARNING, B_WARNING}
+
+
+def test_a_page_removed_from_the_book_drops_its_warnings(edits: dict[str, Build]) -> None:
+    assert edits["B removed"].reported == {INDEX_WARNING}

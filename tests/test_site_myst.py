@@ -1,4 +1,4 @@
-"""d2l prose -> MyST: code stays literal, as CommonMark reads it, and every line keeps its origin."""
+"""d2l prose -> MyST: code stays literal, as CommonMark reads it; every line keeps its origin."""
 
 from __future__ import annotations
 

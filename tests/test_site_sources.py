@@ -81,7 +81,10 @@ def build(config: BookConfig, pages: Sequence[Page], stale: Collection[str] = ()
     build_site(config, pages, reporter, frozenset(stale))
     read = {name for name, mtime in _doctrees(config).items() if before.get(name) != mtime}
     src = {k: p.read_bytes() for k, p in _files(config.build_dir / "site_src", "*").items()}
-    html = {k: p.read_text(encoding="utf-8") for k, p in _files(config.build_dir / "html", "*.html").items()}
+    html = {
+        k: p.read_text(encoding="utf-8")
+        for k, p in _files(config.build_dir / "html", "*.html").items()
+    }
     return Step(log.is_file(), read, reporter, src, html)
 
 

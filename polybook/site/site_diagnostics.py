@@ -15,9 +15,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from polybook.diagnostics import Diagnostic, Location, Reporter
+from polybook.diagnostics import Diagnostic, Reporter
 from polybook.fsutil import write_atomic
 
 STORE = "site-diagnostics.json"
@@ -37,12 +36,6 @@ class SphinxRun:
     written: set[str] = field(default_factory=set)
     checked: bool = False
     found: set[str] | None = None  # every page of the site; None when the run crashed
-
-
-def _diagnostic(data: dict[str, Any]) -> Diagnostic:
-    where = Location(str(data.get("path") or "sphinx"), int(data.get("line") or 0))
-    severity = "error" if data.get("severity") == "error" else "warning"
-    return Diagnostic(where, str(data["message"]), str(data["subtype"]), severity)
 
 
 def read_run(path: Path) -> SphinxRun:
@@ -68,7 +61,7 @@ def read_run(path: Path) -> SphinxRun:
             phase = str(data.get("phase") or "run")
             docname = str(data.get("docname") or NO_PAGE)
             run.entries.setdefault(docname, []).append(
-                (phase if phase in PHASES else "run", _diagnostic(data))
+                (phase if phase in PHASES else "run", Diagnostic.from_json(data))
             )
     return run
 

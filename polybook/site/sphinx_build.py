@@ -17,6 +17,7 @@ from polybook.fsutil import write_atomic
 from polybook.nb import strip_ansi
 from polybook.paths import PACKAGE_ROOT
 from polybook.site import site_diagnostics
+from polybook.site.files import STATIC
 from polybook.site.render import Page
 from polybook.site.sources import MATHJAX, keepable, write_sources
 
@@ -63,9 +64,10 @@ def sphinx_config(config: BookConfig) -> dict[str, Any]:
         "math_eqref_format": "({number})",
         "html_theme": "furo",
         "html_title": config.title,
-        # Generated assets (MathJax), then the book's own static/ folder if it has one.
+        # Generated assets (MathJax), the tool's files, then the book's (which may override).
         "html_static_path": [
             "_static",
+            str(STATIC),
             *([str(config.root / "static")] if (config.root / "static").is_dir() else []),
         ],
         "html_copy_source": False,

@@ -14,7 +14,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from polybook import frameworks
 from polybook.site import sphinx_log
-from polybook.site.files import CELLS_SUFFIX, STATIC
+from polybook.site.files import CELLS_SUFFIX
 
 
 class pb_tabset(nodes.General, nodes.Element):
@@ -177,10 +177,6 @@ def _meta_tabs(
     context["metatags"] = context.get("metatags", "") + f'<meta name="pb-tabs" content="{tabs}">\n'
 
 
-def _static_path(app: Sphinx) -> None:
-    app.config.html_static_path.append(str(STATIC))
-
-
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("pb_tabs", [], "html")
     app.add_config_value("pb_diagnostics", "", "", str)  # where located warnings go
@@ -201,7 +197,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("pb-tabset", TabSetDirective)
     app.add_directive("pb-tab", TabDirective)
     app.add_directive("pb-cells", CellsDirective)
-    app.connect("builder-inited", _static_path)
     app.connect("html-page-context", _meta_tabs)
     app.add_js_file("polybook-tabs.js")
     app.add_css_file("polybook.css")

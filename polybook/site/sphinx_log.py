@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
@@ -26,6 +27,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.util import logging as sphinx_logging
 
+from polybook.diagnostics import Diagnostic, Location
 from polybook.site.files import MAP_SUFFIX
 
 # Filters of Sphinx's warning handler that format text (or are scoped to a ``with`` block).
@@ -136,15 +138,14 @@ class DiagnosticsHandler(sphinx_logging.WarningStreamHandler):
 
     def diagnostic(self, record: logging.LogRecord) -> dict[str, Any]:
         place = self.mapper.place(getattr(record, "location", None))
-        return {
-            "path": place.path,
-            "line": place.line,
-            "message": record.getMessage().rstrip(),
-            "severity": "error" if record.levelno >= logging.ERROR else "warning",
-            "subtype": subtype(record),
-            "docname": place.docname,
-            "phase": self.phase if place.docname else "run",
-        }
+        diag = Diagnostic(
+            Location(place.path or "sphinx", place.line),
+            record.getMessage().rstrip(),
+            subtype(record),
+            "error" if record.levelno >= logging.ERROR else "warning",
+        )
+        phase = self.phase if place.docname else "run"
+        return {**diag.to_json(), "docname": place.docname, "phase": phase}
 
     def _write(self, data: dict[str, Any]) -> None:
         self.stream.write(json.dumps(data) + "\n")
@@ -164,7 +165,7 @@ class DiagnosticsHandler(sphinx_logging.WarningStreamHandler):
 def _track(app: Sphinx, handler: DiagnosticsHandler) -> None:
     """Follow the build's phases and record the pages it reads and writes."""
 
-    def phase(name: str) -> Any:
+    def phase(name: str) -> Callable[..., None]:
         def enter(*args: Any) -> None:
             handler.phase = name
             if name == "check":
