@@ -9,7 +9,8 @@ POLYBOOK := $(TOOL)/bin/polybook
 TABS ?= all
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all html lib eval check test lint bench clean setup envs system-deps
+.PHONY: all html lib eval check test lint bench clean setup envs system-deps serve screenshots \
+	notebooks dist
 
 all: html
 
@@ -42,8 +43,25 @@ system-deps:
 html: envs
 	$(POLYBOOK) build html --tab $(TABS)
 
+# Live preview: builds, serves on 127.0.0.1, rebuilds on save and reloads open pages.
+serve: envs
+	$(POLYBOOK) serve --tab $(TABS)
+
+# PNGs of the GPUs page in each framework, light and dark, in _build/screenshots/.
+screenshots: html system-deps
+	$(TOOL)/bin/python -m tools.screenshots
+
 eval: envs
 	$(POLYBOOK) build eval --tab $(TABS)
+
+# Students' notebooks (Jupyter, Colab, SageMaker) and a zip per framework, in
+# _build/notebooks/; executes only what the cache lacks.
+notebooks: envs
+	$(POLYBOOK) build notebooks --tab $(TABS)
+
+# The d2l package as an sdist and a wheel, in _build/dist/.
+dist: setup
+	$(POLYBOOK) build dist
 
 lib: setup
 	$(POLYBOOK) build lib

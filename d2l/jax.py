@@ -386,12 +386,14 @@ def sync(x):
 def __init__(self, max_epochs, num_gpus=0, gradient_clip_val=0):
     self.save_hyperparameters()
     self.gpus = [d2l.gpu(i) for i in range(min(num_gpus, d2l.num_gpus()))]
+del __init__
 
 # chapter_builders-guide/use-gpu.md:465
 @d2l.add_to_class(d2l.Trainer)
 def prepare_batch(self, batch):
     device = self.gpus[0] if self.gpus else d2l.cpu()
     return [d2l.to(a, device) for a in batch]
+del prepare_batch
 
 # chapter_builders-guide/use-gpu.md:470
 @d2l.add_to_class(d2l.Trainer)
@@ -406,3 +408,4 @@ def prepare_model(self, model, key=None):
     device = self.gpus[0] if self.gpus else d2l.cpu()
     self.state = train_state.TrainState.create(
         apply_fn=model.apply, params=d2l.to(params, device), tx=self.optim)
+del prepare_model

@@ -333,6 +333,7 @@ def sync(x):
 def __init__(self, max_epochs, num_gpus=0, gradient_clip_val=0):
     self.save_hyperparameters()
     self.gpus = [d2l.gpu(i) for i in range(min(num_gpus, d2l.num_gpus()))]
+del __init__
 
 # chapter_builders-guide/use-gpu.md:436
 @d2l.add_to_class(d2l.Module)
@@ -345,6 +346,7 @@ def set_scratch_params_device(self, device):
             setattr(self, name, value)
         elif isinstance(value, d2l.Module):
             value.set_scratch_params_device(device)
+del set_scratch_params_device
 
 # chapter_builders-guide/use-gpu.md:447
 @d2l.add_to_class(d2l.Trainer)
@@ -352,6 +354,7 @@ def prepare_batch(self, batch):
     if self.gpus:
         batch = [d2l.to(a, self.gpus[0]) for a in batch]
     return batch
+del prepare_batch
 
 # chapter_builders-guide/use-gpu.md:453
 @d2l.add_to_class(d2l.Trainer)
@@ -362,3 +365,4 @@ def prepare_model(self, model):
         model.collect_params().reset_ctx(self.gpus[0])
         model.set_scratch_params_device(self.gpus[0])
     self.model = model
+del prepare_model

@@ -333,6 +333,7 @@ def sync(x):
 def __init__(self, max_epochs, num_gpus=0, gradient_clip_val=0):
     self.save_hyperparameters()
     self.gpus = [d2l.gpu(i) for i in range(min(num_gpus, d2l.num_gpus()))]
+del __init__
 
 # chapter_builders-guide/use-gpu.md:419
 @d2l.add_to_class(d2l.Trainer)
@@ -340,6 +341,7 @@ def prepare_batch(self, batch):
     if self.gpus:
         batch = [d2l.to(a, self.gpus[0]) for a in batch]
     return batch
+del prepare_batch
 
 # chapter_builders-guide/use-gpu.md:425
 @d2l.add_to_class(d2l.Trainer)
@@ -349,3 +351,4 @@ def prepare_model(self, model):
     if self.gpus:
         model.to(self.gpus[0])
     self.model = model
+del prepare_model

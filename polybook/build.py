@@ -14,12 +14,14 @@ from nbformat import NotebookNode
 
 from polybook import frameworks
 from polybook.config import BookConfig
-from polybook.diagnostics import Reporter
+from polybook.diagnostics import PolybookError, Reporter
 from polybook.execution import envs
 from polybook.execution.stage import build_eval
 from polybook.fsutil import remove_stale_temps, write_atomic
 from polybook.library import SavedBlock, check_parity, extract_libraries, library_text
 from polybook.nb import Notebooks
+from polybook.site.extras import SiteExtras
+from polybook.site.outputs import clean_notebook, path_roots
 from polybook.site.render import render_page
 from polybook.site.sphinx_build import build_site
 from polybook.source.book import Book, BookInvalid, load_book
@@ -50,14 +52,27 @@ def build_html(
     executed: dict[tuple[str, str], NotebookNode],
     reporter: Reporter,
     stale: frozenset[str] = frozenset(),
+    libraries: dict[str, list[SavedBlock]] | None = None,
 ) -> Path:
-    """Render every page and build the site; ``stale`` pages keep their last good HTML."""
+    """Render every page and build the site; ``stale`` pages keep their last good HTML.
+
+    Outputs are cleaned first (JavaScript dropped, the machine's paths replaced): the pages
+    and the notebooks offered for download show the same.
+    """
     pages = []
+    cleaned: dict[tuple[str, str], NotebookNode] = {}
     gpus = envs.host_gpus()
+    roots = path_roots(config)
     for doc in book.documents:
-        nbs = {fw: executed[(doc.path, fw)] for fw in tabs if (doc.path, fw) in executed}
+        nbs = {
+            fw: clean_notebook(executed[(doc.path, fw)], roots, doc.path, fw, reporter)
+            for fw in tabs
+            if (doc.path, fw) in executed
+        }
+        cleaned.update(((doc.path, fw), nb) for fw, nb in nbs.items())
         pages.append(render_page(doc, nbs, tabs, reporter, gpus))
-    return build_site(config, pages, reporter, stale)
+    extras = SiteExtras(cleaned, libraries or {}, tabs)
+    return build_site(config, pages, reporter, stale, extras)
 
 
 @dataclass
@@ -85,7 +100,7 @@ def run_build(
     pages: set[str] | None,
     reporter: Reporter,
 ) -> BuildSummary:
-    """Run the stages up to ``target`` (lib, eval or html).
+    """Run the stages up to ``target`` (lib, dist, eval, notebooks or html).
 
     A build with errors never replaces good outputs with worse ones: errors in the sources
     or the library stop it before anything is executed or rendered (the last good site
@@ -107,6 +122,16 @@ def run_build(
         return summary
     if target == "lib":
         return summary
+    if target == "dist":
+        from polybook.dist import build_dist
+
+        try:
+            for path in build_dist(config, reporter):
+                logger.info("wrote %s", path.relative_to(config.root))
+        except PolybookError as err:
+            reporter.error(err)
+            summary.stopped = "dist"
+        return summary
     if config.eval_notebook:
         report = build_eval(config, notebooks, libraries, reporter, pages)
         executed = report.executed
@@ -123,6 +148,17 @@ def run_build(
         executed = {(p, fw): nb for fw, nbs in notebooks.items() for p, nb in nbs}
         failed_pages = frozenset()
     if target == "html":
-        out = build_html(config, book, tabs, executed, reporter, failed_pages)
+        out = build_html(config, book, tabs, executed, reporter, failed_pages, libraries)
         logger.info("site written to %s", out / "index.html")
+    if target == "notebooks":
+        from polybook.notebooks import build_notebooks
+
+        failed = report.failed if config.eval_notebook else []
+        written = build_notebooks(config, executed, tabs, reporter, failed)
+        logger.info(
+            "notebooks written to %s (%d, %d changed)",
+            written.folder,
+            written.notebooks,
+            written.changed,
+        )
     return summary

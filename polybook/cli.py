@@ -1,4 +1,4 @@
-"""Command line: ``polybook build|check|env|cache``, a thin layer over the stages."""
+"""Command line: ``polybook build|check|serve|env|cache``, a thin layer over the stages."""
 
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     build = sub.add_parser("build", help="build the book")
     _common(build, top=False)
-    build.add_argument("target", choices=["lib", "eval", "html"])
+    build.add_argument("target", choices=["lib", "dist", "eval", "notebooks", "html"])
     build.add_argument("pages", nargs="*", help="execute only these pages (default: all)")
     build.add_argument("--tab", default="", help="framework(s) to build, or 'all'")
     build.add_argument("--jobs", type=int, default=0, help="notebooks run at once")
@@ -64,6 +64,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     build.add_argument("--report", default="", help="write a JSON summary of the build here")
     build.add_argument("--strict", action="store_true", help="warnings fail the build")
+    build.add_argument("--executor", choices=["local", "dask"], default="", help="where to run")
+    build.add_argument("--scheduler", default="", help="the Dask scheduler, tcp://HOST:PORT")
     check = sub.add_parser("check", help="check the sources without executing anything")
     _common(check, top=False)
     check.add_argument("--tab", default="", help="framework(s) to check, or 'all'")
@@ -75,6 +77,18 @@ def _parser() -> argparse.ArgumentParser:
     cache = sub.add_parser("cache", help="the execution cache")
     _common(cache, top=False)
     cache.add_argument("action", choices=["clear"])
+    serve = sub.add_parser("serve", help="build, serve on 127.0.0.1, rebuild on every save")
+    _common(serve, top=False)
+    serve.add_argument("--tab", default="", help="framework(s) to build, or 'all'")
+    serve.add_argument(
+        "--port", type=int, default=0, help="default: [html] serve_port, else the first free"
+    )
+    worker = sub.add_parser("worker", help="run a Dask cluster's notebooks on this host")
+    _common(worker, top=False)
+    worker.add_argument("--scheduler", required=True, help="the Dask scheduler, tcp://HOST:PORT")
+    worker.add_argument("--nthreads", type=int, default=0, help="notebooks at once (CPU count)")
+    worker.add_argument("--gpus", type=int, default=None, help="GPUs to offer (default: all)")
+    worker.add_argument("--envs-dir", default="", help="where the environments are set up")
     return parser
 
 
@@ -88,6 +102,10 @@ def _overrides(args: argparse.Namespace) -> dict[str, str]:
         overrides["build.device"] = args.device
     if getattr(args, "strict", False):
         overrides["build.strict"] = "true"
+    if getattr(args, "executor", ""):
+        overrides["build.executor"] = args.executor
+    if args.command == "build" and args.scheduler:
+        overrides["build.dask_scheduler"] = args.scheduler
     return overrides
 
 
@@ -102,6 +120,10 @@ def _root(args: argparse.Namespace) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.command == "worker":  # a host of a cluster: no book here
+        from polybook.execution.dask_worker import start_worker
+
+        return start_worker(args.scheduler, args.nthreads, args.envs_dir, args.gpus)
     config = load_config(_root(args), _overrides(args))
     reporter = Reporter(suppressed=frozenset(config.suppress_warnings))
     for diag in config.ignored:
@@ -115,6 +137,12 @@ def run(args: argparse.Namespace) -> int:
     if args.command == "env":
         envs.ensure_all(tabs, config.device, config.envs_dir, verify=True)
         return 0
+    if args.command == "serve":
+        from polybook.serve import serve
+
+        build = ["build", "html", "--tab", args.tab or "all", "--root", str(config.root)]
+        build += ["--quiet"] if args.quiet else []
+        return serve(config, lambda: run(_parser().parse_args(build)), args.port)
     with _locked(config):
         if args.command == "cache":
             from polybook.execution.cache import ExecutionCache
@@ -150,9 +178,19 @@ def _build(
 
     device = envs.resolve_device(config.device)
     command = json.dumps([args.target, tabs, sorted(args.pages), device, envs.host_gpus()])
-    pins = [SOURCE_ROOT / frameworks.get(fw).requirements(device) for fw in tabs]
-    inputs = state.fingerprint(config, command, pins)
-    outputs = {"html": ["html/index.html"], "eval": ["eval"], "lib": []}[args.target]
+    # The notebooks' install cells spell the pins of both sets.
+    devices = ("cpu", "cuda") if args.target == "notebooks" else (device,)
+    pins = [SOURCE_ROOT / frameworks.get(fw).requirements(d) for fw in tabs for d in devices]
+    from polybook.site.extras import site_inputs
+
+    inputs = state.fingerprint(config, command, [*pins, *site_inputs(config)])
+    outputs = {
+        "html": ["html/index.html"],
+        "eval": ["eval"],
+        "lib": [],
+        "dist": ["dist"],
+        "notebooks": ["notebooks"],
+    }[args.target]
     if state.unchanged(config, inputs, outputs):
         logger.info("nothing changed since the last build")
         for diag in state.last_warnings(config):

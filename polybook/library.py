@@ -3,21 +3,28 @@
 from __future__ import annotations
 
 import ast
-import io
-import re
-import tokenize
 from collections.abc import Sequence
-from dataclasses import dataclass
-
-from nbformat import NotebookNode
+from dataclasses import replace
 
 from polybook.diagnostics import Location, PolybookError, Reporter
-from polybook.meta import cell_meta
 from polybook.nb import Notebooks
+from polybook.saved import SavedBlock, extract_blocks, statement_start
 
-SAVE = "#@save"
-SAVE_SUFFIX = re.compile(r"\s*#@save\s*$")
-MAGIC = re.compile(r"^\s*[%!]")
+__all__ = [  # SavedBlock and extract_blocks live in polybook.saved
+    "HEADER",
+    "SavedBlock",
+    "check_blocks",
+    "check_parity",
+    "check_redefinitions",
+    "definitions",
+    "extract_blocks",
+    "extract_libraries",
+    "library_text",
+    "parity_gaps",
+    "public_names",
+    "redefinitions",
+]
+
 HEADER = '''"""The d2l library for {display}, extracted by polybook from the book's #@save code.
 
 Generated file: edit the book's sources instead.
@@ -27,118 +34,6 @@ import sys
 
 d2l = sys.modules[__name__]
 '''
-
-
-@dataclass(frozen=True)
-class SavedBlock:
-    """One saved statement (or cell) with the page line of each of its lines."""
-
-    path: str
-    lines: tuple[int, ...]  # lines[k] is the page line of the code's line k + 1
-    code: str
-    notebook: int  # position of its notebook in book order
-
-    @property
-    def line(self) -> int:
-        return self.lines[0] if self.lines else 0
-
-    def source_line(self, code_line: int) -> int:
-        """The page line of the block's 1-based line ``code_line``."""
-        if 0 < code_line <= len(self.lines):
-            return self.lines[code_line - 1]
-        return self.lines[-1] if self.lines else 0
-
-
-def _save_lines(source: str) -> set[int]:
-    """1-based lines of ``source`` whose comment is exactly ``#@save``."""
-    found: set[int] = set()
-    if SAVE not in source:
-        return found
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-            if tok.type == tokenize.COMMENT and tok.string.strip() == SAVE:
-                found.add(tok.start[0])
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        found = {n for n, t in enumerate(source.split("\n"), 1) if SAVE_SUFFIX.search(t)}
-    return found
-
-
-def _block(path: str, numbered: Sequence[tuple[int, str]], notebook: int) -> SavedBlock:
-    """A block of ``(page line, text)`` pairs, marks removed and blank edges trimmed."""
-    kept = [(n, SAVE_SUFFIX.sub("", t)) for n, t in numbered]
-    while kept and not kept[0][1].strip():
-        kept.pop(0)
-    while kept and not kept[-1][1].strip():
-        kept.pop()
-    return SavedBlock(path, tuple(n for n, _ in kept), "\n".join(t for _, t in kept), notebook)
-
-
-def _header_end(node: ast.stmt) -> int:
-    """Last line of a statement's header (the whole statement when it has no body)."""
-    body = getattr(node, "body", None)
-    if (
-        isinstance(body, list)
-        and body
-        and isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef))
-    ):
-        return max(node.lineno, int(body[0].lineno) - 1)
-    return node.end_lineno or node.lineno
-
-
-def cell_blocks(cell: NotebookNode, path: str, notebook: int, framework: str) -> list[SavedBlock]:
-    """The saved blocks of one code cell."""
-    source: str = cell.source
-    meta = cell_meta(cell)
-    marks = _save_lines(source)
-    if not marks:
-        return []
-    lines = source.split("\n")
-    numbered = [(meta.source_line(k), t) for k, t in enumerate(lines, start=1)]
-
-    def where(line: int) -> Location:
-        return Location(path, meta.source_line(line), framework)
-
-    first = next((n for n, t in enumerate(lines, 1) if t.strip()), 1)
-    if lines[first - 1].strip() == SAVE:
-        return [_block(path, numbered[first:], notebook)]
-    blank_magics = "\n".join("" if MAGIC.match(t) else t for t in lines)
-    try:
-        tree = ast.parse(blank_magics)
-    except SyntaxError as exc:
-        raise PolybookError(
-            where(exc.lineno or min(marks)),
-            f"cannot parse a cell with #@save: {exc.msg}",
-            "library.syntax",
-        ) from exc
-    blocks: list[SavedBlock] = []
-    used: set[int] = set()
-    for node in tree.body:
-        start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
-        header = set(range(start, _header_end(node) + 1))
-        if header & marks:
-            used |= header & marks
-            end = node.end_lineno or node.lineno
-            blocks.append(_block(path, numbered[start - 1 : end], notebook))
-    stray = sorted(marks - used)
-    if stray:
-        raise PolybookError(
-            where(stray[0]),
-            "#@save must mark a top-level statement or a whole cell",
-            "library.save",
-        )
-    return blocks
-
-
-def extract_blocks(
-    notebooks: Sequence[tuple[str, NotebookNode]], framework: str
-) -> list[SavedBlock]:
-    """All saved blocks of ``framework``'s notebooks, given in book order."""
-    blocks: list[SavedBlock] = []
-    for index, (path, nb) in enumerate(notebooks):
-        for cell in nb.cells:
-            if cell.cell_type == "code":
-                blocks.extend(cell_blocks(cell, path, index, framework))
-    return blocks
 
 
 def _added_class(node: ast.stmt) -> tuple[str, int] | None:
@@ -151,12 +46,42 @@ def _added_class(node: ast.stmt) -> tuple[str, int] | None:
     return None
 
 
+def _targets(target: ast.expr) -> set[str]:
+    """Names an assignment target binds (``x``, ``x, y``); ``X[k]`` and ``X.a`` bind none."""
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, ast.Starred):
+        return _targets(target.value)
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return {name for element in target.elts for name in _targets(element)}
+    return set()
+
+
+def definitions(node: ast.stmt) -> tuple[set[str], set[str]]:
+    """What a top-level statement defines: (module-level names, ``Class.method`` names).
+
+    A def decorated with ``add_to_class(C)`` is a method of ``C`` only: the library does
+    not keep its name at module level (see :func:`library_text`).
+    """
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and (added := _added_class(node)):
+        return set(), {f"{added[0]}.{node.name}"}
+    if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+        return {node.name}, set()
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return {(a.asname or a.name).split(".")[0] for a in node.names}, set()
+    if isinstance(node, ast.Assign):
+        return {name for target in node.targets for name in _targets(target)}, set()
+    if isinstance(node, ast.AnnAssign) and node.value is not None:
+        return _targets(node.target), set()
+    return set(), set()
+
+
 def check_blocks(blocks: Sequence[SavedBlock], framework: str) -> None:
     """Each block compiles, and every ``add_to_class`` target is saved before it is used."""
     defined: set[str] = set()
     for block in blocks:
         try:
-            tree = ast.parse(block.code)
+            tree = block.tree
         except SyntaxError as exc:
             raise _syntax_error(block, exc, framework) from exc
         for node in tree.body:
@@ -167,7 +92,7 @@ def check_blocks(blocks: Sequence[SavedBlock], framework: str) -> None:
                     f"add_to_class({added[0]}): {added[0]} is not saved earlier in book order",
                     "library.add_to_class",
                 )
-            defined.update(_defined_names(node))
+            defined.update(definitions(node)[0])
     try:  # what parses may still not compile (e.g. `return` outside a function)
         compile("\n".join(b.code for b in blocks), "<library>", "exec", dont_inherit=True)
     except SyntaxError:
@@ -186,27 +111,49 @@ def _syntax_error(block: SavedBlock, exc: SyntaxError, framework: str) -> Polybo
     )
 
 
-def _defined_names(node: ast.stmt) -> set[str]:
-    if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
-        return {node.name}
-    if isinstance(node, (ast.Import, ast.ImportFrom)):
-        return {(a.asname or a.name).split(".")[0] for a in node.names}
-    if isinstance(node, (ast.Assign, ast.AnnAssign)):
-        return {t.id for t in ast.walk(node) if isinstance(t, ast.Name)}
-    return set()
-
-
 def public_names(blocks: Sequence[SavedBlock]) -> dict[str, SavedBlock]:
-    """Names a library defines for its users (functions, classes, constants), first block."""
+    """Names a library defines for its users (functions, classes, constants, methods as
+    ``Class.method``), each with the first block that defines it."""
     names: dict[str, SavedBlock] = {}
     for block in blocks:
-        for node in ast.parse(block.code).body:
+        for node in block.tree.body:
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 continue
-            for name in _defined_names(node):
-                if not name.startswith("_") and name != "d2l":
+            module, methods = definitions(node)
+            for name in sorted(module | methods):
+                if not name.rpartition(".")[2].startswith("_") and name != "d2l":
                     names.setdefault(name, block)
     return names
+
+
+def redefinitions(blocks: Sequence[SavedBlock]) -> list[tuple[str, Location, Location]]:
+    """``(name, earlier place, later place)`` for each saved definition that replaces one
+    made earlier in book order (imports aside: importing twice replaces nothing)."""
+    seen: dict[str, Location] = {}
+    found: list[tuple[str, Location, Location]] = []
+    for block in blocks:
+        for node in block.tree.body:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                continue
+            place = Location(block.path, block.source_line(statement_start(node)))
+            module, methods = definitions(node)
+            for name in sorted(module | methods):
+                if name in seen:
+                    found.append((name, seen[name], place))
+                seen[name] = place
+    return found
+
+
+def _unbound_methods(tree: ast.Module) -> list[str]:
+    """Names ``add_to_class`` defs leave bound at module level, in order, for ``del``."""
+    pending: dict[str, None] = {}
+    for node in tree.body:
+        module, methods = definitions(node)
+        for name in module:
+            pending.pop(name, None)
+        for method in methods:
+            pending[method.rpartition(".")[2]] = None
+    return list(pending)
 
 
 def parity_gaps(
@@ -221,6 +168,7 @@ def parity_gaps(
             if (
                 missing
                 and name not in allowed
+                and name.rpartition(".")[2] not in allowed
                 and fw == next(f for f in defined if name in defined[f])
             ):
                 gaps.append((name, block, missing))
@@ -228,15 +176,23 @@ def parity_gaps(
 
 
 def library_text(blocks: Sequence[SavedBlock], display: str) -> str:
-    """The library module: a header, then each block after a comment naming its source."""
+    """The library module: a header, then each block after a comment naming its source.
+
+    A method attached with ``add_to_class`` lives on its class only: its name is deleted
+    from the module after its block, as d2lbook's libraries have it.
+    """
     parts = [HEADER.format(display=display)]
     for block in blocks:
         parts.append(f"\n# {block.path}:{block.line}\n{block.code}\n")
+        parts.extend(f"del {name}\n" for name in _unbound_methods(block.tree))
     return "".join(parts)
 
 
 def extract_libraries(notebooks: Notebooks, reporter: Reporter) -> dict[str, list[SavedBlock]]:
-    """Each framework's saved code, checked; a framework whose code fails is left out."""
+    """Each framework's saved code, checked; a framework whose code fails is left out.
+
+    A definition that replaces an earlier one is reported (``library.redefined``).
+    """
     libraries: dict[str, list[SavedBlock]] = {}
     for fw, nbs in notebooks.items():
         try:
@@ -246,7 +202,24 @@ def extract_libraries(notebooks: Notebooks, reporter: Reporter) -> dict[str, lis
             reporter.error(err)
             continue
         libraries[fw] = blocks
+    check_redefinitions(libraries, reporter)
     return libraries
+
+
+def check_redefinitions(libraries: dict[str, list[SavedBlock]], reporter: Reporter) -> None:
+    """Warn where a saved definition replaces an earlier one, naming both places; once for
+    all frameworks when every library has it, else once per framework."""
+    found: dict[tuple[str, Location, Location], list[str]] = {}
+    for fw, blocks in libraries.items():
+        for name, earlier, later in redefinitions(blocks):
+            found.setdefault((name, earlier, later), []).append(fw)
+    for (name, earlier, later), fws in found.items():
+        message = f"{name} is defined again: this replaces its definition at {earlier}"
+        places = (
+            [later] if len(fws) == len(libraries) else [replace(later, framework=f) for f in fws]
+        )
+        for place in places:
+            reporter.warn(place, message, "library.redefined")
 
 
 def check_parity(

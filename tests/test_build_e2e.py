@@ -13,6 +13,15 @@ from bs4 import BeautifulSoup, Tag
 from polybook.cli import main
 
 from .conftest import copy_book
+from .site_reader import (  # noqa: F401 (the reader's features, checked on this build)
+    test_a_citation_links_to_its_reference_entry,
+    test_api_pages_list_every_saved_name_linked_both_ways,
+    test_copy_buttons_copy_the_code_without_outputs,
+    test_every_page_links_each_frameworks_notebook_which_the_site_holds,
+    test_favicon_and_logo_come_from_the_config,
+    test_outputs_are_inert_and_without_the_machines_paths,
+    test_search_from_file_shows_snippets,
+)
 
 TABS = ["pytorch", "mxnet", "jax", "tensorflow"]
 LIB_FILES = {"d2l/torch.py", "d2l/mxnet.py", "d2l/jax.py", "d2l/tensorflow.py"}

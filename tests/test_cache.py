@@ -118,3 +118,70 @@ def test_cache_survives_clean_and_can_be_cleared(warm: Path) -> None:
     assert ran(evaluate(warm)) == set()
     assert main(["--root", str(warm), "cache", "clear"]) == 0
     assert len(ran(evaluate(warm))) == 8
+
+
+HALF = '''
+```{.python .input}
+%%tab all
+def half(x):  #@save
+    """Half ``x``; no later page uses it."""
+    return x / 2
+```
+'''
+
+
+def add_half(root: Path) -> None:
+    edit(root, "chap/tensors.md", "The library sees what was saved:", HALF + "\nThe library sees")
+
+
+def test_a_comment_or_layout_edit_of_saved_code_runs_nothing(warm: Path) -> None:
+    edit(
+        warm,
+        "chap/tensors.md",
+        "    return x * 2\n",
+        "    # doubling, spelled out\n    return (x *\n            2)  # twice\n",
+    )
+    assert ran(evaluate(warm)) == set()
+
+
+def test_a_saved_function_edit_runs_its_page_and_its_users_only(warm: Path) -> None:
+    add_half(warm)
+    every = {"pytorch", "mxnet", "jax", "tensorflow"}
+    assert ran(evaluate(warm)) == {("chap/tensors.md", fw) for fw in every}
+    edit(warm, "chap/tensors.md", "return x / 2", "return x * 0.5")
+    assert ran(evaluate(warm)) == {("chap/tensors.md", fw) for fw in every}  # not more.md
+    edit(warm, "chap/more.md", "print(d2l.double(5))", "print(d2l.double(5), d2l.half(4))")
+    assert ran(evaluate(warm)) == {("chap/more.md", fw) for fw in every}
+    edit(warm, "chap/tensors.md", "return x * 0.5", "return 0.5 * x")
+    assert ran(evaluate(warm)) == {
+        (page, fw) for page in ("chap/tensors.md", "chap/more.md") for fw in every
+    }
+
+
+def test_dynamic_library_access_falls_back_to_every_visible_block(warm: Path) -> None:
+    add_half(warm)
+    edit(
+        warm,
+        "chap/more.md",
+        "from d2l import torch as d2l\n",
+        "from d2l import torch as d2l\nprint(getattr(d2l, 'double')(1))\n",
+    )
+    evaluate(warm)
+    edit(warm, "chap/tensors.md", "return x / 2", "return x * 0.5")
+    every = {("chap/tensors.md", fw) for fw in ("pytorch", "mxnet", "jax", "tensorflow")}
+    assert ran(evaluate(warm)) == every | {("chap/more.md", "pytorch")}
+
+
+def test_two_checkouts_share_one_cache_folder(tmp_path: Path) -> None:
+    shared = tmp_path / "shared-cache"
+    first = copy_book(tmp_path / "first")
+    second = copy_book(tmp_path / "second")
+    for root, value in ((first, str(shared)), (second, f"file://{shared}")):  # path, URL
+        text = (root / "config.ini").read_text()
+        (root / "config.ini").write_text(text.replace("[build]\n", f"[build]\ncache = {value}\n"))
+    assert len(evaluate(first).ran) == 8
+    assert len(list(shared.rglob("*.ipynb"))) == 8
+    report = evaluate(second)
+    assert ran(report) == set() and len(report.cached) == 8
+    nb = report.executed[("chap/tensors.md", "pytorch")]
+    assert nb.metadata["polybook"]["run"]["date"]  # the provenance travels with the entry

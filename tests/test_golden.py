@@ -13,7 +13,7 @@ import pytest
 from nbformat import NotebookNode
 
 from polybook.diagnostics import PolybookError, Reporter
-from polybook.library import check_blocks, extract_blocks, library_text
+from polybook.library import check_blocks, check_redefinitions, extract_blocks, library_text
 from polybook.site.render import render_page
 from polybook.source.book import decode_page
 from polybook.source.model import CodeCell, Document, Toc
@@ -64,14 +64,18 @@ def render_case(path: Path) -> str:
     try:
         # Bytes as stored: CRLF, a BOM or bad bytes reach the reader as they would in a book.
         doc = parse(decode_page(path.read_bytes(), rel, reporter), rel, TABS)
+        for warning in doc.warnings:
+            reporter.warn(warning.location, warning.message, warning.subtype)
         lines += ["== parse", *_show_document(doc)]
         notebooks = {fw: split(doc, fw, TABS) for fw in TABS}
         for fw, nb in notebooks.items():
             lines += [f"== split {fw}", *_show_notebook(nb)]
+        libraries = {}
         for fw, nb in notebooks.items():
-            blocks = extract_blocks([(rel, nb)], fw)
-            check_blocks(blocks, fw)
-            lines += [f"== library {fw}", library_text(blocks, fw)]
+            libraries[fw] = extract_blocks([(rel, nb)], fw)
+            check_blocks(libraries[fw], fw)
+            lines += [f"== library {fw}", library_text(libraries[fw], fw)]
+        check_redefinitions(libraries, reporter)
         page = render_page(doc, notebooks, TABS, reporter)
         lines += ["== myst", page.text.strip("\n"), "== cells", json.dumps(page.cells, indent=1)]
         lines += ["== warnings", *(str(d) for d in reporter.diagnostics)]

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from pathlib import Path
+from types import ModuleType
 
 from polybook.build import build_library
 from polybook.config import load_config
@@ -56,3 +59,107 @@ def test_unchanged_library_is_not_rewritten(book_copy: Path) -> None:
     before = lib.stat().st_mtime_ns
     _lib(book_copy)
     assert lib.stat().st_mtime_ns == before
+
+
+FENCE = "`" * 3
+
+
+def _small_book(root: Path, pages: dict[str, str]) -> Path:
+    """A two-framework book whose root toc lists ``pages`` in order."""
+    root.mkdir(parents=True)
+    (root / "config.ini").write_text("[build]\ntabs = pytorch, jax\n")
+    toc = "\n".join(p.removesuffix(".md") for p in pages)
+    (root / "index.md").write_text(f"# Book\n\n{FENCE}toc\n{toc}\n{FENCE}\n")
+    for name, text in pages.items():
+        (root / name).write_text(text)
+    return root
+
+
+def _cell(code: str, tab: str = "all") -> str:
+    return f"{FENCE}{{.python .input}}\n%%tab {tab}\n{code.strip()}\n{FENCE}\n\n"
+
+
+def _import(path: Path) -> ModuleType:
+    """The generated library, imported as the reader's Python would (no framework needed)."""
+    name = f"pb_lib_{path.parent.parent.name}_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # the library names itself through sys.modules
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        del sys.modules[name]
+    return module
+
+
+TRAINER = """
+def add_to_class(Class):  #@save
+    def wrapper(obj):
+        setattr(Class, obj.__name__, obj)
+    return wrapper
+
+class Trainer:  #@save
+    def __init__(self):
+        self.epochs = 3
+
+@d2l.add_to_class(Trainer)  #@save
+def fit(self):
+    return self.epochs
+"""
+
+
+def test_methods_added_to_a_class_live_only_on_their_class(tmp_path: Path) -> None:
+    returning = TRAINER.replace("    return wrapper", "    return lambda f: wrapper(f) or f")
+    for name, source in {"none": TRAINER, "method": returning}.items():
+        root = _small_book(tmp_path / name, {"a.md": "# A\n\n" + _cell(source)})
+        reporter, counts = _lib(root)
+        assert not reporter.diagnostics and counts == {"pytorch": 3, "jax": 3}
+        for lib_file in ("torch.py", "jax.py"):
+            lib = _import(root / "d2l" / lib_file)
+            assert lib.Trainer().fit() == 3
+            assert not hasattr(lib, "fit"), name
+            assert callable(lib.add_to_class)
+
+
+def test_a_later_definition_replaces_an_earlier_one_with_a_warning(tmp_path: Path) -> None:
+    first = _cell("def load(n):  #@save\n    return n") + _cell(TRAINER)
+    later = _cell("def load(n):  #@save\n    return 2 * n", "pytorch") + _cell(
+        "@d2l.add_to_class(d2l.Trainer)  #@save\ndef fit(self):\n    return -1"
+    )
+    root = _small_book(tmp_path / "book", {"a.md": "# A\n\n" + first, "b.md": "# B\n\n" + later})
+    reporter, _ = _lib(root)
+    assert [str(d) for d in reporter.diagnostics] == [
+        "b.md:5 [pytorch]: load is defined again: this replaces its definition at a.md:5"
+        " [polybook.library.redefined]",
+        "b.md:11: Trainer.fit is defined again: this replaces its definition at a.md:20"
+        " [polybook.library.redefined]",
+    ]
+    torch, jax = _import(root / "d2l" / "torch.py"), _import(root / "d2l" / "jax.py")
+    assert (torch.load(2), jax.load(2)) == (4, 2)
+    assert torch.Trainer().fit() == jax.Trainer().fit() == -1
+
+
+def test_a_save_line_saves_the_statements_below_it_and_no_ipython_line(tmp_path: Path) -> None:
+    code = """
+%matplotlib inline
+#@save
+DATA_HUB = dict()
+DATA_HUB['tiny'] = ('http://example.org/tiny.csv', 'abc')
+!echo not saved
+
+#@save
+def download(name):
+    %time url = DATA_HUB[name][0]
+    return DATA_HUB[name][0]
+
+download('tiny')
+"""
+    root = _small_book(tmp_path / "book", {"a.md": "# A\n\n" + _cell(code)})
+    reporter, counts = _lib(root)
+    assert not reporter.diagnostics and counts == {"pytorch": 2, "jax": 2}
+    text = (root / "d2l" / "torch.py").read_text()
+    assert not [line for line in text.splitlines() if line.lstrip().startswith(("%", "!"))]
+    assert "download('tiny')" not in text
+    lib = _import(root / "d2l" / "torch.py")
+    assert lib.download("tiny") == "http://example.org/tiny.csv"

@@ -9,7 +9,7 @@ import pytest
 from polybook.config import load_config
 from polybook.diagnostics import Reporter
 from polybook.source.book import Book, BookInvalid, load_book
-from polybook.source.model import CodeCell, Prose
+from polybook.source.model import CodeCell, Prose, TabProse, Toc
 
 FENCE = "`" * 3
 
@@ -115,3 +115,55 @@ def test_toc_entries_are_paths_relative_to_their_page(tmp_path: Path, entry: str
     assert book is not None, shown(reporter)
     assert [d.path for d in book.documents] == ["index.md", "chap/one.md"]
     assert reporter.diagnostics == []
+
+
+SUBSET_INDEX = f"""# Index
+
+{FENCE}toc
+:maxdepth: 2
+
+chapter_a/index
+chapter_b/index
+chapter_c/index
+{FENCE}
+"""
+
+
+def test_a_build_of_some_chapters_leaves_the_others_out_with_one_warning(tmp_path: Path) -> None:
+    root = make_book(
+        tmp_path,
+        {
+            "index.md": SUBSET_INDEX,
+            "chapter_a/index.md": f"# A\n\n{FENCE}toc\nx\n{FENCE}\n",
+            "chapter_a/x.md": "# X\n",
+            "chapter_b/index.md": "# B\n",
+            "chapter_c/index.md": "# C\n",
+        },
+    )
+    with (root / "config.ini").open("a") as config:
+        config.write("notebooks = index.md chapter_a/*.md\n")
+    book, reporter = load(root)
+    assert book is not None
+    assert [d.path for d in book.documents] == ["index.md", "chapter_a/index.md", "chapter_a/x.md"]
+    assert shown(reporter) == [
+        "index.md:7: 2 toc entries name pages outside this build ([build] notebooks,"
+        " exclusions), left out: the first is 'chapter_b/index.md' [polybook.toc]"
+    ]
+    # The site and the notebooks list only the pages built.
+    toc = book.documents[0].blocks[1]
+    assert isinstance(toc, Toc)
+    assert (toc.entries, toc.entry_lines) == (("chapter_a/index",), (6,))
+
+
+def test_a_tab_left_open_is_closed_by_the_next_one_with_a_warning(tmp_path: Path) -> None:
+    page = ":begin_tab:`pytorch`\nOne.\n\n:begin_tab:`pytorch`\nTwo.\n:end_tab:\n"
+    root = make_book(tmp_path, {"index.md": page})
+    book, reporter = load(root)
+    assert book is not None
+    assert book.documents[0].blocks == (
+        TabProse(("pytorch",), "One.", 2),
+        TabProse(("pytorch",), "Two.", 5),
+    )
+    assert shown(reporter) == [
+        "index.md:1: :begin_tab: opened here has no :end_tab: before line 4 [polybook.parse.tab]"
+    ]

@@ -238,7 +238,7 @@ def test_query_overrides_storage(open_page: OpenPage) -> None:
     assert state(open_page(PAGE2)) == {"set-e": "mxnet"}
 
 
-@pytest.mark.parametrize("bad", ["foo", "PyTorch", ""])
+@pytest.mark.parametrize("bad", ["foo", "torch", ""])
 def test_unknown_query_falls_back(open_page: OpenPage, bad: str) -> None:
     fresh = open_page(PAGE1, query={"tab": bad})
     assert state(fresh) == expected("pytorch")  # no storage: the default
@@ -246,6 +246,68 @@ def test_unknown_query_falls_back(open_page: OpenPage, bad: str) -> None:
     page = open_page(PAGE1, query={"tab": bad})
     assert state(page) == expected("tensorflow")  # storage
     assert stored(page) == "tensorflow"
+
+
+@pytest.mark.parametrize(
+    ("value", "name"),
+    [("JAX", "jax"), ("Jax", "jax"), ("TensorFlow", "tensorflow"), ("MXNET", "mxnet")],
+)
+def test_query_names_a_framework_in_any_case_or_by_its_display_name(
+    open_page: OpenPage, value: str, name: str
+) -> None:
+    page = open_page(query={"tab": value})
+    assert state(page) == expected(name)
+    assert stored(page) == name
+
+
+def test_links_for_one_framework_follow_the_choice(open_page: OpenPage) -> None:
+    page = open_page()
+
+    def shown() -> list[str]:
+        links = page.locator("#follow a:visible")
+        return [
+            cast(str, links.nth(i).get_attribute("data-pb-follow")) for i in range(links.count())
+        ]
+
+    assert shown() == ["pytorch"]
+    page.click(tab("set-a", "jax"))
+    assert shown() == ["jax"]
+
+
+def test_back_shows_the_latest_choice_not_the_older_address(open_page: OpenPage) -> None:
+    page = open_page()
+    page.click(tab("set-a", "jax"))
+    with page.expect_navigation():
+        page.click("#to-page2")  # page2.html?tab=jax
+    page.click("#set-e > .pb-tabbar > .pb-tab[data-pb-tab='mxnet']")
+    page.go_back()  # to page1.html?tab=jax: the reader has since chosen mxnet
+    assert state(page) == expected("mxnet")
+    assert stored(page) == "mxnet"
+    assert query(page)["tab"] == ["mxnet"]
+
+
+def test_a_page_restored_from_the_back_forward_cache_follows_the_stored_choice(
+    open_page: OpenPage,
+) -> None:
+    page = open_page()
+    page.click(tab("set-a", "jax"))
+    page.evaluate(f"() => localStorage.setItem('{STORAGE_KEY}', 'tensorflow')")  # elsewhere
+    page.evaluate(
+        "() => window.dispatchEvent(new PageTransitionEvent('pageshow', {persisted: true}))"
+    )
+    assert state(page) == expected("tensorflow")
+    assert query(page)["tab"] == ["tensorflow"]
+
+
+def test_print_shows_the_chosen_framework_without_tab_buttons(open_page: OpenPage) -> None:
+    page = open_page(query={"tab": "jax"})
+    page.emulate_media(media="print")
+    assert page.locator(".pb-tabbar:visible").count() == 0
+    assert page.is_visible("#set-a > .pb-panel[data-pb-tab='jax']")
+    assert not page.is_visible("#set-a > .pb-panel[data-pb-tab='pytorch']")
+    assert not page.is_visible("#follow")  # nor the notebook links
+    page.emulate_media(media="screen")
+    assert page.locator(".pb-tabbar:visible").count() == 2  # set-a and set-c have jax
 
 
 def test_arrow_keys_move_between_tabs(open_page: OpenPage) -> None:
@@ -302,13 +364,25 @@ def _settle(page: Page) -> None:
     page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
 
 
-@pytest.mark.parametrize("anchoring", [False, True], ids=["no-scroll-anchoring", "default"])
-def test_clicked_tab_stays_in_place(open_page: OpenPage, anchoring: bool) -> None:
+@pytest.mark.parametrize(
+    "style",
+    [
+        "html, body { overflow-anchor: none; }",
+        "",
+        "html, body { overflow-anchor: none; } html { scroll-behavior: smooth; }",
+    ],
+    ids=["no-scroll-anchoring", "default", "smooth-scrolling"],
+)
+def test_clicked_tab_stays_in_place(open_page: OpenPage, style: str) -> None:
     page = open_page()
-    if not anchoring:
-        # Browsers without CSS scroll anchoring (Safari): only the script keeps things put.
-        page.add_style_tag(content="html, body { overflow-anchor: none; }")
-    page.evaluate("() => document.getElementById('set-c').scrollIntoView({block: 'center'})")
+    # Without CSS scroll anchoring (Safari) only the script keeps things put; with the
+    # theme's smooth scrolling, its correction must not glide.
+    if style:
+        page.add_style_tag(content=style)
+    page.evaluate(
+        "() => document.getElementById('set-c')"
+        ".scrollIntoView({block: 'center', behavior: 'instant'})"
+    )
     _settle(page)
     target = tab("set-c", "jax")
     scroll_before = cast(float, page.evaluate("window.scrollY"))

@@ -5,6 +5,7 @@ Works on a temporary copy of the book (never the repository) with a fresh cache.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import shutil
@@ -12,7 +13,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from polybook.paths import SOURCE_ROOT
@@ -37,22 +38,12 @@ def copy_book(src: Path, dst: Path) -> None:
             shutil.copytree(src / folder, dst / folder)
 
 
-def build(root: Path) -> Run:
-    """One ``polybook build html``; peak RSS is the orchestrator's own (VmHWM)."""
+def build(root: Path, target: str = "html", *options: str) -> Run:
+    """One ``polybook build``; peak RSS is the orchestrator's own (VmHWM)."""
     report_file = root / "_bench_report.json"
     report_file.unlink(missing_ok=True)
-    command = [
-        sys.executable,
-        "-m",
-        "polybook.cli",
-        "--quiet",
-        "--root",
-        str(root),
-        "build",
-        "html",
-        "--report",
-        str(report_file),
-    ]
+    command = [sys.executable, "-m", "polybook.cli", "--quiet", "--root", str(root)]
+    command += ["build", target, "--report", str(report_file), *options]
     started = time.monotonic()
     proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     peak = 0
@@ -82,22 +73,99 @@ def edit_prose(root: Path) -> tuple[str, str]:
     return page.relative_to(root).with_suffix(".html").as_posix(), marker
 
 
-def edit_saved(root: Path, framework: str = "pytorch") -> str:
-    """Add a comment inside the last single-framework saved function of the toolkit."""
+def edit_saved(root: Path, line: str, framework: str = "pytorch") -> tuple[str, str]:
+    """Insert ``line`` at the top of the last single-framework saved function of the
+    toolkit; returns the page and the function's name."""
     page = root / "chapter_builders-guide" / "toolkit.md"
     lines = page.read_text().splitlines()
     tab = None
     target = None
-    for i, line in enumerate(lines):
-        if line.startswith("%%tab"):
-            tab = line.removeprefix("%%tab").strip()
-        if tab == framework and line.startswith("def ") and line.endswith("#@save"):
+    for i, text in enumerate(lines):
+        if text.startswith("%%tab"):
+            tab = text.removeprefix("%%tab").strip()
+        if tab == framework and text.startswith("def ") and text.endswith("#@save"):
             target = i
     if target is None:
         raise SystemExit("bench: no saved function to edit")
-    lines.insert(target + 1, "    # edited by the benchmark")
+    lines.insert(target + 1, line)
     page.write_text("\n".join(lines) + "\n")
-    return page.relative_to(root).as_posix()
+    name = lines[target].removeprefix("def ").split("(")[0]
+    return page.relative_to(root).as_posix(), name
+
+
+@dataclass
+class Rebuilds:
+    """Per saved name: the notebooks a change to it re-executes, by either rule."""
+
+    today: dict[tuple[str, str], int]
+    precise: dict[tuple[str, str], int]
+
+    def row(self, rule: dict[tuple[str, str], int]) -> str:
+        values = list(rule.values())
+        worst = max(rule, key=lambda k: rule[k])
+        mean = sum(values) / len(values)
+        return f"mean {mean:.2f}, worst {rule[worst]} ({worst[1]} [{worst[0]}])"
+
+
+def rebuilds(root: Path) -> Rebuilds:
+    """For each saved name, the notebooks whose key a change to its code changes (its own
+    page always: its cell changed), under today's rule and the precise one."""
+    from polybook.config import load_config
+    from polybook.diagnostics import Reporter
+    from polybook.execution.usage import LibraryUsage, notebook_reads
+    from polybook.library import extract_libraries
+    from polybook.source.book import load_book
+    from polybook.source.split import split_book
+
+    config = load_config(root)
+    reporter = Reporter()
+    notebooks = split_book(load_book(config, reporter), config.tabs, reporter)
+    today: dict[tuple[str, str], int] = {}
+    precise: dict[tuple[str, str], int] = {}
+    for fw, blocks in extract_libraries(notebooks, reporter).items():
+        lib_file = config.library_for(fw).lib_file
+        pages = notebooks[fw]
+        runnable = [
+            i for i, (_, nb) in enumerate(pages) if any(c.cell_type == "code" for c in nb.cells)
+        ]
+        reads = {
+            i: notebook_reads(pages[i][1], LibraryUsage([], lib_file).module) for i in runnable
+        }
+        usage = LibraryUsage(blocks, lib_file)
+        before = {i: usage.digest_for(reads[i], i) for i in runnable}
+        for k, block in enumerate(blocks):
+            info = usage.infos[k]
+            if not info.defines or all(
+                isinstance(n, (ast.Import, ast.ImportFrom)) for n in ast.parse(block.code).body
+            ):
+                continue
+            owner = "".join(f"{c}." for c in sorted(info.extends))
+            name = owner + ", ".join(sorted(info.defines))
+            edited = LibraryUsage(
+                [*blocks[:k], replace(block, code=block.code + "\npass"), *blocks[k + 1 :]],
+                lib_file,
+            )
+            changed = {i for i in runnable if edited.digest_for(reads[i], i) != before[i]}
+            precise[(fw, name)] = len(changed | {block.notebook})
+            today[(fw, name)] = sum(1 for i in runnable if i >= block.notebook)
+    return Rebuilds(today, precise)
+
+
+def cluster_build(root: Path) -> Run:
+    """A cold ``build eval`` on a LocalCluster of two one-thread workers (loopback)."""
+    from distributed import LocalCluster
+
+    from polybook.execution.dask_worker import worker_resources
+
+    with LocalCluster(
+        n_workers=2,
+        processes=True,
+        threads_per_worker=1,
+        host="127.0.0.1",
+        dashboard_address=None,
+        resources=worker_resources(),
+    ) as cluster:
+        return build(root, "eval", "--executor", "dask", "--scheduler", cluster.scheduler_address)
 
 
 def main() -> int:
@@ -114,9 +182,18 @@ def main() -> int:
         html, marker = edit_prose(root)
         prose = build(root)
         updated = marker in (root / "_build" / "html" / html).read_text()
-        edit_saved(root)
+        _, function = edit_saved(root, "    # edited by the benchmark")
+        comment = build(root)
+        edit_saved(root, "    pass  # edited by the benchmark")
         saved = build(root)
-        peak = max(r.peak_rss_mb for r in (cold, noop, prose, saved))
+        counts = rebuilds(SOURCE_ROOT)
+        expected = counts.precise[("pytorch", function)]
+        local_root, dask_root = Path(tmp) / "local", Path(tmp) / "dask"
+        copy_book(SOURCE_ROOT, local_root)
+        copy_book(SOURCE_ROOT, dask_root)
+        local = build(local_root, "eval", "--jobs", "2")
+        dask = cluster_build(dask_root)
+        peak = max(r.peak_rss_mb for r in (cold, noop, prose, comment, saved))
         rows = [
             ("notebooks (cold build)", f"{len(times)}", ""),
             ("cold build wall time", f"{cold.wall:.1f} s", ""),
@@ -130,11 +207,25 @@ def main() -> int:
             ("prose edit rebuild", f"{prose.wall:.2f} s, HTML updated: {updated}", "<= 3 s"),
             ("prose edit: notebooks executed", f"{len(prose.report['ran'])}", "0"),  # type: ignore[arg-type]
             (
-                "#@save edit (pytorch toolkit): notebooks executed",
-                f"{len(saved.report['ran'])} "  # type: ignore[arg-type]
-                f"({', '.join(sorted({r[1] for r in saved.report['ran']}))})",  # type: ignore[attr-defined]
-                "pytorch notebooks from the toolkit on",
+                "comment-only #@save edit: notebooks executed",
+                f"{len(comment.report['ran'])}",  # type: ignore[arg-type]
+                "0",
             ),
+            (
+                f"#@save code edit ({function}, pytorch): notebooks executed",
+                f"{len(saved.report['ran'])} (the precise rule predicts {expected}, "  # type: ignore[arg-type]
+                f"today's rule {counts.today[('pytorch', function)]})",
+                "as predicted",
+            ),
+            (
+                f"re-executed per saved name, today's rule ({len(counts.today)} names)",
+                counts.row(counts.today),
+                "",
+            ),
+            ("re-executed per saved name, precise rule", counts.row(counts.precise), ""),
+            ("cold eval, local executor (2 jobs)", f"{local.wall:.1f} s", ""),
+            ("cold eval, LocalCluster of 2 workers", f"{dask.wall:.1f} s", ""),
+            ("LocalCluster / local", f"{dask.wall / local.wall:.3f}", "<= 1.1"),
             ("orchestrator peak RSS", f"{peak:.0f} MB", "<= 200 MB"),
         ]
         width = max(len(r[0]) for r in rows)

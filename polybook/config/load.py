@@ -102,7 +102,8 @@ class _Reader:
 
     def config(self) -> BookConfig:
         self._check_names()
-        values: dict[str, Any] = {k.name: self._value(k) for k in KEYS if k.section in _SECTIONS}
+        read = [k for k in KEYS if k.section != LIBRARY_SECTION]  # lib_file: _libraries
+        values: dict[str, Any] = {k.field_name: self._value(k) for k in read}
         libraries = MappingProxyType(self._libraries())
         return BookConfig(
             root=self.root, libraries=libraries, ignored=tuple(self.warnings), **values

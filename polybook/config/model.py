@@ -36,6 +36,7 @@ class BookConfig:
     copyright: str = ""
     release: str = ""
     lang: str = "en"
+    site_url: str = ""
     notebooks: tuple[str, ...] = ("*.md", "*/*.md")
     exclusions: tuple[str, ...] = ()
     resources: tuple[str, ...] = ()
@@ -49,6 +50,20 @@ class BookConfig:
     gpu_share: int = 1
     framework_specific: tuple[str, ...] = ()
     suppress_warnings: tuple[str, ...] = ()
+    sphinx_extensions: tuple[str, ...] = ()
+    executor: str = "local"
+    dask_scheduler: str = ""
+    cache: str = ""
+    install: str = "{package}=={release}"
+    github_repo: tuple[str, ...] = ()  # [colab]
+    branch: str = "main"  # [colab]
+    kernel: tuple[str, ...] = ("python3",)  # [sagemaker]
+    sagemaker_repo: tuple[str, ...] = ()  # [sagemaker] github_repo
+    sagemaker_branch: str = "main"  # [sagemaker] branch
+    favicon: str = ""  # [html]
+    html_logo: str = ""  # [html]
+    serve_port: int = 0  # [html]
+    bibfile: str = ""  # [pdf]
     libraries: Mapping[str, LibraryTarget] = field(default_factory=lambda: MappingProxyType({}))
     # Warnings found reading config.ini: ignored and unknown keys and sections, and the like.
     ignored: tuple[Diagnostic, ...] = ()

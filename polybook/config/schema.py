@@ -41,9 +41,11 @@ class Key:
     choices: tuple[str, ...] = ()  # choice, words: the accepted values
     required: bool = False  # words: at least one
     drop_prefix: str = ""  # words: removed from each word (``polybook.cite`` → ``cite``)
+    pairs: bool = False  # words: one value for every framework, or `framework value` pairs
     suffix: str = ""  # path: the name must end so
     absolute: bool = False  # path: stored resolved against the book root
     default_text: str = ""  # the default as the README shows it, when not the value
+    attr: str = ""  # the BookConfig field it fills, when not ``name``
 
     def parse(self, raw: str) -> Value:
         """The value of ``raw``; an empty value is the default. Raises :class:`BadValue`."""
@@ -90,7 +92,14 @@ class Key:
                 raise BadValue(f"{twice[0]!r} is named twice")
         if self.required and not words:
             raise BadValue(f"name at least one of {', '.join(self.choices)}")
+        if self.pairs and len(words) > 1:
+            _check_pairs(words)
         return words
+
+    @property
+    def field_name(self) -> str:
+        """The BookConfig field the key fills."""
+        return self.attr or self.name
 
     @property
     def type_text(self) -> str:
@@ -102,6 +111,8 @@ class Key:
         listed = ", ".join(f"`{c}`" for c in self.choices)
         if self.kind == "choice":
             return f"one of {listed}"
+        if self.kind == "words" and self.pairs:
+            return "a word, or `framework word` pairs"
         if self.kind == "words":
             return f"words from {listed}" if self.choices else "words"
         if self.kind == "name":
@@ -129,6 +140,22 @@ def _boolean(text: str) -> bool:
     if word in FALSE:
         return False
     raise BadValue(f"{text!r} is not a boolean: use true/false, yes/no, on/off or 1/0")
+
+
+def _check_pairs(words: tuple[str, ...]) -> None:
+    names = words[::2]
+    if len(words) % 2 or not all(n in frameworks.REGISTRY for n in names):
+        raise BadValue(
+            "give one value for every framework, or `framework value` pairs"
+            f" (frameworks: {', '.join(frameworks.REGISTRY)})"
+        )
+
+
+def for_framework(words: tuple[str, ...], framework: str, default: str = "") -> str:
+    """The value a ``pairs`` key gives ``framework``: its pair's, or the one value."""
+    if len(words) == 1:
+        return words[0]
+    return dict(zip(words[::2], words[1::2], strict=True)).get(framework, default)
 
 
 def split_words(text: str) -> tuple[str, ...]:
@@ -159,6 +186,14 @@ KEYS: tuple[Key, ...] = (
     _project("copyright", "", "the copyright line of the site's footer"),
     _project("release", "", "the book's version"),
     _project("lang", "en", "the language of the pages (a Sphinx language code)"),
+    Key(
+        "project",
+        "site_url",
+        "str",
+        "",
+        "where the site is published; each student notebook links back to its page there",
+        d2lbook=False,
+    ),
     Key(
         "build",
         "notebooks",
@@ -242,11 +277,56 @@ KEYS: tuple[Key, ...] = (
         drop_prefix="polybook.",
     ),
     Key(
+        "build",
+        "sphinx_extensions",
+        "words",
+        (),
+        "more Sphinx extensions for the site, e.g. `sphinx.ext.autosummary` for `eval_rst`"
+        " blocks (`sphinx.ext.autodoc` is always on, as in d2lbook)",
+    ),
+    Key(
+        "build",
+        "executor",
+        "choice",
+        "local",
+        "where notebooks run: `local` worker processes, or a Dask cluster (`dask`)",
+        d2lbook=False,
+        choices=("local", "dask"),
+    ),
+    Key(
+        "build",
+        "dask_scheduler",
+        "str",
+        "",
+        "the Dask scheduler of `executor = dask`, `tcp://HOST:PORT`",
+        d2lbook=False,
+    ),
+    Key(
+        "build",
+        "cache",
+        "str",
+        "",
+        "the execution cache: a folder (relative to the book root) or an fsspec URL"
+        " (`s3://…`) shared by builds, read through `_build/cache/exec`",
+        d2lbook=False,
+        default_text="`_build/cache/exec`",
+    ),
+    Key(
         "library",
         "framework_specific",
         "words",
         (),
         "public library names only some frameworks define",
+        d2lbook=False,
+    ),
+    Key(
+        "library",
+        "install",
+        "str",
+        "{package}=={release}",
+        "what the student notebooks' first cell installs for the library: a pip requirement,"
+        " a wheel URL or path, or a git URL; `{package}` is the library's package (`d2l`),"
+        " `{release}` is `[project] release`",
         d2lbook=False,
     ),
     Key(
@@ -258,6 +338,86 @@ KEYS: tuple[Key, ...] = (
         suffix=".py",
         default_text="`d2l/<module>.py`, the module named by the framework: "
         + ", ".join(f"`{fw.lib_name}`" for fw in frameworks.REGISTRY.values()),
+    ),
+    Key(
+        "colab",
+        "github_repo",
+        "words",
+        (),
+        "the GitHub repository (`owner/name`) that holds `_build/notebooks/` for"
+        " “Open in Colab” links, or `framework owner/name` pairs, each holding that"
+        " framework's `colab/` folder at its root (d2lbook's layout)",
+        pairs=True,
+    ),
+    Key(
+        "colab",
+        "branch",
+        "str",
+        "main",
+        "the branch of `github_repo` that Colab opens",
+        d2lbook=False,
+    ),
+    Key(
+        "sagemaker",
+        "kernel",
+        "words",
+        ("python3",),
+        "the Jupyter kernel of the SageMaker notebooks, or `framework kernel` pairs",
+        pairs=True,
+    ),
+    Key(
+        "sagemaker",
+        "github_repo",
+        "words",
+        (),
+        "the GitHub repository (`owner/name`) that holds `_build/notebooks/` for “Open in"
+        " SageMaker Studio Lab” links, or `framework owner/name` pairs, each holding that"
+        " framework's `sagemaker/` folder at its root",
+        pairs=True,
+        attr="sagemaker_repo",
+    ),
+    Key(
+        "sagemaker",
+        "branch",
+        "str",
+        "main",
+        "the branch of `github_repo` that SageMaker Studio Lab opens",
+        d2lbook=False,
+        attr="sagemaker_branch",
+    ),
+    Key(
+        "html",
+        "favicon",
+        "path",
+        "",
+        "the site's favicon (`.ico`, `.png` or `.svg`), relative to the book root",
+        absolute=True,
+    ),
+    Key(
+        "html",
+        "html_logo",
+        "path",
+        "",
+        "the logo above the site's navigation, relative to the book root",
+        absolute=True,
+    ),
+    Key(
+        "html",
+        "serve_port",
+        "int",
+        0,
+        "the port `polybook serve` listens on (on 127.0.0.1)",
+        d2lbook=False,
+        default_text="`0` (the first free one from 8000)",
+    ),
+    Key(
+        "pdf",
+        "bibfile",
+        "path",
+        "",
+        "the BibTeX file that `:cite:` keys name; the site lists the cited entries",
+        suffix=".bib",
+        absolute=True,
     ),
 )
 
@@ -272,7 +432,6 @@ D2LBOOK_IGNORED: dict[str, tuple[str, ...]] = {
         "source_dir",
         "output_dir",
         "warning_is_error",
-        "sphinx_extensions",
         "sphinx_configs",
         "origin_repo",
         "max_line_length",
@@ -290,10 +449,12 @@ D2LBOOK_IGNORED: dict[str, tuple[str, ...]] = {
     # lib_name is d2lbook's array-module name for its alias rewriting (np, tf, jnp).
     LIBRARY_SECTION: ("lib_name", "simple_alias", "fluent_alias", "alias", "reverse_alias"),
 }
-# d2lbook's sections polybook ignores whole: each key set in them is reported as ignored.
+# d2lbook's sections of which polybook reads only the keys in KEYS: each other key set in them
+# is reported as ignored.
 D2LBOOK_SECTIONS = ("html", "pdf", "deploy", "colab", "sagemaker", "slides", "translation")
 # Hints for ignored keys that polybook covers under another name.
 RENAMED = {("build", "warning_is_error"): "polybook's key is `strict`"}
+RENAMED[("colab", "gpu_pattern")] = "polybook infers GPU needs from the code, as the build does"
 RENAMED[(LIBRARY_SECTION, "lib_name")] = (
     "it names d2lbook's alias module; polybook writes `#@save` code as written, and the"
     " module is named by lib_file"

@@ -37,7 +37,7 @@ def markdown_table() -> str:
         " `on`/`off` or `1`/`0`; an empty value is the default.",
         "",
         f"d2lbook keys polybook reads but does not implement (a warning when set): {ignored};"
-        f" and every key of {whole}.",
+        f" and every other key of {whole}.",
     ]
     return "\n".join(rows + notes) + "\n"
 

@@ -1,25 +1,35 @@
-"""Execution cache keyed by content: code, environment and the library a notebook sees."""
+"""Execution cache keyed by content: code, environment and the library a notebook uses.
+
+Entries are executed notebooks named by key, immutable once written. The cache is a local
+folder (``_build/cache/exec``) or, with ``[build] cache``, any fsspec location (a shared
+folder, ``s3://…``, ``gs://…``) read through that local folder.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
 import json
+import logging
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from nbformat import NotebookNode
 
+from polybook.execution.usage import cell_digest
 from polybook.fsutil import write_atomic
 from polybook.meta import RunInfo, cell_meta, notebook_meta, update_cell_meta, update_notebook_meta
 from polybook.nb import reads, writes
 
-CACHE_VERSION = "1"
+logger = logging.getLogger("polybook")
+CACHE_VERSION = "2"
 
 
 def notebook_key(nb: NotebookNode, framework: str, environment: str, library: str) -> str:
-    """Hash of what execution depends on: code cells (not prose), env pins, visible library."""
+    """Hash of what execution depends on: code cells by meaning (not prose, comments or
+    layout), the environment's pins, the library the notebook uses."""
     digest = hashlib.sha256()
     for part in (CACHE_VERSION, framework, environment, library):
         digest.update(part.encode())
@@ -29,7 +39,7 @@ def notebook_key(nb: NotebookNode, framework: str, environment: str, library: st
             continue
         meta = cell_meta(cell)
         record = {
-            "source": cell.source,
+            "code": cell_digest(cell.source),
             "requires": meta.requires.to_json() if meta.requires else {},
             "timeout": meta.timeout,
         }
@@ -60,33 +70,103 @@ def adopt_outputs(fresh: NotebookNode, cached: NotebookNode) -> NotebookNode:
     return merged
 
 
-@dataclass(frozen=True)
+def gpus_wanted(nb: NotebookNode) -> int:
+    """The most GPUs one of the notebook's cells needs."""
+    return max((cell_meta(c).gpus for c in nb.cells if c.cell_type == "code"), default=0)
+
+
+def _entry_name(key: str, run: RunInfo | None) -> str:
+    """``KEY.ipynb`` for a complete run; ``KEY.gN.ipynb`` for one that skipped cells on a
+    host with N GPUs (a bigger host makes its own entry, so none is ever replaced)."""
+    partial = run is not None and run.skipped > 0
+    return f"{key}.g{run.host_gpus}.ipynb" if partial and run else f"{key}.ipynb"
+
+
 class ExecutionCache:
-    """A plain directory of executed notebooks named by key; safe to copy between hosts."""
+    """Executed notebooks named by key, in ``local`` and, when ``shared`` names another
+    place (a folder or an fsspec URL), there too: read through ``local``, written to both."""
 
-    root: Path
+    def __init__(self, local: Path, shared: str = "") -> None:
+        self.local = local
+        self.shared = "" if not shared or _same_folder(shared, local) else shared
+        self._fs: Any = None
 
-    def _path(self, key: str) -> Path:
-        return self.root / key[:2] / f"{key}.ipynb"
+    @property
+    def root(self) -> Path:
+        return self.local
 
-    def get(self, key: str, host_gpus: int) -> NotebookNode | None:
-        """The cached run, if one exists that ran at least what this host could run."""
-        path = self._path(key)
-        if not path.is_file():
+    def _store(self) -> tuple[Any, str]:
+        if self._fs is None:
+            import fsspec
+
+            self._fs, self._base = fsspec.core.url_to_fs(self.shared)
+        return self._fs, self._base
+
+    def _fetch(self, name: str) -> bytes | None:
+        """An entry of the shared cache, copied into the local folder; None if absent."""
+        if not self.shared:
             return None
+        fs, base = self._store()
         try:
-            nb = reads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data: bytes = fs.cat_file(f"{base}/{name}")
+        except FileNotFoundError:
             return None
-        run = notebook_meta(nb).run or RunInfo()
-        if run.host_gpus < host_gpus and run.skipped > 0:
-            return None  # made on a smaller host: this one can run more of it
-        return nb
+        write_atomic(self.local / name, data)
+        return data
+
+    def get(self, key: str, host_gpus: int, wanted: int = 0) -> NotebookNode | None:
+        """The cached run, if one exists that ran at least what this host could run:
+        complete, else made on a host with as many GPUs or more (``wanted``: the most a
+        cell of the notebook needs)."""
+        names = [f"{key}.ipynb"]
+        names += [f"{key}.g{n}.ipynb" for n in range(wanted - 1, host_gpus - 1, -1)]
+        for name in (f"{key[:2]}/{n}" for n in names):
+            path = self.local / name
+            data = path.read_bytes() if path.is_file() else self._fetch(name)
+            if data is None:
+                continue
+            try:
+                nb = reads(data.decode("utf-8"))
+            except (UnicodeDecodeError, ValueError):
+                continue
+            run = notebook_meta(nb).run or RunInfo()
+            if run.host_gpus < host_gpus and run.skipped > 0:
+                continue  # made on a smaller host: this one can run more of it
+            return nb
+        return None
 
     def put(self, key: str, nb: NotebookNode) -> None:
-        write_atomic(self._path(key), writes(nb))
+        """Write the entry here, then publish it (put-if-absent: entries never change)."""
+        name = f"{key[:2]}/{_entry_name(key, notebook_meta(nb).run)}"
+        data = writes(nb).encode("utf-8")
+        write_atomic(self.local / name, data)
+        if not self.shared:
+            return
+        fs, base = self._store()
+        target = f"{base}/{name}"
+        if _is_local(fs):
+            if not Path(target).exists():
+                write_atomic(Path(target), data)
+            return
+        fs.makedirs(f"{base}/{key[:2]}", exist_ok=True)
+        with contextlib.suppress(FileExistsError):  # a concurrent build was first: as good
+            fs.pipe_file(target, data, mode="create")
 
     def clear(self) -> int:
-        count = sum(1 for _ in self.root.rglob("*.ipynb")) if self.root.is_dir() else 0
-        shutil.rmtree(self.root, ignore_errors=True)
+        """Empty the local folder (a shared cache is left alone); returns the entries."""
+        root = self.local
+        count = sum(1 for _ in root.rglob("*.ipynb")) if root.is_dir() else 0
+        shutil.rmtree(root, ignore_errors=True)
         return count
+
+
+def _is_local(fs: Any) -> bool:
+    from fsspec.implementations.local import LocalFileSystem
+
+    return isinstance(fs, LocalFileSystem)
+
+
+def _same_folder(shared: str, local: Path) -> bool:
+    if "://" in shared and not shared.startswith("file://"):
+        return False
+    return Path(shared.removeprefix("file://")).resolve() == local.resolve()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -19,6 +20,7 @@ import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import IO
@@ -28,7 +30,7 @@ from polybook.execution.scheduler import Failure, Job, JobResult
 from polybook.nb import reads, writes
 
 
-class _Worker:
+class WorkerProcess:
     """One worker process: jobs go in on its stdin, answers come back on a pipe of their own
     (its stdout and stderr go to its log, where a kernel's stray writes land harmlessly)."""
 
@@ -51,8 +53,9 @@ class _Worker:
             os.close(write_fd)
         self.answers: IO[str] = os.fdopen(read_fd, "r", encoding="utf-8")
 
-    def run(self, job_dir: Path) -> bool:
-        """Hand over one job; False when the worker died on it."""
+    def run(self, job_dir: Path, stop: Callable[[], bool] | None = None) -> bool:
+        """Hand over one job; False when the worker died on it, or was stopped because
+        ``stop()`` (asked every half second) said so."""
         stdin: IO[str] | None = self.proc.stdin
         stdout = self.answers
         if stdin is None:
@@ -62,16 +65,22 @@ class _Worker:
             stdin.flush()
         except OSError:
             return False
+        while stop is not None and not select.select([stdout], [], [], 0.5)[0]:
+            if stop():
+                self.close(5.0, signal.SIGTERM)
+                return False
         return stdout.readline().strip() == "done"
 
     def signal(self, signum: int) -> None:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.proc.pid, signum)
 
-    def close(self, grace: float) -> None:
+    def close(self, grace: float, signum: int | None = None) -> None:
         if self.proc.stdin:
             with contextlib.suppress(OSError):
                 self.proc.stdin.close()
+        if signum is not None:
+            self.signal(signum)
         try:
             self.proc.wait(timeout=grace)
         except subprocess.TimeoutExpired:
@@ -87,17 +96,17 @@ class LocalExecutor:
         self.pool = ThreadPoolExecutor(max_workers=max(1, workers))
         self.work_root, self.grace = work_root, grace
         self.local = threading.local()
-        self.workers: set[_Worker] = set()
+        self.workers: set[WorkerProcess] = set()
         self.lock = threading.Lock()
         self.cancelled = threading.Event()
 
     def submit(self, job: Job) -> Future[JobResult]:
         return self.pool.submit(self._run, job)
 
-    def _worker(self) -> _Worker:
-        worker: _Worker | None = getattr(self.local, "worker", None)
+    def _worker(self) -> WorkerProcess:
+        worker: WorkerProcess | None = getattr(self.local, "worker", None)
         if worker is None or worker.proc.poll() is not None:
-            worker = _Worker(self.work_root / f"worker-{uuid.uuid4().hex[:8]}.log")
+            worker = WorkerProcess(self.work_root / f"worker-{uuid.uuid4().hex[:8]}.log")
             self.local.worker = worker
             with self.lock:
                 self.workers.add(worker)
@@ -156,16 +165,28 @@ class LocalExecutor:
 
 
 def _result(job: Job, job_dir: Path) -> JobResult:
-    result = json.loads((job_dir / "result.json").read_text(encoding="utf-8"))
-    nb = reads((job_dir / "out.ipynb").read_text(encoding="utf-8"))
+    return job_result(
+        job,
+        (job_dir / "result.json").read_text(encoding="utf-8"),
+        (job_dir / "out.ipynb").read_text(encoding="utf-8"),
+        job.env.visible_gpus,
+    )
+
+
+def job_result(
+    job: Job, result_json: str, notebook: str, gpus: tuple[int, ...], host_gpus: int | None = None
+) -> JobResult:
+    """The result of a job from what the worker wrote: ``result.json`` and ``out.ipynb``."""
+    result = json.loads(result_json)
     error = Diagnostic.from_json(result["error"]) if "error" in result else None
     failure = Failure.from_json(result["failure"]) if "failure" in result else None
     return JobResult(
         job,
         result["status"],
-        nb,
+        reads(notebook),
         float(result["seconds"]),
         error,
-        job.env.visible_gpus,
+        gpus,
         failure,
+        host_gpus,
     )

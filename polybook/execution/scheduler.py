@@ -1,8 +1,8 @@
 """Runs notebook jobs: longest first, within a job limit and a device inventory.
 
 The scheduler decides *what* runs *where*; an :class:`Executor` runs it: the local one
-(:mod:`polybook.executors`) on a few long-lived worker processes; a distributed backend
-(Dask, Ray) implements the same two methods.
+(:mod:`polybook.execution.local`) on a few long-lived worker processes, the Dask one
+(:mod:`polybook.execution.dask_executor`) as tasks on a cluster's workers.
 """
 
 from __future__ import annotations
@@ -21,10 +21,19 @@ from polybook.meta import cell_meta
 
 @dataclass(frozen=True)
 class Inventory:
-    """The devices of a host: ``gpus`` GPUs, each shared by at most ``share`` notebooks."""
+    """The devices of a host: ``gpus`` GPUs, each shared by at most ``share`` notebooks.
+
+    For a cluster, ``gpus`` is the most one host has (what one notebook can get) and
+    ``pool`` the GPUs of all hosts together (0: the same as ``gpus``).
+    """
 
     gpus: int = 0
     share: int = 1
+    pool: int = 0
+
+    @property
+    def slots(self) -> int:
+        return self.pool or self.gpus
 
 
 @dataclass(frozen=True)
@@ -37,6 +46,7 @@ class Job:
     notebook: NotebookNode
     env: KernelEnv
     expected: float = 0.0
+    identity: str = ""  # of the framework environment it needs (the pins' hash)
 
     @property
     def name(self) -> str:
@@ -67,6 +77,7 @@ class JobResult:
     error: Diagnostic | None = None
     gpus: tuple[int, ...] = ()
     failure: Failure | None = None
+    host_gpus: int | None = None  # GPUs of the host that ran it, where not this one
 
 
 class Executor(Protocol):
@@ -112,7 +123,7 @@ class Scheduler:
 
     def run(self, jobs: list[Job]) -> list[JobResult]:
         pending = sorted(jobs, key=lambda j: -j.expected)
-        load = [0] * self.inventory.gpus
+        load = [0] * self.inventory.slots
         running: dict[Future[JobResult], tuple[int, ...]] = {}
         results: list[JobResult] = []
         try:

@@ -11,24 +11,28 @@ import hashlib
 import json
 import logging
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from nbformat import NotebookNode
 
 from polybook import frameworks
 from polybook.config import BookConfig
-from polybook.diagnostics import Location, Reporter
+from polybook.diagnostics import Location, PolybookError, Reporter
 from polybook.execution import envs
-from polybook.execution.cache import ExecutionCache, adopt_outputs, notebook_key
+from polybook.execution.cache import ExecutionCache, adopt_outputs, gpus_wanted, notebook_key
 from polybook.execution.kernel import KernelEnv
 from polybook.execution.local import LocalExecutor
-from polybook.execution.scheduler import Inventory, Job, JobResult, Scheduler
+from polybook.execution.scheduler import Executor, Inventory, Job, JobResult, Scheduler
+from polybook.execution.usage import LibraryUsage
 from polybook.fsutil import write_atomic
 from polybook.library import SavedBlock, library_text
 from polybook.meta import RunInfo, cell_meta, notebook_meta, update_notebook_meta
 from polybook.nb import Notebooks, strip_ansi, writes
+
+if TYPE_CHECKING:
+    from polybook.execution.dask_executor import DaskExecutor
 
 logger = logging.getLogger("polybook")
 
@@ -43,13 +47,12 @@ class EvalReport:
     failed: list[tuple[str, str]] = field(default_factory=list)
 
 
-def library_digest(blocks: Sequence[SavedBlock]) -> str:
-    """What a notebook's run depends on in the library: the saved code, not where it stands."""
-    digest = hashlib.sha256()
-    for block in blocks:
-        digest.update(block.code.encode())
-        digest.update(b"\0")
-    return digest.hexdigest()
+def execution_cache(config: BookConfig) -> ExecutionCache:
+    """``_build/cache/exec``, in front of ``[build] cache`` when that names another place."""
+    shared = config.cache
+    if shared and "://" not in shared:
+        shared = str((config.root / Path(shared).expanduser()).resolve())
+    return ExecutionCache(config.build_dir / "cache" / "exec", shared)
 
 
 def _package_init(config: BookConfig, fw: str) -> bytes:
@@ -96,14 +99,15 @@ def _plan(
         fw: hashlib.sha256(_package_init(config, fw)).hexdigest() for fw in environments
     }
     for fw, env in environments.items():
+        usage = LibraryUsage(libraries[fw], config.library_for(fw).lib_file)
         for index, (path, nb) in enumerate(notebooks[fw]):
             report.executed[(path, fw)] = nb
             if not any(c.cell_type == "code" for c in nb.cells):
                 continue  # nothing to run
             visible = [b for b in libraries[fw] if b.notebook <= index]
-            library = library_digest(visible) + package_inits[fw]
+            library = usage.digest(nb, index) + package_inits[fw]
             key = notebook_key(nb, fw, requirements[fw], library)
-            cached = cache.get(key, inventory.gpus)
+            cached = cache.get(key, inventory.gpus, gpus_wanted(nb))
             if cached is not None:
                 done = adopt_outputs(nb, cached)
                 _report_skipped(done, path, fw, reporter)
@@ -123,8 +127,21 @@ def _plan(
                     inventory.gpus,
                 )
                 expected = timings.get(f"{path}|{fw}", 0.0)
-                jobs.append(Job(path, fw, key, nb, kernel, expected))
+                jobs.append(Job(path, fw, key, nb, kernel, expected, requirements[fw]))
     return jobs
+
+
+def _version(env: envs.Environment) -> str:
+    """The framework's version: as installed here, else as pinned (``torch 2.5.1``)."""
+    installed = env.framework_version()
+    if installed or not env.requirements.is_file():
+        return installed
+    names = frameworks.get(env.framework).distribution
+    for pin in envs.pins(env.requirements):
+        name, _, version = pin.partition("==")
+        if name in names:
+            return f"{name} {version}"
+    return ""
 
 
 def _report_skipped(nb: NotebookNode, path: str, fw: str, reporter: Reporter) -> int:
@@ -139,6 +156,25 @@ def _report_skipped(nb: NotebookNode, path: str, fw: str, reporter: Reporter) ->
     return count
 
 
+def _executor(
+    config: BookConfig, inventory: Inventory | None
+) -> tuple[LocalExecutor | DaskExecutor, Inventory, int]:
+    """The executor the configuration names, the devices it offers, and jobs at once."""
+    if config.executor == "dask":
+        from polybook.execution.dask_executor import DaskExecutor, resource_bundle
+
+        if not config.dask_scheduler:
+            message = (
+                "executor = dask needs the scheduler's address (`--scheduler tcp://HOST:PORT`)"
+            )
+            raise PolybookError(Location("[build] dask_scheduler"), message, "exec.dask")
+        dask = DaskExecutor(config.dask_scheduler, resource_bundle(config))
+        return dask, inventory or dask.inventory(config.gpu_share), config.jobs or dask.slots()
+    local = LocalExecutor(config.effective_jobs, config.build_dir / "work")
+    chosen = inventory or Inventory(envs.host_gpus(), config.gpu_share)
+    return local, chosen, config.effective_jobs
+
+
 def build_eval(
     config: BookConfig,
     notebooks: Notebooks,
@@ -149,24 +185,64 @@ def build_eval(
 ) -> EvalReport:
     """Execute (or take from the cache) every notebook; failures are reported, not raised."""
     report = EvalReport()
-    inventory = inventory or Inventory(envs.host_gpus(), config.gpu_share)
-    cache = ExecutionCache(config.build_dir / "cache" / "exec")
+    cache = execution_cache(config)
     timings = _timings(config)
     ready = tuple(fw for fw in notebooks if fw in libraries)
-    environments = {e.framework: e for e in envs.ensure_all(ready, config.device, config.envs_dir)}
-    jobs = _plan(
-        config,
-        notebooks,
-        libraries,
-        environments,
-        cache,
-        inventory,
-        timings,
-        pages,
-        report,
-        reporter,
-    )
-    versions = {fw: environments[fw].framework_version() for fw in ready}
+    if config.executor == "dask":  # the workers hold the environments; here, their pins
+        root, device = envs.envs_root(config.envs_dir), envs.resolve_device(config.device)
+        environments = {fw: envs.environment(fw, device, root) for fw in ready}
+    else:
+        found = envs.ensure_all(ready, config.device, config.envs_dir)
+        environments = {e.framework: e for e in found}
+    executor, inventory, slots = _executor(config, inventory)
+    try:
+        jobs = _plan(
+            config,
+            notebooks,
+            libraries,
+            environments,
+            cache,
+            inventory,
+            timings,
+            pages,
+            report,
+            reporter,
+        )
+        if jobs:
+            _run(
+                config,
+                jobs,
+                executor,
+                inventory,
+                slots,
+                environments,
+                cache,
+                timings,
+                report,
+                reporter,
+            )
+    finally:
+        executor.shutdown()
+    _write_executed(config, report)
+    return report
+
+
+def _run(
+    config: BookConfig,
+    jobs: list[Job],
+    executor: Executor,
+    inventory: Inventory,
+    slots: int,
+    environments: dict[str, envs.Environment],
+    cache: ExecutionCache,
+    timings: dict[str, float],
+    report: EvalReport,
+    reporter: Reporter,
+) -> None:
+    """Run ``jobs``; each result goes into ``report``, the cache and the timings."""
+    from polybook.execution.progress import BuildProgress
+
+    versions = {fw: _version(env) for fw, env in environments.items()}
 
     def finished(result: JobResult) -> None:
         job = result.job
@@ -184,41 +260,36 @@ def build_eval(
             return
         skipped = _report_skipped(result.notebook, job.path, job.framework, reporter)
         run = RunInfo(
-            host_gpus=inventory.gpus,
+            host_gpus=inventory.gpus if result.host_gpus is None else result.host_gpus,
             skipped=skipped,
             seconds=round(result.seconds, 3),
             date=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             framework_version=versions.get(job.framework, ""),
         )
         update_notebook_meta(result.notebook, run=run, key=job.key)
-        cache.put(job.key, result.notebook)
+        try:
+            cache.put(job.key, result.notebook)
+        except OSError as exc:  # the shared cache is unreachable: this build's result stands
+            where = Location(job.path, 0, job.framework)
+            reporter.warn(where, f"not published to {config.cache}: {exc}", "exec.cache")
         report.ran.append((job.path, job.framework, result.seconds))
         timings[f"{job.path}|{job.framework}"] = result.seconds
 
-    if jobs:
-        from polybook.execution.progress import BuildProgress
+    with BuildProgress(len(jobs)) as progress:
 
-        executor = LocalExecutor(config.effective_jobs, config.build_dir / "work")
-        with BuildProgress(len(jobs)) as progress:
+        def on_finish(result: JobResult) -> None:
+            finished(result)
+            progress.on_finish(result)
 
-            def on_finish(result: JobResult) -> None:
-                finished(result)
-                progress.on_finish(result)
-
-            try:
-                Scheduler(
-                    executor, inventory, config.effective_jobs, progress.on_start, on_finish
-                ).run(jobs)
-            finally:
-                executor.shutdown()
-                write_atomic(
-                    config.build_dir / "cache" / "timings.json",
-                    json.dumps(timings, indent=1, sort_keys=True),
-                )
-        if logger.isEnabledFor(logging.INFO):
-            progress.console.print(progress.table())
-    _write_executed(config, report)
-    return report
+        try:
+            Scheduler(executor, inventory, slots, progress.on_start, on_finish).run(jobs)
+        finally:
+            write_atomic(
+                config.build_dir / "cache" / "timings.json",
+                json.dumps(timings, indent=1, sort_keys=True),
+            )
+    if logger.isEnabledFor(logging.INFO):
+        progress.console.print(progress.table())
 
 
 def _write_executed(config: BookConfig, report: EvalReport) -> None:
@@ -231,9 +302,19 @@ def _write_executed(config: BookConfig, report: EvalReport) -> None:
     for (path, fw), nb in report.executed.items():
         out = config.build_dir / "eval" / fw / (path.removesuffix(".md") + ".ipynb")
         name = out.relative_to(config.build_dir).as_posix()
-        key = notebook_meta(nb).key
+        key = _written_as(nb)
         if key and index.get(name) == key and out.is_file():
             continue
         write_atomic(out, writes(nb))
         index[name] = key
     write_atomic(index_file, json.dumps(index, indent=1, sort_keys=True))
+
+
+def _written_as(nb: NotebookNode) -> str:
+    """The run's key and the cells as they read now (a comment edit keeps the key)."""
+    key = notebook_meta(nb).key
+    if not key:
+        return ""
+    cells = [(c.cell_type, c.source, dict(c.metadata)) for c in nb.cells]
+    text = json.dumps(cells, sort_keys=True, default=str)
+    return f"{key}:{hashlib.sha256(text.encode()).hexdigest()[:16]}"

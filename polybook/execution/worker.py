@@ -6,7 +6,7 @@ It reads job folders from stdin, one per line. A folder holds ``env.json`` (a
 ``out.ipynb`` and ``result.json`` there, each atomically, and answers ``done`` on the pipe
 ``ANSWER_FD``. That pipe is not inherited by kernels, and the worker's own stdout goes to
 its log, so nothing a kernel prints can reach the protocol. SIGTERM shuts the kernel of
-the job in hand down first.
+the job in hand down first; so does the loss of the process that started the worker.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import json
 import os
 import signal
 import sys
+import threading
 import time
 from pathlib import Path
 from types import FrameType
@@ -87,8 +88,16 @@ def serve(answers_fd: int) -> int:
     return 0
 
 
+def _watch_parent(parent: int) -> None:
+    """Stop (shutting the kernel down) when the process that started this one is gone."""
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
 def main() -> int:
     signal.signal(signal.SIGTERM, _stop)
+    threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
     try:
         return serve(int(sys.argv[1]))
     except KeyboardInterrupt:

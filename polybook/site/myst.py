@@ -1,4 +1,8 @@
-"""d2l prose -> MyST Markdown, line by line, remembering each output line's source line."""
+"""d2l prose -> MyST Markdown, line by line, remembering each output line's source line.
+
+Beside inline roles: figures, headings and tables with ``:label:``, equations with
+``:eqlabel:``, and ```` ```eval_rst ```` blocks, which stay reStructuredText.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 
 from polybook.diagnostics import Location, Reporter
 
@@ -17,7 +22,11 @@ ROLE = re.compile(r":(numref|ref|eqref|cite|citet|citep|numref):`([^`]+)`")
 SLIDE_KEEP = re.compile(r"\(\*\*(.+?)\*\*\)", re.S)
 SLIDE_ONLY = re.compile(r"\(~~(.+?)~~\)", re.S)
 MYST_ROLE = {"numref": "numref", "ref": "ref", "eqref": "eq"}
-_markdown = MarkdownIt("commonmark").disable("inline")
+# A table's caption, pandoc's way as d2lbook reads it: a paragraph before the table that
+# starts with ":" (not a mark such as ":label:`x`") or "Table:".
+CAPTION = re.compile(r"^(?::(?![\w-]+:`)|Table:)\s*(.*)$")
+EVAL_RST = "eval_rst"
+_markdown = MarkdownIt("commonmark").enable("table").disable("inline")
 
 
 @dataclass
@@ -45,9 +54,8 @@ def inline(text: str, where: Location, reporter: Reporter) -> str:
         name, target = match.group(1), match.group(2)
         if name in MYST_ROLE:
             return f"{{{MYST_ROLE[name]}}}`{target}`"
-        reporter.warn(where, "citations are shown as keys: no bibliography is configured", "cite")
-        keys = ", ".join(k.strip() for k in target.split(","))
-        return f"[{keys}]"
+        keys = ",".join(k.strip() for k in target.split(","))  # linked by sphinxcontrib-bibtex
+        return f"{{cite:{'t' if name == 'citet' else 'p'}}}`{keys}`"
 
     return ROLE.sub(role, text)
 
@@ -61,14 +69,96 @@ def _figure(match: re.Match[str], label: str, width: str) -> list[str]:
     return [*head, "", match.group("caption"), "```"]
 
 
-def _literal_lines(text: str) -> set[int]:
-    """0-based lines of ``text`` inside code (fenced or indented), as CommonMark reads them.
+@dataclass(frozen=True)
+class _Table:
+    """A top-level table with a caption or a label; lines are 0-based in the block."""
 
-    A fence opened with N backticks or tildes closes only at N or more of the same.
-    """
+    rows: tuple[int, int]  # [start, end)
+    label: str
+    caption: str
+    drop: frozenset[int]  # the caption's and the label's lines
+
+
+@dataclass
+class _Scan:
+    """What CommonMark (with tables) makes of a prose block."""
+
+    literal: set[int] = field(default_factory=set)  # lines inside code
+    eval_rst: set[int] = field(default_factory=set)  # openers of ```eval_rst fences
+    tables: dict[int, _Table] = field(default_factory=dict)  # by first row
+
+
+def _scan(raw: list[str]) -> _Scan:
+    """Code lines (a fence closes only at as many or more of its own character), the
+    ``eval_rst`` fences, and tables that carry a caption or a ``:label:``."""
+    text = "\n".join(raw)
     tokens = _markdown.parse(text if text.endswith("\n") else text + "\n")
-    code = (t.map for t in tokens if t.type in ("fence", "code_block") and t.map)
-    return {number for start, end in code for number in range(start, end)}
+    scan = _Scan()
+    for index, token in enumerate(tokens):
+        if token.type in ("fence", "code_block") and token.map:
+            scan.literal.update(range(*token.map))
+            if token.type == "fence" and token.info.strip() == EVAL_RST:
+                scan.eval_rst.add(token.map[0])
+        elif token.type == "table_open" and token.level == 0 and token.map:
+            table = _table(raw, tokens[:index], token.map)
+            if table:
+                scan.tables[table.rows[0]] = table
+    return scan
+
+
+def _table(raw: list[str], before: list[Token], span: list[int]) -> _Table | None:
+    """The label (on the line after the last row, or after the caption) and the caption
+    (the paragraph just before) of the table at ``span``."""
+    start, end = span
+    label, drop = "", set()
+    # GFM reads the lines after the rows, up to a blank line, as more rows: a label there
+    # ends the table, and what follows it is prose again.
+    for number in range(start + 2, min(end + 1, len(raw))):
+        if match := LABEL.match(raw[number].strip()):
+            label, end = match.group(1), number
+            drop.add(number)
+            break
+    caption = ""
+    closed = len(before) >= 3 and before[-1].type == "paragraph_close"
+    previous = before[-3] if closed else None
+    if previous and previous.type == "paragraph_open" and previous.level == 0 and previous.map:
+        first, last = previous.map
+        head = CAPTION.match(raw[first].strip())
+        if head and not label and (match := LABEL.match(raw[last - 1].strip())):
+            label, last = match.group(1), last - 1  # `:Caption` then `:label:` (d2l's way)
+            drop.add(last)
+        if head and first < last:
+            caption = " ".join([head.group(1), *(t.strip() for t in raw[first + 1 : last])])
+            drop.update(range(first, last))
+    if not label and not caption:
+        return None
+    return _Table((start, end), label, caption.strip(), frozenset(drop))
+
+
+def _table_lines(
+    table: _Table, raw: list[str], first_line: int, where: Location, reporter: Reporter
+) -> Lines:
+    """A MyST ``{table}`` directive: numbered when it has a caption and a name."""
+    out = Lines()
+    rows = raw[table.rows[0] : table.rows[1]]
+    ticks = max([2, *(len(run) for row in rows for run in re.findall(r"`+", row))]) + 1
+    fence = "`" * ticks
+    line = first_line + table.rows[0]
+    out.add(f"{fence}{{table}} {inline(table.caption, where, reporter)}".rstrip(), line)
+    if table.label:
+        out.add(f":name: {table.label}", line)
+        if not table.caption:
+            reporter.warn(
+                where,
+                f":label:`{table.label}` names a table without a caption, which Sphinx does not"
+                " number: put the caption on a line before the table, as `: Caption`",
+                "label",
+            )
+    out.add("", line)
+    for offset, row in enumerate(rows):
+        out.add(inline(row, where, reporter), line + offset)
+    out.add(fence, first_line + table.rows[1] - 1)
+    return out
 
 
 def prose_to_myst(text: str, first_line: int, path: str, reporter: Reporter) -> Lines:
@@ -77,16 +167,27 @@ def prose_to_myst(text: str, first_line: int, path: str, reporter: Reporter) -> 
     Code is copied as it is: roles inside an example stay literal.
     """
     raw = text.split("\n")
-    literal = _literal_lines(text)
+    scan = _scan(raw)
+    drop = {n for table in scan.tables.values() for n in table.drop}
     out = Lines()
     index = 0
     while index < len(raw):
-        line, number = raw[index], first_line + index
+        offset = index
+        line, number = raw[offset], first_line + offset
         where = Location(path, number)
         stripped = line.strip()
         index += 1
-        if number - first_line in literal:
+        if offset in scan.eval_rst:  # reStructuredText, as MyST reads it
+            out.add(line.replace(EVAL_RST, "{eval-rst}", 1), number)
+            continue
+        if offset in scan.literal:
             out.add(line, number)
+            continue
+        if offset in drop:
+            continue
+        if table := scan.tables.get(offset):
+            out.extend(_table_lines(table, raw, first_line, where, reporter))
+            index = table.rows[1]
             continue
         figure = FIGURE.match(stripped)
         if figure:
@@ -127,7 +228,7 @@ def _previous(out: Lines) -> int:
 def _attach_label(out: Lines, label: str, where: Location, reporter: Reporter) -> None:
     index = _previous(out)
     if index < 0 or not out.text[index].lstrip().startswith("#"):
-        reporter.warn(where, f":label:`{label}` follows no heading or figure", "label")
+        reporter.warn(where, f":label:`{label}` follows no heading, figure or table", "label")
         return
     out.text.insert(index, f"({label})=")
     out.origin.insert(index, where.line)

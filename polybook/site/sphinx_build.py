@@ -17,12 +17,30 @@ from polybook.fsutil import write_atomic
 from polybook.nb import strip_ansi
 from polybook.paths import PACKAGE_ROOT
 from polybook.site import site_diagnostics
+from polybook.site.extras import (
+    BIBFILE,
+    CITE_STYLE,
+    NOTEBOOKS,
+    SiteExtras,
+    bibfile,
+    generated_pages,
+    links,
+    with_toctree,
+    write_index,
+    write_notebooks,
+)
 from polybook.site.files import STATIC
 from polybook.site.render import Page
 from polybook.site.sources import MATHJAX, keepable, write_sources
 
 SITE_CODE = Path(__file__).resolve().parent  # the site stage and its Sphinx extension
-PACKAGES = ("sphinx", "myst-parser", "furo", "docutils")  # they shape every page
+# They shape every page.
+PACKAGES = (
+    *("sphinx", "myst-parser", "furo", "docutils", "sphinx-copybutton"),
+    *("sphinxcontrib-bibtex", "pybtex", "nh3"),
+)
+# Code blocks that get a copy button: not outputs (highlighted as ``none``).
+COPY_SELECTOR = 'div[class*="highlight-"]:not(.highlight-none) div.highlight pre'
 STALE = "page kept from the last good build: its inputs failed"
 CRASH_LINES = 20  # lines of a crashed Sphinx's stderr shown in the error
 
@@ -37,8 +55,39 @@ def sphinx_suppressed(entries: Iterable[str]) -> list[str]:
     return [e.removeprefix("render.") for e in entries if e.startswith("render.")]
 
 
-def sphinx_config(config: BookConfig) -> dict[str, Any]:
+def _reader_config(
+    config: BookConfig, notebooks: bool, generated: Sequence[str]
+) -> dict[str, Any]:
+    """Settings of the reader's features: copy buttons, citations, links, favicon, logo."""
+    cited = bibfile(config) is not None
+    settings: dict[str, Any] = {
+        "copybutton_selector": COPY_SELECTOR,
+        "add_module_names": False,  # API entries read as readers call them: d2l.try_gpu
+        "html_use_index": any(d.startswith("api/") for d in generated),
+        "pb_links": links(config, config.tabs, notebooks),
+        "pb_generated": list(generated),
+        "pb_bibliography": cited,
+    }
+    if cited:
+        settings |= {
+            "bibtex_bibfiles": [BIBFILE],
+            "bibtex_reference_style": CITE_STYLE,
+            "bibtex_default_style": "plain",
+        }
+    if notebooks:
+        settings["html_extra_path"] = [str(config.build_dir / "site_extra")]
+    for key in ("favicon", "html_logo"):
+        path = getattr(config, key)
+        if path and Path(path).is_file():
+            settings["html_favicon" if key == "favicon" else key] = path
+    return settings
+
+
+def sphinx_config(
+    config: BookConfig, notebooks: bool = False, generated: Sequence[str] = ()
+) -> dict[str, Any]:
     """Sphinx settings derived from the book's config (no conf.py is written)."""
+    cited = ["sphinxcontrib.bibtex"] if bibfile(config) else []
     return {
         "project": config.title,
         "author": config.author,
@@ -46,7 +95,19 @@ def sphinx_config(config: BookConfig) -> dict[str, Any]:
         "release": config.release,
         "language": config.lang,
         "root_doc": "index",
-        "extensions": ["myst_parser", "polybook.site.sphinx_ext"],
+        "extensions": list(
+            dict.fromkeys(
+                [
+                    "myst_parser",
+                    "sphinx_copybutton",
+                    *cited,
+                    "polybook.site.sphinx_ext",
+                    "polybook.site.highlight",  # IPython syntax in code cells
+                    "sphinx.ext.autodoc",  # for `eval_rst` blocks, on in d2lbook too
+                    *config.sphinx_extensions,
+                ]
+            )
+        ),
         "source_suffix": {".md": "markdown"},
         "exclude_patterns": ["_pb_outputs/**"],
         "myst_enable_extensions": ["dollarmath", "amsmath", "colon_fence"],
@@ -77,6 +138,13 @@ def sphinx_config(config: BookConfig) -> dict[str, Any]:
         "html_css_files": _book_assets(config, "*.css"),
         "html_js_files": _book_assets(config, "*.js"),
         "suppress_warnings": ["myst.header", *sphinx_suppressed(config.suppress_warnings)],
+        **_reader_config(config, notebooks, generated),
+        # autosummary tables in `eval_rst` blocks, without stub pages (they need .rst sources)
+        **(
+            {"autosummary_generate": False}
+            if "sphinx.ext.autosummary" in config.sphinx_extensions
+            else {}
+        ),
     }
 
 
@@ -105,10 +173,15 @@ def _assets_digest(config: BookConfig) -> str:
     digest = hashlib.sha256()
     folder = config.root / "static"
     _hash_tree(digest, folder, folder.rglob("*") if folder.is_dir() else [])
+    for path in (config.favicon, config.html_logo):
+        if path and Path(path).is_file():
+            _hash_tree(digest, Path(path).parent, [Path(path)])
     return digest.hexdigest()
 
 
-def site_settings(config: BookConfig) -> dict[str, Any]:
+def site_settings(
+    config: BookConfig, notebooks: bool = False, generated: Sequence[str] = ()
+) -> dict[str, Any]:
     """What the Sphinx process is given; any change to it means Sphinx runs again."""
     build = config.build_dir
     return {
@@ -118,7 +191,7 @@ def site_settings(config: BookConfig) -> dict[str, Any]:
         "doctreedir": str(build / "doctrees"),
         "diagnostics": str(build / "sphinx-html.diagnostics.jsonl"),
         "log": str(build / "sphinx-html.log"),
-        "config": sphinx_config(config),
+        "config": sphinx_config(config, notebooks, generated),
         "assets": _assets_digest(config),
         "tool": tool_digest(),
     }
@@ -160,23 +233,43 @@ def _run_sphinx(settings_file: Path, settings: dict[str, Any], fresh: bool) -> s
     return "\n".join(["the HTML build failed", *tail])
 
 
+def _prune_copies(source: Path, copy: Path) -> None:
+    """Remove files of the site's copy of ``source`` that ``source`` no longer has."""
+    for path in copy.rglob("*") if copy.is_dir() else ():
+        if path.is_file() and not (source / path.relative_to(copy)).is_file():
+            path.unlink()
+
+
 def build_site(
     config: BookConfig,
     pages: Sequence[Page],
     reporter: Reporter,
     stale: Collection[str] = frozenset(),
+    extras: SiteExtras | None = None,
 ) -> Path:
     """Build the HTML site (in a Sphinx process of its own); returns the output folder.
 
     ``stale`` names pages (docnames) whose inputs failed in this build: where an earlier
-    build wrote them, their sources are kept, and so is their last good HTML.
+    build wrote them, their sources are kept, and so is their last good HTML. ``extras``
+    adds the notebooks for download and the library's API pages.
     """
-    settings = site_settings(config)
+    extras = extras or SiteExtras()
+    generated = generated_pages(config, extras, {p.docname for p in pages})
+    names = [p.docname for p in generated]
+    pages = [with_toctree(p, names) if p.docname == "index" else p for p in pages]
+    settings = site_settings(config, bool(extras.notebooks), names)
     srcdir, outdir = Path(settings["srcdir"]), Path(settings["outdir"])
     keep = keepable(srcdir, stale)
     for name in sorted(keep):
         reporter.warn(Location(name + ".md"), STALE, "render.stale")
-    changed = write_sources(config, pages, srcdir, keep)
+    if config.bibfile and not bibfile(config):
+        message = f"[pdf] bibfile: no such file: {config.bibfile}"
+        reporter.warn(Location("config.ini"), message, "config")
+    changed = write_sources(config, [*pages, *generated], srcdir, keep)
+    changed |= write_index(config, extras, srcdir)
+    extra = config.build_dir / "site_extra" / NOTEBOOKS
+    changed |= write_notebooks(extra, extras.notebooks, keep)
+    _prune_copies(extra, outdir / NOTEBOOKS)
     if not MATHJAX.is_dir():
         reporter.warn(
             Location(str(MATHJAX)), "MathJax is not installed: run `make setup`", "render"

@@ -13,8 +13,9 @@ from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
 from polybook import frameworks
-from polybook.site import sphinx_log
+from polybook.site import cite, reader, sphinx_log
 from polybook.site.files import CELLS_SUFFIX
+from polybook.site.outputs import sanitize_html
 
 
 class pb_tabset(nodes.General, nodes.Element):
@@ -116,7 +117,7 @@ def _outputs(outputs: list[dict[str, str]]) -> list[nodes.Node]:
             box += nodes.image(uri=out["uri"], alt="cell output")
         elif kind == "html":
             box = nodes.container(classes=["pb-output", "pb-html"])
-            box += nodes.raw("", out["text"], format="html")
+            box += nodes.raw("", sanitize_html(out["text"]), format="html")
         else:
             classes = ["pb-output"]
             if kind == "error":
@@ -130,15 +131,22 @@ def _outputs(outputs: list[dict[str, str]]) -> list[nodes.Node]:
     return result
 
 
-def _cell(data: dict[str, Any]) -> list[nodes.Node]:
+def _cell(data: dict[str, Any], env: Any, owners: list[str]) -> list[nodes.Node]:
+    """A cell's code (linked to the API entries of what it saves), notes and outputs."""
     result: list[nodes.Node] = []
     if data["source"]:
-        result.append(nodes.literal_block(data["source"], data["source"], language="python"))
-    for kind in ("badge", "provenance"):
-        if data.get(kind):
-            note = nodes.container(classes=[f"pb-{kind}"])
-            note += nodes.paragraph(text=data[kind])
-            result.append(note)
+        code = nodes.literal_block(data["source"], data["source"], language="python")
+        ids, links = reader.saved_links(env, data["source"], owners)
+        code["ids"].extend(ids)
+        result += [code, *links]
+    if data.get("badge"):  # a one-line notice where the outputs would be
+        note = nodes.container(classes=["pb-output", "pb-badge"])
+        note += nodes.inline(text=data["badge"])
+        result.append(note)
+    if data.get("provenance"):
+        note = nodes.container(classes=["pb-provenance"])
+        note += nodes.paragraph(text=data["provenance"])
+        result.append(note)
     result.extend(_outputs(data["outputs"]))
     return result
 
@@ -159,13 +167,13 @@ class CellsDirective(SphinxDirective):
         if data["kind"] == "single":
             box = nodes.container(classes=["pb-cell"])
             for cell in data["cells"]:
-                box.extend(_cell(cell))
+                box.extend(_cell(cell, self.env, list(self.config.pb_tabs)))
             return [box]
         tabset = pb_tabset(kind="code")
         for tab, cells in data["panels"]:
             panel = pb_panel(tab=tab)
             for cell in cells:
-                panel.extend(_cell(cell))
+                panel.extend(_cell(cell, self.env, [tab]))
             tabset += panel
         return [tabset]
 
@@ -174,7 +182,12 @@ def _meta_tabs(
     app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
 ) -> None:
     tabs = ",".join(app.config.pb_tabs)
-    context["metatags"] = context.get("metatags", "") + f'<meta name="pb-tabs" content="{tabs}">\n'
+    labels = html.escape(",".join(_display(t) for t in app.config.pb_tabs))
+    context["metatags"] = (
+        context.get("metatags", "")
+        + f'<meta name="pb-tabs" content="{tabs}">\n'
+        + f'<meta name="pb-tab-labels" content="{labels}">\n'
+    )
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
@@ -182,6 +195,9 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("pb_diagnostics", "", "", str)  # where located warnings go
     if app.config.pb_diagnostics:
         sphinx_log.install(app, app.config.pb_diagnostics)
+    reader.setup(app)
+    app.add_config_value("pb_bibliography", False, "env")
+    cite.setup(app, app.config.pb_bibliography)
     app.add_node(
         pb_tabset,
         html=(visit_tabset_html, depart_div_html),

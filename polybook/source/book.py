@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import fnmatch
 import posixpath
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
 from polybook.config import BookConfig
 from polybook.diagnostics import Location, PolybookError, Reporter
-from polybook.source.model import Document, Toc
+from polybook.source.model import Block, Document, Toc
 from polybook.source.parse import parse, source_text
 
 ROOT_DOC = "index.md"
@@ -40,6 +40,11 @@ def source_files(config: BookConfig) -> list[str]:
     return sorted(found)
 
 
+def _target(base: PurePosixPath, entry: str) -> str:
+    name = entry if entry.endswith(".md") else f"{entry}.md"
+    return posixpath.normpath((base / name).as_posix())
+
+
 def toc_targets(doc: Document) -> list[tuple[str, int]]:
     """Pages linked by the toc blocks of ``doc``: (path relative to the root, entry's line)."""
     base = PurePosixPath(doc.path).parent
@@ -47,9 +52,35 @@ def toc_targets(doc: Document) -> list[tuple[str, int]]:
     for block in doc.blocks:
         if isinstance(block, Toc):
             for entry, line in zip(block.entries, block.entry_lines, strict=True):
-                name = entry if entry.endswith(".md") else f"{entry}.md"
-                targets.append((posixpath.normpath((base / name).as_posix()), line))
+                targets.append((_target(base, entry), line))
     return targets
+
+
+def _prune_toc(doc: Document, outside: set[str]) -> Document:
+    """``doc`` without the toc entries that name pages in ``outside``."""
+    base = PurePosixPath(doc.path).parent
+    blocks: list[Block] = []
+    for block in doc.blocks:
+        if not isinstance(block, Toc):
+            blocks.append(block)
+            continue
+        pairs = zip(block.entries, block.entry_lines, strict=True)
+        kept = [(e, n) for e, n in pairs if _target(base, e) not in outside]
+        entries, lines = tuple(e for e, _ in kept), tuple(n for _, n in kept)
+        blocks.append(replace(block, entries=entries, entry_lines=lines))
+    return replace(doc, blocks=tuple(blocks))
+
+
+def _report_outside(outside: dict[str, Location], reporter: Reporter) -> None:
+    """One warning for the toc entries naming pages this build does not take."""
+    first, where = next(iter(outside.items()))
+    count = len(outside)
+    entries = "toc entry names a page" if count == 1 else "toc entries name pages"
+    message = (
+        f"{count} {entries} outside this build ([build] notebooks, exclusions), left out:"
+        f" {'the first is ' if count > 1 else ''}{first!r}"
+    )
+    reporter.warn(where, message, "toc")
 
 
 def decode_page(data: bytes, rel: str, reporter: Reporter) -> str:
@@ -76,10 +107,13 @@ def _read(config: BookConfig, rel: str, reporter: Reporter) -> Document | None:
         reporter.error(PolybookError(Location(rel), f"cannot read: {exc.strerror}", "source.read"))
         return None
     try:
-        return parse(decode_page(data, rel, reporter), rel, config.tabs)
+        doc = parse(decode_page(data, rel, reporter), rel, config.tabs)
     except PolybookError as err:
         reporter.error(err)
         return None
+    for warning in doc.warnings:
+        reporter.warn(warning.location, warning.message, warning.subtype)
+    return doc
 
 
 def load_book(config: BookConfig, reporter: Reporter) -> Book:
@@ -96,6 +130,7 @@ def load_book(config: BookConfig, reporter: Reporter) -> Book:
             parsed[rel] = doc
     order: list[str] = []
     seen: set[str] = set()
+    outside: dict[str, Location] = {}  # pages on disk that the build does not take
     pending = [ROOT_DOC] if ROOT_DOC in parsed else []
     while pending:  # depth first, in toc order
         path = pending.pop()
@@ -107,13 +142,21 @@ def load_book(config: BookConfig, reporter: Reporter) -> Book:
         for target, line in toc_targets(parsed[path]):
             if target in parsed:
                 linked.append(target)
-            elif target not in files:  # a page that failed to parse is reported already
+            elif target in files:  # a page that failed to parse is reported already
+                continue
+            elif (config.root / target).is_file():
+                outside.setdefault(target, Location(path, line))
+            else:
                 where = Location(path, line)
                 message = f"toc entry {target!r} is not a page of the book"
                 reporter.error(PolybookError(where, message, "toc"))
         pending.extend(reversed(linked))
     if len(reporter.errors) > errors:
         raise BookInvalid()
+    if outside:
+        _report_outside(outside, reporter)
+        for path in order:
+            parsed[path] = _prune_toc(parsed[path], set(outside))
     for rel in files:
         if rel not in seen:
             reporter.warn(Location(rel), "page is in no toc", "toc")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from polybook.diagnostics import Diagnostic
+
 
 @dataclass(frozen=True)
 class Prose:
@@ -49,10 +51,14 @@ Block = Prose | TabProse | CodeCell | Toc
 
 @dataclass(frozen=True)
 class Document:
-    """One parsed source page; ``path`` is relative to the book root, POSIX style."""
+    """One parsed source page; ``path`` is relative to the book root, POSIX style.
+
+    ``warnings`` are what parsing found wrong but could read past (a tab left open).
+    """
 
     path: str
     blocks: tuple[Block, ...]
+    warnings: tuple[Diagnostic, ...] = ()
 
     @property
     def docname(self) -> str:

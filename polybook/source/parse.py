@@ -14,7 +14,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from polybook import frameworks
-from polybook.diagnostics import Location, PolybookError
+from polybook.diagnostics import Diagnostic, Location, PolybookError
 from polybook.source.model import Block, CodeCell, Document, Prose, TabProse, Toc
 
 CODE_INFO = re.compile(r"^\{\s*\.python\s+\.input\b[^}]*\}$")
@@ -157,6 +157,7 @@ class _Prose:
         self.path = path
         self.tabs = tabs
         self.open: OpenTab | None = None
+        self.warnings: list[Diagnostic] = []
 
     def blocks(self, start: int, end: int) -> list[Block]:
         """The blocks of lines [start, end); an open ``:begin_tab:`` carries over."""
@@ -169,10 +170,12 @@ class _Prose:
             where = Location(self.path, number + 1)
             text, line = _text(self.lines, chunk, number)
             if names is not None:
-                if self.open is not None:
-                    message = f":begin_tab: opened here is never closed before line {number + 1}"
-                    raise PolybookError(Location(self.path, self.open[1]), message, "parse.tab")
-                if text:
+                if self.open is not None:  # closed by the next one, as d2lbook does
+                    out.append(TabProse(self.open[0], text, line))
+                    message = f":begin_tab: opened here has no :end_tab: before line {number + 1}"
+                    opened = Location(self.path, self.open[1])
+                    self.warnings.append(Diagnostic(opened, message, "parse.tab"))
+                elif text:
                     out.append(Prose(text, line))
                 self.open = (parse_tab_names(names, self.tabs, where, ":begin_tab:"), number + 1)
             else:
@@ -218,4 +221,4 @@ def parse(text: str, path: str, tabs: tuple[str, ...]) -> Document:
     if prose.open is not None:
         where = Location(path, prose.open[1])
         raise PolybookError(where, ":begin_tab: opened here is never closed", "parse.tab")
-    return Document(path, tuple(blocks))
+    return Document(path, tuple(blocks), tuple(prose.warnings))

@@ -11,8 +11,9 @@ from polybook.diagnostics import PolybookError, Reporter
 from polybook.meta import CellMeta, NotebookMeta, Requires, set_cell_meta, set_notebook_meta
 from polybook.nb import Notebooks, new_code_cell, new_markdown_cell, new_notebook, validate
 from polybook.source.book import Book
-from polybook.source.marks import read_marks, select_branches
+from polybook.source.marks import read_marks
 from polybook.source.model import CodeCell, Document, Prose, TabProse, Toc
+from polybook.source.selected import select_branches
 
 
 def toc_markdown(toc: Toc) -> str:

@@ -15,14 +15,21 @@
  *     <div class="pb-panel" role="tabpanel" data-pb-tab="jax" hidden> ... </div>
  *   </div>
  *
+ *   <meta name="pb-tab-labels" content="PyTorch,MXNet,JAX,TensorFlow">  (display names)
+ *   <a data-pb-follow="jax" ...>: shown only while jax is chosen (notebook links)
+ *
  * Behaviour:
- *  - on load the framework is `?tab=NAME` (when NAME is one of the book's frameworks),
- *    else localStorage['polybook.tab'], else the default; a valid `?tab=` is also stored;
+ *  - on load the framework is `?tab=NAME` (NAME or a display name, in any case), else
+ *    localStorage['polybook.tab'], else the default; a valid `?tab=` is also stored;
+ *  - the latest explicit choice wins: a page reached with Back or Forward, reloaded, or
+ *    restored from the back-forward cache (`pageshow`) follows the stored choice, not the
+ *    older `?tab=` of its address, and its address is brought up to date;
  *  - the framework is applied to every tab set of the page, matched by NAME; a tab set
  *    without that framework is hidden, and shown again when a framework it has is chosen;
  *  - clicking a tab (or moving with the arrow keys, Home and End inside a tab bar) selects
  *    that framework everywhere, stores it, writes `?tab=NAME` into the address with
- *    history.replaceState and keeps the tab at the same place on screen;
+ *    history.replaceState and keeps the tab at the same place on screen (instantly, even
+ *    where the theme asks for smooth scrolling);
  *  - clicking a same-site relative link adds `?tab=NAME` to it, so that the choice carries
  *    to the next page even where localStorage is unavailable.
  *
@@ -36,6 +43,7 @@
   const SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
 
   let frameworks = [];
+  let aliases = {}; // normalised name or display name -> name
   let current = null;
 
   function childrenWithClass(el, cls) {
@@ -78,6 +86,47 @@
 
   function isFramework(name) {
     return typeof name === 'string' && frameworks.indexOf(name) >= 0;
+  }
+
+  function normalise(text) {
+    return String(text).toLowerCase().replace(/[^a-z0-9]/g, '');
+  }
+
+  function bookAliases() {
+    const found = {};
+    frameworks.forEach((name) => {
+      found[normalise(name)] = name;
+    });
+    const meta = document.querySelector('meta[name="pb-tab-labels"]');
+    const labels = meta ? (meta.getAttribute('content') || '').split(',') : [];
+    labels.forEach((label, i) => {
+      if (frameworks[i] && label.trim()) found[normalise(label)] = frameworks[i];
+    });
+    tabsets().forEach((set) => {
+      tabsOf(set).forEach((tab) => {
+        const name = tab.getAttribute('data-pb-tab');
+        if (isFramework(name)) found[normalise(tab.textContent)] = name;
+      });
+    });
+    return found;
+  }
+
+  /* The framework a `?tab=` value names (any case, or a display name), or null. */
+  function resolve(value) {
+    if (typeof value !== 'string' || !value) return null;
+    if (isFramework(value)) return value;
+    const key = normalise(value);
+    return Object.prototype.hasOwnProperty.call(aliases, key) ? aliases[key] : null;
+  }
+
+  /* Whether this page was reached by Back/Forward or reloaded: its ?tab= is an old one. */
+  function revisited() {
+    try {
+      const entry = window.performance.getEntriesByType('navigation')[0];
+      return !!entry && (entry.type === 'back_forward' || entry.type === 'reload');
+    } catch (e) {
+      return false;
+    }
   }
 
   function readStorage() {
@@ -155,6 +204,22 @@
     current = name;
     document.documentElement.setAttribute('data-pb-tab', name);
     tabsets().forEach((set) => applyTo(set, name));
+    document.querySelectorAll('[data-pb-follow]').forEach((el) => {
+      el.hidden = el.getAttribute('data-pb-follow') !== name;
+    });
+  }
+
+  /* Scroll by `delta` at once: the theme's smooth scrolling would animate the correction. */
+  function scrollInstantly(delta) {
+    const root = document.documentElement;
+    const before = root.style.scrollBehavior;
+    root.style.scrollBehavior = 'auto';
+    try {
+      window.scrollBy({ top: delta, left: 0, behavior: 'instant' });
+    } catch (e) {
+      window.scrollBy(0, delta);
+    }
+    root.style.scrollBehavior = before;
   }
 
   /* Select `name` everywhere, keeping `anchor` (an element) at the same height on screen. */
@@ -167,7 +232,7 @@
     if (anchor) {
       const settle = () => {
         const delta = anchor.getBoundingClientRect().top - before;
-        if (Math.abs(delta) >= 1) window.scrollBy(0, delta);
+        if (Math.abs(delta) >= 1) scrollInstantly(delta);
       };
       settle();
       // Browsers with scroll anchoring may move the page again at the next frame.
@@ -256,20 +321,32 @@
     onLinkClick(event);
   }
 
+  /* The framework to show: a new ?tab= choice, else the stored one, else the default. */
+  function startingChoice(fresh) {
+    const fromParam = resolve(readParam());
+    const stored = readStorage();
+    if (fromParam && !(isFramework(stored) && !fresh)) {
+      writeStorage(fromParam);
+      return fromParam;
+    }
+    if (isFramework(stored)) {
+      if (fromParam && fromParam !== stored) writeParam(stored);
+      return stored;
+    }
+    return fromParam || frameworks[0];
+  }
+
+  function onPageShow(event) {
+    if (event.persisted) apply(startingChoice(false)); // restored from the bfcache
+  }
+
   function init() {
     frameworks = bookFrameworks();
     if (frameworks.length === 0) return;
+    aliases = bookAliases();
     tabsets().forEach(ensureIds);
-    const fromParam = readParam();
-    let name;
-    if (isFramework(fromParam)) {
-      name = fromParam;
-      writeStorage(name);
-    } else {
-      const stored = readStorage();
-      name = isFramework(stored) ? stored : frameworks[0];
-    }
-    apply(name);
+    apply(startingChoice(!revisited()));
+    window.addEventListener('pageshow', onPageShow);
     document.addEventListener('click', onClick);
     document.addEventListener('auxclick', onLinkClick);
     document.addEventListener('keydown', onKeydown);

@@ -1,0 +1,236 @@
+"""The worker side of the Dask executor: what ``polybook worker`` declares, and the task that
+runs one job there with the same worker code as a local build.
+
+A Dask worker declares its GPUs (resource ``GPU=N``) and one resource per framework
+environment it has set up (``polybook-env-<framework>-<identity>``), so a job only lands
+where its environment is. The task still checks, and refuses a job whose environment differs.
+It lays the job folder out in a temporary folder (the library snapshot on ``PYTHONPATH``,
+the book's resources beside the page), runs it in a ``python -m polybook.execution.worker``
+process, and hands the result back to the client, which writes the cache and the outputs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import sys
+import tempfile
+import threading
+import uuid
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from polybook import frameworks
+from polybook.diagnostics import PolybookError
+from polybook.execution import envs
+from polybook.execution.kernel import KernelEnv
+from polybook.execution.local import WorkerProcess
+from polybook.fsutil import write_atomic
+
+GPU = "GPU"
+ENV_PREFIX = "polybook-env-"
+ENV_SLOTS = 1024  # an environment never limits how many jobs a worker runs at once
+
+
+def env_resource(framework: str, identity: str) -> str:
+    """The Dask resource a worker holding this environment declares."""
+    return f"{ENV_PREFIX}{framework}-{identity[:16]}"
+
+
+def ready_environments(envs_dir: str = "") -> dict[str, envs.Environment]:
+    """The framework environments set up on this host (CUDA set or CPU set)."""
+    root = envs.envs_root(envs_dir)
+    found: dict[str, envs.Environment] = {}
+    for fw in frameworks.REGISTRY:
+        for device in ("cuda", "cpu"):
+            try:
+                env = envs.environment(fw, device, root)
+            except PolybookError:
+                continue
+            if envs.is_ready(env):
+                found[fw] = env
+                break
+    return found
+
+
+def worker_resources(envs_dir: str = "", gpus: int | None = None) -> dict[str, float]:
+    """What ``polybook worker`` declares: ``GPU=N`` (when N > 0) and its environments."""
+    count = envs.host_gpus() if gpus is None else gpus
+    resources: dict[str, float] = {GPU: float(count)} if count else {}
+    for fw, env in ready_environments(envs_dir).items():
+        resources[env_resource(fw, env.identity())] = float(ENV_SLOTS)
+    return resources
+
+
+def worker_command(
+    scheduler: str, nthreads: int, resources: Mapping[str, float], name: str = ""
+) -> list[str]:
+    """``dask worker`` with polybook's resources: what ``polybook worker`` runs."""
+    declared = ",".join(f"{k}={v:g}" for k, v in sorted(resources.items()))
+    command = [sys.executable, "-m", "distributed.cli.dask_worker", scheduler]
+    command += ["--nthreads", str(nthreads), "--nworkers", "1", "--no-dashboard"]
+    if declared:
+        command += ["--resources", declared]
+    if name:
+        command += ["--name", name]
+    return command
+
+
+def start_worker(
+    scheduler: str, nthreads: int = 0, envs_dir: str = "", gpus: int | None = None
+) -> int:
+    """``polybook worker``: become a Dask worker of ``scheduler`` (never returns)."""
+    resources = worker_resources(envs_dir, gpus)
+    if not any(k.startswith(ENV_PREFIX) for k in resources):
+        print(
+            "polybook worker: no framework environment is set up on this host "
+            "(`polybook env setup --tab NAME` sets one up)",
+            file=sys.stderr,
+        )
+        return 1
+    if envs_dir:
+        os.environ["POLYBOOK_ENVS"] = str(envs.envs_root(envs_dir))
+    command = worker_command(scheduler, nthreads or (os.cpu_count() or 1), resources)
+    print(f"polybook worker: {' '.join(command[3:])}", file=sys.stderr, flush=True)
+    os.execv(command[0], command)
+    return 0  # not reached
+
+
+class _Gpus:
+    """This worker's GPUs, handed to jobs whole (Dask's ``GPU`` resource counts them)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.busy: set[int] = set()
+
+    @contextlib.contextmanager
+    def take(self, count: int, total: int) -> Iterator[tuple[int, ...]]:
+        with self.lock:
+            free = [g for g in range(total) if g not in self.busy]
+            chosen = tuple(free[:count])
+            self.busy |= set(chosen)
+        try:
+            yield chosen
+        finally:
+            with self.lock:
+                self.busy -= set(chosen)
+
+
+_GPUS = _Gpus()
+_LOCAL = threading.local()
+_RESOURCES_LOCK = threading.Lock()
+
+
+def _unpacked(files: Mapping[str, bytes], digest: str) -> Path:
+    """The book's resources, written once per worker process (keyed by content)."""
+    root = Path(tempfile.gettempdir()) / f"polybook-resources-{os.getpid()}" / digest[:16]
+    with _RESOURCES_LOCK:
+        if not (root / ".complete").is_file():
+            for name, data in files.items():
+                write_atomic(root / name, data)
+            write_atomic(root / ".complete", b"")
+    return root
+
+
+def _link_tree(source: Path, target: Path) -> None:
+    """``target`` mirrors ``source``: its folders made, its files linked."""
+    for path in source.rglob("*"):
+        if path.name == ".complete" or path.is_dir():
+            continue
+        link = target / path.relative_to(source)
+        link.parent.mkdir(parents=True, exist_ok=True)
+        if not link.exists():
+            link.symlink_to(path)
+
+
+def _refusal(payload: Mapping[str, Any], env: envs.Environment | None, where: str) -> str:
+    fw, expected = payload["framework"], str(payload["identity"])
+    has = f"has identity {env.identity()[:12]}" if env else "is not set up"
+    return (
+        f"the Dask worker {where} refuses to run it: its {fw} environment {has}, the job needs "
+        f"{expected[:12]} (the pins of the building polybook); run `polybook env setup --tab "
+        f"{fw}` there with the same polybook"
+    )
+
+
+def run_remote(payload: Mapping[str, Any], resources: Mapping[str, bytes]) -> dict[str, Any]:
+    """The Dask task of one job: run it here, as a local build would, and return its files."""
+    from distributed import get_worker
+
+    worker = get_worker()
+    fw = str(payload["framework"])
+    env = ready_environments(os.environ.get("POLYBOOK_ENVS", "")).get(fw)
+    answer: dict[str, Any] = {"worker": worker.address}
+    if env is None or env.identity() != payload["identity"]:
+        return {**answer, "status": "refused", "message": _refusal(payload, env, worker.address)}
+    key = worker.get_current_task()
+    total = int(worker.state.total_resources.get(GPU, 0))
+
+    def stop() -> bool:
+        task = worker.state.tasks.get(key)
+        return task is None or task.state not in ("executing", "long-running")
+
+    job_dir = Path(tempfile.mkdtemp(prefix="polybook-job-", dir=worker.local_directory))
+    try:
+        with _GPUS.take(int(payload["gpus"]), total) as gpus:
+            kernel = _lay_out(job_dir, payload, resources, env, total, gpus)
+            answer.update(host_gpus=total, gpus=list(kernel.visible_gpus))
+            process = _process(Path(worker.local_directory))
+            if not process.run(job_dir, stop):
+                _LOCAL.process = None
+                tail = process.log.read_text(errors="replace").strip()[-600:]
+                return {**answer, "status": "stopped" if stop() else "died", "message": tail}
+            out = job_dir / "out.ipynb"
+            result = job_dir / "result.json"
+            return {
+                **answer,
+                "status": "ran",
+                "result": result.read_text(encoding="utf-8"),
+                "notebook": out.read_text(encoding="utf-8"),
+            }
+    finally:
+        shutil.rmtree(job_dir, ignore_errors=True)
+
+
+def _lay_out(
+    job_dir: Path,
+    payload: Mapping[str, Any],
+    resources: Mapping[str, bytes],
+    env: envs.Environment,
+    total: int,
+    gpus: tuple[int, ...],
+) -> KernelEnv:
+    """The job folder: library snapshot, resources beside the page, env.json, in.ipynb."""
+    fw = str(payload["framework"])
+    for name, data in payload["library"].items():
+        write_atomic(job_dir / "lib" / name, data)
+    book = job_dir / "book" / fw
+    if resources:
+        _link_tree(_unpacked(resources, str(payload["resources_digest"])), book)
+    cwd = book / Path(str(payload["path"])).parent
+    cwd.mkdir(parents=True, exist_ok=True)
+    kernel = KernelEnv(
+        fw,
+        env.kernel_name,
+        (str(env.kernels_dir),),
+        cwd,
+        (str(job_dir / "lib"),),
+        dict(payload["extra_env"]),
+        int(payload["timeout"]),
+        total,
+        gpus,
+    )
+    write_atomic(job_dir / "env.json", kernel.to_json())
+    write_atomic(job_dir / "in.ipynb", str(payload["notebook"]))
+    return kernel
+
+
+def _process(folder: Path) -> WorkerProcess:
+    """This thread's worker process (started on its first job, kept for the next)."""
+    process: WorkerProcess | None = getattr(_LOCAL, "process", None)
+    if process is None or process.proc.poll() is not None:
+        process = WorkerProcess(folder / f"polybook-worker-{uuid.uuid4().hex[:8]}.log")
+        _LOCAL.process = process
+    return process

@@ -1,0 +1,85 @@
+"""What a student notebook's first cell installs: the book's library and the framework.
+
+Exactly what the page needs: nothing when its code imports neither; else the library as
+``[library] install`` says and the framework at the version its pinned environment holds
+(spelled as the CUDA set spells it on notebooks that need a GPU: ``jax[cuda12]==…``).
+Everything else the platform ships is used as it is.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import shlex
+from dataclasses import dataclass
+
+from nbformat import NotebookNode
+
+from polybook.config import BookConfig
+from polybook.dist import PackageSpec, requirement_line
+
+MAGIC = re.compile(r"^\s*[%!]")
+IMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+))", re.M)
+
+
+@dataclass(frozen=True)
+class Installs:
+    """The requirements of the library and of each framework, for install cells."""
+
+    package: str  # the library's import name (``d2l``)
+    library: str  # what pip installs for it
+    frameworks: dict[str, tuple[str, ...]]  # framework -> its distributions
+    modules: dict[str, frozenset[str]]  # framework -> module names that need it
+
+    def requirements(self, framework: str, imported: set[str], gpu: bool) -> list[str]:
+        """What a page of ``framework`` that imports ``imported`` needs installed."""
+        uses_library = self.package in imported
+        if not uses_library and not imported & self.modules[framework]:
+            return []
+        device = "cuda" if gpu else "cpu"
+        pins = [requirement_line(framework, n, device) for n in self.frameworks[framework]]
+        return [self.library, *pins] if uses_library else pins
+
+
+def library_requirement(config: BookConfig, package: str) -> str:
+    """``[library] install`` with its placeholders filled (``d2l==0.1.0``)."""
+    text = config.install.replace("{package}", package)
+    if not config.release:  # no version to pin: the requirement stays unpinned
+        text = text.replace("=={release}", "")
+    return text.replace("{release}", config.release)
+
+
+def installs(config: BookConfig, spec: PackageSpec) -> Installs:
+    library = library_requirement(config, spec.name)
+    names = {fw: tuple(r.name for r in reqs) for fw, reqs in spec.extras.items()}
+    return Installs(spec.name, library, names, dict(spec.extra_modules))
+
+
+def imported_modules(nb: NotebookNode) -> set[str]:
+    """Top-level modules the code cells of ``nb`` import (magics left out)."""
+    found: set[str] = set()
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        source = "\n".join("" if MAGIC.match(t) else t for t in cell.source.split("\n"))
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:  # a cell the build ran as it is: read its import lines
+            found |= {(a or b).split(".")[0] for a, b in IMPORT.findall(source)}
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                found |= {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                found.add(node.module.split(".")[0])
+    return found
+
+
+def install_source(requirements: list[str]) -> str:
+    """The first cell's code: one ``%pip install`` (into the kernel's own Python)."""
+    quoted = " ".join(shlex.quote(r) for r in requirements)
+    return (
+        "# What this notebook needs beyond the platform's own packages: the book's library\n"
+        "# and the framework version the book was built with.\n"
+        f"%pip install -q {quoted}"
+    )

@@ -1,0 +1,149 @@
+"""One executed notebook -> the notebook a student opens on one platform.
+
+Outputs are kept; polybook's plumbing goes (its metadata, the skip tag, timing records,
+the project-local kernel, d2l's label lines); hidden cells stay hidden; a header links back
+to the page, and notebooks for a platform get an install cell first.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass
+
+from nbformat import NotebookNode
+
+from polybook.execution.kernel import SKIP_TAG
+from polybook.meta import KEY, cell_meta
+from polybook.nb import new_code_cell, new_markdown_cell, validate
+from polybook.notebooks.install import install_source
+from polybook.notebooks.variants import Variant
+
+# d2l's marks on lines of their own: polybook reads them, a notebook shows them raw.
+MARK_LINE = re.compile(r"^\s*:(label|eqlabel|width):`[^`]*`\s*$")
+FENCE = re.compile(r"^\s*(```+|~~~+)")
+# The build host's Python version left out: a fresh run and a cached one write the same.
+LANGUAGE_INFO = {
+    "name": "python",
+    "codemirror_mode": {"name": "ipython", "version": 3},
+    "file_extension": ".py",
+    "mimetype": "text/x-python",
+    "pygments_lexer": "ipython3",
+}
+HIDDEN = {  # tag -> what Jupyter hides
+    "remove-cell": {"source_hidden": True, "outputs_hidden": True},
+    "remove-input": {"source_hidden": True},
+    "remove-output": {"outputs_hidden": True},
+}
+
+
+@dataclass(frozen=True)
+class PageInfo:
+    """What the header and the first cell of one notebook say."""
+
+    page: str  # ``chap/tensors.md``
+    title: str  # the page's heading
+    framework_name: str  # ``PyTorch``
+    book_title: str
+    site_link: str = ""  # the page on the site, "" when not published
+    links: tuple[tuple[str, str, str], ...] = ()  # (variant, platform, URL) of each opening
+    requirements: tuple[str, ...] = ()
+
+
+def needs_gpu(nb: NotebookNode) -> bool:
+    """Whether a cell declares or is inferred to need a GPU (as the build decides)."""
+    return any(c.cell_type == "code" and cell_meta(c).gpus > 0 for c in nb.cells)
+
+
+def page_title(nb: NotebookNode, fallback: str) -> str:
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.split("\n"):
+                if line.startswith("# "):
+                    return str(line[2:]).strip()
+    return fallback
+
+
+def _toc_links(source: str) -> str:
+    """A ``toc`` block -> a list of links to the listed pages' notebooks."""
+    entries = [
+        line.strip()
+        for line in source.split("\n")[1:-1]
+        if line.strip() and not line.strip().startswith(":")
+    ]
+    return "\n".join(f"- [{e}]({e.removesuffix('.md')}.ipynb)" for e in entries)
+
+
+def _markdown(source: str) -> str:
+    """d2l prose as a notebook shows it: toc blocks as links, label lines dropped."""
+    if source.startswith("```toc"):
+        return _toc_links(source)
+    kept, fence = [], ""
+    for line in source.split("\n"):
+        opened = FENCE.match(line)
+        if opened and not fence:
+            fence = opened.group(1)
+        elif opened and opened.group(1).startswith(fence):
+            fence = ""
+        elif not fence and MARK_LINE.match(line):
+            continue
+        kept.append(line)
+    return "\n".join(kept).strip("\n")
+
+
+def _clean_code(cell: NotebookNode, variant: Variant) -> None:
+    tags = [t for t in cell.metadata.get("tags", []) if t != SKIP_TAG]
+    cell.metadata.pop("execution", None)
+    if tags:
+        cell.metadata["tags"] = tags
+    else:
+        cell.metadata.pop("tags", None)
+    hidden: dict[str, bool] = {}
+    for tag in tags:
+        hidden.update(HIDDEN.get(tag, {}))
+    if hidden:
+        cell.metadata["jupyter"] = hidden
+        if variant.hide_as_form and hidden.get("source_hidden"):
+            cell.metadata["cellView"] = "form"
+
+
+def _header(info: PageInfo, variant: Variant, gpu: bool) -> str:
+    title = f"[{info.title}]({info.site_link})" if info.site_link else info.title
+    lines = [f"*{info.book_title}* · {title} · the {info.framework_name} notebook"]
+    if not variant.install_cell and info.requirements:
+        needs = " ".join(info.requirements)
+        lines.append(f"\nIt needs `pip install {needs}` (Colab and SageMaker versions install it).")
+    opens = [f"[Open in {name}]({url})" for v, name, url in info.links if v != variant.name]
+    if opens:
+        lines.append("\n" + " · ".join(opens))
+    if gpu and variant.gpu_note:
+        lines.append(f"\n**{variant.gpu_note}**")
+    return "\n".join(lines)
+
+
+def student_notebook(
+    nb: NotebookNode, variant: Variant, info: PageInfo, kernelspec: dict[str, str]
+) -> NotebookNode:
+    """The ``variant`` notebook of executed ``nb`` (left untouched)."""
+    gpu = needs_gpu(nb)
+    out = copy.deepcopy(nb)
+    out.metadata.pop(KEY, None)
+    out.metadata["kernelspec"] = kernelspec
+    out.metadata["language_info"] = copy.deepcopy(LANGUAGE_INFO)
+    out.metadata.update(variant.metadata(info.page, gpu))
+    cells = []
+    for cell in out.cells:
+        cell.metadata.pop(KEY, None)
+        if cell.cell_type == "markdown":
+            cell.source = _markdown(cell.source)
+            if not cell.source.strip():
+                continue
+        elif cell.cell_type == "code":
+            _clean_code(cell, variant)
+        cells.append(cell)
+    first = [new_markdown_cell(_header(info, variant, gpu), "polybook-header")]
+    if variant.install_cell and info.requirements:
+        first.append(new_code_cell(install_source(list(info.requirements)), "polybook-install"))
+    out.cells = [*first, *cells]
+    validate(out)
+    return out

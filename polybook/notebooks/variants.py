@@ -1,0 +1,96 @@
+"""The platforms a student notebook is written for, described as data in one registry."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from polybook import frameworks
+from polybook.config import BookConfig
+from polybook.config.schema import for_framework
+
+
+@dataclass(frozen=True)
+class Variant:
+    """How the notebooks of one platform differ from the executed ones."""
+
+    name: str
+    folder: str  # under _build/notebooks/<framework>/; "" for the plain notebooks
+    platform: str  # as links name it (“Open in Colab”)
+    install_cell: bool  # a first cell installs what the page needs
+    gpu_note: str  # shown on notebooks that need a GPU
+    colab_metadata: bool = False  # Colab's notebook name, and ``accelerator: GPU`` on GPU pages
+    hide_as_form: bool = False  # Colab folds hidden code as a form (``cellView: form``)
+    kernel_key: str = ""  # the config field naming the kernel; "" for ``python3``
+    opens_at: str = ""  # the platform's URL that opens a notebook from GitHub
+    repo_key: str = ""  # the config fields of that repository and its branch
+    branch_key: str = ""
+
+    def kernelspec(self, config: BookConfig, framework: str) -> dict[str, str]:
+        name = "python3"
+        if self.kernel_key:
+            name = for_framework(getattr(config, self.kernel_key), framework, "python3")
+        display = f"Python 3 ({frameworks.get(framework).display_name})"
+        return {"name": name, "display_name": display, "language": "python"}
+
+    def url(self, config: BookConfig, page: str, framework: str) -> str:
+        """“Open in …” for the page's notebook, "" when no repository is configured.
+
+        One repository holds ``_build/notebooks/``; ``framework repository`` pairs name one
+        per framework, holding this platform's folder at its root (d2lbook's layout)."""
+        repos: tuple[str, ...] = getattr(config, self.repo_key) if self.repo_key else ()
+        repo = for_framework(repos, framework) if repos else ""
+        if not repo:
+            return ""
+        notebook = page.removesuffix(".md") + ".ipynb"
+        if len(repos) == 1:
+            notebook = f"{framework}/{self.folder}/{notebook}"
+        return f"{self.opens_at}/{repo}/blob/{getattr(config, self.branch_key)}/{notebook}"
+
+    def metadata(self, page: str, gpu: bool) -> dict[str, Any]:
+        """Notebook metadata of this platform (beside ``kernelspec``)."""
+        if not self.colab_metadata:
+            return {}
+        name = page.rsplit("/", 1)[-1].removesuffix(".md") + ".ipynb"
+        data: dict[str, Any] = {"colab": {"name": name, "provenance": []}}
+        if gpu:
+            data["accelerator"] = "GPU"
+        return data
+
+
+REGISTRY: dict[str, Variant] = {
+    v.name: v
+    for v in (
+        Variant(
+            "jupyter",
+            "",
+            "Jupyter",
+            install_cell=False,
+            gpu_note="This notebook needs a GPU: run it on a host that has one.",
+        ),
+        Variant(
+            "colab",
+            "colab",
+            "Colab",
+            install_cell=True,
+            gpu_note="This notebook needs a GPU: in Colab, choose *Runtime › Change runtime"
+            " type* and a GPU before running it.",
+            colab_metadata=True,
+            hide_as_form=True,
+            opens_at="https://colab.research.google.com/github",
+            repo_key="github_repo",
+            branch_key="branch",
+        ),
+        Variant(
+            "sagemaker",
+            "sagemaker",
+            "SageMaker Studio Lab",
+            install_cell=True,
+            gpu_note="This notebook needs a GPU: run it on a GPU instance.",
+            kernel_key="kernel",
+            opens_at="https://studiolab.sagemaker.aws/import/github",
+            repo_key="sagemaker_repo",
+            branch_key="sagemaker_branch",
+        ),
+    )
+}

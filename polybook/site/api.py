@@ -1,0 +1,199 @@
+"""The d2l library in the site: an API page per framework, made from the saved code.
+
+Each page lists every public name of the framework's library (as
+:func:`polybook.library.public_names` finds them) with its signature and docstring, as
+Sphinx Python objects: they go to the general index and the search. Each entry links to
+the code that defines it in the book (``{pb-defined}``, resolved by the extension), and
+that code links back to the entry. :func:`api_index` is what the extension reads for both.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Any
+
+from polybook import frameworks
+from polybook.config import BookConfig
+from polybook.library import SavedBlock, public_names
+from polybook.site.myst import Lines
+from polybook.site.render import Page
+
+API_FOLDER = "api"
+INDEX_FILE = "_pb_api.json"  # in the site's sources, read by the extension
+MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")  # ASCII punctuation, escaped
+LITERAL = re.compile(r"``([^`]+)``|`([^`]+)`")  # reST and Markdown inline code
+MAX_VALUE = 60  # characters of a saved constant's value shown
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One saved name as its API page shows it."""
+
+    name: str  # the public name: ``try_gpu``, ``Trainer.prepare_batch`` (added to a class)
+    kind: str  # a Python domain directive: function, class, method, data
+    signature: str  # ``(i=0)``, or the value of a constant
+    doc: str
+    bases: str
+    page: str  # docname of the page that saves it
+    line: int
+
+
+def api_docname(framework: str) -> str:
+    return f"{API_FOLDER}/{framework}"
+
+
+def anchor(framework: str, name: str) -> str:
+    """The id of the code that saves ``name`` in ``framework``'s library, on its page."""
+    return f"d2l-{framework}-{name}"
+
+
+def module_name(config: BookConfig, framework: str) -> str:
+    """``d2l.torch``: what readers import, from the library file's path."""
+    target = config.library_for(framework)
+    package = PurePosixPath(target.lib_file).parent.name
+    return f"{package}.{target.lib_name}" if package else target.lib_name
+
+
+def _arguments(node: ast.FunctionDef | ast.AsyncFunctionDef, drop_first: bool) -> str:
+    args = node.args
+    if drop_first and args.posonlyargs:
+        args = ast.arguments(**{**args.__dict__, "posonlyargs": args.posonlyargs[1:]})
+    elif drop_first and args.args:
+        args = ast.arguments(**{**args.__dict__, "args": args.args[1:]})
+    returns = f" -> {ast.unparse(node.returns)}" if node.returns else ""
+    return f"({ast.unparse(args)}){returns}"
+
+
+def _added_to(node: ast.stmt) -> str:
+    """The class a ``@d2l.add_to_class(C)`` function is added to, or ""."""
+    for deco in getattr(node, "decorator_list", []):
+        if isinstance(deco, ast.Call) and deco.args and "add_to_class" in ast.unparse(deco.func):
+            return ast.unparse(deco.args[0]).removeprefix("d2l.")
+    return ""
+
+
+def _entry(name: str, node: ast.stmt, block: SavedBlock) -> Entry | None:
+    page = block.path.removesuffix(".md")
+    owner, _, short = name.rpartition(".")
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == short:
+        if _added_to(node) != owner:
+            return None
+        kind = "method" if owner else "function"
+        doc = ast.get_docstring(node) or ""
+        return Entry(name, kind, _arguments(node, bool(owner)), doc, "", page, block.line)
+    if isinstance(node, ast.ClassDef) and node.name == name:
+        init = next(
+            (n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"),
+            None,
+        )
+        signature = _arguments(init, True).split(" -> ")[0] if init else ""
+        bases = ", ".join(ast.unparse(b) for b in node.bases)
+        doc = ast.get_docstring(node) or ""
+        return Entry(name, "class", signature, doc, bases, page, block.line)
+    targets = [node.target] if isinstance(node, ast.AnnAssign) else getattr(node, "targets", [])
+    names = {t.id for target in targets for t in ast.walk(target) if isinstance(t, ast.Name)}
+    if name in names and isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value:
+        alone = any(isinstance(t, ast.Name) and t.id == name for t in targets)
+        value = ast.unparse(node.value) if alone else ""  # not the tuple it is unpacked from
+        value = value if len(value) <= MAX_VALUE else value[: MAX_VALUE - 1] + "…"
+        return Entry(name, "data", value, "", "", page, block.line)
+    return None
+
+
+def entries(blocks: Sequence[SavedBlock]) -> list[Entry]:
+    """An entry for every public name of a library, sorted by what the page shows."""
+    found = []
+    for name, block in public_names(blocks).items():
+        for node in block.tree.body:
+            entry = _entry(name, node, block)
+            if entry:
+                found.append(entry)
+                break
+    return sorted(found, key=lambda e: (e.name.lower(), e.name))
+
+
+def _paragraph(text: str) -> str:
+    """Plain text as Markdown that shows it as it is, inline code (reST's too) as code."""
+    parts, position = [], 0
+    for match in LITERAL.finditer(text):
+        parts.append(MARKDOWN_PUNCTUATION.sub(r"\\\1", text[position : match.start()]))
+        parts.append(f"`{match.group(1) or match.group(2)}`")
+        position = match.end()
+    parts.append(MARKDOWN_PUNCTUATION.sub(r"\\\1", text[position:]))
+    return "".join(parts)
+
+
+def _escape(text: str) -> str:
+    """A docstring as Markdown paragraphs (a blank line starts one)."""
+    paragraphs = [" ".join(p.split()) for p in re.split(r"\n\s*\n", text.strip())]
+    return "\n\n".join(_paragraph(p) for p in paragraphs if p)
+
+
+def _entry_lines(entry: Entry, framework: str) -> list[str]:
+    if entry.kind == "data":
+        value = [f":value: {entry.signature}"] if entry.signature else []
+        head = [f"```{{py:data}} {entry.name}", *value, ""]
+    else:
+        head = [f"```{{py:{entry.kind}}} {entry.name}{entry.signature}", ""]
+    body = []
+    if entry.bases:
+        body += [f"Bases: {_escape(entry.bases)}", ""]
+    if entry.doc:
+        body += [_escape(entry.doc), ""]
+    return [*head, *body, f"{{pb-defined}}`{framework} {entry.name}`", "```", ""]
+
+
+def api_page(config: BookConfig, framework: str, found: Sequence[Entry]) -> Page:
+    """The API page of one framework's library."""
+    display = frameworks.get(framework).display_name
+    module = module_name(config, framework)
+    lines = [
+        f"# {display} library: `{module}`",
+        "",
+        f"Every name the book saves into the {display} library, which readers import with"
+        f" `from {module.rsplit('.', 1)[0]} import {module.rsplit('.', 1)[-1]} as d2l`."
+        " Each entry links to the code that defines it.",
+        "",
+        f"```{{py:module}} {module}",
+        ":no-index:",
+        "```",
+        "",
+    ]
+    for entry in found:
+        lines += _entry_lines(entry, framework)
+    page = Page(api_docname(framework), Lines())
+    for line in lines:
+        page.lines.add(line, 1)
+    return page
+
+
+def api_index(
+    config: BookConfig, libraries: Mapping[str, Sequence[SavedBlock]], tabs: Sequence[str]
+) -> dict[str, Any]:
+    """What the extension needs: per framework, its page, module and saved names."""
+    index: dict[str, Any] = {}
+    for fw in tabs:
+        if fw not in libraries:
+            continue
+        module = module_name(config, fw)
+        names = {
+            e.name: {"page": e.page, "id": f"{module}.{e.name}"} for e in entries(libraries[fw])
+        }
+        index[fw] = {"doc": api_docname(fw), "module": module, "names": names}
+    return index
+
+
+def api_pages(
+    config: BookConfig, libraries: Mapping[str, Sequence[SavedBlock]], tabs: Sequence[str]
+) -> list[Page]:
+    """One API page per framework of ``tabs`` whose library saves something."""
+    pages = []
+    for fw in tabs:
+        found = entries(libraries.get(fw, ()))
+        if found:
+            pages.append(api_page(config, fw, found))
+    return pages

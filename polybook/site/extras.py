@@ -1,0 +1,124 @@
+"""What the site holds beside the book's pages: the executed notebooks for download, the
+library's API pages, the references page and the links to the notebooks' platforms."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from nbformat import NotebookNode
+
+from polybook.config import BookConfig
+from polybook.config.schema import for_framework
+from polybook.fsutil import write_atomic
+from polybook.library import SavedBlock
+from polybook.nb import writes
+from polybook.site.api import INDEX_FILE, api_index, api_pages
+from polybook.site.myst import Lines
+from polybook.site.render import Page
+
+NOTEBOOKS = "_notebooks"  # in the site: _notebooks/<framework>/<page>.ipynb
+BIBFILE = "_pb_references.bib"  # the book's BibTeX file, in the site's sources
+REFERENCES = "references"
+CITE_STYLE = "author_year_round"  # registered by polybook.site.cite
+COLAB = "https://colab.research.google.com/github"
+SAGEMAKER = "https://studiolab.sagemaker.aws/import/github"
+
+
+@dataclass(frozen=True)
+class SiteExtras:
+    """The build's notebooks ((page path, framework) -> notebook) and libraries."""
+
+    notebooks: Mapping[tuple[str, str], NotebookNode] = field(default_factory=dict)
+    libraries: Mapping[str, Sequence[SavedBlock]] = field(default_factory=dict)
+    tabs: tuple[str, ...] = ()
+
+
+def site_inputs(config: BookConfig) -> list[Path]:
+    """Files the site is made from beside the pages: the book's static files, its BibTeX
+    file, favicon and logo."""
+    static = config.root / "static"
+    named = [Path(p) for p in (config.bibfile, config.favicon, config.html_logo) if p]
+    return [*sorted(p for p in static.rglob("*") if p.is_file()), *named]
+
+
+def bibfile(config: BookConfig) -> Path | None:
+    """The book's BibTeX file, when one is configured and exists."""
+    path = Path(config.bibfile) if config.bibfile else None
+    return path if path and path.is_file() else None
+
+
+def _platform(base: str, repos: tuple[str, ...], branch: str, folder: str, fw: str) -> str:
+    """Where a framework's notebooks open on a platform: the URL before ``<page>.ipynb``."""
+    repo = for_framework(repos, fw) if repos else ""
+    if not repo:
+        return ""
+    inside = f"{fw}/{folder}/" if len(repos) == 1 else ""  # one repository: _build/notebooks/
+    return f"{base}/{repo}/blob/{branch}/{inside}"
+
+
+def links(config: BookConfig, tabs: Sequence[str], notebooks: bool) -> dict[str, Any]:
+    """The download and platform links every page shows, per framework."""
+    colab = (COLAB, config.github_repo, config.branch, "colab")
+    sagemaker = (SAGEMAKER, config.sagemaker_repo, config.sagemaker_branch, "sagemaker")
+    return {
+        "notebooks": NOTEBOOKS if notebooks else "",
+        "colab": {fw: _platform(*colab, fw) for fw in tabs},
+        "sagemaker": {fw: _platform(*sagemaker, fw) for fw in tabs},
+    }
+
+
+def generated_pages(config: BookConfig, extras: SiteExtras, taken: Collection[str]) -> list[Page]:
+    """The API pages and the references page, leaving out docnames the book uses."""
+    pages = api_pages(config, extras.libraries, extras.tabs)
+    if bibfile(config):
+        page = Page(REFERENCES, Lines())
+        page.lines.add("# References\n\n```{bibliography}\n```", 1)
+        pages.append(page)
+    return [p for p in pages if p.docname not in taken]
+
+
+def with_toctree(root: Page, docnames: Sequence[str]) -> Page:
+    """The root page with a hidden toctree of the generated pages (the sidebar shows it)."""
+    if not docnames:
+        return root
+    lines = Lines(list(root.lines.text), list(root.lines.origin))
+    last = lines.origin[-1] if lines.origin else 1
+    lines.add("\n```{toctree}\n:hidden:\n:caption: Reference\n", last)
+    lines.add("\n".join([*docnames, "```"]), last)
+    return replace(root, lines=lines)
+
+
+def write_index(config: BookConfig, extras: SiteExtras, srcdir: Path) -> bool:
+    """The API index and the BibTeX file in the site's sources; True if either changed."""
+    index = api_index(config, extras.libraries, extras.tabs)
+    changed = write_atomic(srcdir / INDEX_FILE, json.dumps(index, indent=1, sort_keys=True))
+    bib = bibfile(config)
+    if bib:
+        changed |= write_atomic(srcdir / BIBFILE, bib.read_bytes())
+    else:
+        (srcdir / BIBFILE).unlink(missing_ok=True)
+    return changed
+
+
+def write_notebooks(
+    folder: Path, notebooks: Mapping[tuple[str, str], NotebookNode], keep: Collection[str]
+) -> bool:
+    """``folder/<framework>/<page>.ipynb`` for each notebook; those of pages in ``keep``
+    (docnames) stay as they were, and notebooks of pages no longer built go."""
+    changed = False
+    wanted: set[Path] = set()
+    for (path, fw), nb in notebooks.items():
+        target = folder / fw / (path.removesuffix(".md") + ".ipynb")
+        wanted.add(target)
+        if path.removesuffix(".md") not in keep:
+            changed |= write_atomic(target, writes(nb))
+    for old in folder.rglob("*.ipynb") if folder.is_dir() else ():
+        docname = old.relative_to(folder).with_suffix("").as_posix().split("/", 1)[-1]
+        if old not in wanted and docname not in keep:
+            old.unlink()
+            changed = True
+    return changed

@@ -1,0 +1,268 @@
+"""The extension's reader features: notebook links on every page, links between the
+library's code and its API pages, and search snippets that work from ``file://``."""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxRole
+from sphinx.util.osutil import relative_uri
+
+from polybook import frameworks
+from polybook.diagnostics import PolybookError
+from polybook.library import public_names
+from polybook.nb import new_code_cell
+from polybook.saved import cell_blocks
+from polybook.site.api import INDEX_FILE, anchor
+
+logger = logging.getLogger(__name__)
+SEARCH_DATA = "pb-search-data.js"  # written into _static: each page's text, by section
+SNIPPET_CHARS = 4000  # text kept per section for the search's snippets
+_api_cache: dict[str, tuple[int, dict[str, Any]]] = {}
+
+
+class pb_downloads(nodes.General, nodes.Element):
+    """The page's notebooks and platform links, one set per framework."""
+
+
+class pb_saved(nodes.General, nodes.Element):
+    """Links from saved code to its API entries: ``items`` of (framework, label, doc, id)."""
+
+
+class pb_defined(nodes.Inline, nodes.Element):
+    """Where an API entry is defined; replaced by a link once the pages are numbered."""
+
+
+def _display(name: str) -> str:
+    fw = frameworks.REGISTRY.get(name)
+    return fw.display_name if fw else name
+
+
+def api(env: Any) -> dict[str, Any]:
+    """The API index the site stage wrote (empty without one), read once per change."""
+    path = Path(env.srcdir) / INDEX_FILE
+    try:
+        stamp = path.stat().st_mtime_ns
+    except OSError:
+        return {}
+    cached = _api_cache.get(str(path))
+    if cached is None or cached[0] != stamp:
+        cached = (stamp, json.loads(path.read_text(encoding="utf-8")))
+        _api_cache[str(path)] = cached
+    return cached[1]
+
+
+def _saved_names(source: str) -> list[str]:
+    if "#@save" not in source:
+        return []
+    try:
+        return list(public_names(cell_blocks(new_code_cell(source, "cell"), "", 0, "")))
+    except (PolybookError, SyntaxError, ValueError):
+        return []
+
+
+def saved_links(env: Any, source: str, owners: Sequence[str]) -> tuple[list[str], list[Any]]:
+    """(ids for the code, a :class:`pb_saved` or nothing) of a cell shown to ``owners``.
+
+    A name gets both where this page is the one that saves it, at its first saving cell.
+    """
+    names = _saved_names(source)
+    if not names:
+        return [], []
+    env.note_dependency(str(Path(env.srcdir) / INDEX_FILE))
+    index = api(env)
+    claimed = env.temp_data.setdefault("pb_claimed", set())
+    ids, items = [], []
+    for fw in owners:
+        library = index.get(fw, {})
+        for name in names:
+            entry = library.get("names", {}).get(name)
+            if entry and entry["page"] == env.docname and (fw, name) not in claimed:
+                claimed.add((fw, name))
+                ids.append(anchor(fw, name))
+                items.append((fw, f"d2l.{name}", library["doc"], entry["id"]))
+    return ids, [pb_saved(items=items, follow=len(owners) > 1)] if items else []
+
+
+def visit_saved_html(self: Any, node: pb_saved) -> None:
+    here = self.builder.current_docname
+    items = []
+    for fw, label, doc, target in node["items"]:
+        href = f"{self.builder.get_relative_uri(here, doc)}#{target}"
+        follow = f' data-pb-follow="{html.escape(fw)}"' if node["follow"] else ""
+        items.append(
+            f'<span class="pb-saved-item"{follow}><a class="pb-saved-link"'
+            f' href="{html.escape(href)}"><code>{html.escape(label)}</code></a></span>'
+        )
+    self.body.append(f'<p class="pb-saved">Saved in the library: {"".join(items)}</p>')
+    raise nodes.SkipNode
+
+
+def visit_downloads_html(self: Any, node: pb_downloads) -> None:
+    config = self.builder.config
+    links = config.pb_links
+    page = self.builder.get_target_uri(node["docname"])
+    parts = []
+    for fw in config.pb_tabs:
+        name = html.escape(_display(fw))
+        follow = f'data-pb-follow="{html.escape(fw)}"'
+        if links.get("notebooks"):
+            href = relative_uri(page, f"{links['notebooks']}/{fw}/{node['docname']}.ipynb")
+            parts.append(
+                f'<a class="pb-download" {follow} href="{html.escape(href)}" download>'
+                f"Download the {name} notebook</a>"
+            )
+        for key, label in (("colab", "Colab"), ("sagemaker", "SageMaker Studio Lab")):
+            base = links.get(key, {}).get(fw, "")
+            if base:
+                href = html.escape(f"{base}{node['docname']}.ipynb")
+                parts.append(
+                    f'<a class="pb-{key}" {follow} href="{href}" rel="noopener">'
+                    f'Open in {label}<span class="pb-fw"> ({name})</span></a>'
+                )
+    if parts:
+        self.body.append(
+            '<div class="pb-downloads" role="group" aria-label="This page as a notebook">'
+            + "".join(parts)
+            + "</div>"
+        )
+    raise nodes.SkipNode
+
+
+def skip(self: Any, node: nodes.Element) -> None:
+    raise nodes.SkipNode
+
+
+class DefinedRole(SphinxRole):
+    """``{pb-defined}`FRAMEWORK NAME```: where the API entry of NAME is defined."""
+
+    def run(self) -> tuple[list[nodes.Node], list[nodes.system_message]]:
+        fw, _, name = self.text.partition(" ")
+        entry = api(self.env).get(fw, {}).get("names", {}).get(name)
+        if entry:  # its title and number can change: read this page again when they do
+            self.env.note_dependency(str(Path(self.env.srcdir) / f"{entry['page']}.md"))
+        return [pb_defined(framework=fw, name=name)], []
+
+
+def _resolve_defined(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    index = api(app.env)
+    for node in list(doctree.findall(pb_defined)):
+        entry = index.get(node["framework"], {}).get("names", {}).get(node["name"])
+        if not entry or entry["page"] not in app.env.titles:
+            node.replace_self(nodes.Text(""))
+            continue
+        page = entry["page"]
+        number = ".".join(map(str, app.env.toc_secnumbers.get(page, {}).get("", ())))
+        title = f"{number} {app.env.titles[page].astext()}".strip()
+        uri = app.builder.get_relative_uri(docname, page)
+        target = f"{uri}?tab={node['framework']}#{anchor(node['framework'], node['name'])}"
+        link = nodes.reference("", title, refuri=target, classes=["pb-defined"])
+        node.replace_self([nodes.Text("Defined in "), link])
+
+
+def _add_downloads(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    links = app.config.pb_links
+    wanted = links.get("notebooks") or any(links.get(k) for k in ("colab", "sagemaker"))
+    if not wanted or docname in app.config.pb_generated:
+        return
+    section = next(iter(doctree.findall(nodes.section)), None)
+    if section is not None and section.children and isinstance(section[0], nodes.title):
+        section.insert(1, pb_downloads(docname=docname))
+
+
+def on_doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    if app.builder.format == "html":
+        _resolve_defined(app, doctree, docname)
+        _add_downloads(app, doctree, docname)
+
+
+# ---- search snippets from file:// -------------------------------------------------------
+
+
+def _section_texts(doctree: nodes.document) -> list[list[str]]:
+    """[id, own text] of each section: its text without its sub-sections' or outputs'."""
+    found = []
+    for section in doctree.findall(nodes.section):
+        parts = []
+        for child in section.children:
+            if isinstance(child, nodes.section):
+                continue
+            for text in child.findall(nodes.Text):
+                parents = _parents(text)  # outputs, and references not resolved yet, left out
+                if not any(_left_out(p) for p in parents):
+                    parts.append(str(text))
+        ids = section.get("ids") or [""]
+        found.append([ids[0], " ".join(" ".join(parts).split())[:SNIPPET_CHARS]])
+    return found
+
+
+def _left_out(node: nodes.Element) -> bool:
+    return "pb-output" in node.get("classes", ()) or node.tagname == "pending_xref"
+
+
+def _parents(node: nodes.Node) -> list[nodes.Element]:
+    chain: list[nodes.Element] = []
+    parent = node.parent
+    while parent is not None and not isinstance(parent, nodes.section):
+        chain.append(parent)
+        parent = parent.parent
+    return chain
+
+
+def on_doctree_read(app: Sphinx, doctree: nodes.document) -> None:
+    env: Any = app.env
+    if not hasattr(env, "pb_snippets"):
+        env.pb_snippets = {}
+    env.pb_snippets[env.docname] = _section_texts(doctree)
+
+
+def on_purge(app: Sphinx, env: Any, docname: str) -> None:
+    getattr(env, "pb_snippets", {}).pop(docname, None)
+
+
+def on_merge(app: Sphinx, env: Any, docnames: set[str], other: Any) -> None:
+    if not hasattr(env, "pb_snippets"):
+        env.pb_snippets = {}
+    for name in docnames:
+        if name in getattr(other, "pb_snippets", {}):
+            env.pb_snippets[name] = other.pb_snippets[name]
+
+
+def on_build_finished(app: Sphinx, error: Exception | None) -> None:
+    if error is not None or app.builder.format != "html":
+        return
+    data = {k: v for k, v in sorted(getattr(app.env, "pb_snippets", {}).items())}
+    text = "window.pbSearchPages = " + json.dumps(data, ensure_ascii=False) + ";\n"
+    target = Path(app.outdir) / "_static" / SEARCH_DATA
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+
+
+def on_page_context(
+    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
+) -> None:
+    if pagename == "search":
+        app.add_js_file(SEARCH_DATA)
+        app.add_js_file("polybook-search.js")
+
+
+def setup(app: Sphinx) -> None:
+    app.add_config_value("pb_links", {}, "html")
+    app.add_config_value("pb_generated", [], "env")
+    for node, visit in ((pb_downloads, visit_downloads_html), (pb_saved, visit_saved_html)):
+        app.add_node(node, html=(visit, None), latex=(skip, None), text=(skip, None))
+    app.add_node(pb_defined, html=(skip, None), latex=(skip, None), text=(skip, None))
+    app.add_role("pb-defined", DefinedRole())
+    app.connect("doctree-resolved", on_doctree_resolved)
+    app.connect("doctree-read", on_doctree_read)
+    app.connect("env-purge-doc", on_purge)
+    app.connect("env-merge-info", on_merge)
+    app.connect("build-finished", on_build_finished)
+    app.connect("html-page-context", on_page_context)

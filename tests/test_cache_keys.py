@@ -1,0 +1,161 @@
+"""Precise cache keys (which saved blocks a notebook uses) and the shared cache's store."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from pathlib import Path
+
+from nbformat import NotebookNode
+
+from polybook.execution.cache import ExecutionCache, notebook_key
+from polybook.execution.usage import LibraryUsage, cell_digest
+from polybook.library import SavedBlock
+from polybook.meta import Requires, RunInfo, update_cell_meta, update_notebook_meta
+from polybook.nb import new_code_cell, new_notebook
+
+LIBRARY = {
+    "import inspect": 0,
+    "def helper(x):\n    return x + 1": 0,
+    "def double(x):\n    return helper(x) * 2": 0,
+    "class Module:\n    def save(self):\n        return inspect.stack()": 0,
+    "@d2l.add_to_class(d2l.Module)\ndef fit(self):\n    return 1": 1,
+    "class Linear(d2l.Module):\n    pass": 1,
+    "DATA = {}": 1,
+    "d2l.DATA['a'] = 1": 2,
+    "def unrelated():\n    return 0": 2,
+}
+
+
+def library(**edits: str) -> LibraryUsage:
+    blocks = []
+    for original, notebook in LIBRARY.items():
+        code = original
+        for old, new in edits.items():
+            code = code.replace(old, new)
+        blocks.append(SavedBlock("page.md", (1,), code, notebook))
+    return LibraryUsage(blocks, "d2l/torch.py")
+
+
+def notebook(*cells: str) -> NotebookNode:
+    nb = new_notebook()
+    nb.cells = [new_code_cell(code, f"c{n}") for n, code in enumerate(cells)]
+    return nb
+
+
+def used(nb: NotebookNode, usage: LibraryUsage | None = None) -> set[str] | None:
+    usage = usage or library()
+    blocks = usage.used_blocks(nb, 3)
+    if blocks is None:
+        return None
+    return {usage.blocks[i].code.split("\n")[0] for i in blocks}
+
+
+IMPORT = "from d2l import torch as d2l"
+
+
+def test_a_function_brings_what_it_calls() -> None:
+    assert used(notebook(IMPORT, "d2l.double(3)")) == {
+        "def double(x):",
+        "def helper(x):",
+    }
+
+
+def test_a_class_brings_its_bases_their_methods_and_their_imports() -> None:
+    assert used(notebook(IMPORT, "net = d2l.Linear()")) == {
+        "class Linear(d2l.Module):",
+        "class Module:",
+        "@d2l.add_to_class(d2l.Module)",
+        "import inspect",
+    }
+
+
+def test_a_name_extended_later_brings_the_extension() -> None:
+    assert used(notebook(IMPORT, "print(d2l.DATA)")) == {"DATA = {}", "d2l.DATA['a'] = 1"}
+
+
+def test_other_spellings_of_the_import() -> None:
+    assert used(notebook("from d2l.torch import helper", "helper(1)")) == {"def helper(x):"}
+    assert used(notebook("import d2l.torch", "d2l.torch.helper(1)")) == {"def helper(x):"}
+    assert used(notebook("import d2l.torch as lib", "lib.helper(1)")) == {"def helper(x):"}
+    assert used(notebook("import torch", "torch.zeros(1)")) == set()
+
+
+def test_dynamic_access_cannot_be_followed() -> None:
+    assert used(notebook(IMPORT, "getattr(d2l, 'double')(1)")) is None
+    assert used(notebook(IMPORT, "d2l.__dict__['double']")) is None
+    assert used(notebook("from d2l.torch import *")) is None
+    assert used(notebook(IMPORT, "x = (")) is None  # does not parse
+
+
+def test_blocks_later_in_the_book_are_not_visible() -> None:
+    usage = library()
+    nb = notebook(IMPORT, "print(d2l.DATA)")
+    assert usage.used_blocks(nb, 1) == [6]  # ``d2l.DATA['a'] = 1`` is saved on page 2
+
+
+def test_comments_and_layout_do_not_change_the_key_code_does() -> None:
+    nb = notebook(IMPORT, "d2l.double(3)")
+    before = library().digest(nb, 3)
+    commented = library(**{"return x + 1": "# add one\n    return (x +\n            1)"})
+    assert commented.digest(nb, 3) == before
+    assert library(**{"return x + 1": "return x + 2"}).digest(nb, 3) != before
+    assert library(**{"return 0": "return 1"}).digest(nb, 3) == before  # unrelated
+
+
+def test_a_cell_counts_by_its_meaning() -> None:
+    key = notebook_key(notebook("x = 1  # one\nx"), "pytorch", "env", "lib")
+    assert notebook_key(notebook("x=1\n\nx"), "pytorch", "env", "lib") == key
+    assert notebook_key(notebook("x = 1\nx;"), "pytorch", "env", "lib") != key  # quiet
+    assert notebook_key(notebook("x = 2\nx"), "pytorch", "env", "lib") != key
+    assert cell_digest("%time x = 1") != cell_digest("x = 1")
+
+
+def executed(text: str, gpus: int = 0, skipped: int = 0) -> NotebookNode:
+    nb = notebook(text)
+    update_cell_meta(nb.cells[0], requires=Requires(2))
+    update_notebook_meta(nb, run=RunInfo(host_gpus=gpus, skipped=skipped, date="today"))
+    return nb
+
+
+def test_a_shared_store_is_read_through_a_local_copy(tmp_path: Path) -> None:
+    url = f"memory://polybook-{uuid.uuid4().hex}"
+    writer = ExecutionCache(tmp_path / "a", url)
+    writer.put("ab" * 32, executed("print(1)"))
+    reader = ExecutionCache(tmp_path / "b", url)
+    got = reader.get("ab" * 32, host_gpus=0)
+    assert got is not None and got.cells[0].source == "print(1)"
+    assert (tmp_path / "b" / "ab" / f"{'ab' * 32}.ipynb").is_file()  # kept here
+    assert reader.get("cd" * 32, host_gpus=0) is None
+
+
+def test_runs_of_smaller_hosts_never_replace_or_hide_bigger_ones(tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    key = "ef" * 32
+    laptop = ExecutionCache(tmp_path / "laptop", str(shared))
+    laptop.put(key, executed("laptop", gpus=0, skipped=1))
+    assert laptop.get(key, host_gpus=0, wanted=2) is not None
+    gpu_host = ExecutionCache(tmp_path / "gpu", str(shared))
+    assert gpu_host.get(key, host_gpus=2, wanted=2) is None  # it can run more: it will
+    gpu_host.put(key, executed("gpu host", gpus=2))
+    fresh = ExecutionCache(tmp_path / "fresh", str(shared))
+    got = fresh.get(key, host_gpus=0, wanted=2)
+    assert got is not None and got.cells[0].source == "gpu host"
+
+
+def test_concurrent_writers_of_one_entry_leave_one_whole_entry(tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    key = "12" * 32
+
+    def write(n: int) -> None:
+        ExecutionCache(tmp_path / f"local{n}", str(shared)).put(key, executed(f"run {n}"))
+
+    threads = [threading.Thread(target=write, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    entries = list(shared.rglob("*.ipynb"))
+    assert len(entries) == 1 and not list(shared.rglob("*.pbtmp"))
+    got = ExecutionCache(tmp_path / "reader", str(shared)).get(key, 0)
+    assert got is not None and got.cells[0].source.startswith("run ")

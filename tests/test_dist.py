@@ -1,0 +1,145 @@
+"""The d2l package as an sdist and a wheel: its metadata, contents and light imports."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from polybook import frameworks
+from polybook.cli import main
+from polybook.config import load_config
+from polybook.dist import imports
+from polybook.execution import envs
+
+from .conftest import copy_book
+
+REPO = Path(__file__).resolve().parent.parent
+MODULES = {"pytorch": "torch", "mxnet": "mxnet", "jax": "jax", "tensorflow": "tensorflow"}
+FRAMEWORK_MODULES = {"torch", "mxnet", "jax", "jaxlib", "flax", "tensorflow", "keras"}
+OWN = {"jax": {"jax", "jaxlib", "flax"}, "tensorflow": {"tensorflow", "keras"}}
+
+PROBE = """
+import importlib, json, sys
+before = set(sys.modules)
+import d2l
+package = sorted(set(sys.modules) - before)
+lib = importlib.import_module("d2l." + sys.argv[1])
+print(json.dumps({"package": package, "modules": sorted(sys.modules), "file": lib.__file__}))
+"""
+
+
+def repo_book(root: Path) -> Path:
+    """The shipped book's sources, without its build folder."""
+    root.mkdir(parents=True)
+    for name in ("config.ini", "index.md"):
+        shutil.copy(REPO / name, root / name)
+    for folder in ("chapter_builders-guide", "img", "d2l"):
+        shutil.copytree(REPO / folder, root / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    return root
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = repo_book(tmp_path_factory.mktemp("dist") / "book")
+    assert main(["--quiet", "--root", str(root), "build", "dist"]) == 0
+    return root
+
+
+def wheel_of(root: Path) -> Path:
+    (wheel,) = (root / "_build" / "dist").glob("*.whl")
+    return wheel
+
+
+def metadata(wheel: Path) -> list[str]:
+    with zipfile.ZipFile(wheel) as archive:
+        name = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
+        return archive.read(name).decode().splitlines()
+
+
+def test_the_wheel_holds_the_four_modules_at_the_books_release(dist: Path) -> None:
+    config = load_config(dist)
+    wheel = wheel_of(dist)
+    assert wheel.name == f"d2l-{config.release}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel) as archive:
+        files = sorted(n for n in archive.namelist() if ".dist-info/" not in n)
+    assert files == sorted(f"d2l/{m}.py" for m in [*MODULES.values(), "__init__"])
+    (sdist,) = (dist / "_build" / "dist").glob("*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        names = {n.split("/", 1)[1] for n in archive.getnames() if "/" in n}
+    assert {"pyproject.toml", "d2l/torch.py", "d2l/jax.py"} <= names
+
+
+def test_frameworks_are_extras_and_nothing_is_capped(dist: Path) -> None:
+    lines = metadata(wheel_of(dist))
+    requires = [line.removeprefix("Requires-Dist: ") for line in lines if "Requires-Dist" in line]
+    hard = sorted(r for r in requires if "extra ==" not in r)
+    assert [r.split(">=")[0] for r in hard] == ["matplotlib", "numpy"]
+    specs = [r.split(";")[0] for r in requires]
+    assert not any("<" in s or "==" in s for s in specs)
+    extras = sorted(line.split(": ")[1] for line in lines if line.startswith("Provides-Extra"))
+    assert extras == sorted(MODULES.values())
+    assert "torch>=2.13.0; extra == 'torch'" in requires
+    assert any(r.startswith("flax>=") and "extra == 'jax'" in r for r in requires)
+    # Every hard dependency is bounded below by the lowest pin of the environments.
+    assert "numpy>=1.23.5" in hard
+    python = next(line for line in lines if line.startswith("Requires-Python"))
+    assert python.startswith("Requires-Python: >=3.")
+
+
+def test_a_rebuild_gives_identical_files(dist: Path) -> None:
+    before = {p.name: p.read_bytes() for p in (dist / "_build" / "dist").iterdir()}
+    (dist / "_build" / "state.json").unlink()
+    assert main(["--quiet", "--root", str(dist), "build", "dist"]) == 0
+    after = {p.name: p.read_bytes() for p in (dist / "_build" / "dist").iterdir()}
+    assert after == before
+
+
+def test_a_book_without_a_release_cannot_be_packaged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = copy_book(tmp_path / "book")
+    assert main(["--quiet", "--root", str(root), "build", "dist"]) == 1
+    assert "[project] release is empty" in capsys.readouterr().err
+
+
+def test_optional_imports_are_those_guarded_by_import_error() -> None:
+    source = (
+        "import os, numpy\nfrom torch import nn\nfrom . import x\n"
+        "def f():\n    import matplotlib.pyplot as plt\n"
+        "    try:\n        from IPython import display\n    except ImportError:\n        pass\n"
+        "    from IPython.display import Image\n"
+    )
+    assert imports(source) == ({"numpy", "torch", "matplotlib"}, {"IPython"})
+
+
+@pytest.mark.slow
+def test_each_module_imports_with_only_its_framework_and_imports_no_other(
+    dist: Path, tmp_path: Path
+) -> None:
+    target = tmp_path / "site"
+    pip = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index"]
+    subprocess.run([*pip, "--target", str(target), str(wheel_of(dist))], check=True)
+    for framework, module in MODULES.items():
+        python = envs.environment(framework, "cpu", envs.envs_root()).python
+        environ = {"PATH": os.environ["PATH"], "PYTHONPATH": str(target)}
+        done = subprocess.run(
+            [str(python), "-c", PROBE, module],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=tmp_path,
+            env={**environ, **frameworks.get(framework).kernel_env},
+        )
+        found = json.loads(done.stdout.strip().splitlines()[-1])
+        assert found["file"] == str(target / "d2l" / f"{module}.py")
+        assert found["package"] == ["d2l"]  # the package itself imports nothing
+        loaded = {m.split(".")[0] for m in found["modules"]}
+        assert loaded & FRAMEWORK_MODULES <= OWN.get(framework, {module}), framework

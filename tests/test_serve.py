@@ -1,0 +1,101 @@
+"""Live preview: ``polybook serve`` on a small book that executes nothing, a real server on
+127.0.0.1, real file watching and headless Chromium."""
+
+from __future__ import annotations
+
+import http.client
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from polybook.cli import _parser, run
+from polybook.config import load_config
+from polybook.serve import Preview
+
+from .browser import browser_context
+
+CONFIG = "[project]\nname = s\ntitle = Served\n[build]\ntabs = pytorch\neval_notebook = false\n"
+
+
+@pytest.fixture
+def book(tmp_path: Path) -> Path:
+    root = tmp_path / "book"
+    (root / "chap").mkdir(parents=True)
+    (root / "config.ini").write_text(CONFIG)
+    (root / "index.md").write_text("# Served\n\n```toc\nchap/page\n```\n")
+    (root / "chap" / "page.md").write_text("# Page\n\nFirst words.\n")
+    return root
+
+
+def _status(port: int, path: str) -> int:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        connection.request("GET", path)
+        return connection.getresponse().status
+    finally:
+        connection.close()
+
+
+@pytest.fixture
+def preview(book: Path) -> Iterator[Preview]:
+    """A preview whose rebuilds run ``polybook build html`` as ``polybook serve`` does."""
+    args = ["build", "html", "--quiet", "--root", str(book)]
+    served = Preview(load_config(book), lambda: run(_parser().parse_args(args)))
+    assert served.build() == 0
+    served.start()
+    loop = threading.Thread(target=served.run, daemon=True)
+    loop.start()
+    yield served
+    served.stop()
+    loop.join()
+
+
+@pytest.mark.slow
+def test_a_prose_edit_reaches_the_open_page_without_a_reload_by_hand(
+    book: Path, preview: Preview
+) -> None:
+    host, port = preview.server.server_address[:2]
+    assert host == "127.0.0.1"  # loopback only
+    assert preview.url == f"http://127.0.0.1:{port}/"
+    with browser_context() as context:
+        page = context.new_page()
+        page.goto(preview.url + "chap/page.html")
+        assert "First words." in page.inner_text("article")
+        page.wait_for_function("() => window.pbLiveReload && window.pbLiveReload.readyState === 1")
+        page.evaluate("() => { window.pbNotReloaded = true; }")
+        (book / "chap" / "page.md").write_text("# Page\n\nEdited words.\n")
+        page.wait_for_function(
+            "() => document.body.innerText.includes('Edited words.')", timeout=60000
+        )
+        assert page.evaluate("() => window.pbNotReloaded === undefined")  # the page reloaded
+    built = (book / "_build" / "html" / "chap" / "page.html").read_text()
+    assert "Edited words." in built and "EventSource" not in built  # served, not written
+
+
+def test_nothing_outside_the_site_is_served(book: Path, preview: Preview) -> None:
+    port = int(preview.server.server_address[1])
+    (book / "_build" / "html" / "escape").symlink_to(book)  # a link out of the site
+    assert _status(port, "/chap/page.html") == 200
+    for path in ("/../config.ini", "/%2e%2e/config.ini", "/escape/config.ini", "/chap/"):
+        assert _status(port, path) == 404, path
+
+
+@pytest.mark.slow
+def test_polybook_serve_prints_where_it_serves_and_stops_on_ctrl_c(book: Path) -> None:
+    command = [sys.executable, "-m", "polybook.cli", "--root", str(book), "serve", "--quiet"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        assert line.startswith("polybook: serving http://127.0.0.1:"), line
+        port = int(line.split("127.0.0.1:")[1].split("/")[0])
+        assert _status(port, "/index.html") == 200
+    finally:
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err

@@ -1,0 +1,152 @@
+"""The reader's features piece by piece: cleaning outputs, the API entries, the notebook
+links and what the live preview watches (the built site is checked in ``site_reader``)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from polybook.config import load_config
+from polybook.diagnostics import Location, Reporter
+from polybook.library import SavedBlock
+from polybook.nb import new_code_cell, new_notebook, reads, writes
+from polybook.serve import watched
+from polybook.site.api import api_page, entries
+from polybook.site.extras import links, site_inputs
+from polybook.site.outputs import clean_notebook, sanitize_html, scrub
+
+CONFIG = "[project]\nname = u\n[build]\ntabs = pytorch, jax\nresources = img/\n"
+
+
+def test_html_outputs_keep_tables_and_lose_everything_active() -> None:
+    dirty = (
+        '<table class="dataframe" border="1"><tr style="color: red"><th>a</th>'
+        '<td onclick="x()">1</td></tr></table><script>alert(1)</script>'
+        '<img src="https://example.org/x.png" onerror="alert(2)"><style>p {}</style>'
+        '<a href="javascript:alert(3)">j</a><a href="https://example.org">k</a>'
+        '<iframe src="https://example.org"></iframe><b id="main">bold</b>'
+    )
+    clean = sanitize_html(dirty)
+    assert clean.startswith('<table class="dataframe" border="1"><tbody><tr><th>a</th><td>1')
+    for gone in ("script", "alert", "img", "style", "iframe", "onclick", "javascript", "id="):
+        assert gone not in clean
+    assert '<a href="https://example.org" rel="noopener noreferrer">k</a>' in clean
+    assert "<b>bold</b>" in clean
+
+
+def test_paths_become_placeholders_longest_root_first() -> None:
+    roots = [("/w/book/.envs", "$ENVS"), ("/w/book", "$BOOK")]
+    text = "/w/book/.envs/jax/lib/x.py and /w/book/_build/eval and /w/bookish"
+    assert scrub(text, roots) == "$ENVS/jax/lib/x.py and $BOOK/_build/eval and $BOOKish"
+
+
+def _book(root: Path) -> Path:
+    (root / "config.ini").write_text(CONFIG)
+    return root
+
+
+def _output(data: dict[str, str]) -> dict[str, object]:
+    return {"output_type": "display_data", "data": data, "metadata": {}}
+
+
+def test_javascript_outputs_are_dropped_with_a_located_warning() -> None:
+    nb = new_notebook()
+    cell = new_code_cell("show()", "c1")
+    cell.metadata["polybook"] = {"line": 12}
+    cell.outputs = [
+        _output({"application/javascript": "x()", "text/plain": "<Javascript object>"}),
+        _output({"application/javascript": "y()", "text/html": "<b>/book/kept</b>"}),
+        {"output_type": "stream", "name": "stderr", "text": "/envs/jax/warn.py: careful"},
+        {"output_type": "error", "ename": "E", "evalue": "", "traceback": ["/book/x.py"]},
+    ]
+    nb.cells.append(cell)
+    before = writes(nb)
+    reporter = Reporter()
+    roots = [("/envs", "$ENVS"), ("/book", "$BOOK")]
+    cleaned = clean_notebook(reads(before), roots, "chap/a.md", "jax", reporter)
+    outs = cleaned.cells[0].outputs
+    assert [o.output_type for o in outs] == ["display_data", "stream", "error"]
+    assert outs[0].data == {"text/html": "<b>$BOOK/kept</b>"}
+    assert outs[1].text == "$ENVS/jax/warn.py: careful"
+    assert outs[2].traceback == ["$BOOK/x.py"]
+    [warning] = reporter.warnings
+    assert warning.location == Location("chap/a.md", 12, "jax")
+    assert warning.subtype == "render.javascript"
+    assert writes(nb) == before  # the build's notebook is left as it was
+
+
+CODE = '''class Board(d2l.HyperParameters):
+    """Plots *points*."""
+
+    def __init__(self, xlabel=None, ylim=(0, 1)):
+        pass
+
+
+@d2l.add_to_class(Board)
+def draw(self, x, y: float) -> None:
+    """Draw ``x`` against `y`."""
+
+
+def try_gpu(i=0):
+    return i
+
+
+LIMIT, other = 10, 2
+'''
+
+
+def test_api_entries_show_signatures_docstrings_and_their_page(tmp_path: Path) -> None:
+    found = {e.name: e for e in entries([SavedBlock("chap/use.md", (3,), CODE, 0)])}
+    assert set(found) == {"Board", "Board.draw", "try_gpu", "LIMIT", "other"}
+    board, draw = found["Board"], found["Board.draw"]
+    assert (board.kind, board.bases) == ("class", "d2l.HyperParameters")
+    assert board.signature == "(xlabel=None, ylim=(0, 1))"
+    assert (draw.kind, draw.signature) == ("method", "(x, y: float) -> None")
+    assert found["try_gpu"].signature == "(i=0)"
+    assert found["LIMIT"].signature == ""  # unpacked: its value is not the tuple's
+    assert (board.page, board.line) == ("chap/use", 3)
+    config = load_config(_book(tmp_path))
+    text = api_page(config, "pytorch", list(found.values())).text
+    assert "```{py:class} Board(xlabel=None, ylim=(0, 1))" in text
+    assert "Plots \\*points\\*\\." in text  # shown as written, not as Markdown
+    assert "Draw `x` against `y`\\." in text
+    assert "{pb-defined}`pytorch Board.draw`" in text
+
+
+def test_notebook_platform_links_follow_the_repositories_configured(tmp_path: Path) -> None:
+    config = load_config(_book(tmp_path))
+    plain = links(config, config.tabs, True)
+    assert plain == {
+        "notebooks": "_notebooks",
+        "colab": {"pytorch": "", "jax": ""},
+        "sagemaker": {"pytorch": "", "jax": ""},
+    }
+    one = replace(config, github_repo=("o/nb",), sagemaker_repo=("o/sm",), branch="v1")
+    shown = links(one, one.tabs, False)
+    assert shown["notebooks"] == ""
+    assert (
+        shown["colab"]["jax"] == "https://colab.research.google.com/github/o/nb/blob/v1/jax/colab/"
+    )
+    assert shown["sagemaker"]["pytorch"] == (
+        "https://studiolab.sagemaker.aws/import/github/o/sm/blob/main/pytorch/sagemaker/"
+    )
+    pairs = replace(config, github_repo=("pytorch", "o/torch-colab"))
+    assert links(pairs, pairs.tabs, False)["colab"] == {
+        "pytorch": "https://colab.research.google.com/github/o/torch-colab/blob/main/",
+        "jax": "",
+    }
+
+
+def test_the_preview_watches_pages_config_figures_static_and_library(tmp_path: Path) -> None:
+    root = _book(tmp_path)
+    for folder in ("chap", "img", "static", "d2l", "_build", ".envs"):
+        (root / folder).mkdir()
+    (root / "chap" / "a.md").write_text("# A\n")
+    (root / "refs.bib").write_text("")
+    (root / "config.ini").write_text(CONFIG + "[pdf]\nbibfile = refs.bib\n")
+    config = load_config(root)
+    deep, shallow = watched(config)
+    assert deep == [root / "chap", root / "img", root / "static"]
+    assert shallow == [root, root / "d2l"]  # config.ini, pages and refs.bib; the library
+    (root / "static" / "book.css").write_text("p {}")
+    assert site_inputs(config) == [root / "static" / "book.css", root / "refs.bib"]
