@@ -10,7 +10,7 @@ TABS ?= all
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all html lib eval check test lint bench clean setup envs system-deps serve screenshots \
-	notebooks dist
+	notebooks dist lab
 
 all: html
 
@@ -50,6 +50,11 @@ serve: envs
 # PNGs of the GPUs page in each framework, light and dark, in _build/screenshots/.
 screenshots: html system-deps
 	$(TOOL)/bin/python -m tools.screenshots
+
+# JupyterLab on 127.0.0.1, rooted at the book: pages open as notebooks, one kernel per
+# framework. LAB_OPTS go to JupyterLab (e.g. LAB_OPTS=--no-browser).
+lab: envs
+	$(POLYBOOK) lab $(LAB_OPTS)
 
 eval: envs
 	$(POLYBOOK) build eval --tab $(TABS)

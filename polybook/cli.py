@@ -71,12 +71,17 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--tab", default="", help="framework(s) to check, or 'all'")
     env = sub.add_parser("env", help="framework environments")
     _common(env, top=False)
-    env.add_argument("action", choices=["setup"])
+    env.add_argument("action", choices=["setup", "kernels"])
     env.add_argument("--tab", default="", help="framework(s), default: the book's tabs")
     env.add_argument("--device", choices=["auto", "cpu", "cuda"], default="")
+    env.add_argument("--user", action="store_true", help="kernels: into the user's Jupyter path")
     cache = sub.add_parser("cache", help="the execution cache")
     _common(cache, top=False)
     cache.add_argument("action", choices=["clear"])
+    lab = sub.add_parser("lab", help="JupyterLab on the book: pages open as notebooks")
+    _common(lab, top=False)
+    lab.add_argument("--tab", default="", help="framework whose kernel pages open with")
+    lab.add_argument("--port", type=int, default=0, help="default: JupyterLab's (8888, or next)")
     serve = sub.add_parser("serve", help="build, serve on 127.0.0.1, rebuild on every save")
     _common(serve, top=False)
     serve.add_argument("--tab", default="", help="framework(s) to build, or 'all'")
@@ -134,9 +139,24 @@ def run(args: argparse.Namespace) -> int:
 
         check_book(config, tabs, reporter)
         return _finish(reporter, strict=True)
+    if args.command == "env" and args.action == "kernels":
+        from polybook.authoring.lab import install_user_kernels
+
+        if not args.user:
+            kernels = envs.envs_root(config.envs_dir) / "kernels"
+            envs.ensure_all(tabs, config.device, config.envs_dir)
+            print(f"the kernels are in {kernels}; --user installs them for any Jupyter")
+            return 0
+        for place in install_user_kernels(config, tabs):
+            print(f"installed {place.name} in {place}")
+        return 0
     if args.command == "env":
         envs.ensure_all(tabs, config.device, config.envs_dir, verify=True)
         return 0
+    if args.command == "lab":
+        from polybook.authoring.lab import run_lab
+
+        return run_lab(config, tabs, args.port, args.lab_options)
     if args.command == "serve":
         from polybook.serve import serve
 
@@ -231,9 +251,11 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args, extra = parser.parse_known_args(argv)
-    if extra and (getattr(args, "command", "") != "build" or any(e.startswith("-") for e in extra)):
+    command = getattr(args, "command", "")
+    args.lab_options = extra if command == "lab" else []  # passed on to JupyterLab
+    if extra and command != "lab" and (command != "build" or any(e.startswith("-") for e in extra)):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
-    if extra:
+    if extra and command == "build":
         args.pages = [*args.pages, *extra]  # pages given after options
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     logger.setLevel(logging.WARNING if args.quiet else logging.INFO)

@@ -14,6 +14,7 @@ import hashlib
 import io
 import logging
 import queue
+import sys
 import threading
 from collections.abc import Callable, Iterable
 from http import HTTPStatus
@@ -185,7 +186,12 @@ class Preview:
         return [self.config.root / self.config.library_for(fw).lib_file for fw in self.config.tabs]
 
     def build(self) -> int:
-        code = self.rebuild()
+        """Rebuild; an error (a bad config.ini, say) is shown, and the last site stays."""
+        try:
+            code = self.rebuild()
+        except PolybookError as err:
+            print(f"polybook: {err}", file=sys.stderr)
+            code = 1
         self.built = _digests(self._libraries())
         return code
 

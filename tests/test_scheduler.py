@@ -96,6 +96,14 @@ def test_a_two_gpu_notebook_gets_two_gpus_and_waits_for_them() -> None:
         assert len(busy) == len(set(busy)) <= 2
 
 
+def test_a_cluster_runs_a_notebook_per_gpu_of_all_its_hosts() -> None:
+    executor = SimulatedExecutor()
+    jobs = [job(f"nb{i}", 0.05) for i in range(8)]
+    Scheduler(executor, Inventory(gpus=1, pool=4), jobs=8).run(jobs)
+    assert executor.max_running == 4  # four one-GPU hosts
+    assert gpus_needed(notebook(2), Inventory(gpus=1, pool=4)) == 1  # no host has two
+
+
 def test_cells_needing_more_than_the_host_has_do_not_block_the_notebook() -> None:
     assert gpus_needed(notebook(0, 4), Inventory(gpus=2)) == 1
     assert gpus_needed(notebook(2), Inventory(gpus=2)) == 2

@@ -107,7 +107,7 @@ def test_api_entries_show_signatures_docstrings_and_their_page(tmp_path: Path) -
     assert (board.page, board.line) == ("chap/use", 3)
     config = load_config(_book(tmp_path))
     text = api_page(config, "pytorch", list(found.values())).text
-    assert "```{py:class} Board(xlabel=None, ylim=(0, 1))" in text
+    assert ":::{py:class} Board(xlabel=None, ylim=(0, 1))" in text
     assert "Plots \\*points\\*\\." in text  # shown as written, not as Markdown
     assert "Draw `x` against `y`\\." in text
     assert "{pb-defined}`pytorch Board.draw`" in text
@@ -115,15 +115,15 @@ def test_api_entries_show_signatures_docstrings_and_their_page(tmp_path: Path) -
 
 def test_notebook_platform_links_follow_the_repositories_configured(tmp_path: Path) -> None:
     config = load_config(_book(tmp_path))
-    plain = links(config, config.tabs, True)
+    plain = links(config, config.tabs, ["pytorch"])  # jax was not built
     assert plain == {
-        "notebooks": "_notebooks",
+        "notebooks": {"pytorch": "_notebooks/pytorch/", "jax": ""},
         "colab": {"pytorch": "", "jax": ""},
         "sagemaker": {"pytorch": "", "jax": ""},
     }
     one = replace(config, github_repo=("o/nb",), sagemaker_repo=("o/sm",), branch="v1")
-    shown = links(one, one.tabs, False)
-    assert shown["notebooks"] == ""
+    shown = links(one, one.tabs, ())
+    assert shown["notebooks"] == {"pytorch": "", "jax": ""}
     assert (
         shown["colab"]["jax"] == "https://colab.research.google.com/github/o/nb/blob/v1/jax/colab/"
     )
@@ -131,7 +131,7 @@ def test_notebook_platform_links_follow_the_repositories_configured(tmp_path: Pa
         "https://studiolab.sagemaker.aws/import/github/o/sm/blob/main/pytorch/sagemaker/"
     )
     pairs = replace(config, github_repo=("pytorch", "o/torch-colab"))
-    assert links(pairs, pairs.tabs, False)["colab"] == {
+    assert links(pairs, pairs.tabs, ())["colab"] == {
         "pytorch": "https://colab.research.google.com/github/o/torch-colab/blob/main/",
         "jax": "",
     }

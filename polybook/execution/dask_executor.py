@@ -83,6 +83,15 @@ class DaskExecutor:
         except (OSError, TimeoutError, ValueError) as exc:
             message = f"cannot reach the Dask scheduler at {address}: {exc}"
             raise PolybookError(HERE, message, "exec.dask") from None
+        try:  # a cluster just started: its workers may still be joining
+            self.client.wait_for_workers(1, timeout=timeout)
+        except TimeoutError:
+            self.client.close()
+            message = (
+                f"the Dask scheduler at {address} has no workers: start `polybook worker "
+                f"--scheduler {address}` on a worker host"
+            )
+            raise PolybookError(HERE, message, "exec.dask") from None
         with contextlib.suppress(Exception):  # a scheduler may refuse to run code
             self.client.run_on_scheduler(_allow_one_failure)
         digest = hashlib.sha256()

@@ -123,9 +123,9 @@ _LOCAL = threading.local()
 _RESOURCES_LOCK = threading.Lock()
 
 
-def _unpacked(files: Mapping[str, bytes], digest: str) -> Path:
-    """The book's resources, written once per worker process (keyed by content)."""
-    root = Path(tempfile.gettempdir()) / f"polybook-resources-{os.getpid()}" / digest[:16]
+def _unpacked(files: Mapping[str, bytes], digest: str, folder: Path) -> Path:
+    """The book's resources, written once per worker (keyed by content)."""
+    root = folder / "polybook-resources" / digest[:16]
     with _RESOURCES_LOCK:
         if not (root / ".complete").is_file():
             for name, data in files.items():
@@ -208,7 +208,8 @@ def _lay_out(
         write_atomic(job_dir / "lib" / name, data)
     book = job_dir / "book" / fw
     if resources:
-        _link_tree(_unpacked(resources, str(payload["resources_digest"])), book)
+        unpacked = _unpacked(resources, str(payload["resources_digest"]), job_dir.parent)
+        _link_tree(unpacked, book)
     cwd = book / Path(str(payload["path"])).parent
     cwd.mkdir(parents=True, exist_ok=True)
     kernel = KernelEnv(

@@ -10,10 +10,12 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import venv
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from polybook import frameworks
 from polybook.diagnostics import Location, PolybookError
@@ -115,14 +117,22 @@ def environment(framework: str, device: str, root: Path) -> Environment:
     return Environment(framework, root / framework, root / "kernels", requirements)
 
 
-def is_ready(env: Environment) -> bool:
+def _packages_ready(env: Environment) -> bool:
     stamp = env.path / STAMP
     return (
         env.python.exists()
         and stamp.is_file()
         and stamp.read_text(encoding="utf-8").strip() == env.requirements_hash()
-        and (env.kernels_dir / env.kernel_name / "kernel.json").is_file()
     )
+
+
+def is_ready(env: Environment) -> bool:
+    """Packages installed from the current pins, and the kernelspec as polybook writes it."""
+    try:
+        spec = json.loads((env.kernels_dir / env.kernel_name / "kernel.json").read_bytes())
+    except (OSError, ValueError):
+        return False
+    return _packages_ready(env) and spec == kernelspec(env)
 
 
 def setup_command(framework: str) -> str:
@@ -145,15 +155,28 @@ def _run(command: list[str], env: Environment) -> None:
         raise PolybookError(Location(str(env.requirements)), message, "env")
 
 
-def write_kernelspec(env: Environment) -> None:
-    spec = {
-        "argv": [str(env.python), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+def kernelspec(env: Environment) -> dict[str, Any]:
+    """The kernel: ipykernel with polybook's extension (``%%tab``, ``tab.selected``, ``d2l``),
+    imported from polybook's source, which leaves ``sys.path`` again once loaded."""
+    source = str(SOURCE_ROOT)
+    boot = (
+        f"import sys; sys.path.append({source!r}); "
+        f"from polybook.authoring.kernel_ext import main; sys.path.remove({source!r}); main()"
+    )
+    return {
+        "argv": [str(env.python), "-c", boot, "-f", "{connection_file}"],
         "display_name": f"Python 3 ({frameworks.get(env.framework).display_name})",
         "language": "python",
+        # The Python that runs polybook reads a cell's #@save marks for the extension.
+        "env": {"POLYBOOK_FRAMEWORK": env.framework, "POLYBOOK_PYTHON": sys.executable},
         "metadata": {"polybook": {"framework": env.framework}},
     }
+
+
+def write_kernelspec(env: Environment) -> bool:
+    """Write the kernelspec; False when it was already current."""
     target = env.kernels_dir / env.kernel_name / "kernel.json"
-    write_atomic(target, json.dumps(spec, indent=1) + "\n")
+    return write_atomic(target, json.dumps(kernelspec(env), indent=1) + "\n")
 
 
 def is_healthy(env: Environment) -> bool:
@@ -174,9 +197,10 @@ def is_healthy(env: Environment) -> bool:
 def ensure(env: Environment, verify: bool = False) -> bool:
     """Create or update ``env`` when its requirements changed (or, with ``verify``, when it
     no longer imports its framework); False when nothing was done."""
-    if is_ready(env) and not (verify and not is_healthy(env)):
-        return False
-    if not env.python.exists() or is_ready(env):  # missing, or ready on paper but broken
+    packaged = _packages_ready(env)
+    if packaged and not (verify and not is_healthy(env)):
+        return write_kernelspec(env)  # only the kernelspec may be out of date
+    if not env.python.exists() or packaged:  # missing, or ready on paper but broken
         venv.EnvBuilder(with_pip=True, clear=True).create(env.path)
     (env.path / STAMP).unlink(missing_ok=True)
     pip = [str(env.python), "-m", "pip", "install", "--disable-pip-version-check", "-q"]

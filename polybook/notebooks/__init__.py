@@ -88,18 +88,19 @@ def build_notebooks(
     for fw in tabs:
         base = report.folder / fw
         keep: set[Path] = set()
-        pages = [(page, nb) for (page, f), nb in executed.items() if f == fw]
+        pages = {page: nb for (page, f), nb in executed.items() if f == fw}
+        infos = {page: _page_info(config, page, fw, nb, needs) for page, nb in pages.items()}
         for variant in REGISTRY.values():
             folder = base / variant.folder if variant.folder else base
             kernelspec = variant.kernelspec(config, fw)
             files = dict(resources)
-            for page, nb in pages:
+            for page, nb in pages.items():
                 name = page.removesuffix(".md") + ".ipynb"
                 if (page, fw) in failed:  # keeps its last good notebook
                     keep.add(folder / name)
                     continue
-                info = _page_info(config, page, fw, nb, needs)
-                files[name] = writes(student_notebook(nb, variant, info, kernelspec)).encode()
+                student = student_notebook(nb, variant, infos[page], kernelspec)
+                files[name] = writes(student).encode()
             written, changed = write_files(folder, files)
             keep |= written
             report.notebooks += len(files) - len(resources)

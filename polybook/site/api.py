@@ -136,15 +136,15 @@ def _escape(text: str) -> str:
 def _entry_lines(entry: Entry, framework: str) -> list[str]:
     if entry.kind == "data":
         value = [f":value: {entry.signature}"] if entry.signature else []
-        head = [f"```{{py:data}} {entry.name}", *value, ""]
+        head = [f":::{{py:data}} {entry.name}", *value, ""]
     else:
-        head = [f"```{{py:{entry.kind}}} {entry.name}{entry.signature}", ""]
+        head = [f":::{{py:{entry.kind}}} {entry.name}{entry.signature}", ""]  # any signature
     body = []
     if entry.bases:
         body += [f"Bases: {_escape(entry.bases)}", ""]
     if entry.doc:
         body += [_escape(entry.doc), ""]
-    return [*head, *body, f"{{pb-defined}}`{framework} {entry.name}`", "```", ""]
+    return [*head, *body, f"{{pb-defined}}`{framework} {entry.name}`", ":::", ""]
 
 
 def api_page(config: BookConfig, framework: str, found: Sequence[Entry]) -> Page:

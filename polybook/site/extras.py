@@ -7,7 +7,6 @@ import json
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from nbformat import NotebookNode
 
@@ -60,12 +59,15 @@ def _platform(base: str, repos: tuple[str, ...], branch: str, folder: str, fw: s
     return f"{base}/{repo}/blob/{branch}/{inside}"
 
 
-def links(config: BookConfig, tabs: Sequence[str], notebooks: bool) -> dict[str, Any]:
-    """The download and platform links every page shows, per framework."""
+def links(
+    config: BookConfig, tabs: Sequence[str], notebooks: Collection[str]
+) -> dict[str, dict[str, str]]:
+    """Per kind of link, per framework, what comes before ``<page>.ipynb`` (relative to the
+    site's root for the notebooks it holds, of ``notebooks``' frameworks); "" for none."""
     colab = (COLAB, config.github_repo, config.branch, "colab")
     sagemaker = (SAGEMAKER, config.sagemaker_repo, config.sagemaker_branch, "sagemaker")
     return {
-        "notebooks": NOTEBOOKS if notebooks else "",
+        "notebooks": {fw: f"{NOTEBOOKS}/{fw}/" if fw in notebooks else "" for fw in tabs},
         "colab": {fw: _platform(*colab, fw) for fw in tabs},
         "sagemaker": {fw: _platform(*sagemaker, fw) for fw in tabs},
     }

@@ -113,16 +113,16 @@ def visit_downloads_html(self: Any, node: pb_downloads) -> None:
     for fw in config.pb_tabs:
         name = html.escape(_display(fw))
         follow = f'data-pb-follow="{html.escape(fw)}"'
-        if links.get("notebooks"):
-            href = relative_uri(page, f"{links['notebooks']}/{fw}/{node['docname']}.ipynb")
+        notebook = f"{node['docname']}.ipynb"
+        if links["notebooks"].get(fw):
+            href = relative_uri(page, links["notebooks"][fw] + notebook)
             parts.append(
                 f'<a class="pb-download" {follow} href="{html.escape(href)}" download>'
                 f"Download the {name} notebook</a>"
             )
         for key, label in (("colab", "Colab"), ("sagemaker", "SageMaker Studio Lab")):
-            base = links.get(key, {}).get(fw, "")
-            if base:
-                href = html.escape(f"{base}{node['docname']}.ipynb")
+            if links[key].get(fw):
+                href = html.escape(links[key][fw] + notebook)
                 parts.append(
                     f'<a class="pb-{key}" {follow} href="{href}" rel="noopener">'
                     f'Open in {label}<span class="pb-fw"> ({name})</span></a>'
@@ -168,8 +168,7 @@ def _resolve_defined(app: Sphinx, doctree: nodes.document, docname: str) -> None
 
 
 def _add_downloads(app: Sphinx, doctree: nodes.document, docname: str) -> None:
-    links = app.config.pb_links
-    wanted = links.get("notebooks") or any(links.get(k) for k in ("colab", "sagemaker"))
+    wanted = any(url for group in app.config.pb_links.values() for url in group.values())
     if not wanted or docname in app.config.pb_generated:
         return
     section = next(iter(doctree.findall(nodes.section)), None)

@@ -56,7 +56,7 @@ def sphinx_suppressed(entries: Iterable[str]) -> list[str]:
 
 
 def _reader_config(
-    config: BookConfig, notebooks: bool, generated: Sequence[str]
+    config: BookConfig, notebooks: Sequence[str], generated: Sequence[str]
 ) -> dict[str, Any]:
     """Settings of the reader's features: copy buttons, citations, links, favicon, logo."""
     cited = bibfile(config) is not None
@@ -84,9 +84,10 @@ def _reader_config(
 
 
 def sphinx_config(
-    config: BookConfig, notebooks: bool = False, generated: Sequence[str] = ()
+    config: BookConfig, notebooks: Sequence[str] = (), generated: Sequence[str] = ()
 ) -> dict[str, Any]:
-    """Sphinx settings derived from the book's config (no conf.py is written)."""
+    """Sphinx settings derived from the book's config (no conf.py is written); ``notebooks``
+    names the frameworks whose notebooks the site holds."""
     cited = ["sphinxcontrib.bibtex"] if bibfile(config) else []
     return {
         "project": config.title,
@@ -156,10 +157,11 @@ def _hash_tree(digest: hashlib._Hash, folder: Path, files: Iterable[Path]) -> No
 
 def tool_digest(site_code: Path = SITE_CODE) -> str:
     """Hash of what renders every page: the site stage's code and static files, the code
-    the extension imports, and the versions of Sphinx, MyST-Parser, Furo and docutils."""
+    the extension imports, and the versions of the packages that shape every page."""
     digest = hashlib.sha256()
     _hash_tree(digest, site_code, [*site_code.glob("*.py"), *(site_code / "static").rglob("*")])
-    _hash_tree(digest, PACKAGE_ROOT, [PACKAGE_ROOT / "frameworks.py"])
+    imported = ("frameworks.py", "library.py", "saved.py")  # names, the code's saved names
+    _hash_tree(digest, PACKAGE_ROOT, [PACKAGE_ROOT / name for name in imported])
     for name in PACKAGES:
         try:
             digest.update(f"{name}=={metadata.version(name)}\n".encode())
@@ -180,7 +182,7 @@ def _assets_digest(config: BookConfig) -> str:
 
 
 def site_settings(
-    config: BookConfig, notebooks: bool = False, generated: Sequence[str] = ()
+    config: BookConfig, notebooks: Sequence[str] = (), generated: Sequence[str] = ()
 ) -> dict[str, Any]:
     """What the Sphinx process is given; any change to it means Sphinx runs again."""
     build = config.build_dir
@@ -257,7 +259,8 @@ def build_site(
     generated = generated_pages(config, extras, {p.docname for p in pages})
     names = [p.docname for p in generated]
     pages = [with_toctree(p, names) if p.docname == "index" else p for p in pages]
-    settings = site_settings(config, bool(extras.notebooks), names)
+    held = {fw for _, fw in extras.notebooks}
+    settings = site_settings(config, [fw for fw in config.tabs if fw in held], names)
     srcdir, outdir = Path(settings["srcdir"]), Path(settings["outdir"])
     keep = keepable(srcdir, stale)
     for name in sorted(keep):

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 
 from polybook import frameworks
 from polybook.diagnostics import Location, PolybookError
-from polybook.source.parse import unknown_framework
 
 Line = tuple[int, str]  # (source line number, text)
 SELECTED = "tab.selected"
@@ -232,6 +231,9 @@ class _Selector:
         # A framework the book does not build is never the one selected, as in d2lbook.
         unknown = sorted(names - set(self.tabs) - set(frameworks.REGISTRY))
         if unknown:
+            # Imported here: the polybook kernels import this module without markdown-it.
+            from polybook.source.parse import unknown_framework
+
             message = f"tab.selected() names {unknown_framework(unknown[0], self.tabs)}"
             raise PolybookError(self.where(header), message, "split.tab")
         return names

@@ -1,0 +1,1 @@
+"""Authoring in Jupyter: pages as notebooks, the framework kernels' extension, the launcher."""

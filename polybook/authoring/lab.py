@@ -1,0 +1,95 @@
+"""``polybook lab``: JupyterLab on the book; ``polybook env kernels``: the kernels elsewhere.
+
+Lab runs from the tool's environment, on 127.0.0.1 with a token, rooted at the book. Its
+configuration is written under ``_build/lab/`` (nothing in the book's sources): the
+contents manager that opens pages as notebooks, the framework kernels as the only ones,
+checkpoints under ``_build/lab/checkpoints``, and Markdown files opening in the notebook
+view (jupytext's JupyterLab extension; its own contents manager is left off).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from polybook.config import BookConfig
+from polybook.execution import envs
+from polybook.fsutil import write_atomic
+
+CONTENTS_MANAGER = "polybook.authoring.contents.PageContentsManager"
+NOTEBOOK_VIEW = "Jupytext Notebook"  # jupytext's notebook view of text files
+LAB_SETTINGS = {
+    "@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"markdown": NOTEBOOK_VIEW}},
+    "@jupyterlab/apputils-extension:notification": {"fetchNews": "false"},
+}
+
+
+def lab_config(config: BookConfig, kernels: list[str], framework: str) -> dict[str, Any]:
+    """Jupyter's configuration for the book (``ServerApp``, ``LabApp`` and the rest)."""
+    lab_dir = config.build_dir / "lab"
+    return {
+        "ServerApp": {
+            "ip": "127.0.0.1",
+            "root_dir": str(config.root),
+            "contents_manager_class": CONTENTS_MANAGER,
+            "jpserver_extensions": {"jupyterlab_jupytext": False},
+        },
+        "LabApp": {"app_settings_dir": str(lab_dir / "settings")},
+        "KernelSpecManager": {"allowed_kernelspecs": kernels, "ensure_native_kernel": False},
+        "MappingKernelManager": {"default_kernel_name": kernels[0]},
+        "FileCheckpoints": {"root_dir": str(lab_dir / "checkpoints")},
+        "PageContentsManager": {"framework": framework},
+    }
+
+
+def write_lab_config(config: BookConfig, kernels: list[str], framework: str) -> Path:
+    """Write the configuration under ``_build/lab``; returns the file to pass as --config."""
+    lab_dir = config.build_dir / "lab"
+    write_atomic(lab_dir / "settings" / "overrides.json", json.dumps(LAB_SETTINGS, indent=1))
+    target = lab_dir / "jupyter_lab_config.json"
+    write_atomic(target, json.dumps(lab_config(config, kernels, framework), indent=1))
+    return target
+
+
+def lab_command(config_file: Path, port: int, extra: list[str]) -> list[str]:
+    """The JupyterLab command line; ``extra`` options go to JupyterLab as given."""
+    command = [sys.executable, "-m", "jupyterlab", f"--config={config_file}"]
+    return [*command, *([f"--port={port}"] if port else []), *extra]
+
+
+def lab_environ(jupyter_path: str) -> dict[str, str]:
+    return {**os.environ, "JUPYTER_PATH": jupyter_path.strip(os.pathsep)}
+
+
+def run_lab(config: BookConfig, tabs: tuple[str, ...], port: int, extra: list[str]) -> int:
+    """Set up what is missing (kernelspecs included), then run JupyterLab until it stops.
+    Every book framework has its kernel; pages open with the first of ``tabs``."""
+    names = tuple(dict.fromkeys((*tabs, *config.tabs)))
+    found = envs.ensure_all(names, config.device, config.envs_dir)
+    kernels = [env.kernel_name for env in found]
+    config_file = write_lab_config(config, kernels, tabs[0])
+    # Jupyter finds kernels in <each JUPYTER_PATH folder>/kernels: the environments' folder.
+    path = os.pathsep.join([str(found[0].kernels_dir.parent), os.environ.get("JUPYTER_PATH", "")])
+    lab = subprocess.Popen(lab_command(config_file, port, extra), env=lab_environ(path))
+    try:
+        return lab.wait()
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the server stops its kernels, then exits
+        lab.terminate()
+        lab.wait()
+        raise
+
+
+def install_user_kernels(config: BookConfig, tabs: tuple[str, ...]) -> list[Path]:
+    """Copy the kernelspecs of ``tabs`` into the user's Jupyter path; where each went."""
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    manager = KernelSpecManager()
+    placed = []
+    for env in envs.ensure_all(tabs, config.device, config.envs_dir):
+        source = env.kernels_dir / env.kernel_name
+        placed.append(Path(manager.install_kernel_spec(str(source), env.kernel_name, user=True)))
+    return placed

@@ -1,0 +1,36 @@
+"""``python -m polybook.authoring.saves FRAMEWORK < cell``: the names a cell's ``#@save``
+marks send to the library, as JSON (the polybook kernels ask, after such a cell runs)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import nbformat
+
+from polybook.diagnostics import PolybookError
+from polybook.library import definitions
+from polybook.saved import cell_blocks
+
+
+def saved_names(source: str, framework: str) -> list[str]:
+    """Module-level names the ``#@save`` code of ``source`` defines (methods aside)."""
+    cell = nbformat.v4.new_code_cell(source)
+    names: set[str] = set()
+    for block in cell_blocks(cell, "cell", 0, framework):
+        for node in block.tree.body:
+            names |= definitions(node)[0]
+    return sorted(names)
+
+
+def main() -> int:
+    try:
+        print(json.dumps(saved_names(sys.stdin.read(), sys.argv[1])))
+    except (PolybookError, SyntaxError) as exc:
+        print(f"#@save: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

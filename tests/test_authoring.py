@@ -1,0 +1,260 @@
+"""Authoring in Jupyter, end to end: ``polybook lab`` on a copy of the shipped book, its
+contents API (pages as notebooks, saved back losslessly) and a real JAX kernel, driven
+through Jupyter Server's REST and WebSocket API; one page shown in headless Chromium."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import websocket
+
+from polybook.frameworks import REGISTRY
+from polybook.nb import strip_ansi
+from polybook.paths import SOURCE_ROOT
+from tests.browser import browser_context
+
+pytestmark = pytest.mark.slow
+
+TOKEN = "polybook-test-token"
+PAGES = sorted(
+    p.relative_to(SOURCE_ROOT).as_posix()
+    for p in [SOURCE_ROOT / "index.md", *SOURCE_ROOT.glob("chapter_builders-guide/*.md")]
+)
+
+
+@dataclass
+class Lab:
+    url: str
+    book: Path
+
+    def request(self, method: str, path: str, body: Any = None) -> Any:
+        data = json.dumps(body).encode() if body is not None else None
+        req = urllib.request.Request(f"{self.url}{path}", data=data, method=method)
+        req.add_header("Authorization", f"token {TOKEN}")
+        with urllib.request.urlopen(req) as answer:
+            text = answer.read()
+        return json.loads(text) if text else None
+
+    def notebook(self, page: str) -> dict[str, Any]:
+        model: dict[str, Any] = self.request("GET", f"/api/contents/{page}?type=notebook")
+        assert model["type"] == "notebook"
+        return model
+
+    def save(self, page: str, nb: dict[str, Any]) -> dict[str, Any]:
+        body = {"type": "notebook", "format": "json", "content": nb}
+        saved: dict[str, Any] = self.request("PUT", f"/api/contents/{page}", body)
+        return saved
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def copy_shipped_book(target: Path) -> Path:
+    """The shipped book, its environments reached through ``envs_dir`` (links)."""
+    for name in ("index.md", "config.ini", "d2l.bib"):
+        shutil.copy2(SOURCE_ROOT / name, target / name)
+    for name in ("chapter_builders-guide", "d2l", "img"):
+        shutil.copytree(SOURCE_ROOT / name, target / name, ignore=shutil.ignore_patterns("__pycache__"))
+    envs = target.parent / "envs"
+    envs.mkdir()
+    for name in REGISTRY:
+        (envs / name).symlink_to(SOURCE_ROOT / ".envs" / name)
+    config = target / "config.ini"
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace("[build]\n", f"[build]\nenvs_dir = {envs}\n", 1))
+    return target
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+    book_dir = tmp_path_factory.mktemp("lab") / "book"
+    book_dir.mkdir()
+    book = copy_shipped_book(book_dir)
+    port = _free_port()
+    command = [sys.executable, "-m", "polybook.cli", "lab", "--root", str(book), "--tab", "jax"]
+    command += ["--port", str(port), "--no-browser", f"--IdentityProvider.token={TOKEN}"]
+    command += ["--allow-root", "--ServerApp.log_level=WARN"]
+    log = open(book.parent / "lab.log", "wb")  # noqa: SIM115
+    server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+    found = Lab(f"http://127.0.0.1:{port}", book)
+    try:
+        deadline = time.monotonic() + 120
+        while True:  # until the server answers (or has stopped)
+            try:
+                found.request("GET", "/api/status")
+                break
+            except (urllib.error.URLError, ConnectionError):
+                if server.poll() is not None or time.monotonic() > deadline:
+                    raise AssertionError((book.parent / "lab.log").read_text()) from None
+                time.sleep(0.2)
+        yield found
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+        log.close()
+
+
+def test_the_four_framework_kernels_are_listed_by_display_name(lab: Lab) -> None:
+    specs = lab.request("GET", "/api/kernelspecs")
+    assert specs["default"] == "polybook-jax"  # --tab jax: pages open with it
+    names = {k: v["spec"]["display_name"] for k, v in specs["kernelspecs"].items()}
+    assert names == {
+        "polybook-pytorch": "Python 3 (PyTorch)",
+        "polybook-mxnet": "Python 3 (MXNet)",
+        "polybook-jax": "Python 3 (JAX)",
+        "polybook-tensorflow": "Python 3 (TensorFlow)",
+    }
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_of_the_shipped_book_round_trips_byte_identical(lab: Lab, page: str) -> None:
+    original = (SOURCE_ROOT / page).read_bytes()
+    model = lab.notebook(page)
+    nb = model["content"]
+    fences = original.decode().count("```{.python .input}")
+    assert sum(c["cell_type"] == "code" for c in nb["cells"]) == fences
+    assert nb["metadata"]["kernelspec"]["name"] == "polybook-jax"
+    saved = lab.save(page, nb)
+    assert saved["type"] == "notebook"
+    assert (lab.book / page).read_bytes() == original
+    assert not list(lab.book.rglob(".ipynb_checkpoints"))  # checkpoints live under _build/
+
+
+def test_an_edit_to_one_cell_changes_only_its_lines_and_outputs_stay_out(lab: Lab) -> None:
+    page = "chapter_builders-guide/use-gpu.md"
+    before = (lab.book / page).read_text(encoding="utf-8").split("\n")
+    nb = lab.notebook(page)["content"]
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    code[2]["source"] += "\nprint('edited')"
+    code[3]["outputs"] = [{"output_type": "stream", "name": "stdout", "text": "OUTPUT-TEXT\n"}]
+    code[3]["execution_count"] = 7
+    lab.save(page, nb)
+    after = (lab.book / page).read_text(encoding="utf-8")
+    assert "OUTPUT-TEXT" not in after
+    diff = [d for d in difflib.ndiff(before, after.split("\n")) if d[:1] in "+-"]
+    assert diff == ["+ print('edited')"]
+    assert not list((lab.book / "chapter_builders-guide").glob(".*.pbtmp"))
+
+
+class Kernel:
+    """One kernel session, run through the server's WebSocket channels."""
+
+    def __init__(self, lab: Lab, path: str) -> None:
+        body = {"path": path, "type": "notebook", "name": "", "kernel": {"name": "polybook-jax"}}
+        self.lab = lab
+        self.session = lab.request("POST", "/api/sessions", body)
+        kernel_id = self.session["kernel"]["id"]
+        url = lab.url.replace("http", "ws") + f"/api/kernels/{kernel_id}/channels"
+        self.socket = websocket.create_connection(url, header=[f"Authorization: token {TOKEN}"])
+        self.session_id = uuid.uuid4().hex
+
+    def run(self, code: str) -> tuple[str, str, str]:
+        """(stdout, the result's text, stderr and errors) of running ``code``."""
+        msg_id = uuid.uuid4().hex
+        header = {"msg_id": msg_id, "msg_type": "execute_request", "session": self.session_id}
+        header |= {"username": "test", "version": "5.3", "date": ""}
+        content = {"code": code, "silent": False, "store_history": True, "allow_stdin": False}
+        message = {"header": header, "parent_header": {}, "metadata": {}, "channel": "shell"}
+        self.socket.send(json.dumps({**message, "content": {**content, "user_expressions": {}}}))
+        out, result, err = [], [], []
+        replied = idle = False
+        while not (replied and idle):
+            msg = json.loads(self.socket.recv())
+            if msg.get("parent_header", {}).get("msg_id") != msg_id:
+                continue
+            kind, body = msg["msg_type"], msg["content"]
+            if kind == "stream":
+                (out if body["name"] == "stdout" else err).append(body["text"])
+            elif kind == "execute_result":
+                result.append(body["data"]["text/plain"])
+            elif kind == "error":
+                err.append(f"{body['ename']}: {body['evalue']}\n" + "\n".join(body["traceback"]))
+            elif kind == "status" and body["execution_state"] == "idle":
+                idle = True
+            elif kind == "execute_reply":
+                replied = True
+        return "".join(out), "".join(result), "".join(err)
+
+    def close(self) -> None:
+        self.socket.close()
+        self.lab.request("DELETE", f"/api/sessions/{self.session['id']}")
+
+
+@pytest.fixture(scope="module")
+def jax(lab: Lab) -> Iterator[Kernel]:
+    kernel = Kernel(lab, "chapter_builders-guide/use-gpu.md")
+    try:
+        yield kernel
+    finally:
+        kernel.close()
+
+
+def test_in_the_jax_kernel_only_cells_for_jax_run(jax: Kernel) -> None:
+    out, _, _ = jax.run("%%tab pytorch\nran = 'pytorch'")
+    assert out == "[%%tab pytorch: not run in the jax kernel]\n"
+    assert jax.run("%%tab jax\nran = 'jax'\nran")[1] == "'jax'"
+    assert jax.run("%%tab pytorch, jax\nboth = 1\nboth")[1] == "1"
+    assert jax.run("%%tab all\nran")[1] == "'jax'"
+    _, _, err = jax.run("%%tab jaxx\nran = 'typo'")
+    assert "%%tab names 'jaxx', not a framework" in err
+    assert jax.run("ran")[1] == "'jax'"
+
+
+def test_tab_selected_answers_for_the_kernels_framework_by_the_builds_rules(jax: Kernel) -> None:
+    assert jax.run("tab.selected('jax')")[1] == "True"
+    assert jax.run("tab.selected(['pytorch', 'mxnet'])")[1] == "False"
+    chain = "if tab.selected('pytorch'):\n    which = 'pt'\nelif tab.selected('jax'):\n"
+    chain += "    which = 'jax'\nelse:\n    which = 'other'\nwhich"
+    assert jax.run(chain)[1] == "'jax'"
+    # A cell the build rejects runs as written, with the build's message.
+    _, result, err = jax.run("if tab.selected('jax') and len('x') > 0:\n    mixed = True\nmixed")
+    assert result == "True"
+    assert "mixes tab.selected() with other names" in err
+    # Dropped branches leave blank lines: a traceback names the cell's own line.
+    _, _, err = jax.run("if tab.selected('mxnet'):\n    pass\nelse:\n    pass\n1 / 0")
+    assert "ZeroDivisionError" in err
+    assert "line 5" in strip_ansi(err)
+
+
+def test_d2l_is_the_books_and_a_rerun_save_cell_updates_it(jax: Kernel, lab: Lab) -> None:
+    _, result, err = jax.run("from d2l import jax as d2l\nd2l.__file__")
+    assert result == repr(str(lab.book / "d2l" / "jax.py")), err
+    assert jax.run("d2l.try_gpu.__name__")[1] == "'try_gpu'"
+    saved = "%%tab jax\ndef try_gpu(i=0):  #@save\n    return f'edited {i}'\n\nhelper = 1"
+    assert jax.run(saved)[2] == ""
+    assert jax.run("d2l.try_gpu(3)")[1] == "'edited 3'"
+    assert jax.run("hasattr(d2l, 'helper')")[1] == "False"  # not marked #@save
+    assert (lab.book / "d2l" / "jax.py").read_text().count("edited") == 0
+
+
+def test_a_page_opens_as_a_notebook_in_jupyterlab(lab: Lab, tmp_path: Path) -> None:
+    page = "chapter_builders-guide/use-gpu.md"
+    with browser_context(width=1280, height=900) as ctx:
+        tab = ctx.new_page()
+        tab.goto(f"{lab.url}/lab/tree/{page}?token={TOKEN}")
+        tab.wait_for_selector(".jp-CodeCell .cm-content", timeout=60_000)
+        tab.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
+        # 46 cells: 28 code cells and the text between them (Lab renders only those in view).
+        assert "Cell 1/46" in tab.locator("#jp-main-statusbar").inner_text()
+        assert "Python 3 (JAX)" in tab.locator(".jp-NotebookPanel-toolbar").inner_text()
+        tab.locator(".jp-CodeCell").nth(2).scroll_into_view_if_needed()
+        tab.screenshot(path=str(tmp_path / "lab-use-gpu.png"))
+    assert (lab.book / page).read_bytes() == (SOURCE_ROOT / page).read_bytes()
