@@ -38,7 +38,13 @@ def lab_config(config: BookConfig, kernels: list[str], framework: str) -> dict[s
             "contents_manager_class": CONTENTS_MANAGER,
             "jpserver_extensions": {"jupyterlab_jupytext": False},
         },
-        "LabApp": {"app_settings_dir": str(lab_dir / "settings")},
+        # Nothing from the network: no extension index, news or update checks.
+        "LabApp": {
+            "app_settings_dir": str(lab_dir / "settings"),
+            "extension_manager": "readonly",
+            "news_url": None,
+            "check_for_updates_class": "jupyterlab.NeverCheckForUpdate",
+        },
         "KernelSpecManager": {"allowed_kernelspecs": kernels, "ensure_native_kernel": False},
         "MappingKernelManager": {"default_kernel_name": kernels[0]},
         "FileCheckpoints": {"root_dir": str(lab_dir / "checkpoints")},

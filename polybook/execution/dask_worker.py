@@ -12,6 +12,7 @@ process, and hands the result back to the client, which writes the cache and the
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import shutil
 import sys
@@ -39,8 +40,10 @@ def env_resource(framework: str, identity: str) -> str:
     return f"{ENV_PREFIX}{framework}-{identity[:16]}"
 
 
+@functools.cache
 def ready_environments(envs_dir: str = "") -> dict[str, envs.Environment]:
-    """The framework environments set up on this host (CUDA set or CPU set)."""
+    """The framework environments set up on this host (CUDA set or CPU set), as they were
+    when this process first looked: what a worker declared is what it holds."""
     root = envs.envs_root(envs_dir)
     found: dict[str, envs.Environment] = {}
     for fw in frameworks.REGISTRY:
