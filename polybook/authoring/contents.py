@@ -70,4 +70,3 @@ class PageContentsManager(AsyncLargeFileManager):
         if model.get("type") == "notebook" and path.endswith(PAGE_SUFFIX):
             saved = await self.get(path, content=False, type="notebook")
         return saved
-

@@ -54,11 +54,15 @@ class Tab:
         self.framework = framework
 
     def selected(self, *names: str | list[str] | tuple[str, ...]) -> bool:
-        flat: list[Any] = list(names[0]) if len(names) == 1 and not isinstance(names[0], str) else list(names)
+        flat: list[Any] = (
+            list(names[0]) if len(names) == 1 and not isinstance(names[0], str) else list(names)
+        )
         unknown = [n for n in flat if not isinstance(n, str) or n not in frameworks.REGISTRY]
         if not flat or unknown:
             known = ", ".join(ALL_TABS)
-            raise ValueError(f"tab.selected() takes framework names ({known}), not {unknown or flat}")
+            raise ValueError(
+                f"tab.selected() takes framework names ({known}), not {unknown or flat}"
+            )
         return self.framework in flat
 
     def __repr__(self) -> str:
@@ -72,7 +76,11 @@ def tab_names(spec: str) -> tuple[str, ...]:
         return ALL_TABS
     unknown = [n for n in names if n not in frameworks.REGISTRY]
     if not names or unknown:
-        raise UsageError(f"%%tab names {unknown[0]!r}, not a framework" if unknown else "%%tab names no framework")
+        raise UsageError(
+            f"%%tab names {unknown[0]!r}, not a framework"
+            if unknown
+            else "%%tab names no framework"
+        )
     return names
 
 
@@ -133,7 +141,7 @@ class Extension:
                 print("polybook: tab.selected() names an unknown framework", file=sys.stderr)
 
     def post_run_cell(self, result: ExecutionResult) -> None:
-        source = str(result.info.raw_cell or "")
+        source = str(getattr(result.info, "raw_cell", "") or "")
         if not result.success or SAVE not in source or self.book is None:
             return
         if not self.runs(source.splitlines()):

@@ -1,6 +1,8 @@
 """``polybook lab``: JupyterLab on the book; ``polybook env kernels``: the kernels elsewhere.
 
-Lab runs from the tool's environment, on 127.0.0.1 with a token, rooted at the book. Its
+Lab runs from an environment of its own (``.envs/lab``, from ``requirements/lab.txt``:
+JupyterLab's packages would slow every polybook command in the tool's environment), on
+127.0.0.1 with a token, rooted at the book. Its
 configuration is written under ``_build/lab/`` (nothing in the book's sources): the
 contents manager that opens pages as notebooks, the framework kernels as the only ones,
 checkpoints under ``_build/lab/checkpoints``, and Markdown files opening in the notebook
@@ -9,16 +11,19 @@ view (jupytext's JupyterLab extension; its own contents manager is left off).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
-import sys
+import venv
 from pathlib import Path
 from typing import Any
 
 from polybook.config import BookConfig
+from polybook.diagnostics import Location, PolybookError
 from polybook.execution import envs
 from polybook.fsutil import write_atomic
+from polybook.paths import SOURCE_ROOT
 
 CONTENTS_MANAGER = "polybook.authoring.contents.PageContentsManager"
 NOTEBOOK_VIEW = "Jupytext Notebook"  # jupytext's notebook view of text files
@@ -61,9 +66,45 @@ def write_lab_config(config: BookConfig, kernels: list[str], framework: str) -> 
     return target
 
 
-def lab_command(config_file: Path, port: int, extra: list[str]) -> list[str]:
+LAB_REQUIREMENTS = SOURCE_ROOT / "requirements" / "lab.txt"
+PYPROJECT = SOURCE_ROOT / "pyproject.toml"
+
+
+def lab_stamp() -> str:
+    """What the lab environment is made from: its pins, the tool's, polybook's metadata."""
+    digest = hashlib.sha256()
+    for path in (LAB_REQUIREMENTS, LAB_REQUIREMENTS.with_name("tool.txt"), PYPROJECT):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def ensure_lab_env(configured_root: str = "") -> Path:
+    """The lab environment's Python, set up (or brought up to date) first when needed."""
+    root = envs.envs_root(configured_root) / "lab"
+    python, stamp = root / "bin" / "python", root / envs.STAMP
+    wanted = lab_stamp()
+    if python.exists() and stamp.is_file() and stamp.read_text().strip() == wanted:
+        return python
+    if not python.exists():
+        venv.EnvBuilder(with_pip=True, clear=True).create(root)
+    stamp.unlink(missing_ok=True)
+    pip = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+    for command in (
+        [*pip, "-r", str(LAB_REQUIREMENTS)],
+        [*pip, "--no-deps", "-e", str(SOURCE_ROOT)],
+    ):
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            tail = "\n".join((done.stdout + done.stderr).splitlines()[-15:])
+            message = f"the JupyterLab environment could not be set up in {root}:\n{tail}"
+            raise PolybookError(Location(str(LAB_REQUIREMENTS)), message, "env")
+    write_atomic(stamp, wanted + "\n")
+    return python
+
+
+def lab_command(python: Path, config_file: Path, port: int, extra: list[str]) -> list[str]:
     """The JupyterLab command line; ``extra`` options go to JupyterLab as given."""
-    command = [sys.executable, "-m", "jupyterlab", f"--config={config_file}"]
+    command = [str(python), "-m", "jupyterlab", f"--config={config_file}"]
     return [*command, *([f"--port={port}"] if port else []), *extra]
 
 
@@ -80,7 +121,8 @@ def run_lab(config: BookConfig, tabs: tuple[str, ...], port: int, extra: list[st
     config_file = write_lab_config(config, kernels, tabs[0])
     # Jupyter finds kernels in <each JUPYTER_PATH folder>/kernels: the environments' folder.
     path = os.pathsep.join([str(found[0].kernels_dir.parent), os.environ.get("JUPYTER_PATH", "")])
-    lab = subprocess.Popen(lab_command(config_file, port, extra), env=lab_environ(path))
+    python = ensure_lab_env(config.envs_dir)
+    lab = subprocess.Popen(lab_command(python, config_file, port, extra), env=lab_environ(path))
     try:
         return lab.wait()
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the server stops its kernels, then exits

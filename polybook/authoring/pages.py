@@ -13,10 +13,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import nbformat
 from markdown_it import MarkdownIt
 from nbformat import NotebookNode
 
+from polybook.nb import new_code_cell as nb_new_code_cell
+from polybook.nb import new_markdown_cell as nb_new_markdown_cell
+from polybook.nb import new_notebook
 from polybook.source.parse import CODE_INFO
 
 KEY = "polybook"
@@ -58,11 +60,11 @@ def _code_spans(lines: list[str], text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _cell(kind: str, source: str, before: list[str], first: bool, **extra: Any) -> NotebookNode:
-    make = nbformat.v4.new_code_cell if kind == "code" else nbformat.v4.new_markdown_cell
-    cell = make(source)
+def _cell(kind: str, source: str, number: int, before: list[str], **extra: Any) -> NotebookNode:
+    make = nb_new_code_cell if kind == "code" else nb_new_markdown_cell
+    cell = make(source, f"cell-{number}")
     meta = dict(extra)
-    if before != ([] if first else [""]):
+    if before != ([] if number == 0 else [""]):
         meta["before"] = before
     if meta:
         cell.metadata[KEY] = meta
@@ -90,7 +92,7 @@ def to_notebook(raw: str, kernel: dict[str, str] | None = None) -> NotebookNode:
             pending += chunk
             return
         body = "\n".join(chunk[lead:tail])
-        cells.append(_cell("markdown", body, pending + chunk[:lead], not cells))
+        cells.append(_cell("markdown", body, len(cells), pending + chunk[:lead]))
         pending = chunk[tail:]
 
     cursor = 0
@@ -102,13 +104,12 @@ def to_notebook(raw: str, kernel: dict[str, str] | None = None) -> NotebookNode:
             extra["fence"] = [lines[start], lines[end - 1]]
         if not content:
             extra["empty"] = True
-        cells.append(_cell("code", "\n".join(content), pending, not cells, **extra))
+        cells.append(_cell("code", "\n".join(content), len(cells), pending, **extra))
         pending = []
         cursor = end
     prose(lines[cursor:])
-    nb = nbformat.v4.new_notebook(cells=cells)
-    for number, cell in enumerate(nb.cells):
-        cell.id = f"cell-{number}"
+    nb = new_notebook()
+    nb.cells = cells
     page: dict[str, Any] = {}
     if pending != [""]:
         page["end"] = pending
@@ -127,7 +128,9 @@ def to_notebook(raw: str, kernel: dict[str, str] | None = None) -> NotebookNode:
 
 def _fence(source: str) -> tuple[str, str]:
     """A fence that no line of ``source`` closes."""
-    longest = max((len(m.group(1)) for m in map(BACKTICKS.match, source.split("\n")) if m), default=0)
+    longest = max(
+        (len(m.group(1)) for m in map(BACKTICKS.match, source.split("\n")) if m), default=0
+    )
     ticks = "`" * max(3, longest + 1)
     return f"{ticks}{OPENER.lstrip('`')}", ticks
 

@@ -6,16 +6,15 @@ from __future__ import annotations
 import json
 import sys
 
-import nbformat
-
 from polybook.diagnostics import PolybookError
 from polybook.library import definitions
+from polybook.nb import new_code_cell
 from polybook.saved import cell_blocks
 
 
 def saved_names(source: str, framework: str) -> list[str]:
     """Module-level names the ``#@save`` code of ``source`` defines (methods aside)."""
-    cell = nbformat.v4.new_code_cell(source)
+    cell = new_code_cell(source, "cell")
     names: set[str] = set()
     for block in cell_blocks(cell, "cell", 0, framework):
         for node in block.tree.body:

@@ -22,7 +22,7 @@ from pathlib import PurePosixPath
 
 from nbformat import NotebookNode
 
-from polybook.library import SavedBlock
+from polybook.saved import SavedBlock
 
 MAGIC = re.compile(r"^\s*[%!]")
 SELF = "d2l"  # the name a library module gives itself (see polybook.library.HEADER)
