@@ -193,15 +193,12 @@ def _locked(config: BookConfig) -> AbstractContextManager[None]:
 def _build(
     args: argparse.Namespace, config: BookConfig, tabs: tuple[str, ...], reporter: Reporter
 ) -> int:
-    from polybook.build import run_build
-    from polybook.source.book import resolve_sources
-
     device = envs.resolve_device(config.device)
     command = json.dumps([args.target, tabs, sorted(args.pages), device, envs.host_gpus()])
     # The notebooks' install cells spell the pins of both sets.
     devices = ("cpu", "cuda") if args.target == "notebooks" else (device,)
     pins = [SOURCE_ROOT / frameworks.get(fw).requirements(d) for fw in tabs for d in devices]
-    from polybook.site.extras import site_inputs
+    from polybook.site.files import site_inputs
 
     inputs = state.fingerprint(config, command, [*pins, *site_inputs(config)])
     outputs = {
@@ -217,6 +214,9 @@ def _build(
             reporter.warn(diag.location, diag.message, diag.subtype)
         _write_report(args, {"ran": [], "cached": 0, "failed": 0, "unchanged": True})
         return _finish(reporter, config.strict)
+    from polybook.build import run_build  # the stages: imported only when there is work
+    from polybook.source.book import resolve_sources
+
     pages = set(resolve_sources(config, args.pages)) if args.pages else None
     summary = run_build(config, args.target, tabs, pages, reporter)
     _write_report(args, {**summary.to_json(), "jobs": config.effective_jobs})

@@ -12,7 +12,8 @@ from polybook.library import SavedBlock
 from polybook.nb import new_code_cell, new_notebook, reads, writes
 from polybook.serve import watched
 from polybook.site.api import api_page, entries
-from polybook.site.extras import links, site_inputs
+from polybook.site.extras import links
+from polybook.site.files import site_inputs
 from polybook.site.outputs import clean_notebook, sanitize_html, scrub
 
 CONFIG = "[project]\nname = u\n[build]\ntabs = pytorch, jax\nresources = img/\n"

@@ -36,14 +36,6 @@ class SiteExtras:
     tabs: tuple[str, ...] = ()
 
 
-def site_inputs(config: BookConfig) -> list[Path]:
-    """Files the site is made from beside the pages: the book's static files, its BibTeX
-    file, favicon and logo."""
-    static = config.root / "static"
-    named = [Path(p) for p in (config.bibfile, config.favicon, config.html_logo) if p]
-    return [*sorted(p for p in static.rglob("*") if p.is_file()), *named]
-
-
 def bibfile(config: BookConfig) -> Path | None:
     """The book's BibTeX file, when one is configured and exists."""
     path = Path(config.bibfile) if config.bibfile else None

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from polybook.config import BookConfig
+
 STATIC = Path(__file__).resolve().parent / "static"  # the tool's own CSS and JavaScript
 CELLS_SUFFIX = ".pbcells.json"  # a page's cell data, read by the {pb-cells} directive
 MAP_SUFFIX = ".pbmap.json"  # a generated page's line -> source line map
 OUTPUT_DIR = "_pb_outputs"  # images from cell outputs, stored once by content
+
+
+def site_inputs(config: BookConfig) -> list[Path]:
+    """Files the site is made from beside the pages: the book's static files, its BibTeX
+    file, favicon and logo."""
+    static = config.root / "static"
+    named = [Path(p) for p in (config.bibfile, config.favicon, config.html_logo) if p]
+    return [*sorted(p for p in static.rglob("*") if p.is_file()), *named]
