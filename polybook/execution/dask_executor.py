@@ -102,6 +102,8 @@ class DaskExecutor:
         self.bundle = self.client.submit(
             _bundle, dict(resources), key=f"polybook-resources-{digest.hexdigest()[:16]}"
         )
+        with contextlib.suppress(Exception):  # on every worker: jobs go where a thread is free
+            self.client.replicate([self.bundle])
         self.lock = threading.Lock()
         self.running: dict[str, Any] = {}
         self.cancelled = threading.Event()
@@ -111,10 +113,11 @@ class DaskExecutor:
         info: dict[str, dict[str, Any]] = dict(self.client.scheduler_info()["workers"])
         return info
 
-    def inventory(self, share: int = 1) -> Inventory:
-        """The cluster's devices: the most GPUs of one worker, and all of them together."""
+    def inventory(self) -> Inventory:
+        """The cluster's devices: the most GPUs of one worker, and all of them together
+        (each job holds whole GPUs: Dask counts them)."""
         gpus = [int(w.get("resources", {}).get(GPU, 0)) for w in self.workers.values()]
-        return Inventory(max(gpus, default=0), share, sum(gpus))
+        return Inventory(max(gpus, default=0), 1, sum(gpus))
 
     def slots(self) -> int:
         """Jobs the cluster runs at once: its workers' threads."""

@@ -169,7 +169,7 @@ def _executor(
             )
             raise PolybookError(Location("[build] dask_scheduler"), message, "exec.dask")
         dask = DaskExecutor(config.dask_scheduler, resource_bundle(config))
-        return dask, inventory or dask.inventory(config.gpu_share), config.jobs or dask.slots()
+        return dask, inventory or dask.inventory(), config.jobs or dask.slots()
     local = LocalExecutor(config.effective_jobs, config.build_dir / "work")
     chosen = inventory or Inventory(envs.host_gpus(), config.gpu_share)
     return local, chosen, config.effective_jobs
