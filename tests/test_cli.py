@@ -18,8 +18,10 @@ def make_book(root: Path) -> Path:
     (root / "chap").mkdir(parents=True)
     (root / "config.ini").write_text("[build]\ntabs = pytorch, jax\neval_notebook = false\n")
     (root / "index.md").write_text("# Book\n\n```toc\nchap/page\n```\n")
-    cells = SAVED.format(tabs="all", name="shared") + "\n" + SAVED.format(
-        tabs="pytorch", name="only_torch"
+    cells = (
+        SAVED.format(tabs="all", name="shared")
+        + "\n"
+        + SAVED.format(tabs="pytorch", name="only_torch")
     )
     (root / "chap" / "page.md").write_text(f"# Page\n\n{cells}")
     return root
