@@ -31,9 +31,9 @@ $(ENVS)/node/.stamp: requirements/node/package.json requirements/node/package-lo
 setup: $(TOOL)/.stamp $(ENVS)/node/.stamp
 
 # One venv and Jupyter kernel per framework (CPU or CUDA set chosen by detection,
-# override with DEVICE=cpu|cuda).
+# override with DEVICE=cpu|cuda). `polybook env setup` alone also repairs a broken one.
 envs: setup
-	$(POLYBOOK) env setup --tab $(TABS) $(if $(DEVICE),--device $(DEVICE))
+	$(POLYBOOK) env setup --no-verify --tab $(TABS) $(if $(DEVICE),--device $(DEVICE))
 
 # Headless Chromium, for the tests of the site's behaviour in a real browser.
 system-deps:

@@ -75,6 +75,11 @@ def _parser() -> argparse.ArgumentParser:
     env.add_argument("--tab", default="", help="framework(s), default: the book's tabs")
     env.add_argument("--device", choices=["auto", "cpu", "cuda"], default="")
     env.add_argument("--user", action="store_true", help="kernels: into the user's Jupyter path")
+    env.add_argument(
+        "--no-verify",
+        action="store_true",
+        help="setup: trust environments that look set up (skip importing each framework)",
+    )
     cache = sub.add_parser("cache", help="the execution cache")
     _common(cache, top=False)
     cache.add_argument("action", choices=["clear"])
@@ -151,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"installed {place.name} in {place}")
         return 0
     if args.command == "env":
-        envs.ensure_all(tabs, config.device, config.envs_dir, verify=True)
+        envs.ensure_all(tabs, config.device, config.envs_dir, verify=not args.no_verify)
         return 0
     if args.command == "lab":
         from polybook.authoring.lab import run_lab
