@@ -151,6 +151,18 @@ def rebuilds(root: Path) -> Rebuilds:
     return Rebuilds(today, precise)
 
 
+def executors(folder: Path) -> tuple[float, float]:
+    """Cold ``build eval`` walls, local executor and LocalCluster, each the best of two
+    runs in the order local, cluster, cluster, local (a shared machine's load drifts)."""
+    walls: dict[str, list[float]] = {"local": [], "dask": []}
+    for n, kind in enumerate(("local", "dask", "dask", "local")):
+        root = folder / f"{kind}{n}"
+        copy_book(SOURCE_ROOT, root)
+        run = build(root, "eval", "--jobs", "2") if kind == "local" else cluster_build(root)
+        walls[kind].append(run.wall)
+    return min(walls["local"]), min(walls["dask"])
+
+
 def cluster_build(root: Path) -> Run:
     """A cold ``build eval`` on a LocalCluster of two one-thread workers (loopback)."""
     from distributed import LocalCluster
@@ -188,11 +200,7 @@ def main() -> int:
         saved = build(root)
         counts = rebuilds(SOURCE_ROOT)
         expected = counts.precise[("pytorch", function)]
-        local_root, dask_root = Path(tmp) / "local", Path(tmp) / "dask"
-        copy_book(SOURCE_ROOT, local_root)
-        copy_book(SOURCE_ROOT, dask_root)
-        local = build(local_root, "eval", "--jobs", "2")
-        dask = cluster_build(dask_root)
+        local, dask = executors(Path(tmp))
         peak = max(r.peak_rss_mb for r in (cold, noop, prose, comment, saved))
         rows = [
             ("notebooks (cold build)", f"{len(times)}", ""),
@@ -223,9 +231,9 @@ def main() -> int:
                 "",
             ),
             ("re-executed per saved name, precise rule", counts.row(counts.precise), ""),
-            ("cold eval, local executor (2 jobs)", f"{local.wall:.1f} s", ""),
-            ("cold eval, LocalCluster of 2 workers", f"{dask.wall:.1f} s", ""),
-            ("LocalCluster / local", f"{dask.wall / local.wall:.3f}", "<= 1.1"),
+            ("cold eval, local executor (2 jobs), best of 2", f"{local:.1f} s", ""),
+            ("cold eval, LocalCluster of 2 workers, best of 2", f"{dask:.1f} s", ""),
+            ("LocalCluster / local", f"{dask / local:.3f}", "<= 1.1"),
             ("orchestrator peak RSS", f"{peak:.0f} MB", "<= 200 MB"),
         ]
         width = max(len(r[0]) for r in rows)
