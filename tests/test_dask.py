@@ -21,7 +21,12 @@ from distributed import Client, LocalCluster
 
 from polybook.cli import main
 from polybook.execution.dask_executor import DaskExecutor
-from polybook.execution.dask_worker import ENV_PREFIX, run_remote, worker_resources
+from polybook.execution.dask_worker import (
+    ENV_PREFIX,
+    WORKER_CONFIG,
+    run_remote,
+    worker_resources,
+)
 from polybook.execution.kernel import KernelEnv
 from polybook.execution.scheduler import Job
 from polybook.nb import new_code_cell, new_notebook, reads, writes
@@ -36,7 +41,7 @@ pytestmark = pytest.mark.slow
 def cluster() -> Iterator[LocalCluster]:
     # A killed worker's nanny starts a new one; the cluster must not give up on it first.
     with (
-        dask.config.set({"distributed.deploy.lost-worker-timeout": "600s"}),
+        dask.config.set({**WORKER_CONFIG, "distributed.deploy.lost-worker-timeout": "600s"}),
         LocalCluster(
             n_workers=2,
             processes=True,
@@ -252,6 +257,8 @@ def test_polybook_worker_joins_a_dask_scheduler_declaring_its_environments(
         with Client(address, set_as_default=False) as connected:
             connected.wait_for_workers(1, timeout=60)
             (declared,) = (w["resources"] for w in connected.scheduler_info()["workers"].values())
+            configured = connected.run(lambda: dask.config.get("distributed.worker.profile"))
+        assert [c["enabled"] for c in configured.values()] == [False]
         expected = {k: v for k, v in worker_resources().items() if k.startswith(ENV_PREFIX)}
         assert expected and {k: v for k, v in declared.items() if k in expected} == expected
     finally:

@@ -165,18 +165,22 @@ def executors(folder: Path) -> tuple[float, float]:
 
 def cluster_build(root: Path) -> Run:
     """A cold ``build eval`` on a LocalCluster of two one-thread workers (loopback)."""
+    import dask
     from distributed import LocalCluster
 
-    from polybook.execution.dask_worker import worker_resources
+    from polybook.execution.dask_worker import WORKER_CONFIG, worker_resources
 
-    with LocalCluster(
-        n_workers=2,
-        processes=True,
-        threads_per_worker=1,
-        host="127.0.0.1",
-        dashboard_address=None,
-        resources=worker_resources(),
-    ) as cluster:
+    with (
+        dask.config.set(WORKER_CONFIG),  # as `polybook worker` configures its worker
+        LocalCluster(
+            n_workers=2,
+            processes=True,
+            threads_per_worker=1,
+            host="127.0.0.1",
+            dashboard_address=None,
+            resources=worker_resources(),
+        ) as cluster,
+    ):
         return build(root, "eval", "--executor", "dask", "--scheduler", cluster.scheduler_address)
 
 

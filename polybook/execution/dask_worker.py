@@ -33,6 +33,14 @@ from polybook.fsutil import write_atomic
 GPU = "GPU"
 ENV_PREFIX = "polybook-env-"
 ENV_SLOTS = 1024  # an environment never limits how many jobs a worker runs at once
+# Dask's defaults suit short tasks computed inside the worker; a polybook job waits minutes
+# on a kernel process: no profiler, slower housekeeping (a tenth of an idle worker's CPU).
+WORKER_CONFIG: dict[str, object] = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.worker.memory.monitor-interval": "1s",
+}
 
 
 def env_resource(framework: str, identity: str) -> str:
@@ -95,6 +103,10 @@ def start_worker(
         return 1
     if envs_dir:
         os.environ["POLYBOOK_ENVS"] = str(envs.envs_root(envs_dir))
+    for key, value in WORKER_CONFIG.items():  # Dask reads DASK_A__B_C as a.b-c
+        os.environ.setdefault(
+            "DASK_" + key.upper().replace(".", "__").replace("-", "_"), str(value)
+        )
     command = worker_command(scheduler, nthreads or (os.cpu_count() or 1), resources)
     print(f"polybook worker: {' '.join(command[3:])}", file=sys.stderr, flush=True)
     os.execv(command[0], command)
@@ -231,10 +243,24 @@ def _lay_out(
     return kernel
 
 
+def _host_environ() -> dict[str, str]:
+    """This process's environment without what Dask's nanny set for its worker (one BLAS
+    thread, a fixed hash seed): kernels see the host as a local build's kernels do."""
+    import dask
+
+    nanny = {
+        str(k): str(v)
+        for k, v in dask.config.get("distributed.nanny.pre-spawn-environ", {}).items()
+    }
+    nanny.setdefault("PYTHONHASHSEED", "6640")
+    return {k: v for k, v in os.environ.items() if nanny.get(k) != v}
+
+
 def _process(folder: Path) -> WorkerProcess:
     """This thread's worker process (started on its first job, kept for the next)."""
     process: WorkerProcess | None = getattr(_LOCAL, "process", None)
     if process is None or process.proc.poll() is not None:
-        process = WorkerProcess(folder / f"polybook-worker-{uuid.uuid4().hex[:8]}.log")
+        log = folder / f"polybook-worker-{uuid.uuid4().hex[:8]}.log"
+        process = WorkerProcess(log, _host_environ())
         _LOCAL.process = process
     return process

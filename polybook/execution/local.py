@@ -20,7 +20,7 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import IO
@@ -34,7 +34,7 @@ class WorkerProcess:
     """One worker process: jobs go in on its stdin, answers come back on a pipe of their own
     (its stdout and stderr go to its log, where a kernel's stray writes land harmlessly)."""
 
-    def __init__(self, log: Path) -> None:
+    def __init__(self, log: Path, environ: Mapping[str, str] | None = None) -> None:
         self.log = log
         read_fd, write_fd = os.pipe()
         try:
@@ -48,6 +48,7 @@ class WorkerProcess:
                     start_new_session=True,
                     text=True,
                     bufsize=1,
+                    env=environ,
                 )
         finally:
             os.close(write_fd)
