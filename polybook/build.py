@@ -12,7 +12,6 @@ from pathlib import Path
 
 from nbformat import NotebookNode
 
-from polybook import frameworks
 from polybook.config import BookConfig
 from polybook.diagnostics import PolybookError, Reporter
 from polybook.execution import envs
@@ -38,7 +37,7 @@ def build_library(
     for fw, blocks in libraries.items():
         target = config.root / config.library_for(fw).lib_file
         remove_stale_temps(target.parent)
-        text = library_text(blocks, frameworks.get(fw).display_name)
+        text = library_text(blocks, config.framework(fw).display_name)
         if write_atomic(target, text):
             logger.info("wrote %s (%d blocks)", target.relative_to(config.root), len(blocks))
     check_parity(libraries, config.framework_specific, reporter)
@@ -100,7 +99,7 @@ def run_build(
     pages: set[str] | None,
     reporter: Reporter,
 ) -> BuildSummary:
-    """Run the stages up to ``target`` (lib, dist, eval, notebooks or html).
+    """Run the stages up to ``target`` (lib, dist, eval, notebooks, html or pdf).
 
     A build with errors never replaces good outputs with worse ones: errors in the sources
     or the library stop it before anything is executed or rendered (the last good site
@@ -150,6 +149,12 @@ def run_build(
     if target == "html":
         out = build_html(config, book, tabs, executed, reporter, failed_pages, libraries)
         logger.info("site written to %s", out / "index.html")
+    if target == "pdf":
+        from polybook.pdf.stage import build_pdf
+
+        failed = report.failed if config.eval_notebook else []
+        for path in build_pdf(config, book, tabs, executed, reporter, failed):
+            logger.info("wrote %s", path.relative_to(config.root))
     if target == "notebooks":
         from polybook.notebooks import build_notebooks
 

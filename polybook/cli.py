@@ -11,12 +11,11 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from types import FrameType
 
-from polybook import frameworks, state
+from polybook import state
 from polybook.config import BookConfig, find_book_root, load_config
 from polybook.diagnostics import Diagnostic, Location, PolybookError, Reporter
 from polybook.execution import envs
 from polybook.fsutil import exclusive, write_atomic
-from polybook.paths import SOURCE_ROOT
 
 logger = logging.getLogger("polybook")
 LOCK_FILE = ".lock"
@@ -52,7 +51,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     build = sub.add_parser("build", help="build the book")
     _common(build, top=False)
-    build.add_argument("target", choices=["lib", "dist", "eval", "notebooks", "html"])
+    build.add_argument("target", choices=["lib", "dist", "eval", "notebooks", "html", "pdf"])
     build.add_argument("pages", nargs="*", help="execute only these pages (default: all)")
     build.add_argument("--tab", default="", help="framework(s) to build, or 'all'")
     build.add_argument("--jobs", type=int, default=0, help="notebooks run at once")
@@ -80,6 +79,11 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="setup: trust environments that look set up (skip importing each framework)",
     )
+    freeze = sub.add_parser("freeze", help="commit a GPU host's outputs of pages in _freeze/")
+    _common(freeze, top=False)
+    freeze.add_argument("pages", nargs="*", help="the pages whose outputs to freeze")
+    freeze.add_argument("--all", action="store_true", help="every page")
+    freeze.add_argument("--tab", default="", help="framework(s), default: the book's tabs")
     cache = sub.add_parser("cache", help="the execution cache")
     _common(cache, top=False)
     cache.add_argument("action", choices=["clear"])
@@ -149,14 +153,14 @@ def run(args: argparse.Namespace) -> int:
 
         if not args.user:
             kernels = envs.envs_root(config.envs_dir) / "kernels"
-            envs.ensure_all(tabs, config.device, config.envs_dir)
+            envs.ensure_all(config, tabs)
             print(f"the kernels are in {kernels}; --user installs them for any Jupyter")
             return 0
         for place in install_user_kernels(config, tabs):
             print(f"installed {place.name} in {place}")
         return 0
     if args.command == "env":
-        envs.ensure_all(tabs, config.device, config.envs_dir, verify=not args.no_verify)
+        envs.ensure_all(config, tabs, verify=not args.no_verify)
         return 0
     if args.command == "lab":
         from polybook.authoring.lab import run_lab
@@ -169,6 +173,8 @@ def run(args: argparse.Namespace) -> int:
         build += ["--quiet"] if args.quiet else []
         return serve(config, lambda: run(_parser().parse_args(build)), args.port)
     with _locked(config):
+        if args.command == "freeze":
+            return _freeze(args, config, tabs, reporter)
         if args.command == "cache":
             from polybook.execution.cache import ExecutionCache
 
@@ -199,19 +205,26 @@ def _build(
     args: argparse.Namespace, config: BookConfig, tabs: tuple[str, ...], reporter: Reporter
 ) -> int:
     device = envs.resolve_device(config.device)
-    command = json.dumps([args.target, tabs, sorted(args.pages), device, envs.host_gpus()])
+    from polybook.execution.existing import fingerprints
+
+    given = fingerprints(config, tabs)  # existing environments: what they hold
+    command = json.dumps([args.target, tabs, sorted(args.pages), device, envs.host_gpus(), given])
     # The notebooks' install cells spell the pins of both sets.
     devices = ("cpu", "cuda") if args.target == "notebooks" else (device,)
-    pins = [SOURCE_ROOT / frameworks.get(fw).requirements(d) for fw in tabs for d in devices]
+    pins = [config.framework(fw).requirements(d) for fw in tabs for d in devices]
+    pins += [path for fw in tabs for path in config.extra_requirements(fw)]
     from polybook.site.files import site_inputs
 
-    inputs = state.fingerprint(config, command, [*pins, *site_inputs(config)])
+    freeze = config.root / "_freeze"  # frozen outputs (polybook.execution.freeze)
+    frozen = sorted(p for p in freeze.rglob("*") if p.is_file()) if freeze.is_dir() else []
+    inputs = state.fingerprint(config, command, [*pins, *site_inputs(config), *frozen])
     outputs = {
         "html": ["html/index.html"],
         "eval": ["eval"],
         "lib": [],
         "dist": ["dist"],
         "notebooks": ["notebooks"],
+        "pdf": [f"pdf/{config.name}-{fw}.pdf" for fw in tabs],
     }[args.target]
     if state.unchanged(config, inputs, outputs):
         logger.info("nothing changed since the last build")
@@ -227,6 +240,19 @@ def _build(
     _write_report(args, {**summary.to_json(), "jobs": config.effective_jobs})
     if not reporter.errors:
         state.record(config, inputs, reporter.warnings)
+    return _finish(reporter, config.strict)
+
+
+def _freeze(
+    args: argparse.Namespace, config: BookConfig, tabs: tuple[str, ...], reporter: Reporter
+) -> int:
+    from polybook.freeze import freeze_pages
+    from polybook.source.book import resolve_sources
+
+    if not args.pages and not args.all:
+        raise PolybookError(Location("polybook freeze"), "name the pages, or --all", "cli")
+    pages = None if args.all else set(resolve_sources(config, args.pages))
+    freeze_pages(config, tabs, pages, reporter)
     return _finish(reporter, config.strict)
 
 

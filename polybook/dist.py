@@ -26,8 +26,8 @@ from polybook import frameworks
 from polybook.config import BookConfig
 from polybook.diagnostics import Location, PolybookError, Reporter
 from polybook.execution import envs
+from polybook.frameworks import Framework
 from polybook.fsutil import write_atomic
-from polybook.paths import SOURCE_ROOT
 
 OLDEST_PYTHON = 8  # 3.8: the oldest grammar ast can check the library against
 OPTIONAL = ("ImportError", "ModuleNotFoundError", "Exception")
@@ -136,18 +136,26 @@ def _pin_name(name: str) -> str:
     return envs.normalized_pin(f"{name}==0").partition("==")[0]
 
 
-def cpu_pins(framework: str) -> dict[str, str]:
-    """Distribution -> version of the framework's pinned CPU set."""
-    path = SOURCE_ROOT / frameworks.get(framework).requirements("cpu")
+def cpu_pins(framework: str | Framework) -> dict[str, str]:
+    """Distribution -> version of the framework's pinned CPU set ({} when it has none)."""
+    path = _declared(framework).requirements("cpu")
+    if not path.is_file():
+        return {}
     return dict(p.partition("==")[::2] for p in envs.pins(path))
 
 
-def requirement_line(framework: str, name: str, device: str) -> str:
+def _declared(framework: str | Framework) -> Framework:
+    if isinstance(framework, Framework):
+        return framework
+    return frameworks.lookup(frameworks.REGISTRY, framework)
+
+
+def requirement_line(framework: str | Framework, name: str, device: str) -> str:
     """``name``'s exact pin: as the CUDA set spells it (``jax[cuda12]==…``), or by its plain
     name (``tensorflow==…``, not the CPU set's ``tensorflow_cpu``)."""
     if device == "cpu":
         return f"{name}=={cpu_pins(framework)[name]}"
-    path = SOURCE_ROOT / frameworks.get(framework).requirements(device)
+    path = _declared(framework).requirements(device)
     for line in path.read_text(encoding="utf-8").splitlines():
         pin = line.strip() and not line.lstrip().startswith("#")
         if pin and envs.normalized_pin(line).partition("==")[0] == name:
@@ -171,8 +179,9 @@ def package_spec(config: BookConfig, tabs: tuple[str, ...] = ()) -> PackageSpec:
     """The package the library files of ``tabs`` (default: the book's) make, read from disk
     as the build wrote them. A framework's extra always holds the framework itself."""
     folder = package_folder(config)
-    pins = {fw: cpu_pins(fw) for fw in frameworks.REGISTRY}
-    shared = set.intersection(*(set(p) for p in pins.values()))
+    named = {*config.tabs, *tabs, *frameworks.REGISTRY}
+    pins = {fw: cpu_pins(config.framework(fw)) for fw in sorted(named)}
+    shared = set.intersection(*(set(p) for p in pins.values() if p))
     modules: dict[str, str] = {}
     sources: list[str] = []
     base: dict[str, Requirement] = {}
@@ -187,7 +196,7 @@ def package_spec(config: BookConfig, tabs: tuple[str, ...] = ()) -> PackageSpec:
         modules[fw] = path.name
         sources.append(text)
         required, _ = imports(text)
-        framework = frameworks.get(fw)
+        framework = config.framework(fw)
         own = [Requirement(n, pins[fw][n]) for n in framework.distribution if n in pins[fw]]
         own_modules = {framework.lib_name, *(r.name.replace("-", "_") for r in own)}
         for module in sorted(required - {folder.name}):

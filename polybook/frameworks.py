@@ -1,8 +1,24 @@
-"""The frameworks polybook knows, described as data in one registry."""
+"""The frameworks polybook knows, described as data.
+
+A framework is a declaration: ``[framework-<name>]`` in a book's ``config.ini``, with the keys of
+:data:`polybook.config.schema.FRAMEWORK_KEYS`. The four polybook ships are the same declarations,
+in ``frameworks.ini`` beside this module; a book's section overrides them key by key. A tab with
+no declaration still splits, extracts its library and renders; only running it needs one.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import configparser
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from types import MappingProxyType
+
+from polybook.paths import PACKAGE_ROOT, SOURCE_ROOT
+
+SECTION_PREFIX = "framework-"
+DEVICES = ("cpu", "cuda")
 
 
 @dataclass(frozen=True)
@@ -11,9 +27,12 @@ class Framework:
 
     name: str
     display_name: str
-    lib_name: str
-    distribution: tuple[str, ...]  # pip names of its package, CPU and CUDA builds
+    lib_name: str  # the module it is imported as; the library module's default name
+    distribution: tuple[str, ...] = ()  # pip names of its package, CPU and CUDA builds
     kernel_variables: tuple[tuple[str, str], ...] = ()  # set in each kernel's environment
+    requirement_files: tuple[tuple[str, str], ...] = ()  # (device, absolute path)
+    gpu_patterns: tuple[str, ...] = ()  # regexes whose first group is a device index
+    declared: bool = True  # False: known only as a tab name, cannot be executed
 
     @property
     def kernel_env(self) -> dict[str, str]:
@@ -28,28 +47,77 @@ class Framework:
     def kernel_name(self) -> str:
         return f"polybook-{self.name}"
 
-    def requirements(self, device: str) -> str:
-        """Path of the pinned requirement file, relative to the polybook source root."""
-        return f"requirements/{device}/{self.name}.txt"
+    def requirements(self, device: str) -> Path:
+        """The pinned requirement file of ``device``'s environment (absolute): the CPU set
+        when the declaration names none for ``device``; it may not exist when it names none."""
+        files = dict(self.requirement_files)
+        found = files.get(device) or files.get("cpu", "")
+        return Path(found) if found else SOURCE_ROOT / "requirements" / device / f"{self.name}.txt"
+
+    def device_indices(self, code: str) -> list[int]:
+        """Device indices ``code`` names in this framework's own conventions."""
+        found: list[int] = []
+        for pattern in self.gpu_patterns:
+            found += [int(m.group(1)) for m in re.finditer(pattern, code) if m.group(1)]
+        return found
 
 
-REGISTRY: dict[str, Framework] = {
-    fw.name: fw
-    for fw in (
-        Framework("pytorch", "PyTorch", "torch", ("torch",)),
-        Framework("mxnet", "MXNet", "mxnet", ("mxnet", "mxnet-cu112")),
-        Framework("jax", "JAX", "jax", ("jax",)),
-        Framework(
-            "tensorflow",
-            "TensorFlow",
-            "tensorflow",
-            ("tensorflow", "tensorflow-cpu"),
-            (("TF_CPP_MIN_LOG_LEVEL", "3"), ("TF_ENABLE_ONEDNN_OPTS", "0")),
-        ),
-    )
-}
+def undeclared(name: str) -> Framework:
+    """A tab the book uses without declaring it: named after the tab, not executable."""
+    return Framework(name, name, name, (name,), declared=False)
+
+
+def declare(
+    name: str, values: Mapping[str, object], base: Path, inherit: Framework | None = None
+) -> Framework:
+    """A framework from a ``[framework-<name>]`` section's parsed ``values`` (set keys only),
+    over ``inherit``'s; relative paths are resolved against ``base``."""
+    fw = inherit or undeclared(name)
+    module = str(values.get("module", "")) or fw.lib_name
+    changes: dict[str, object] = {"declared": True, "lib_name": module}
+    if "display_name" in values:
+        changes["display_name"] = str(values["display_name"])
+    if "distributions" in values:
+        changes["distribution"] = tuple(str(v).lower() for v in _words(values["distributions"]))
+    elif "module" in values and inherit is None:
+        changes["distribution"] = (module,)
+    if "kernel_env" in values:
+        pairs = (str(w).partition("=") for w in _words(values["kernel_env"]))
+        changes["kernel_variables"] = tuple((k, v) for k, _, v in pairs)
+    if "gpu_patterns" in values:
+        changes["gpu_patterns"] = tuple(str(w) for w in _words(values["gpu_patterns"]))
+    files = dict(fw.requirement_files)
+    for device in DEVICES:
+        given = str(values.get(f"{device}_requirements", ""))
+        if given:
+            files[device] = str((base / Path(given).expanduser()).resolve())
+    changes["requirement_files"] = tuple(sorted(files.items()))
+    return replace(fw, **changes)  # type: ignore[arg-type]
+
+
+def _words(value: object) -> tuple[object, ...]:
+    return value if isinstance(value, tuple) else tuple(str(value).replace(",", " ").split())
+
+
+def _shipped() -> Mapping[str, Framework]:
+    parser = configparser.ConfigParser(interpolation=None)
+    parser.read(PACKAGE_ROOT / "frameworks.ini", encoding="utf-8")
+    found: dict[str, Framework] = {}
+    for section in parser.sections():
+        name = section.removeprefix(SECTION_PREFIX)
+        found[name] = declare(name, dict(parser.items(section)), SOURCE_ROOT)
+    return MappingProxyType(found)
+
+
+# The built-in declarations; a book's are in BookConfig.frameworks.
+REGISTRY: Mapping[str, Framework] = _shipped()
 
 
 def get(name: str) -> Framework:
-    """The registered framework called ``name`` (KeyError if unknown)."""
+    """The built-in framework called ``name`` (KeyError if unknown)."""
     return REGISTRY[name]
+
+
+def lookup(declared: Mapping[str, Framework], name: str) -> Framework:
+    """The framework ``name`` as declared, else as an undeclared tab."""
+    return declared.get(name) or undeclared(name)

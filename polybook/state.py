@@ -28,7 +28,7 @@ def _hash_files(digest: hashlib._Hash, root: Path, paths: Iterable[Path]) -> Non
 
 def fingerprint(config: BookConfig, command: str, extra: Iterable[Path] = ()) -> str:
     digest = hashlib.sha256(command.encode())
-    _hash_files(digest, TOOL_ROOT, TOOL_ROOT.rglob("*.py"))
+    _hash_files(digest, TOOL_ROOT, [*TOOL_ROOT.rglob("*.py"), *TOOL_ROOT.glob("*.ini")])
     _hash_files(digest, TOOL_ROOT, (TOOL_ROOT / "site" / "static").glob("*"))
     root = config.root
     pages = {p for pattern in config.notebooks for p in root.glob(pattern)}

@@ -57,19 +57,26 @@ def test_warnings_can_be_suppressed_by_subtype(tmp_path: Path) -> None:
     assert [str(d) for d in reporter.diagnostics] == ["a.md:3: no heading [polybook.label]"]
 
 
-def test_unknown_framework_is_an_error_at_its_line(tmp_path: Path) -> None:
-    root = write(tmp_path, "[build]\n\ntabs = pytorch, caffe\n")
-    assert error(root) == (
-        "config.ini:3: [build] tabs: 'caffe' is not one of pytorch, mxnet, jax, tensorflow"
+def test_an_undeclared_tab_is_accepted_and_a_likely_typo_is_a_warning_at_its_line(
+    tmp_path: Path,
+) -> None:
+    root = write(tmp_path, "[build]\n\ntabs = pytorch, paddle\n")
+    config = load_config(root)
+    assert config.tabs == ("pytorch", "paddle") and config.ignored == ()
+    assert not config.framework("paddle").declared
+    assert config.framework("paddle").display_name == "paddle"
+    assert config.library_for("paddle").lib_file == "d2l/paddle.py"
+    assert [str(d) for d in warnings("[build]\ntabs = jax, pytorh\n", root)] == [
+        "config.ini:2: tab 'pytorh' is not a declared framework; did you mean 'pytorch'? (an"
+        " undeclared tab is rendered but not executed: declare [framework-pytorh])"
         " [polybook.config]"
-    )
-    write(root, "[build]\ntabs = jax, pytorh\n")
-    assert error(root).startswith("config.ini:2: [build] tabs: 'pytorh' is not one of")
-    assert "did you mean 'pytorch'?" in error(root)
+    ]
     write(root, "[build]\ntabs = jax jax\n")
     assert "'jax' is named twice" in error(root)
     write(root, "[build]\ntabs = ,\n")
-    assert "name at least one of pytorch" in error(root)
+    assert "name at least one" in error(root)
+    write(root, "[build]\ntabs = jax, torch-2\n")
+    assert error(root).startswith("config.ini:2: [build] tabs: 'torch-2' is not a name")
 
 
 def test_bad_device_and_missing_file(tmp_path: Path) -> None:
@@ -221,7 +228,7 @@ def test_find_book_root_looks_in_parent_folders(tmp_path: Path) -> None:
 def test_the_schema_defaults_are_the_dataclass_defaults() -> None:
     fields = {f.name: f.default for f in dataclasses.fields(BookConfig)}
     for key in KEYS:
-        if not key.section.startswith("library-"):
+        if not key.section.startswith(("library-", "framework-", "env-")):
             assert fields[key.name] == key.default, key.name
 
 

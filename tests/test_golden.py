@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from nbformat import NotebookNode
 
+from polybook import frameworks
 from polybook.diagnostics import PolybookError, Reporter
 from polybook.library import check_blocks, check_redefinitions, extract_blocks, library_text
 from polybook.site.render import render_page
@@ -67,7 +68,7 @@ def render_case(path: Path) -> str:
         for warning in doc.warnings:
             reporter.warn(warning.location, warning.message, warning.subtype)
         lines += ["== parse", *_show_document(doc)]
-        notebooks = {fw: split(doc, fw, TABS) for fw in TABS}
+        notebooks = {fw: split(doc, frameworks.get(fw), TABS) for fw in TABS}
         for fw, nb in notebooks.items():
             lines += [f"== split {fw}", *_show_notebook(nb)]
         libraries = {}

@@ -25,7 +25,7 @@ PAGE_SUFFIX = ".md"
 
 def kernel_metadata(framework: str) -> dict[str, str]:
     """The ``kernelspec`` metadata that picks ``framework``'s polybook kernel."""
-    fw = frameworks.get(framework)
+    fw = frameworks.lookup(frameworks.REGISTRY, framework)
     return {
         "name": fw.kernel_name,
         "display_name": f"Python 3 ({fw.display_name})",

@@ -43,8 +43,15 @@ from polybook.source.selected import SELECTED, select_branches
 FRAMEWORK_VAR = "POLYBOOK_FRAMEWORK"
 PYTHON_VAR = "POLYBOOK_PYTHON"  # the Python that runs polybook
 TAB_LINE = re.compile(r"^\s*(?:%%tab|#@tab)\b(.*)$")
+TABS_VAR = "POLYBOOK_TABS"  # the book's tabs, beside polybook's own frameworks
+MODULE_VAR = "POLYBOOK_MODULE"  # the module of this framework's library
 SAVE = "@save"
-ALL_TABS = tuple(frameworks.REGISTRY)
+
+
+def known_tabs() -> tuple[str, ...]:
+    """polybook's frameworks, the book's tabs and this kernel's framework."""
+    named = [*frameworks.REGISTRY, *os.environ.get(TABS_VAR, "").replace(",", " ").split()]
+    return tuple(n for n in dict.fromkeys([*named, os.environ.get(FRAMEWORK_VAR, "")]) if n)
 
 
 class Tab:
@@ -57,9 +64,9 @@ class Tab:
         flat: list[Any] = (
             list(names[0]) if len(names) == 1 and not isinstance(names[0], str) else list(names)
         )
-        unknown = [n for n in flat if not isinstance(n, str) or n not in frameworks.REGISTRY]
+        unknown = [n for n in flat if not isinstance(n, str) or n not in known_tabs()]
         if not flat or unknown:
-            known = ", ".join(ALL_TABS)
+            known = ", ".join(known_tabs())
             raise ValueError(
                 f"tab.selected() takes framework names ({known}), not {unknown or flat}"
             )
@@ -73,8 +80,8 @@ def tab_names(spec: str) -> tuple[str, ...]:
     """``"pytorch, jax"`` -> names; ``"all"`` -> every framework; UsageError when unknown."""
     names = tuple(n for n in spec.replace(",", " ").split() if n)
     if names == ("all",):
-        return ALL_TABS
-    unknown = [n for n in names if n not in frameworks.REGISTRY]
+        return known_tabs()
+    unknown = [n for n in names if n not in known_tabs()]
     if not names or unknown:
         raise UsageError(
             f"%%tab names {unknown[0]!r}, not a framework"
@@ -113,7 +120,7 @@ class Extension:
         """``tab.selected`` chains decided; a cell the build rejects runs as written."""
         numbered = list(enumerate(texts, start=1))
         try:
-            kept = select_branches(numbered, self.framework, "cell", ALL_TABS)
+            kept = select_branches(numbered, self.framework, "cell", known_tabs())
         except (PolybookError, ImportError):
             return texts  # pre_run_cell says why
         out = [""] * len(texts)
@@ -134,7 +141,7 @@ class Extension:
             print(f"[{lines[0].strip()}: not run in the {self.framework} kernel]")
         elif any(SELECTED in t for t in lines):
             try:
-                select_branches(list(enumerate(lines, 1)), self.framework, "cell", ALL_TABS)
+                select_branches(list(enumerate(lines, 1)), self.framework, "cell", known_tabs())
             except PolybookError as err:
                 print(f"polybook: the build rejects this cell: {err.diagnostic}", file=sys.stderr)
             except ImportError:  # its message needs markdown-it, which this kernel may lack
@@ -146,7 +153,7 @@ class Extension:
             return
         if not self.runs(source.splitlines()):
             return
-        module = sys.modules.get(f"d2l.{frameworks.get(self.framework).lib_name}")
+        module = sys.modules.get(f"d2l.{os.environ.get(MODULE_VAR, self.framework)}")
         where = getattr(module, "__file__", None) or ""
         if module is None or not Path(where).resolve().is_relative_to(self.book):
             return
@@ -186,7 +193,7 @@ def _book_library() -> Path | None:
 
 def load_ipython_extension(shell: InteractiveShell) -> None:
     framework = os.environ.get(FRAMEWORK_VAR, "")
-    if framework not in frameworks.REGISTRY:
+    if not framework.isidentifier():
         return
     ext = Extension(shell, framework)
     shell.input_transformers_cleanup.append(ext.transform)

@@ -116,7 +116,7 @@ def run_lab(config: BookConfig, tabs: tuple[str, ...], port: int, extra: list[st
     """Set up what is missing (kernelspecs included), then run JupyterLab until it stops.
     Every book framework has its kernel; pages open with the first of ``tabs``."""
     names = tuple(dict.fromkeys((*tabs, *config.tabs)))
-    found = envs.ensure_all(names, config.device, config.envs_dir)
+    found = envs.ensure_all(config, names)
     kernels = [env.kernel_name for env in found]
     config_file = write_lab_config(config, kernels, tabs[0])
     # Jupyter finds kernels in <each JUPYTER_PATH folder>/kernels: the environments' folder.
@@ -137,7 +137,7 @@ def install_user_kernels(config: BookConfig, tabs: tuple[str, ...]) -> list[Path
 
     manager = KernelSpecManager()
     placed = []
-    for env in envs.ensure_all(tabs, config.device, config.envs_dir):
+    for env in envs.ensure_all(config, tabs):
         source = env.kernels_dir / env.kernel_name
         placed.append(Path(manager.install_kernel_spec(str(source), env.kernel_name, user=True)))
     return placed

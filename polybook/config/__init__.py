@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from polybook.config.load import CONFIG_FILE, find_book_root, load_config
+from polybook.config.load import CONFIG_FILE, find_book_root, key_location, load_config
 from polybook.config.model import BookConfig, LibraryTarget
 from polybook.config.schema import KEYS, Key
 from polybook.config.table import markdown_table, with_table
@@ -15,6 +15,7 @@ __all__ = [
     "Key",
     "LibraryTarget",
     "find_book_root",
+    "key_location",
     "load_config",
     "markdown_table",
     "with_table",

@@ -4,6 +4,8 @@ line, and finding the book a command runs in."""
 from __future__ import annotations
 
 import configparser
+import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -11,10 +13,13 @@ from types import MappingProxyType
 from typing import Any
 
 from polybook import frameworks
-from polybook.config.model import BookConfig, LibraryTarget, default_library
+from polybook.config.model import BookConfig, EnvSettings, LibraryTarget, default_library
+from polybook.config.requirements import unpinned_requirement
 from polybook.config.schema import (
     D2LBOOK_IGNORED,
     D2LBOOK_SECTIONS,
+    ENV_SECTION,
+    FRAMEWORK_SECTION,
     KEYS,
     LIBRARY_SECTION,
     RENAMED,
@@ -24,8 +29,10 @@ from polybook.config.schema import (
     did_you_mean,
     keys_of,
     nearest,
+    split_words,
 )
 from polybook.diagnostics import Diagnostic, Location, PolybookError
+from polybook.frameworks import Framework
 
 CONFIG_FILE = "config.ini"
 COMMAND_LINE = "command line"  # where overridden values are reported
@@ -73,6 +80,15 @@ def load_config(root: Path, overrides: Mapping[str, str] | None = None) -> BookC
     return _Reader(root.resolve(), parser, _lines(text), overridden).config()
 
 
+def key_location(root: Path, section: str, key: str, framework: str = "") -> Location:
+    """Where ``[section] key`` is set in ``root/config.ini`` (line 0 when it is not)."""
+    try:
+        text = (root / CONFIG_FILE).read_text(encoding="utf-8")
+    except OSError:
+        text = ""
+    return Location(CONFIG_FILE, _lines(text).get((section, key), 0), framework)
+
+
 def _lines(text: str) -> dict[tuple[str, str], int]:
     """Line of each section header (key ``""``) and of each ``key =`` in it."""
     lines: dict[tuple[str, str], int] = {}
@@ -102,11 +118,20 @@ class _Reader:
 
     def config(self) -> BookConfig:
         self._check_names()
-        read = [k for k in KEYS if k.section != LIBRARY_SECTION]  # lib_file: _libraries
+        per_tab = (LIBRARY_SECTION, FRAMEWORK_SECTION, ENV_SECTION)  # each read on its own
+        read = [k for k in KEYS if k.section not in per_tab]
         values: dict[str, Any] = {k.field_name: self._value(k) for k in read}
-        libraries = MappingProxyType(self._libraries())
+        declared = self._frameworks()
+        self._check_tabs(values["tabs"], declared)
+        self._check_requirements(values["requirements"], values["tabs"])
+        libraries = MappingProxyType(self._libraries(declared, values["tabs"]))
         return BookConfig(
-            root=self.root, libraries=libraries, ignored=tuple(self.warnings), **values
+            root=self.root,
+            libraries=libraries,
+            frameworks=MappingProxyType(declared),
+            env_settings=MappingProxyType(self._env_settings(values["tabs"])),
+            ignored=tuple(self.warnings),
+            **values,
         )
 
     def _where(self, section: str, key: str = "") -> Location:
@@ -130,15 +155,97 @@ class _Reader:
             return str((self.root / Path(value).expanduser()).resolve())
         return value
 
-    def _libraries(self) -> dict[str, LibraryTarget]:
+    def _frameworks(self) -> dict[str, Framework]:
+        """The built-in declarations, with the book's ``[framework-<name>]`` over them."""
+        declared = dict(frameworks.REGISTRY)
+        for section in self.parser.sections():
+            name = section.removeprefix(frameworks.SECTION_PREFIX)
+            if not section.startswith(frameworks.SECTION_PREFIX):
+                continue
+            if not name.isidentifier():
+                message = f"[{section}]: {name!r} is not a framework name (letters, digits, _)"
+                raise PolybookError(self._where(section), message, "config")
+            keys = keys_of(FRAMEWORK_SECTION)
+            values = {
+                k.name: self._value(k, section)
+                for k in keys
+                if self.parser.has_option(section, k.name)
+            }
+            self._check_declaration(section, values)
+            declared[name] = frameworks.declare(name, values, self.root, declared.get(name))
+        return declared
+
+    def _check_declaration(self, section: str, values: Mapping[str, Value]) -> None:
+        for word in _as_words(values.get("kernel_env", ())):
+            if "=" not in str(word) or not str(word).partition("=")[0].isidentifier():
+                message = f"[{section}] kernel_env: {word!r} is not NAME=VALUE"
+                raise PolybookError(self._where(section, "kernel_env"), message, "config")
+        for word in _as_words(values.get("gpu_patterns", ())):
+            try:
+                groups = re.compile(str(word)).groups
+            except re.error as exc:
+                groups, why = 0, f"not a regular expression ({exc})"
+            else:
+                why = "it has no group for the GPU index"
+            if not groups:
+                message = f"[{section}] gpu_patterns: {word!r}: {why}"
+                raise PolybookError(self._where(section, "gpu_patterns"), message, "config")
+
+    def _check_tabs(self, tabs: tuple[str, ...], declared: Mapping[str, Framework]) -> None:
+        """A tab that is no declared framework but close to one is likely a typo."""
+        for tab in tabs:
+            close = nearest(tab, declared)
+            if tab not in declared and close:
+                message = (
+                    f"tab {tab!r} is not a declared framework; did you mean {close!r}? (an"
+                    f" undeclared tab is rendered but not executed: declare [framework-{tab}])"
+                )
+                self._warn("build", "tabs", message)
+
+    def _check_requirements(self, words: tuple[str, ...], tabs: tuple[str, ...]) -> None:
+        """Each ``[build] requirements`` file exists and pins every package it names."""
+        where = self._where("build", "requirements")
+        for word in words:
+            tab, _, name = word.rpartition(":")
+            if tab and tab not in tabs:
+                listed = ", ".join(tabs)
+                message = f"[build] requirements: {tab!r} is not one of the tabs ({listed})"
+                raise PolybookError(where, message + did_you_mean(tab, tabs), "config")
+            path = self.root / name
+            if not path.is_file():
+                message = f"[build] requirements: no file {name!r} in the book"
+                raise PolybookError(where, message, "config")
+            unpinned_requirement(path)
+
+    def _env_settings(self, tabs: tuple[str, ...]) -> dict[str, EnvSettings]:
+        """``[env-<tab>]`` sections of the book's tabs (an existing Python's path is made
+        absolute without resolving links: a venv's ``bin/python`` is one)."""
+        by_name = {k.name: k for k in keys_of(ENV_SECTION)}
+        found: dict[str, EnvSettings] = {}
+        for section in self.parser.sections():
+            tab = section.removeprefix("env-")
+            if not section.startswith("env-") or tab not in tabs:
+                continue
+            python = str(self._value(by_name["python"], section))
+            if python:
+                python = os.path.abspath(self.root / Path(python).expanduser())
+            install = bool(self._value(by_name["install_kernel"], section))
+            line = self.lines.get((section, "python"), 0)
+            found[tab] = EnvSettings(tab, python, install, line)
+        return found
+
+    def _libraries(
+        self, declared: Mapping[str, Framework], tabs: tuple[str, ...]
+    ) -> dict[str, LibraryTarget]:
         by_name = {k.name: k for k in keys_of(LIBRARY_SECTION)}
         targets: dict[str, LibraryTarget] = {}
         for section in self.parser.sections():
             tab = section.removeprefix("library-")
-            if not section.startswith("library-") or tab not in frameworks.REGISTRY:
+            if not section.startswith("library-") or tab not in {*declared, *tabs}:
                 continue
             lib_file = str(self._value(by_name["lib_file"], section))
-            lib_file = lib_file or default_library(tab).lib_file
+            module = frameworks.lookup(declared, tab).lib_name
+            lib_file = lib_file or default_library(tab, module).lib_file
             module = PurePosixPath(lib_file).stem  # what readers import
             targets[tab] = LibraryTarget(tab, lib_file, module)
         return targets
@@ -146,31 +253,47 @@ class _Reader:
     def _check_names(self) -> None:
         """Warn of sections and keys polybook does not read: d2lbook's (ignored, when set)
         and those known to neither (likely typos: the nearest known name is suggested)."""
+        tabs = set(self._raw_words("build", "tabs"))
+        named = {s.removeprefix(frameworks.SECTION_PREFIX) for s in self.parser.sections()}
+        known = {*frameworks.REGISTRY, *tabs, *named}
         for section in self.parser.sections():
             tab = section.removeprefix("library-")
             if section in D2LBOOK_SECTIONS:
                 group = section
-            elif section.startswith("library-") and tab in frameworks.REGISTRY:
+            elif section.startswith(frameworks.SECTION_PREFIX):
+                group = FRAMEWORK_SECTION
+            elif section.startswith("env-") and section.removeprefix("env-") in tabs:
+                group = ENV_SECTION
+            elif section.startswith("env-"):
+                tab = section.removeprefix("env-")
+                hint = did_you_mean(tab, tabs)
+                self._warn(section, "", f"[{section}] is ignored: {tab!r} is not a tab{hint}")
+                continue
+            elif section.startswith("library-") and tab in known:
                 group = LIBRARY_SECTION
             elif section.startswith("library-"):
-                hint = did_you_mean(tab, frameworks.REGISTRY)
+                hint = did_you_mean(tab, known)
                 message = f"[{section}] is ignored: unknown framework {tab!r}{hint}"
                 self._warn(section, "", message)
                 continue
             elif section in _SECTIONS:
                 group = section
             else:
-                known = [
+                sections = [
                     *_SECTIONS,
                     *D2LBOOK_SECTIONS,
-                    *(f"library-{f}" for f in frameworks.REGISTRY),
+                    *(f"library-{f}" for f in sorted(known)),
+                    *(f"framework-{f}" for f in sorted(known)),
                 ]
-                close = nearest(section, known)
+                close = nearest(section, sections)
                 hint = f"; did you mean [{close}]?" if close else ""
                 self._warn(section, "", f"unknown section [{section}] is ignored{hint}")
                 continue
             for key in self.parser.options(section):
                 self._check_key(section, group, key)
+
+    def _raw_words(self, section: str, key: str) -> tuple[str, ...]:
+        return split_words(self.parser.get(section, key, fallback=""))
 
     def _check_key(self, section: str, group: str, key: str) -> None:
         implemented = [k.name for k in KEYS if k.section == group]
@@ -192,3 +315,7 @@ class _Reader:
         else:
             hint = ""
         self._warn(section, key, f"unknown key [{section}] {key} is ignored{hint}")
+
+
+def _as_words(value: Value) -> tuple[str, ...]:
+    return value if isinstance(value, tuple) else ()

@@ -14,6 +14,7 @@ from types import MappingProxyType
 
 from polybook import frameworks
 from polybook.diagnostics import Diagnostic
+from polybook.frameworks import Framework
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,16 @@ class LibraryTarget:
     framework: str
     lib_file: str  # relative to the book root
     lib_name: str  # ``from d2l import <lib_name> as d2l``
+
+
+@dataclass(frozen=True)
+class EnvSettings:
+    """``[env-<tab>]``: an existing Python that runs a framework instead of polybook's venv."""
+
+    framework: str
+    python: str = ""  # absolute, symlinks kept (a venv's python is a link); "": polybook's venv
+    install_kernel: bool = False
+    line: int = 0  # of ``python =`` in config.ini, for messages
 
 
 @dataclass(frozen=True)
@@ -64,7 +75,15 @@ class BookConfig:
     html_logo: str = ""  # [html]
     serve_port: int = 0  # [html]
     bibfile: str = ""  # [pdf]
+    latex_logo: str = ""  # [pdf]
+    main_font: str = ""  # [pdf]
+    sans_font: str = ""  # [pdf]
+    mono_font: str = ""  # [pdf]
+    requirements: tuple[str, ...] = ()  # [build]: FILE or tab:FILE, relative to the root
     libraries: Mapping[str, LibraryTarget] = field(default_factory=lambda: MappingProxyType({}))
+    env_settings: Mapping[str, EnvSettings] = field(default_factory=lambda: MappingProxyType({}))
+    # The declared frameworks: polybook's four with the book's [framework-<name>] over them.
+    frameworks: Mapping[str, Framework] = field(default_factory=lambda: frameworks.REGISTRY)
     # Warnings found reading config.ini: ignored and unknown keys and sections, and the like.
     ignored: tuple[Diagnostic, ...] = ()
 
@@ -84,10 +103,27 @@ class BookConfig:
         """The library target of ``framework``; d2lbook's defaults when not configured."""
         if framework in self.libraries:
             return self.libraries[framework]
-        return default_library(framework)
+        return default_library(framework, self.framework(framework).lib_name)
+
+    def env_for(self, framework: str) -> EnvSettings:
+        """``[env-<framework>]``; with no such section, polybook's own venv."""
+        return self.env_settings.get(framework) or EnvSettings(framework)
+
+    def framework(self, name: str) -> Framework:
+        """The framework of tab ``name``: as declared, else named after the tab."""
+        return frameworks.lookup(self.frameworks, name)
+
+    def extra_requirements(self, framework: str) -> tuple[Path, ...]:
+        """The book's requirement files for ``framework``'s environment, in config order."""
+        found = []
+        for word in self.requirements:
+            tab, _, name = word.rpartition(":")
+            if tab in ("", framework):
+                found.append(self.root / name)
+        return tuple(found)
 
 
 def default_library(framework: str, lib_name: str = "") -> LibraryTarget:
     """``d2l/<lib_name>.py``, the framework's own module name unless ``lib_name`` is given."""
-    lib_name = lib_name or frameworks.get(framework).lib_name
+    lib_name = lib_name or frameworks.lookup(frameworks.REGISTRY, framework).lib_name
     return LibraryTarget(framework, f"d2l/{lib_name}.py", lib_name)

@@ -13,14 +13,14 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Literal
 
-from polybook import frameworks
-
 Kind = Literal["bool", "int", "str", "choice", "words", "path", "name"]
 Value = bool | int | str | tuple[str, ...]
 
 TRUE = ("true", "yes", "on", "1")
 FALSE = ("false", "no", "off", "0")
 LIBRARY_SECTION = "library-<tab>"  # stands for [library-pytorch], [library-jax], …
+FRAMEWORK_SECTION = "framework-<name>"  # a framework's declaration, [framework-paddle]
+ENV_SECTION = "env-<tab>"  # where a framework runs when not in polybook's venv, [env-jax]
 
 
 class BadValue(ValueError):
@@ -42,6 +42,7 @@ class Key:
     required: bool = False  # words: at least one
     drop_prefix: str = ""  # words: removed from each word (``polybook.cite`` → ``cite``)
     pairs: bool = False  # words: one value for every framework, or `framework value` pairs
+    names: bool = False  # words: each a Python name
     suffix: str = ""  # path: the name must end so
     absolute: bool = False  # path: stored resolved against the book root
     default_text: str = ""  # the default as the README shows it, when not the value
@@ -87,11 +88,14 @@ class Key:
         words = tuple(w.removeprefix(self.drop_prefix) for w in split_words(text))
         if self.choices:
             words = tuple(self._choose(w.lower()) for w in words)
-            twice = [w for i, w in enumerate(words) if w in words[:i]]
-            if twice:
-                raise BadValue(f"{twice[0]!r} is named twice")
+        bad = [w for w in words if self.names and not w.isidentifier()]
+        if bad:
+            raise BadValue(f"{bad[0]!r} is not a name (letters, digits, _)")
+        twice = [w for i, w in enumerate(words) if w in words[:i]]
+        if twice and (self.choices or self.names):
+            raise BadValue(f"{twice[0]!r} is named twice")
         if self.required and not words:
-            raise BadValue(f"name at least one of {', '.join(self.choices)}")
+            raise BadValue(f"name at least one of {', '.join(self.choices) or 'them'}")
         if self.pairs and len(words) > 1:
             _check_pairs(words)
         return words
@@ -114,7 +118,7 @@ class Key:
         if self.kind == "words" and self.pairs:
             return "a word, or `framework word` pairs"
         if self.kind == "words":
-            return f"words from {listed}" if self.choices else "words"
+            return f"words from {listed}" if self.choices else "names" if self.names else "words"
         if self.kind == "name":
             return "module name"
         if self.kind == "path":
@@ -144,11 +148,8 @@ def _boolean(text: str) -> bool:
 
 def _check_pairs(words: tuple[str, ...]) -> None:
     names = words[::2]
-    if len(words) % 2 or not all(n in frameworks.REGISTRY for n in names):
-        raise BadValue(
-            "give one value for every framework, or `framework value` pairs"
-            f" (frameworks: {', '.join(frameworks.REGISTRY)})"
-        )
+    if len(words) % 2 or not all(n.isidentifier() for n in names):
+        raise BadValue("give one value for every framework, or `framework value` pairs")
 
 
 def for_framework(words: tuple[str, ...], framework: str, default: str = "") -> str:
@@ -214,8 +215,10 @@ KEYS: tuple[Key, ...] = (
         "tabs",
         "words",
         ("pytorch",),
-        "frameworks in tab order; the first is the one of untagged code cells",
-        choices=tuple(frameworks.REGISTRY),
+        "frameworks in tab order; the first is the one of untagged code cells. polybook"
+        " declares `pytorch`, `mxnet`, `jax` and `tensorflow`; `[framework-<name>]` declares"
+        " another",
+        names=True,
         required=True,
     ),
     Key(
@@ -312,6 +315,16 @@ KEYS: tuple[Key, ...] = (
         default_text="`_build/cache/exec`",
     ),
     Key(
+        "build",
+        "requirements",
+        "words",
+        (),
+        "pinned requirement files (relative to the book root) of the packages the notebooks"
+        " import, installed into every framework's environment; `tab:FILE` for one framework"
+        " only, e.g. `requirements/book.txt pytorch:requirements/torchvision.txt`",
+        d2lbook=False,
+    ),
+    Key(
         "library",
         "framework_specific",
         "words",
@@ -336,8 +349,89 @@ KEYS: tuple[Key, ...] = (
         "",
         "the file the framework's `#@save` code is written to",
         suffix=".py",
-        default_text="`d2l/<module>.py`, the module named by the framework: "
-        + ", ".join(f"`{fw.lib_name}`" for fw in frameworks.REGISTRY.values()),
+        default_text="`d2l/<module>.py`, the framework's `module`: `torch`, `mxnet`, `jax`,"
+        " `tensorflow` for polybook's four",
+    ),
+    Key(
+        FRAMEWORK_SECTION,
+        "display_name",
+        "str",
+        "",
+        "the framework's name on tabs, notebooks and pages",
+        d2lbook=False,
+        default_text="the tab's name",
+    ),
+    Key(
+        FRAMEWORK_SECTION,
+        "module",
+        "name",
+        "",
+        "the module the framework is imported as, and the default name of its library module",
+        d2lbook=False,
+        default_text="the tab's name",
+    ),
+    Key(
+        FRAMEWORK_SECTION,
+        "distributions",
+        "words",
+        (),
+        "pip names of the framework's package, its CPU and CUDA builds: their installed version"
+        " is the framework's version in build reports",
+        d2lbook=False,
+        default_text="the `module`",
+    ),
+    Key(
+        FRAMEWORK_SECTION,
+        "cpu_requirements",
+        "path",
+        "",
+        "the pinned requirement file of the framework's CPU environment (relative to the book"
+        " root); a framework without one can be split and rendered, not executed",
+        d2lbook=False,
+    ),
+    Key(
+        FRAMEWORK_SECTION,
+        "cuda_requirements",
+        "path",
+        "",
+        "the pinned requirement file of its environment on GPU hosts",
+        d2lbook=False,
+        default_text="the `cpu_requirements`",
+    ),
+    Key(
+        FRAMEWORK_SECTION,
+        "kernel_env",
+        "words",
+        (),
+        "`NAME=VALUE` variables set in the framework's kernels",
+        d2lbook=False,
+    ),
+    Key(
+        FRAMEWORK_SECTION,
+        "gpu_patterns",
+        "words",
+        (),
+        "regular expressions (no spaces) whose first group is a GPU index, in the framework's"
+        r" own device naming, e.g. `CUDAPlace\((\d+)\)`: a cell naming GPU k needs k + 1 GPUs",
+        d2lbook=False,
+    ),
+    Key(
+        ENV_SECTION,
+        "python",
+        "path",
+        "",
+        "an existing Python (a conda environment, a cluster module) that runs the framework's"
+        " notebooks instead of a venv of polybook's; it must import the framework and ipykernel",
+        d2lbook=False,
+        default_text="none: polybook's venv in `envs_dir`",
+    ),
+    Key(
+        ENV_SECTION,
+        "install_kernel",
+        "bool",
+        False,
+        "let polybook install ipykernel (and only what it needs) into that Python when it lacks it",
+        d2lbook=False,
     ),
     Key(
         "colab",
@@ -419,6 +513,26 @@ KEYS: tuple[Key, ...] = (
         suffix=".bib",
         absolute=True,
     ),
+    Key(
+        "pdf",
+        "latex_logo",
+        "path",
+        "",
+        "the image on the PDFs' title page (`.pdf`, `.png`, `.jpg` or `.svg`), relative to"
+        " the book root",
+        absolute=True,
+    ),
+    Key("pdf", "main_font", "str", "", "the PDFs' body font", default_text="FreeSerif"),
+    Key("pdf", "sans_font", "str", "", "the PDFs' headings font", default_text="FreeSans"),
+    Key(
+        "pdf",
+        "mono_font",
+        "str",
+        "",
+        "the PDFs' code and outputs font (it needs the outputs' characters, e.g. box"
+        " drawing)",
+        default_text="DejaVu Sans Mono",
+    ),
 )
 
 # Keys d2lbook defines in the sections polybook reads, that polybook does not implement.
@@ -462,7 +576,12 @@ RENAMED[(LIBRARY_SECTION, "lib_name")] = (
 
 
 def keys_of(section: str) -> tuple[Key, ...]:
-    """The keys of ``section``; ``[library-<tab>]`` sections share theirs."""
+    """The keys of ``section``; ``[library-<tab>]`` and ``[framework-<name>]`` sections share
+    theirs."""
     if section.startswith("library-"):
         section = LIBRARY_SECTION
+    elif section.startswith("framework-"):
+        section = FRAMEWORK_SECTION
+    elif section.startswith("env-"):
+        section = ENV_SECTION
     return tuple(k for k in KEYS if k.section == section)

@@ -6,7 +6,13 @@ fails when it is out of date.
 
 from __future__ import annotations
 
-from polybook.config.schema import D2LBOOK_IGNORED, D2LBOOK_SECTIONS, KEYS, LIBRARY_SECTION
+from polybook.config.schema import (
+    D2LBOOK_IGNORED,
+    D2LBOOK_SECTIONS,
+    FRAMEWORK_SECTION,
+    KEYS,
+    LIBRARY_SECTION,
+)
 
 START = "<!-- config-table:start -->"
 END = "<!-- config-table:end -->"
@@ -32,7 +38,9 @@ def markdown_table() -> str:
     whole = ", ".join(f"`[{s}]`" for s in D2LBOOK_SECTIONS)
     notes = [
         "",
-        f"`[{LIBRARY_SECTION}]` is one section per framework, e.g. `[library-jax]`. Words are"
+        f"`[{LIBRARY_SECTION}]` is one section per framework, e.g. `[library-jax]`;"
+        f" `[{FRAMEWORK_SECTION}]` declares a framework (polybook's four are declared the same"
+        " way, in `polybook/frameworks.ini`, and a book's section overrides their keys). Words are"
         " separated by spaces, commas or lines; a boolean is `true`/`false`, `yes`/`no`,"
         " `on`/`off` or `1`/`0`; an empty value is the default.",
         "",

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import logging
 import os
 import re
-import shutil
 import subprocess
 import sys
 import venv
@@ -18,7 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from polybook import frameworks
+from polybook.config import CONFIG_FILE, BookConfig
 from polybook.diagnostics import Location, PolybookError
+from polybook.execution import devices
+from polybook.frameworks import Framework
 from polybook.fsutil import write_atomic
 from polybook.paths import SOURCE_ROOT
 
@@ -31,10 +32,15 @@ STAMP = ".polybook-stamp"
 class Environment:
     """A framework's venv and the kernel registered for it."""
 
-    framework: str
+    spec: Framework
     path: Path
     kernels_dir: Path
     requirements: Path
+    extras: tuple[Path, ...] = ()  # the book's own requirement files
+
+    @property
+    def framework(self) -> str:
+        return self.spec.name
 
     @property
     def python(self) -> Path:
@@ -42,11 +48,11 @@ class Environment:
 
     @property
     def kernel_name(self) -> str:
-        return frameworks.get(self.framework).kernel_name
+        return self.spec.kernel_name
 
     def framework_version(self) -> str:
         """Version of the framework installed in this environment ("" if unknown)."""
-        dist = frameworks.get(self.framework).distribution
+        dist = self.spec.distribution
         for info in sorted(self.path.glob("lib/python*/site-packages/*.dist-info")):
             name, _, version = info.name.removesuffix(".dist-info").rpartition("-")
             if name.lower().replace("_", "-") in dist:
@@ -57,13 +63,18 @@ class Environment:
         """Hash of the framework's pinned versions, the same for its CPU and CUDA builds.
 
         The CPU set names the versions (the CUDA set pins the same ones, see the tests), so
-        a run cached on a GPU host serves a laptop, and the other way round.
+        a run cached on a GPU host serves a laptop, and the other way round. The book's own
+        packages count too.
         """
-        cpu = SOURCE_ROOT / frameworks.get(self.framework).requirements("cpu")
-        return hashlib.sha256("\n".join(pins(cpu)).encode()).hexdigest()
+        cpu = self.spec.requirements("cpu")
+        named = pins(cpu) + sorted(p for extra in self.extras for p in pins(extra))
+        return hashlib.sha256("\n".join(named).encode()).hexdigest()
 
     def requirements_hash(self) -> str:
-        return hashlib.sha256(self.requirements.read_bytes()).hexdigest()
+        digest = hashlib.sha256(self.requirements.read_bytes())
+        for extra in self.extras:
+            digest.update(b"\0" + extra.read_bytes())
+        return digest.hexdigest()
 
 
 BUILD_VARIANT = re.compile(r"\[[^\]]*\]|[-_](cpu|cu\d+)(?=\s*==)")
@@ -88,17 +99,10 @@ def envs_root(configured: str = "") -> Path:
     return Path(chosen).resolve() if chosen else SOURCE_ROOT / ".envs"
 
 
-@functools.cache
 def host_gpus() -> int:
-    """Number of NVIDIA GPUs this host has (0 without a driver); asked once per process."""
-    smi = shutil.which("nvidia-smi")
-    if not smi:
-        return 0
-    try:
-        out = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=20, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return 0
-    return sum(1 for line in out.stdout.splitlines() if line.startswith("GPU "))
+    """GPUs this process may use: its allotment (``CUDA_VISIBLE_DEVICES``, Slurm's), else
+    what ``nvidia-smi`` lists (0 without a driver); see :mod:`polybook.execution.devices`."""
+    return devices.allotment().count
 
 
 def resolve_device(configured: str) -> str:
@@ -108,22 +112,54 @@ def resolve_device(configured: str) -> str:
     return "cuda" if host_gpus() > 0 else "cpu"
 
 
-def environment(framework: str, device: str, root: Path) -> Environment:
-    requirements = SOURCE_ROOT / frameworks.get(framework).requirements(device)
+def environment(
+    framework: Framework | str, device: str, root: Path, extras: tuple[Path, ...] = ()
+) -> Environment:
+    """The environment of ``framework`` (a built-in one, when given by name) on ``device``."""
+    fw = frameworks.get(framework) if isinstance(framework, str) else framework
+    if not fw.declared:
+        raise undeclared(fw)
+    requirements = fw.requirements(device)
     if not requirements.is_file():
         raise PolybookError(
-            Location(str(requirements)), f"no {device} requirements for {framework}", "env"
+            Location(str(requirements)), f"no {device} requirements for {fw.name}", "env"
         )
-    return Environment(framework, root / framework, root / "kernels", requirements)
+    return Environment(fw, root / fw.name, root / "kernels", requirements, extras)
+
+
+def undeclared(fw: Framework, where: Location | None = None) -> PolybookError:
+    """Why a tab with no declaration cannot run, and the section that fixes it."""
+    message = (
+        f"tab {fw.name!r} is not a declared framework, so its notebooks cannot run: add a"
+        f" [framework-{fw.name}] section naming its pinned `cpu_requirements` (and its"
+        " `module`), or set [build] eval_notebook = false"
+    )
+    where = where or Location(CONFIG_FILE, 0, fw.name)
+    return PolybookError(where, message, "env.undeclared")
+
+
+def book_environment(config: BookConfig, name: str, device: str, root: Path) -> Environment:
+    """The environment of the book's tab ``name``, with the book's extra packages."""
+    return environment(config.framework(name), device, root, config.extra_requirements(name))
+
+
+def _stamp(env: Environment) -> list[str]:
+    """The stamp's lines: the hash of the requirements installed, then the book's packages."""
+    try:
+        return (env.path / STAMP).read_text(encoding="utf-8").split()
+    except OSError:
+        return []
+
+
+def _book_packages(env: Environment) -> set[str]:
+    """Names of the packages the book's own requirement files add to the framework's."""
+    own = {p.partition("==")[0] for p in pins(env.requirements)}
+    added = {p.partition("==")[0] for extra in env.extras for p in pins(extra)}
+    return added - own
 
 
 def _packages_ready(env: Environment) -> bool:
-    stamp = env.path / STAMP
-    return (
-        env.python.exists()
-        and stamp.is_file()
-        and stamp.read_text(encoding="utf-8").strip() == env.requirements_hash()
-    )
+    return env.python.exists() and _stamp(env)[:1] == [env.requirements_hash()]
 
 
 def is_ready(env: Environment) -> bool:
@@ -165,10 +201,14 @@ def kernelspec(env: Environment) -> dict[str, Any]:
     )
     return {
         "argv": [str(env.python), "-c", boot, "-f", "{connection_file}"],
-        "display_name": f"Python 3 ({frameworks.get(env.framework).display_name})",
+        "display_name": f"Python 3 ({env.spec.display_name})",
         "language": "python",
         # The Python that runs polybook reads a cell's #@save marks for the extension.
-        "env": {"POLYBOOK_FRAMEWORK": env.framework, "POLYBOOK_PYTHON": sys.executable},
+        "env": {
+            "POLYBOOK_FRAMEWORK": env.framework,
+            "POLYBOOK_MODULE": env.spec.lib_name,
+            "POLYBOOK_PYTHON": sys.executable,
+        },
         "metadata": {"polybook": {"framework": env.framework}},
     }
 
@@ -181,7 +221,7 @@ def write_kernelspec(env: Environment) -> bool:
 
 def is_healthy(env: Environment) -> bool:
     """Whether the environment's Python starts and imports its framework and ipykernel."""
-    module = frameworks.get(env.framework).lib_name
+    module = env.spec.lib_name
     try:
         done = subprocess.run(
             [str(env.python), "-c", f"import ipykernel, {module}"],
@@ -202,22 +242,28 @@ def ensure(env: Environment, verify: bool = False) -> bool:
         return write_kernelspec(env)  # only the kernelspec may be out of date
     if not env.python.exists() or packaged:  # missing, or ready on paper but broken
         venv.EnvBuilder(with_pip=True, clear=True).create(env.path)
+    dropped = set(_stamp(env)[1:]) - _book_packages(env)  # the book no longer asks for them
     (env.path / STAMP).unlink(missing_ok=True)
-    pip = [str(env.python), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
-    _run([*pip, "-r", str(env.requirements)], env)
+    pip = [str(env.python), "-m", "pip", "--disable-pip-version-check", "-q"]
+    _run([*pip, "install", *(f"--requirement={r}" for r in (env.requirements, *env.extras))], env)
+    if dropped:
+        _run([*pip, "uninstall", "-y", *sorted(dropped)], env)
     write_kernelspec(env)
-    write_atomic(env.path / STAMP, env.requirements_hash() + "\n")
+    stamp = [env.requirements_hash(), *sorted(_book_packages(env))]
+    write_atomic(env.path / STAMP, "\n".join(stamp) + "\n")
     return True
 
 
 def ensure_all(
-    names: tuple[str, ...], device: str, configured_root: str = "", verify: bool = False
+    config: BookConfig, names: tuple[str, ...], verify: bool = False
 ) -> list[Environment]:
-    """The environments of ``names``, set up where missing; ``verify`` also repairs broken
-    ones (``polybook env setup``), at the cost of importing each framework once."""
-    root = envs_root(configured_root)
-    resolved = resolve_device(device)
-    envs = [environment(name, resolved, root) for name in names]
+    """The environments of the book's tabs ``names``, set up where missing; ``verify`` also
+    repairs broken ones (``polybook env setup``), at the cost of importing each once."""
+    root = envs_root(config.envs_dir)
+    resolved = resolve_device(config.device)
+    given = [name for name in names if config.env_for(name).python]  # [env-<tab>] python
+    ours = [name for name in names if name not in given]
+    envs = [book_environment(config, name, resolved, root) for name in ours]
     missing = [env for env in envs if verify or not is_ready(env)]
     # Installs are mostly downloads and unpacking: set environments up side by side.
     with ThreadPoolExecutor(max_workers=max(1, len(missing))) as pool:
@@ -227,4 +273,8 @@ def ensure_all(
                 logger.info(
                     "set up the %s environment (%s) in %s", env.framework, resolved, env.path
                 )
+    if given:
+        from polybook.execution.existing import existing_environment
+
+        envs += [existing_environment(config, name, root, fresh=verify) for name in given]
     return envs

@@ -36,6 +36,7 @@ class KernelEnv:
     timeout: int = 1200
     host_gpus: int = 0
     visible_gpus: tuple[int, ...] = ()
+    device_ids: tuple[str, ...] = ()  # how CUDA names ``visible_gpus`` (default: the indices)
 
     def to_json(self) -> str:
         fields = asdict(self)
@@ -46,7 +47,7 @@ class KernelEnv:
     def from_json(cls, text: str) -> KernelEnv:
         fields = json.loads(text)
         fields["cwd"] = Path(fields["cwd"])
-        for key in ("kernel_dirs", "pythonpath", "visible_gpus"):
+        for key in ("kernel_dirs", "pythonpath", "visible_gpus", "device_ids"):
             fields[key] = tuple(fields[key])
         return cls(**fields)
 
@@ -67,7 +68,29 @@ class CellError(PolybookError):
         self.ename, self.evalue, self.source, self.traceback = ename, evalue, source, traceback
         self.notebook = notebook
         message = f"{ename}: {evalue}" if ename else evalue
-        super().__init__(location, message, "exec")
+        missing = missing_package(ename, evalue)
+        if missing:
+            message += "; " + missing_package_hint(missing, location.framework)
+        super().__init__(location, message, "exec.missing_package" if missing else "exec")
+
+
+MISSING_MODULE = re.compile(r"^No module named '([A-Za-z_][\w]*)")
+
+
+def missing_package(ename: str, evalue: str) -> str:
+    """The top-level module a ``ModuleNotFoundError`` names, unless it is the book's own."""
+    found = MISSING_MODULE.match(evalue) if ename == "ModuleNotFoundError" else None
+    return found.group(1) if found and found.group(1) != "d2l" else ""
+
+
+def missing_package_hint(module: str, framework: str) -> str:
+    """How a book adds a package its notebooks import to the framework's environment."""
+    return (
+        f"the {framework} environment lacks {module!r}: pin its package (e.g. {module}==VERSION)"
+        " in a requirement file named by [build] requirements in config.ini (`FILE` for every"
+        f" framework, `{framework}:FILE` for this one), then run"
+        f" `polybook env setup --tab {framework}`"
+    )
 
 
 def timeout_origin(cell: NotebookNode, default: int) -> str:
@@ -131,7 +154,8 @@ def _kernel_environ(env: KernelEnv) -> dict[str, str]:
     environ["PYTHONPATH"] = os.pathsep.join(env.pythonpath)
     environ["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"
     if env.visible_gpus or env.host_gpus:
-        environ["CUDA_VISIBLE_DEVICES"] = ",".join(str(g) for g in env.visible_gpus)
+        ids = env.device_ids or tuple(str(g) for g in env.visible_gpus)
+        environ["CUDA_VISIBLE_DEVICES"] = ",".join(ids)
     return environ
 
 

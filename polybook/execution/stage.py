@@ -17,11 +17,12 @@ from typing import TYPE_CHECKING
 
 from nbformat import NotebookNode
 
-from polybook import frameworks
-from polybook.config import BookConfig
+from polybook.config import BookConfig, key_location
 from polybook.diagnostics import Location, PolybookError, Reporter
-from polybook.execution import envs
-from polybook.execution.cache import ExecutionCache, adopt_outputs, gpus_wanted, notebook_key
+from polybook.execution import devices, envs
+from polybook.execution.cache import ExecutionCache, adopt_outputs
+from polybook.execution.existing import ExistingEnvironment
+from polybook.execution.freeze import FrozenOutputs, find_run
 from polybook.execution.kernel import KernelEnv
 from polybook.execution.local import LocalExecutor
 from polybook.execution.scheduler import Executor, Inventory, Job, JobResult, Scheduler
@@ -45,6 +46,9 @@ class EvalReport:
     ran: list[tuple[str, str, float]] = field(default_factory=list)
     cached: list[tuple[str, str]] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
+    frozen: list[tuple[str, str]] = field(default_factory=list)  # shown from _freeze/
+    classes: dict[str, str] = field(default_factory=dict)  # the device class of each framework
+    codes: dict[tuple[str, str], str] = field(default_factory=dict)  # code keys (freeze.py)
 
 
 def execution_cache(config: BookConfig) -> ExecutionCache:
@@ -64,7 +68,7 @@ def _package_init(config: BookConfig, fw: str) -> bytes:
 def _lib_snapshot(config: BookConfig, fw: str, blocks: list[SavedBlock]) -> Path:
     """A d2l package holding ``blocks`` only, under ``_build/lib`` (named by content)."""
     target = config.library_for(fw)
-    text = library_text(blocks, frameworks.get(fw).display_name)
+    text = library_text(blocks, config.framework(fw).display_name)
     root = config.build_dir / "lib" / fw / hashlib.sha256(text.encode()).hexdigest()[:16]
     write_atomic(root / Path(target.lib_file).parent / "__init__.py", _package_init(config, fw))
     write_atomic(root / target.lib_file, text)
@@ -98,6 +102,7 @@ def _plan(
     package_inits = {
         fw: hashlib.sha256(_package_init(config, fw)).hexdigest() for fw in environments
     }
+    frozen = FrozenOutputs(config.root)
     for fw, env in environments.items():
         usage = LibraryUsage(libraries[fw], config.library_for(fw).lib_file)
         for index, (path, nb) in enumerate(notebooks[fw]):
@@ -106,12 +111,25 @@ def _plan(
                 continue  # nothing to run
             visible = [b for b in libraries[fw] if b.notebook <= index]
             library = usage.digest(nb, index) + package_inits[fw]
-            key = notebook_key(nb, fw, requirements[fw], library)
-            cached = cache.get(key, inventory.gpus, gpus_wanted(nb))
+            own = report.classes.get(fw, devices.CPU)
+            found = find_run(
+                cache,
+                frozen,
+                (path, fw),
+                nb,
+                requirements[fw],
+                library,
+                own,
+                inventory.gpus,
+                reporter,
+            )
+            key, cached, report.codes[(path, fw)] = found.key, found.run, found.code
             if cached is not None:
                 done = adopt_outputs(nb, cached)
+                update_notebook_meta(done, code=found.code)
                 _report_skipped(done, path, fw, reporter)
                 report.cached.append((path, fw))
+                report.frozen += [(path, fw)] if found.frozen else []
                 report.executed[(path, fw)] = done
             elif pages is None or path in pages:
                 lib_root = _lib_snapshot(config, fw, visible)
@@ -122,7 +140,7 @@ def _plan(
                     (str(env.kernels_dir),),
                     cwd,
                     (str(lib_root),),
-                    frameworks.get(fw).kernel_env,
+                    {**env.spec.kernel_env, "POLYBOOK_TABS": ",".join(config.tabs)},
                     config.cell_timeout,
                     inventory.gpus,
                 )
@@ -136,12 +154,28 @@ def _version(env: envs.Environment) -> str:
     installed = env.framework_version()
     if installed or not env.requirements.is_file():
         return installed
-    names = frameworks.get(env.framework).distribution
+    names = env.spec.distribution
     for pin in envs.pins(env.requirements):
         name, _, version = pin.partition("==")
         if name in names:
             return f"{name} {version}"
     return ""
+
+
+def _existing(env: envs.Environment) -> bool:
+    return isinstance(env, ExistingEnvironment)
+
+
+def _classes(
+    config: BookConfig, environments: dict[str, envs.Environment], inventory: Inventory
+) -> dict[str, str]:
+    """Each framework's device class here: ``cuda`` with GPUs, unless ``device = cpu`` put
+    polybook's CPU builds of the frameworks in their venvs (an existing environment is
+    taken as the host's)."""
+    return {
+        fw: devices.host_class(inventory.gpus, config.device != "cpu" or _existing(env))
+        for fw, env in environments.items()
+    }
 
 
 def _report_skipped(nb: NotebookNode, path: str, fw: str, reporter: Reporter) -> int:
@@ -171,7 +205,8 @@ def _executor(
         dask = DaskExecutor(config.dask_scheduler, resource_bundle(config))
         return dask, inventory or dask.inventory(), config.jobs or dask.slots()
     local = LocalExecutor(config.effective_jobs, config.build_dir / "work")
-    chosen = inventory or Inventory(envs.host_gpus(), config.gpu_share)
+    allotted = devices.allotment()
+    chosen = inventory or Inventory(allotted.count, config.gpu_share, devices=allotted.ids)
     return local, chosen, config.effective_jobs
 
 
@@ -188,13 +223,20 @@ def build_eval(
     cache = execution_cache(config)
     timings = _timings(config)
     ready = tuple(fw for fw in notebooks if fw in libraries)
+    for fw in [fw for fw in ready if not config.framework(fw).declared]:
+        where = key_location(config.root, "build", "tabs", fw)
+        reporter.error(envs.undeclared(config.framework(fw), where))
+        for path, nb in notebooks[fw]:
+            report.executed[(path, fw)] = nb  # rendered without outputs
+    ready = tuple(fw for fw in ready if config.framework(fw).declared)
     if config.executor == "dask":  # the workers hold the environments; here, their pins
         root, device = envs.envs_root(config.envs_dir), envs.resolve_device(config.device)
-        environments = {fw: envs.environment(fw, device, root) for fw in ready}
+        environments = {fw: envs.book_environment(config, fw, device, root) for fw in ready}
     else:
-        found = envs.ensure_all(ready, config.device, config.envs_dir)
+        found = envs.ensure_all(config, ready)
         environments = {e.framework: e for e in found}
     executor, inventory, slots = _executor(config, inventory)
+    report.classes = _classes(config, environments, inventory)
     try:
         jobs = _plan(
             config,
@@ -265,8 +307,10 @@ def _run(
             seconds=round(result.seconds, 3),
             date=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             framework_version=versions.get(job.framework, ""),
+            device_class=report.classes.get(job.framework, ""),
         )
-        update_notebook_meta(result.notebook, run=run, key=job.key)
+        code = report.codes.get((job.path, job.framework), "")
+        update_notebook_meta(result.notebook, run=run, key=job.key, code=code)
         try:
             cache.put(job.key, result.notebook)
         except OSError as exc:  # the shared cache is unreachable: this build's result stands
@@ -289,7 +333,14 @@ def _run(
                 json.dumps(timings, indent=1, sort_keys=True),
             )
     if logger.isEnabledFor(logging.INFO):
-        progress.console.print(progress.table())
+        table = progress.table()
+        given = [
+            f"{fw}: {e.describe()}"
+            for fw, e in environments.items()
+            if isinstance(e, ExistingEnvironment)
+        ]
+        table.caption = "; ".join(given) or None
+        progress.console.print(table)
 
 
 def _write_executed(config: BookConfig, report: EvalReport) -> None:

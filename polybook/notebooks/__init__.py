@@ -14,7 +14,6 @@ from pathlib import Path
 
 from nbformat import NotebookNode
 
-from polybook import frameworks
 from polybook.config import BookConfig
 from polybook.diagnostics import Location, Reporter
 from polybook.dist import package_folder, package_spec
@@ -58,7 +57,7 @@ def _page_info(
     return PageInfo(
         page=page,
         title=page_title(nb, page.removesuffix(".md")),
-        framework_name=frameworks.get(framework).display_name,
+        framework_name=config.framework(framework).display_name,
         book_title=config.title,
         site_link=site_url(config, page, framework),
         links=tuple(

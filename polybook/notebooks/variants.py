@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from polybook import frameworks
 from polybook.config import BookConfig
 from polybook.config.schema import for_framework
 
@@ -30,7 +29,7 @@ class Variant:
         name = "python3"
         if self.kernel_key:
             name = for_framework(getattr(config, self.kernel_key), framework, "python3")
-        display = f"Python 3 ({frameworks.get(framework).display_name})"
+        display = f"Python 3 ({config.framework(framework).display_name})"
         return {"name": name, "display_name": display, "language": "python"}
 
     def url(self, config: BookConfig, page: str, framework: str) -> str:

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
-from polybook import frameworks
 from polybook.config import BookConfig
 from polybook.library import SavedBlock, public_names
 from polybook.site.myst import Lines
@@ -149,7 +148,7 @@ def _entry_lines(entry: Entry, framework: str) -> list[str]:
 
 def api_page(config: BookConfig, framework: str, found: Sequence[Entry]) -> Page:
     """The API page of one framework's library."""
-    display = frameworks.get(framework).display_name
+    display = config.framework(framework).display_name
     module = module_name(config, framework)
     lines = [
         f"# {display} library: `{module}`",

@@ -15,7 +15,6 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxRole
 from sphinx.util.osutil import relative_uri
 
-from polybook import frameworks
 from polybook.diagnostics import PolybookError
 from polybook.library import public_names
 from polybook.nb import new_code_cell
@@ -38,11 +37,6 @@ class pb_saved(nodes.General, nodes.Element):
 
 class pb_defined(nodes.Inline, nodes.Element):
     """Where an API entry is defined; replaced by a link once the pages are numbered."""
-
-
-def _display(name: str) -> str:
-    fw = frameworks.REGISTRY.get(name)
-    return fw.display_name if fw else name
 
 
 def api(env: Any) -> dict[str, Any]:
@@ -111,7 +105,7 @@ def visit_downloads_html(self: Any, node: pb_downloads) -> None:
     page = self.builder.get_target_uri(node["docname"])
     parts = []
     for fw in config.pb_tabs:
-        name = html.escape(_display(fw))
+        name = html.escape(str(config.pb_tab_names.get(fw, fw)))
         follow = f'data-pb-follow="{html.escape(fw)}"'
         notebook = f"{node['docname']}.ipynb"
         if links["notebooks"].get(fw):
@@ -119,6 +113,12 @@ def visit_downloads_html(self: Any, node: pb_downloads) -> None:
             parts.append(
                 f'<a class="pb-download" {follow} href="{html.escape(href)}" download>'
                 f"Download the {name} notebook</a>"
+            )
+        if links.get("pdf", {}).get(fw):
+            href = relative_uri(page, links["pdf"][fw])
+            parts.append(
+                f'<a class="pb-pdf" {follow} href="{html.escape(href)}">'
+                f'The book as PDF<span class="pb-fw"> ({name})</span></a>'
             )
         for key, label in (("colab", "Colab"), ("sagemaker", "SageMaker Studio Lab")):
             if links[key].get(fw):

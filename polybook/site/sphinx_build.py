@@ -21,13 +21,16 @@ from polybook.site.extras import (
     BIBFILE,
     CITE_STYLE,
     NOTEBOOKS,
+    PDFS,
     SiteExtras,
     bibfile,
     generated_pages,
     links,
+    site_pdfs,
     with_toctree,
     write_index,
     write_notebooks,
+    write_pdfs,
 )
 from polybook.site.files import STATIC
 from polybook.site.render import Page
@@ -74,7 +77,7 @@ def _reader_config(
             "bibtex_reference_style": CITE_STYLE,
             "bibtex_default_style": "plain",
         }
-    if notebooks:
+    if notebooks or site_pdfs(config):
         settings["html_extra_path"] = [str(config.build_dir / "site_extra")]
     for key in ("favicon", "html_logo"):
         path = getattr(config, key)
@@ -136,6 +139,7 @@ def sphinx_config(
         "html_show_sourcelink": False,
         "mathjax_path": "mathjax/tex-chtml.js",
         "pb_tabs": list(config.tabs),
+        "pb_tab_names": {t: config.framework(t).display_name for t in config.tabs},
         "html_css_files": _book_assets(config, "*.css"),
         "html_js_files": _book_assets(config, "*.js"),
         "suppress_warnings": ["myst.header", *sphinx_suppressed(config.suppress_warnings)],
@@ -260,6 +264,7 @@ def build_site(
     names = [p.docname for p in generated]
     pages = [with_toctree(p, names) if p.docname == "index" else p for p in pages]
     held = {fw for _, fw in extras.notebooks}
+    pdfs_changed = write_pdfs(config)  # before the settings, which link them
     settings = site_settings(config, [fw for fw in config.tabs if fw in held], names)
     srcdir, outdir = Path(settings["srcdir"]), Path(settings["outdir"])
     keep = keepable(srcdir, stale)
@@ -273,6 +278,8 @@ def build_site(
     extra = config.build_dir / "site_extra" / NOTEBOOKS
     changed |= write_notebooks(extra, extras.notebooks, keep)
     _prune_copies(extra, outdir / NOTEBOOKS)
+    changed |= pdfs_changed
+    _prune_copies(extra.parent / PDFS, outdir / PDFS)
     if not MATHJAX.is_dir():
         reporter.warn(
             Location(str(MATHJAX)), "MathJax is not installed: run `make setup`", "render"

@@ -12,7 +12,6 @@ from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
-from polybook import frameworks
 from polybook.site import cite, reader, sphinx_log
 from polybook.site.files import CELLS_SUFFIX
 from polybook.site.outputs import sanitize_html
@@ -26,9 +25,9 @@ class pb_panel(nodes.General, nodes.Element):
     """One framework's content inside a :class:`pb_tabset`."""
 
 
-def _display(name: str) -> str:
-    fw = frameworks.REGISTRY.get(name)
-    return fw.display_name if fw else name
+def display_name(config: Any, name: str) -> str:
+    """A tab's display name, as the book declares it (else the tab's own name)."""
+    return str(config.pb_tab_names.get(name, name))
 
 
 def visit_tabset_html(self: Any, node: pb_tabset) -> None:
@@ -36,7 +35,7 @@ def visit_tabset_html(self: Any, node: pb_tabset) -> None:
     buttons = "".join(
         f'<button type="button" class="pb-tab{" is-active" if i == 0 else ""}" role="tab" '
         f'data-pb-tab="{html.escape(t)}" aria-selected="{"true" if i == 0 else "false"}">'
-        f"{html.escape(_display(t))}</button>"
+        f"{html.escape(display_name(self.builder.config, t))}</button>"
         for i, t in enumerate(tabs)
     )
     self.body.append(
@@ -166,10 +165,12 @@ class CellsDirective(SphinxDirective):
         data = cache[str(path)][self.arguments[0]]
         if data["kind"] == "single":
             box = nodes.container(classes=["pb-cell"])
+            self.set_source_info(box)  # the LaTeX writer marks the cell's line
             for cell in data["cells"]:
                 box.extend(_cell(cell, self.env, list(self.config.pb_tabs)))
             return [box]
         tabset = pb_tabset(kind="code")
+        self.set_source_info(tabset)
         for tab, cells in data["panels"]:
             panel = pb_panel(tab=tab)
             for cell in cells:
@@ -182,7 +183,7 @@ def _meta_tabs(
     app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
 ) -> None:
     tabs = ",".join(app.config.pb_tabs)
-    labels = html.escape(",".join(_display(t) for t in app.config.pb_tabs))
+    labels = html.escape(",".join(display_name(app.config, t) for t in app.config.pb_tabs))
     context["metatags"] = (
         context.get("metatags", "")
         + f'<meta name="pb-tabs" content="{tabs}">\n'
@@ -192,6 +193,7 @@ def _meta_tabs(
 
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("pb_tabs", [], "html")
+    app.add_config_value("pb_tab_names", {}, "html")
     app.add_config_value("pb_diagnostics", "", "", str)  # where located warnings go
     if app.config.pb_diagnostics:
         sphinx_log.install(app, app.config.pb_diagnostics)

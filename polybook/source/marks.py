@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 
 from polybook.diagnostics import Location, PolybookError
+from polybook.frameworks import Framework
 
 HIDE = re.compile(r"\s*#@(hide_code|hide_output|hide)\s*$")
 REQUIRES = re.compile(r"^\s*#@requires\b(.*)$")
@@ -32,8 +33,9 @@ class CellMarks:
     timeout: int | None = None
 
 
-def infer_gpus(source: str) -> int:
-    """GPUs a cell needs, judged from the devices its statements use (definitions aside)."""
+def infer_gpus(source: str, fw: Framework | None = None) -> int:
+    """GPUs a cell needs, judged from the devices its statements use (definitions aside),
+    named generically or in ``fw``'s declared conventions."""
     used = "\n".join(
         line
         for line in source.split("\n")
@@ -42,10 +44,10 @@ def infer_gpus(source: str) -> int:
     needed = 2 if ALL_GPUS.search(used) else 0
     for match in GPU_INDEX.finditer(used):
         needed = max(needed, int(match.group(1) or match.group(2)) + 1)
-    return needed
+    return max([needed, *(k + 1 for k in (fw.device_indices(used) if fw else ()))])
 
 
-def read_marks(lines: list[Line], path: str, framework: str) -> CellMarks:
+def read_marks(lines: list[Line], path: str, fw: Framework) -> CellMarks:
     """Strip ``#@hide*`` and ``#@requires`` marks from ``lines`` and report what they say."""
     kept: list[Line] = []
     tags: list[str] = []
@@ -58,13 +60,13 @@ def read_marks(lines: list[Line], path: str, framework: str) -> CellMarks:
         if timeout_mark:
             value = timeout_mark.group(1).strip()
             if not value.isdigit() or int(value) == 0:
-                where = Location(path, number, framework)
+                where = Location(path, number, fw.name)
                 raise PolybookError(where, "expected `#@timeout SECONDS`", "split.timeout")
             timeout = int(value)
             continue
         requires = REQUIRES.match(text)
         if requires:
-            where = Location(path, number, framework)
+            where = Location(path, number, fw.name)
             key, _, value = requires.group(1).strip().partition("=")
             if key.strip() != "gpus" or not value.strip().isdigit():
                 raise PolybookError(where, "expected `#@requires gpus=N`", "split.requires")
@@ -79,5 +81,5 @@ def read_marks(lines: list[Line], path: str, framework: str) -> CellMarks:
             continue
         kept.append((number, text))
     code = "\n".join(t for _, t in kept)
-    gpus = declared if declared is not None else infer_gpus(code)
+    gpus = declared if declared is not None else infer_gpus(code, fw)
     return CellMarks(tuple(kept), tuple(dict.fromkeys(tags)), gpus, declared is not None, timeout)

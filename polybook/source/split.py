@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 from nbformat import NotebookNode
 
-from polybook import frameworks
 from polybook.diagnostics import PolybookError, Reporter
+from polybook.frameworks import Framework
 from polybook.meta import CellMeta, NotebookMeta, Requires, set_cell_meta, set_notebook_meta
 from polybook.nb import Notebooks, new_code_cell, new_markdown_cell, new_notebook, validate
 from polybook.source.book import Book
@@ -22,11 +22,11 @@ def toc_markdown(toc: Toc) -> str:
 
 
 def code_cell(
-    cell: CodeCell, cell_id: str, framework: str, path: str, tabs: tuple[str, ...]
+    cell: CodeCell, cell_id: str, fw: Framework, path: str, tabs: tuple[str, ...]
 ) -> NotebookNode:
-    """The notebook cell of ``cell`` for ``framework``; metadata maps lines back to ``path``."""
+    """The notebook cell of ``cell`` for ``fw``; metadata maps lines back to ``path``."""
     numbered = list(enumerate(cell.source.split("\n"), start=cell.line))
-    marks = read_marks(select_branches(numbered, framework, path, tabs), path, framework)
+    marks = read_marks(select_branches(numbered, fw.name, path, tabs), path, fw)
     lines = list(marks.lines)
     while lines and not lines[-1][1].strip():
         lines.pop()
@@ -46,9 +46,9 @@ def code_cell(
     return node
 
 
-def split(doc: Document, framework: str, tabs: tuple[str, ...], check: bool = True) -> NotebookNode:
-    """The notebook of ``doc`` for ``framework``: its prose, its prose tabs and its cells."""
-    fw = frameworks.get(framework)
+def split(doc: Document, fw: Framework, tabs: tuple[str, ...], check: bool = True) -> NotebookNode:
+    """The notebook of ``doc`` for ``fw``: its prose, its prose tabs and its cells."""
+    framework = fw.name
     nb = new_notebook()
     nb.metadata["kernelspec"] = {
         "name": fw.kernel_name,
@@ -61,7 +61,7 @@ def split(doc: Document, framework: str, tabs: tuple[str, ...], check: bool = Tr
         cell_id = doc.cell_id(index)
         if isinstance(block, CodeCell):
             if framework in block.frameworks:
-                node = code_cell(block, cell_id, framework, doc.path, tabs)
+                node = code_cell(block, cell_id, fw, doc.path, tabs)
                 if node.source.strip():
                     nb.cells.append(node)
             continue
@@ -89,7 +89,9 @@ def split_book(
     for doc in book.documents:
         for fw in tabs:
             try:
-                result[fw].append((doc.path, split(doc, fw, book.config.tabs, check)))
+                result[fw].append(
+                    (doc.path, split(doc, book.config.framework(fw), book.config.tabs, check))
+                )
             except PolybookError as err:
                 reporter.error(err)
     return result

@@ -1,0 +1,32 @@
+"""The book's own requirement files (``[build] requirements``): every package pinned."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from polybook.diagnostics import Location, PolybookError
+
+# `name==1.2`, `name[extra]==1.2 ; marker`, `name @ https://…` (a URL names one build)
+PINNED = re.compile(
+    r"^[A-Za-z0-9][A-Za-z0-9._-]*(\[[^\]]*\])?\s*(===?[^=\s;,]+\s*(;.*)?|@\s*\S+.*)$"
+)
+
+
+def unpinned_requirement(path: Path) -> None:
+    """Raise at the first line of ``path`` that names a package without pinning one version."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PolybookError(Location(str(path)), f"cannot read: {exc}", "config") from exc
+    for number, raw in enumerate(lines, start=1):
+        line = raw.split(" #", 1)[0].strip()
+        if not line or line.startswith("#"):
+            continue
+        if not PINNED.match(line):
+            name = re.split(r"[\s<>=!~;\[]", line, maxsplit=1)[0]
+            message = (
+                f"{line!r} is not pinned: name one version ({name}==VERSION), so that every"
+                " build installs the same packages and the cache can trust them"
+            )
+            raise PolybookError(Location(str(path), number), message, "config.requirements")
