@@ -213,18 +213,21 @@ def _build(
     devices = ("cpu", "cuda") if args.target == "notebooks" else (device,)
     pins = [config.framework(fw).requirements(d) for fw in tabs for d in devices]
     pins += [path for fw in tabs for path in config.extra_requirements(fw)]
+    from polybook.pdf.files import PDF_DIR, built_pdfs, pdf_name
     from polybook.site.files import site_inputs
 
     freeze = config.root / "_freeze"  # frozen outputs (polybook.execution.freeze)
     frozen = sorted(p for p in freeze.rglob("*") if p.is_file()) if freeze.is_dir() else []
-    inputs = state.fingerprint(config, command, [*pins, *site_inputs(config), *frozen])
+    # the site links the PDFs built before it
+    pdfs = list(built_pdfs(config, config.tabs).values()) if args.target == "html" else []
+    inputs = state.fingerprint(config, command, [*pins, *site_inputs(config), *frozen, *pdfs])
     outputs = {
         "html": ["html/index.html"],
         "eval": ["eval"],
         "lib": [],
         "dist": ["dist"],
         "notebooks": ["notebooks"],
-        "pdf": [f"pdf/{config.name}-{fw}.pdf" for fw in tabs],
+        "pdf": [f"{PDF_DIR}/{pdf_name(config, fw)}" for fw in tabs],
     }[args.target]
     if state.unchanged(config, inputs, outputs):
         logger.info("nothing changed since the last build")

@@ -254,6 +254,8 @@ class _Reader:
         """Warn of sections and keys polybook does not read: d2lbook's (ignored, when set)
         and those known to neither (likely typos: the nearest known name is suggested)."""
         tabs = set(self._raw_words("build", "tabs"))
+        tabs_key = next(k for k in KEYS if (k.section, k.name) == ("build", "tabs"))
+        book_tabs = set(_as_words(self._value(tabs_key)))  # [env-<tab>] is for these
         named = {s.removeprefix(frameworks.SECTION_PREFIX) for s in self.parser.sections()}
         known = {*frameworks.REGISTRY, *tabs, *named}
         for section in self.parser.sections():
@@ -262,11 +264,11 @@ class _Reader:
                 group = section
             elif section.startswith(frameworks.SECTION_PREFIX):
                 group = FRAMEWORK_SECTION
-            elif section.startswith("env-") and section.removeprefix("env-") in tabs:
+            elif section.startswith("env-") and section.removeprefix("env-") in book_tabs:
                 group = ENV_SECTION
             elif section.startswith("env-"):
                 tab = section.removeprefix("env-")
-                hint = did_you_mean(tab, tabs)
+                hint = did_you_mean(tab, book_tabs)
                 self._warn(section, "", f"[{section}] is ignored: {tab!r} is not a tab{hint}")
                 continue
             elif section.startswith("library-") and tab in known:

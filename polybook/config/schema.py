@@ -522,16 +522,15 @@ KEYS: tuple[Key, ...] = (
         " the book root",
         absolute=True,
     ),
-    Key("pdf", "main_font", "str", "", "the PDFs' body font", default_text="FreeSerif"),
-    Key("pdf", "sans_font", "str", "", "the PDFs' headings font", default_text="FreeSans"),
+    Key("pdf", "main_font", "str", "", "the PDFs' body font", default_text="`FreeSerif`"),
+    Key("pdf", "sans_font", "str", "", "the PDFs' headings font", default_text="`FreeSans`"),
     Key(
         "pdf",
         "mono_font",
         "str",
         "",
-        "the PDFs' code and outputs font (it needs the outputs' characters, e.g. box"
-        " drawing)",
-        default_text="DejaVu Sans Mono",
+        "the PDFs' code and outputs font (it needs the outputs' characters, e.g. box drawing)",
+        default_text="`DejaVu Sans Mono`",
     ),
 )
 

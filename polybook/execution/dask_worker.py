@@ -25,9 +25,10 @@ from typing import Any
 
 from polybook import frameworks
 from polybook.diagnostics import PolybookError
-from polybook.execution import envs
+from polybook.execution import devices, envs
 from polybook.execution.kernel import KernelEnv
 from polybook.execution.local import WorkerProcess
+from polybook.execution.scheduler import Inventory
 from polybook.fsutil import write_atomic
 
 GPU = "GPU"
@@ -237,6 +238,7 @@ def _lay_out(
         int(payload["timeout"]),
         total,
         gpus,
+        Inventory(total, devices=devices.allotment().ids).ids(gpus),
     )
     write_atomic(job_dir / "env.json", kernel.to_json())
     write_atomic(job_dir / "in.ipynb", str(payload["notebook"]))

@@ -63,7 +63,8 @@ class BuildProgress:
             table.add_column(column, justify="right" if column in {"seconds", "GPUs"} else "left")
         for result in sorted(self.results, key=lambda r: -r.seconds):
             style = "" if result.status == "ok" else "red"
-            gpus = ",".join(str(g) for g in result.gpus) or "-"
+            named = result.job.env.device_ids or tuple(str(g) for g in result.gpus)
+            gpus = ",".join(named) or "-"
             table.add_row(
                 result.job.path,
                 result.job.framework,

@@ -30,10 +30,15 @@ class Inventory:
     gpus: int = 0
     share: int = 1
     pool: int = 0
+    devices: tuple[str, ...] = ()  # this host's GPUs as CUDA names them (default: 0, 1, …)
 
     @property
     def slots(self) -> int:
         return self.pool or self.gpus
+
+    def ids(self, gpus: tuple[int, ...]) -> tuple[str, ...]:
+        """The ``CUDA_VISIBLE_DEVICES`` entries of the GPUs numbered ``gpus`` here."""
+        return tuple(self.devices[g] if g < len(self.devices) else str(g) for g in gpus)
 
 
 @dataclass(frozen=True)
@@ -137,7 +142,11 @@ class Scheduler:
                         continue
                     pending.remove(job)
                     host = self.inventory.gpus
-                    placed = replace(job, env=replace(job.env, visible_gpus=gpus, host_gpus=host))
+                    ids = self.inventory.ids(gpus)
+                    placed = replace(
+                        job,
+                        env=replace(job.env, visible_gpus=gpus, host_gpus=host, device_ids=ids),
+                    )
                     self.on_start(placed)
                     running[self.executor.submit(placed)] = gpus
                 if not running:  # nothing fits: a job needs more GPUs than the host has

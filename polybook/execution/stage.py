@@ -129,7 +129,9 @@ def _plan(
                 update_notebook_meta(done, code=found.code)
                 _report_skipped(done, path, fw, reporter)
                 report.cached.append((path, fw))
-                report.frozen += [(path, fw)] if found.frozen else []
+                if found.frozen:
+                    report.frozen.append((path, fw))
+                    logger.info("%s [%s]: outputs frozen on a GPU host, from _freeze/", path, fw)
                 report.executed[(path, fw)] = done
             elif pages is None or path in pages:
                 lib_root = _lib_snapshot(config, fw, visible)
@@ -333,14 +335,10 @@ def _run(
                 json.dumps(timings, indent=1, sort_keys=True),
             )
     if logger.isEnabledFor(logging.INFO):
-        table = progress.table()
-        given = [
-            f"{fw}: {e.describe()}"
-            for fw, e in environments.items()
-            if isinstance(e, ExistingEnvironment)
-        ]
-        table.caption = "; ".join(given) or None
-        progress.console.print(table)
+        progress.console.print(progress.table())
+        for fw, env in environments.items():
+            if isinstance(env, ExistingEnvironment):
+                progress.console.print(f"{fw} ran in {env.describe()}", soft_wrap=True)
 
 
 def _write_executed(config: BookConfig, report: EvalReport) -> None:

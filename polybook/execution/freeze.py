@@ -1,0 +1,242 @@
+"""Frozen outputs: a GPU host's results committed with the book, shown by CPU-only builds.
+
+``polybook freeze PAGE…`` copies the outputs of the last build's runs of those pages'
+device-dependent notebooks into ``_freeze/`` at the book root: one small JSON file per
+notebook (``_freeze/<framework>/<page>.json``: the key of its code, the run's provenance,
+each code cell's outputs) and each image once, named by its content
+(``_freeze/files/<sha256>.png``). A build on a smaller device class whose cache has no run of
+a bigger one shows them, with their provenance. The key covers the code and the library code
+it uses, not the environment: a CPU build of the same code matches. When the code changed,
+the entry is stale: reported (``[polybook.freeze.stale]``) and not shown.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, cast
+
+import nbformat
+from nbformat import NotebookNode
+
+from polybook.diagnostics import Location, Reporter
+from polybook.execution import devices
+from polybook.execution.cache import ExecutionCache, gpus_wanted, notebook_key
+from polybook.execution.usage import cell_digest
+from polybook.fsutil import write_atomic
+from polybook.meta import RunInfo, cell_meta, notebook_meta, update_cell_meta, update_notebook_meta
+from polybook.nb import new_code_cell, new_notebook
+
+logger = logging.getLogger("polybook")
+
+FREEZE_DIR = "_freeze"
+FORMAT = 1
+TEXT_IMAGES = {"image/svg+xml": "svg"}
+BINARY_IMAGES = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
+
+
+def code_key(nb: NotebookNode, framework: str, library: str) -> str:
+    """The key frozen outputs are matched by: the cache key without the environment."""
+    return notebook_key(nb, framework, "", library)
+
+
+def _text(value: Any) -> str:
+    return "".join(value) if isinstance(value, list) else str(value)
+
+
+class FrozenOutputs:
+    """The ``_freeze/`` folder of a book."""
+
+    def __init__(self, root: Path) -> None:
+        self.folder = root / FREEZE_DIR
+
+    def entry_path(self, page: str, framework: str) -> Path:
+        return self.folder / framework / (page.removesuffix(".md") + ".json")
+
+    # Writing
+
+    def _store(self, mime: str, value: Any) -> dict[str, str]:
+        """An image's data as a file named by its content (written once)."""
+        text = _text(value)
+        data = text.encode() if mime in TEXT_IMAGES else base64.b64decode(text)
+        ext = TEXT_IMAGES.get(mime) or BINARY_IMAGES[mime]
+        name = f"files/{hashlib.sha256(data).hexdigest()}.{ext}"
+        if not (self.folder / name).is_file():
+            write_atomic(self.folder / name, data)
+        return {"file": name}
+
+    def _output(self, output: NotebookNode) -> dict[str, Any]:
+        out: dict[str, Any] = json.loads(json.dumps(output))  # a plain copy
+        data = out.get("data", {})
+        for mime in [m for m in data if m in TEXT_IMAGES or m in BINARY_IMAGES]:
+            data[mime] = self._store(mime, data[mime])
+        return out
+
+    def write(self, page: str, framework: str, executed: NotebookNode) -> Path:
+        """Freeze an executed notebook (with its ``run`` and ``code`` metadata)."""
+        meta = notebook_meta(executed)
+        cells = [
+            {
+                "code": cell_digest(cell.source),
+                "line": cell_meta(cell).line,
+                "execution_count": cell.get("execution_count"),
+                "outputs": [self._output(o) for o in cell.get("outputs", [])],
+                "skipped": cell_meta(cell).skipped,
+            }
+            for cell in executed.cells
+            if cell.cell_type == "code"
+        ]
+        entry = {
+            "format": FORMAT,
+            "page": page,
+            "framework": framework,
+            "code": meta.code,
+            "run": (meta.run or RunInfo()).to_json(),
+            "cells": cells,
+        }
+        target = self.entry_path(page, framework)
+        write_atomic(target, json.dumps(entry, indent=1, sort_keys=True) + "\n")
+        return target
+
+    def collect(self) -> int:
+        """Remove the files no entry names; returns how many files are kept."""
+        named: set[str] = set()
+        for path in self.folder.glob("*/**/*.json"):
+            if path.relative_to(self.folder).parts[0] == "files":
+                continue
+            named |= _files(json.loads(path.read_text(encoding="utf-8")))
+        kept = 0
+        for path in sorted((self.folder / "files").glob("*")):
+            if f"files/{path.name}" in named:
+                kept += 1
+            else:
+                path.unlink()
+        return kept
+
+    # Reading
+
+    def find(
+        self, page: str, framework: str, nb: NotebookNode, code: str, reporter: Reporter
+    ) -> dict[str, Any] | None:
+        """The entry of this notebook when it matches ``code``; a stale one is reported."""
+        path = self.entry_path(page, framework)
+        if not path.is_file():
+            return None
+        try:
+            entry: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            where = Location(str(path.relative_to(self.folder.parent)))
+            reporter.warn(where, f"unreadable, not shown: {exc}", "freeze")
+            return None
+        if entry.get("code") != code:
+            reporter.warn(*_stale(entry, nb, page, framework), "freeze.stale")
+            return None
+        missing = sorted(f for f in _files(entry) if not (self.folder / f).is_file())
+        if missing:
+            where = Location(str(path.relative_to(self.folder.parent)))
+            reporter.warn(where, f"names {missing[0]}, which is missing: not shown", "freeze")
+            return None
+        return entry
+
+    def lend(self, entry: dict[str, Any], own_class: str) -> NotebookNode | None:
+        """The entry as a notebook of outputs (as the cache holds them) when its run was on a
+        bigger device class than ``own_class``; else None."""
+        run = RunInfo.from_json(entry.get("run", {}))
+        if devices.rank(run.device_class) <= devices.rank(own_class):
+            return None
+        nb = new_notebook()
+        for number, frozen in enumerate(entry.get("cells", [])):
+            cell = new_code_cell("", f"frozen-{number}")
+            cell.outputs = [self._restore(o) for o in frozen.get("outputs", [])]
+            cell.execution_count = frozen.get("execution_count")
+            if frozen.get("skipped"):
+                update_cell_meta(cell, skipped=str(frozen["skipped"]))
+            nb.cells.append(cell)
+        update_notebook_meta(nb, run=run, key=f"frozen:{entry.get('code', '')}")
+        return nb
+
+    def _restore(self, out: dict[str, Any]) -> NotebookNode:
+        data = out.get("data", {})
+        for mime, value in list(data.items()):
+            if isinstance(value, dict) and "file" in value:
+                raw = (self.folder / str(value["file"])).read_bytes()
+                binary = mime not in TEXT_IMAGES
+                data[mime] = base64.b64encode(raw).decode("ascii") if binary else raw.decode()
+        return cast(NotebookNode, nbformat.from_dict(out))  # type: ignore[no-untyped-call]
+
+
+def _files(entry: dict[str, Any]) -> set[str]:
+    """The image files an entry names (``files/<sha256>.png``)."""
+    return {
+        str(value["file"])
+        for cell in entry.get("cells", [])
+        for out in cell.get("outputs", [])
+        for value in out.get("data", {}).values()
+        if isinstance(value, dict) and "file" in value
+    }
+
+
+def _stale(
+    entry: dict[str, Any], nb: NotebookNode, page: str, framework: str
+) -> tuple[Location, str]:
+    """Where a stale entry's code first differs from ``nb``'s, and the message."""
+    frozen = [str(c.get("code", "")) for c in entry.get("cells", [])]
+    cells = [c for c in nb.cells if c.cell_type == "code"]
+    rerun = f"build it on a GPU host, then run `polybook freeze {page}`"
+    for number, cell in enumerate(cells, start=1):
+        if number > len(frozen) or frozen[number - 1] != cell_digest(cell.source):
+            where = Location(page, cell_meta(cell).line, framework, number)
+            message = f"the frozen outputs in {FREEZE_DIR}/ are stale: this cell changed since"
+            return where, f"{message} they were frozen; they are not shown ({rerun})"
+    what = "cells were removed" if len(frozen) > len(cells) else "the library code it uses changed"
+    message = f"the frozen outputs in {FREEZE_DIR}/ are stale: {what} since they were frozen"
+    return Location(page, 0, framework), f"{message}; they are not shown ({rerun})"
+
+
+@dataclass(frozen=True)
+class Found:
+    """What a build has for a notebook: its cache key here, the key of its code, and the
+    run to show (None: it must run), taken from ``_freeze/`` when ``frozen``."""
+
+    key: str
+    code: str
+    run: NotebookNode | None = None
+    frozen: bool = False
+
+
+def find_run(
+    cache: ExecutionCache,
+    frozen: FrozenOutputs,
+    place: tuple[str, str],
+    nb: NotebookNode,
+    identity: str,
+    library: str,
+    own_class: str,
+    gpus: int,
+    reporter: Reporter,
+) -> Found:
+    """The run of notebook ``place`` (page, framework) to show on a host of ``own_class``
+    with ``gpus`` GPUs. A device-dependent notebook is keyed on the class; a cached run of a
+    bigger class comes first, then a frozen one, then the host's own; a notebook that does
+    not depend on the device shares one entry across hosts."""
+    page, framework = place
+    wanted = gpus_wanted(nb)
+    code = code_key(nb, framework, library)
+    entry = frozen.find(page, framework, nb, code, reporter)
+    if not devices.device_dependent(nb):
+        key = notebook_key(nb, framework, identity, library)
+        return Found(key, code, cache.get(key, gpus, wanted))
+    key = notebook_key(nb, framework, devices.keyed(identity, own_class), library)
+    for bigger in devices.bigger(own_class):
+        lent_key = notebook_key(nb, framework, devices.keyed(identity, bigger), library)
+        lent = cache.get(lent_key, gpus, wanted)
+        if lent is not None:
+            return Found(key, code, lent)
+    lent = frozen.lend(entry, own_class) if entry is not None else None
+    if lent is not None:
+        return Found(key, code, lent, frozen=True)
+    return Found(key, code, cache.get(key, gpus, wanted))
