@@ -9,8 +9,8 @@ POLYBOOK := $(TOOL)/bin/polybook
 TABS ?= all
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all html lib eval check test lint bench clean setup envs system-deps serve screenshots \
-	notebooks dist lab
+.PHONY: all html lib eval check test lint bench bench-book clean setup envs system-deps serve screenshots \
+	notebooks dist lab pdf pdf-deps
 
 all: html
 
@@ -42,6 +42,26 @@ system-deps:
 
 html: envs
 	$(POLYBOOK) build html --tab $(TABS)
+
+# TeX Live's xelatex, latexmk, the fonts, the SVG converter and poppler (pdftoppm), for the
+# PDFs; installed once, so that later builds need no network.
+PDF_PACKAGES := texlive-xetex texlive-latex-recommended texlive-latex-extra \
+	texlive-fonts-recommended tex-gyre fonts-freefont-otf fonts-dejavu-core latexmk \
+	librsvg2-bin poppler-utils
+pdf-deps:
+	@missing=; for tool in xelatex latexmk rsvg-convert pdftoppm fc-list; do \
+	  command -v $$tool >/dev/null 2>&1 || missing="$$missing $$tool"; done; \
+	for font in FreeSerif FreeSans "DejaVu Sans Mono"; do \
+	  fc-list -q "$$font" 2>/dev/null || missing="$$missing $$font"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "make pdf: missing$$missing; installing Debian's $(PDF_PACKAGES)"; \
+	  $(SUDO) apt-get update -q && \
+	  $(SUDO) apt-get install -y -q --no-install-recommends $(PDF_PACKAGES); fi
+
+# A PDF per framework, _build/pdf/<name>-<framework>.pdf, from the executed notebooks.
+# `make pdf html` builds both, and the site links the PDFs.
+pdf: envs pdf-deps
+	$(POLYBOOK) build pdf --tab $(TABS)
 
 # Live preview: builds, serves on 127.0.0.1, rebuilds on save and reloads open pages.
 serve: envs
@@ -80,11 +100,15 @@ lint: setup
 	$(TOOL)/bin/ruff format --check polybook tests tools
 	$(TOOL)/bin/mypy
 
-test: envs system-deps lint check
+test: envs system-deps pdf-deps lint check
 	$(TOOL)/bin/python -m pytest
 
 bench: envs
 	$(TOOL)/bin/python tools/bench.py
+
+# The 200-page synthetic book's figures alone (nothing executed: no environments needed).
+bench-book: setup
+	$(TOOL)/bin/python tools/bench.py --only book
 
 # Removes build outputs; the execution cache (_build/cache) survives.
 clean:

@@ -160,13 +160,13 @@ def test_a_typo_section_is_a_warning_with_the_nearest_section(tmp_path: Path) ->
 def test_d2lbook_sections_are_ignored_key_by_key_and_empty_keys_silently(tmp_path: Path) -> None:
     text = (
         "[build]\nwarning_is_error = True\nsphinx_configs =\n[pdf]\nlatex_logo =\n"
-        "main_font = Serif\n[colab]\nanything = x\n[library-mxnet]\nlib_name = mxnet\n"
+        "post_latex = fix.py\n[colab]\nanything = x\n[library-mxnet]\nlib_name = mxnet\n"
         "simple_alias = ones\n"
     )
     assert warnings(text, tmp_path) == [
         "config.ini:2: [build] warning_is_error is ignored: polybook's key is `strict`"
         " [polybook.config]",
-        "config.ini:6: [pdf] main_font is ignored [polybook.config]",
+        "config.ini:6: [pdf] post_latex is ignored [polybook.config]",
         "config.ini:8: [colab] anything is ignored [polybook.config]",
         "config.ini:10: [library-mxnet] lib_name is ignored: it names d2lbook's alias module;"
         " polybook writes `#@save` code as written, and the module is named by lib_file"

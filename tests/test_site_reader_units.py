@@ -119,6 +119,7 @@ def test_notebook_platform_links_follow_the_repositories_configured(tmp_path: Pa
     plain = links(config, config.tabs, ["pytorch"])  # jax was not built
     assert plain == {
         "notebooks": {"pytorch": "_notebooks/pytorch/", "jax": ""},
+        "pdf": {"pytorch": "", "jax": ""},  # no PDF was built
         "colab": {"pytorch": "", "jax": ""},
         "sagemaker": {"pytorch": "", "jax": ""},
     }

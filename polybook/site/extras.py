@@ -15,14 +15,16 @@ from polybook.config.schema import for_framework
 from polybook.fsutil import write_atomic
 from polybook.library import SavedBlock
 from polybook.nb import writes
-from polybook.site.api import INDEX_FILE, api_index, api_pages
+from polybook.pdf.files import built_pdfs, pdf_name
+from polybook.site.api import api_index, api_pages
+from polybook.site.files import INDEX_FILE
 from polybook.site.myst import Lines
 from polybook.site.render import Page
 
 NOTEBOOKS = "_notebooks"  # in the site: _notebooks/<framework>/<page>.ipynb
+PDFS = "_pdf"  # in the site: _pdf/<name>-<framework>.pdf, the PDFs built before it
 BIBFILE = "_pb_references.bib"  # the book's BibTeX file, in the site's sources
 REFERENCES = "references"
-CITE_STYLE = "author_year_round"  # registered by polybook.site.cite
 COLAB = "https://colab.research.google.com/github"
 SAGEMAKER = "https://studiolab.sagemaker.aws/import/github"
 
@@ -58,8 +60,10 @@ def links(
     site's root for the notebooks it holds, of ``notebooks``' frameworks); "" for none."""
     colab = (COLAB, config.github_repo, config.branch, "colab")
     sagemaker = (SAGEMAKER, config.sagemaker_repo, config.sagemaker_branch, "sagemaker")
+    pdfs = site_pdfs(config)
     return {
         "notebooks": {fw: f"{NOTEBOOKS}/{fw}/" if fw in notebooks else "" for fw in tabs},
+        "pdf": {fw: f"{PDFS}/{pdf_name(config, fw)}" if fw in pdfs else "" for fw in tabs},
         "colab": {fw: _platform(*colab, fw) for fw in tabs},
         "sagemaker": {fw: _platform(*sagemaker, fw) for fw in tabs},
     }
@@ -113,6 +117,27 @@ def write_notebooks(
     for old in folder.rglob("*.ipynb") if folder.is_dir() else ():
         docname = old.relative_to(folder).with_suffix("").as_posix().split("/", 1)[-1]
         if old not in wanted and docname not in keep:
+            old.unlink()
+            changed = True
+    return changed
+
+
+def site_pdfs(config: BookConfig) -> list[str]:
+    """The frameworks whose PDF the site holds (copied by :func:`write_pdfs`)."""
+    folder = config.build_dir / "site_extra" / PDFS
+    return [fw for fw in config.tabs if (folder / pdf_name(config, fw)).is_file()]
+
+
+def write_pdfs(config: BookConfig) -> bool:
+    """Copy the built PDFs (``_build/pdf``) into the site's extra files, removing those no
+    longer built; True if anything changed."""
+    folder = config.build_dir / "site_extra" / PDFS
+    wanted = {path.name: path for path in built_pdfs(config, config.tabs).values()}
+    changed = False
+    for name, path in wanted.items():
+        changed |= write_atomic(folder / name, path.read_bytes())
+    for old in folder.glob("*.pdf") if folder.is_dir() else ():
+        if old.name not in wanted:
             old.unlink()
             changed = True
     return changed

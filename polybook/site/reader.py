@@ -17,9 +17,8 @@ from sphinx.util.osutil import relative_uri
 
 from polybook.diagnostics import PolybookError
 from polybook.library import public_names
-from polybook.nb import new_code_cell
-from polybook.saved import cell_blocks
-from polybook.site.api import INDEX_FILE, anchor
+from polybook.saved import source_blocks
+from polybook.site.files import INDEX_FILE, anchor
 
 logger = logging.getLogger(__name__)
 SEARCH_DATA = "pb-search-data.js"  # written into _static: each page's text, by section
@@ -57,7 +56,7 @@ def _saved_names(source: str) -> list[str]:
     if "#@save" not in source:
         return []
     try:
-        return list(public_names(cell_blocks(new_code_cell(source, "cell"), "", 0, "")))
+        return list(public_names(source_blocks(source, lambda _: 0, "", 0, "")))
     except (PolybookError, SyntaxError, ValueError):
         return []
 
@@ -152,6 +151,8 @@ class DefinedRole(SphinxRole):
 
 
 def _resolve_defined(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    if docname not in app.config.pb_generated:  # only the API pages say where names are
+        return
     index = api(app.env)
     for node in list(doctree.findall(pb_defined)):
         entry = index.get(node["framework"], {}).get("names", {}).get(node["name"])

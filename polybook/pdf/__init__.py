@@ -1,0 +1,1 @@
+"""The PDF stage: one PDF per framework, through Sphinx's LaTeX builder and xelatex."""

@@ -1,0 +1,279 @@
+"""One framework's PDF: Sphinx's LaTeX builder, then latexmk with xelatex.
+
+Each framework has a folder of its own, ``_build/latex/<framework>/``: Sphinx's sources
+(``src``), its doctrees and the LaTeX run (``tex``), so that a second build rereads only
+what changed and latexmk reruns xelatex only when the ``.tex`` did. The finished PDF is
+copied atomically to ``_build/pdf/``; a failed run leaves the last good one there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from polybook.config import BookConfig
+from polybook.diagnostics import Diagnostic, Location
+from polybook.fsutil import write_atomic
+from polybook.nb import strip_ansi
+from polybook.pdf import log as latex_log
+from polybook.pdf.files import WORK_DIR, pdf_path
+from polybook.site import site_diagnostics
+from polybook.site.extras import BIBFILE, bibfile
+from polybook.site.files import INDEX_FILE
+from polybook.site.render import Page
+from polybook.site.sources import write_sources
+from polybook.site.sphinx_build import sphinx_config, tool_digest
+
+PDF_CODE = Path(__file__).resolve().parent
+TOOLS = ("xelatex", "latexmk", "rsvg-convert")
+INSTALL = "run `make pdf`, which installs them (Debian: texlive-xetex, latexmk, librsvg2-bin)"
+FONTS = ("FreeSerif", "FreeSans", "DejaVu Sans Mono")  # main, sans, mono by default
+CRASH_LINES = 20
+TEX_SPECIAL = {
+    **{c: "\\" + c for c in "&%$#_{}"},
+    "\\": "\\textbackslash{}",
+    "~": "\\textasciitilde{}",
+    "^": "\\textasciicircum{}",
+}
+# Outputs in a smaller type on a white ground; the GPU badge and provenance as short notes.
+PREAMBLE = r"""
+\newenvironment{sphinxclasspb-output}{\fvset{fontsize=\footnotesize}%
+  \sphinxsetup{VerbatimColor={rgb}{1,1,1},VerbatimBorderColor={rgb}{0.8,0.8,0.8}}}{}
+\newenvironment{sphinxclasspb-badge}{\par\smallskip\noindent\small\sffamily
+  \textbf{Note:}\enspace}{\par\smallskip}
+\newenvironment{sphinxclasspb-provenance}{\par\noindent\small\sffamily\itshape
+  \textbf{Note:}\enspace}{\par}
+"""
+
+
+def missing_tools() -> list[str]:
+    """The programs a PDF needs that this machine lacks."""
+    return [tool for tool in TOOLS if shutil.which(tool) is None]
+
+
+@dataclass(frozen=True)
+class LatexJob:
+    """Where one framework's PDF is made."""
+
+    config: BookConfig
+    framework: str
+
+    @property
+    def work(self) -> Path:
+        return self.config.build_dir / WORK_DIR / self.framework
+
+    @property
+    def srcdir(self) -> Path:
+        return self.work / "src"
+
+    @property
+    def outdir(self) -> Path:
+        return self.work / "tex"
+
+    @property
+    def tex(self) -> Path:
+        return self.outdir / f"{self.config.name}-{self.framework}.tex"
+
+
+@dataclass
+class LatexResult:
+    """What one framework's run gave: its diagnostics, and the PDF when it was written."""
+
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    pdf: Path | None = None
+
+
+def escape(text: str) -> str:
+    """``text`` as LaTeX typesets it literally (a title, an author)."""
+    return "".join(TEX_SPECIAL.get(char, char) for char in text)
+
+
+def _font(name: str, default: str) -> str:
+    return "".join(c for c in name if c not in "{}\\%#") or default
+
+
+def latex_elements(config: BookConfig, framework: str) -> dict[str, str]:
+    """The LaTeX settings of the PDF: fonts, wrapping code, notes, the title page."""
+    main, sans, mono = (
+        _font(getattr(config, key), default)
+        for key, default in zip(("main_font", "sans_font", "mono_font"), FONTS, strict=True)
+    )
+    display = escape(config.framework(framework).display_name)
+    return {
+        "fontpkg": (
+            f"\\setmainfont{{{main}}}\n\\setsansfont{{{sans}}}\n"
+            f"\\setmonofont{{{mono}}}[Scale=MatchLowercase]\n"
+        ),
+        "sphinxsetup": "verbatimforcewraps=true, verbatimmaxoverfull=0",
+        "preamble": PREAMBLE + f"\\setreleaseinfo{{\\\\[1ex]{display}}}\n",
+        "extraclassoptions": "openany,oneside",
+        "printindex": "",
+        "fncychap": "",  # chapters head "Chapter 1", then the title
+    }
+
+
+def latex_config(config: BookConfig, job: LatexJob, logo: str) -> dict[str, Any]:
+    """Sphinx's settings for ``job``: the site's, less its HTML parts, and the LaTeX ones."""
+    settings = sphinx_config(config)
+    for html_only in ("copybutton_selector", "pb_links", "html_extra_path"):
+        settings.pop(html_only, None)
+    extensions = [e for e in settings["extensions"] if e != "sphinx_copybutton"]
+    settings |= {
+        "extensions": [*extensions, "polybook.pdf.sphinx_latex"],
+        "latex_engine": "xelatex",
+        "latex_documents": [
+            ["index", job.tex.name, escape(config.title), escape(config.author), "manual"]
+        ],
+        "latex_elements": latex_elements(config, job.framework),
+        "latex_logo": logo or None,
+        "latex_use_xindy": False,
+        "latex_domain_indices": False,
+        "suppress_warnings": [*settings["suppress_warnings"], "latex.toctree"],
+    }
+    return settings
+
+
+def _digest() -> str:
+    """What renders every page of the PDF: the site's code and this stage's."""
+    digest = hashlib.sha256(tool_digest().encode())
+    for path in sorted(PDF_CODE.glob("*.py")):
+        digest.update(path.name.encode() + hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def _logo(config: BookConfig, job: LatexJob) -> tuple[str, list[Diagnostic]]:
+    """The title page's logo as LaTeX takes it (an SVG converted to PDF), or ""."""
+    if not config.latex_logo:
+        return "", []
+    source = Path(config.latex_logo)
+    if not source.is_file():
+        where = Location("config.ini", 0, job.framework)
+        return "", [Diagnostic(where, f"[pdf] latex_logo: no such file: {source}", "config")]
+    if source.suffix.lower() != ".svg":
+        return str(source), []
+    target = job.work / "logo.pdf"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    failed = svg_to_pdf(source, target)
+    if failed:
+        where = Location("config.ini", 0, job.framework)
+        return "", [Diagnostic(where, f"[pdf] latex_logo: {failed}", "config")]
+    return str(target), []
+
+
+def svg_to_pdf(source: Path, target: Path) -> str:
+    """Convert with ``rsvg-convert`` unless ``target`` is newer; the error, or ""."""
+    if target.is_file() and target.stat().st_mtime_ns >= source.stat().st_mtime_ns:
+        return ""
+    done = subprocess.run(
+        ["rsvg-convert", "--format=pdf", "--output", str(target), str(source)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return f"rsvg-convert cannot convert {source}: {done.stderr.strip()}" if done.returncode else ""
+
+
+def write_job_sources(config: BookConfig, job: LatexJob, pages: list[Page]) -> None:
+    """The pages, their cell data and outputs, the resources and the BibTeX file."""
+    write_sources(config, pages, job.srcdir)
+    write_atomic(job.srcdir / INDEX_FILE, "{}")  # no API pages in the PDF
+    bib = bibfile(config)
+    if bib:
+        write_atomic(job.srcdir / BIBFILE, bib.read_bytes())
+
+
+def _sphinx(job: LatexJob, settings: dict[str, Any]) -> tuple[str, bool]:
+    """Run Sphinx's LaTeX builder in a process of its own: (the crash's message or "",
+    whether it read every page). A new tool reads every page: Sphinx does not know when
+    its extensions change."""
+    settings_file = job.work / "sphinx.json"
+    try:
+        previous = json.loads(settings_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        previous = None
+    fresh = not isinstance(previous, dict) or previous.get("tool") != settings["tool"]
+    write_atomic(settings_file, json.dumps(settings, indent=1))
+    Path(settings["diagnostics"]).unlink(missing_ok=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "polybook.site.sphinx_run", str(settings_file)]
+        + (["--fresh"] if fresh else []),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode == 0:
+        return "", fresh
+    settings_file.unlink(missing_ok=True)  # the next run reads every page again
+    tail = strip_ansi(done.stderr).strip().splitlines()[-CRASH_LINES:]
+    return "\n".join(["Sphinx failed to write the LaTeX", *tail]), fresh
+
+
+def _sphinx_diagnostics(job: LatexJob, settings: dict[str, Any], fresh: bool) -> list[Diagnostic]:
+    """The Sphinx run's warnings, kept per page across runs, each located in the framework."""
+    store_file = job.work / site_diagnostics.STORE
+    store = site_diagnostics.load(store_file) or {}
+    run = site_diagnostics.read_run(Path(settings["diagnostics"]))
+    store = site_diagnostics.merge(store, run, fresh)
+    site_diagnostics.save(store_file, store)
+    found = []
+    for entries in store.values():
+        for _, diag in entries:
+            located = replace(diag, location=replace(diag.location, framework=job.framework))
+            if located not in found:
+                found.append(located)
+    return found
+
+
+def _latexmk(job: LatexJob) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "max_print_line": "10000", "error_line": "254", "half_error_line": "238"}
+    options = ["-interaction=nonstopmode", "-halt-on-error", "-file-line-error"]
+    return subprocess.run(
+        ["latexmk", "-xelatex", *options, job.tex.name],
+        cwd=job.outdir,
+        env=env,
+        capture_output=True,
+        text=True,
+        errors="replace",
+        check=False,
+    )
+
+
+def run_job(config: BookConfig, job: LatexJob) -> LatexResult:
+    """Sphinx, then LaTeX, for one framework whose sources are written."""
+    result = LatexResult()
+    logo, result.diagnostics = _logo(config, job)
+    settings = {
+        "srcdir": str(job.srcdir),
+        "outdir": str(job.outdir),
+        "builder": "latex",
+        "doctreedir": str(job.work / "doctrees"),
+        "diagnostics": str(job.work / "sphinx.diagnostics.jsonl"),
+        "log": str(job.work / "sphinx.log"),
+        "config": latex_config(config, job, logo),
+        "tool": _digest(),
+    }
+    crash, fresh = _sphinx(job, settings)
+    result.diagnostics += _sphinx_diagnostics(job, settings, fresh)
+    if crash:
+        where = Location("sphinx", 0, job.framework)
+        result.diagnostics.append(Diagnostic(where, crash, "pdf", "error"))
+        return result
+    done = _latexmk(job)
+    log_file = job.tex.with_suffix(".log")
+    log = log_file.read_text(encoding="utf-8", errors="replace") if log_file.is_file() else ""
+    built = job.tex.with_suffix(".pdf")
+    if done.returncode != 0 or not built.is_file():
+        fallback = "\n".join((done.stdout + done.stderr).strip().splitlines()[-CRASH_LINES:])
+        result.diagnostics.append(latex_log.latex_diagnostic(log, job.tex, job.framework, fallback))
+        return result
+    result.diagnostics += latex_log.missing_glyphs(log, job.tex, job.framework)
+    result.pdf = pdf_path(config, job.framework)
+    write_atomic(result.pdf, built.read_bytes())
+    return result
