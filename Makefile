@@ -96,8 +96,8 @@ check: setup
 	$(POLYBOOK) check
 
 lint: setup
-	$(TOOL)/bin/ruff check polybook tests tools
-	$(TOOL)/bin/ruff format --check polybook tests tools
+	$(TOOL)/bin/ruff check polybook tests tools benchmarks
+	$(TOOL)/bin/ruff format --check polybook tests tools benchmarks
 	$(TOOL)/bin/mypy
 
 test: envs system-deps pdf-deps lint check

@@ -9,22 +9,24 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from nbformat import NotebookNode
+from typing import TYPE_CHECKING
 
 from polybook.config import BookConfig
 from polybook.diagnostics import PolybookError, Reporter
-from polybook.execution import envs
-from polybook.execution.stage import build_eval
 from polybook.fsutil import remove_stale_temps, write_atomic
-from polybook.library import SavedBlock, check_parity, extract_libraries, library_text
+from polybook.library import (
+    SavedBlock,
+    check_parity,
+    extract_libraries,
+    libraries_from_cells,
+    library_text,
+)
 from polybook.nb import Notebooks
-from polybook.site.extras import SiteExtras
-from polybook.site.outputs import clean_notebook, path_roots
-from polybook.site.render import render_page
-from polybook.site.sphinx_build import build_site
 from polybook.source.book import Book, BookInvalid, load_book
-from polybook.source.split import split_book
+from polybook.source.split import library_cells, split_book
+
+if TYPE_CHECKING:  # the later stages are imported when a build reaches them
+    from nbformat import NotebookNode
 
 logger = logging.getLogger("polybook")
 
@@ -33,7 +35,13 @@ def build_library(
     config: BookConfig, notebooks: Notebooks, reporter: Reporter
 ) -> dict[str, list[SavedBlock]]:
     """Write each framework's library atomically; on any error keep the last good file."""
-    libraries = extract_libraries(notebooks, reporter)
+    return write_libraries(config, extract_libraries(notebooks, reporter), reporter)
+
+
+def write_libraries(
+    config: BookConfig, libraries: dict[str, list[SavedBlock]], reporter: Reporter
+) -> dict[str, list[SavedBlock]]:
+    """Write the libraries extracted without errors (the others keep their last good file)."""
     for fw, blocks in libraries.items():
         target = config.root / config.library_for(fw).lib_file
         remove_stale_temps(target.parent)
@@ -58,6 +66,12 @@ def build_html(
     Outputs are cleaned first (JavaScript dropped, the machine's paths replaced): the pages
     and the notebooks offered for download show the same.
     """
+    from polybook.execution import envs
+    from polybook.site.extras import SiteExtras
+    from polybook.site.outputs import clean_notebook, path_roots
+    from polybook.site.render import render_page
+    from polybook.site.sphinx_build import build_site
+
     pages = []
     cleaned: dict[tuple[str, str], NotebookNode] = {}
     gpus = envs.host_gpus()
@@ -111,11 +125,18 @@ def run_build(
     except BookInvalid:
         summary.stopped = "source"
         return summary
-    notebooks = split_book(book, tabs, reporter)
+    # The library alone needs no notebooks: it reads the cells they would hold.
+    library_only = target in ("lib", "dist")
+    cells = library_cells(book, tabs, reporter) if library_only else {}
+    notebooks = {} if library_only else split_book(book, tabs, reporter)
     if reporter.errors:
         summary.stopped = "source"
         return summary
-    libraries = build_library(config, notebooks, reporter)
+    if library_only:
+        found = libraries_from_cells(cells, reporter)
+    else:
+        found = extract_libraries(notebooks, reporter)
+    libraries = write_libraries(config, found, reporter)
     if reporter.errors:
         summary.stopped = "library"
         return summary
@@ -132,6 +153,8 @@ def run_build(
             summary.stopped = "dist"
         return summary
     if config.eval_notebook:
+        from polybook.execution.stage import build_eval
+
         report = build_eval(config, notebooks, libraries, reporter, pages)
         executed = report.executed
         summary.ran, summary.cached = report.ran, len(report.cached)

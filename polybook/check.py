@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from polybook.config import BookConfig
 from polybook.diagnostics import Reporter
-from polybook.library import check_parity, extract_libraries
+from polybook.library import check_parity, libraries_from_cells
 from polybook.references import check_references
 from polybook.source.book import BookInvalid, load_book
-from polybook.source.split import split_book
+from polybook.source.split import library_cells
 
 
 def check_book(config: BookConfig, tabs: tuple[str, ...], reporter: Reporter) -> None:
@@ -21,7 +21,6 @@ def check_book(config: BookConfig, tabs: tuple[str, ...], reporter: Reporter) ->
         book = load_book(config, reporter)
     except BookInvalid:
         return
-    notebooks = split_book(book, tabs, reporter, check=False)
-    libraries = extract_libraries(notebooks, reporter)
+    libraries = libraries_from_cells(library_cells(book, tabs, reporter), reporter)
     check_parity(libraries, config.framework_specific, reporter)
     check_references(config.root, book.documents, reporter)

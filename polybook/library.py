@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from polybook.diagnostics import Location, PolybookError, Reporter
 from polybook.nb import Notebooks
-from polybook.saved import SavedBlock, extract_blocks, statement_start
+from polybook.saved import (
+    SavedBlock,
+    SourceCell,
+    cells_blocks,
+    extract_blocks,
+    parse_code,
+    statement_start,
+)
 
 __all__ = [  # SavedBlock and extract_blocks live in polybook.saved
     "HEADER",
@@ -19,6 +27,7 @@ __all__ = [  # SavedBlock and extract_blocks live in polybook.saved
     "definitions",
     "extract_blocks",
     "extract_libraries",
+    "libraries_from_cells",
     "library_text",
     "parity_gaps",
     "public_names",
@@ -39,11 +48,21 @@ d2l = sys.modules[__name__]
 def _added_class(node: ast.stmt) -> tuple[str, int] | None:
     """``("Trainer", line)`` for a def decorated with ``add_to_class(d2l.Trainer)``."""
     for deco in getattr(node, "decorator_list", []):
-        if isinstance(deco, ast.Call) and deco.args:
-            func = ast.unparse(deco.func)
-            if func in {"add_to_class", "d2l.add_to_class"}:
-                return ast.unparse(deco.args[0]).removeprefix("d2l."), deco.lineno
+        if isinstance(deco, ast.Call) and deco.args and _is_add_to_class(deco.func):
+            return ast.unparse(deco.args[0]).removeprefix("d2l."), deco.lineno
     return None
+
+
+def _is_add_to_class(func: ast.expr) -> bool:
+    """``add_to_class`` or ``d2l.add_to_class``."""
+    if isinstance(func, ast.Name):
+        return func.id == "add_to_class"
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr == "add_to_class"
+        and isinstance(func.value, ast.Name)
+        and func.value.id == "d2l"
+    )
 
 
 def _targets(target: ast.expr) -> set[str]:
@@ -93,14 +112,29 @@ def check_blocks(blocks: Sequence[SavedBlock], framework: str) -> None:
                     "library.add_to_class",
                 )
             defined.update(definitions(node)[0])
-    try:  # what parses may still not compile (e.g. `return` outside a function)
-        compile("\n".join(b.code for b in blocks), "<library>", "exec", dont_inherit=True)
-    except SyntaxError:
-        for block in blocks:
-            try:
-                compile(block.code, "<block>", "exec", dont_inherit=True)
-            except SyntaxError as exc:
-                raise _syntax_error(block, exc, framework) from exc
+    for block in blocks:  # what parses may still not compile (`return` outside a function)
+        error = _compile_error(block.code)
+        if error is not None:
+            raise _syntax_error(block, error, framework) from error
+
+
+@functools.lru_cache(maxsize=8192)
+def _compile_error(code: str) -> SyntaxError | None:
+    """Why ``code``, parsed, does not compile as part of the library; None if it does.
+
+    Blocks compile on their own (once for the frameworks that share one): in the library a
+    ``__future__`` import would follow the header, which Python refuses.
+    """
+    tree = parse_code(code)
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module == "__future__":
+            message = "from __future__ imports must occur at the beginning of the file"
+            return SyntaxError(message, ("<block>", node.lineno, node.col_offset + 1, ""))
+    try:
+        compile(tree, "<block>", "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        return exc
+    return None
 
 
 def _syntax_error(block: SavedBlock, exc: SyntaxError, framework: str) -> PolybookError:
@@ -193,10 +227,25 @@ def extract_libraries(notebooks: Notebooks, reporter: Reporter) -> dict[str, lis
 
     A definition that replaces an earlier one is reported (``library.redefined``).
     """
+    extract = {fw: functools.partial(extract_blocks, nbs, fw) for fw, nbs in notebooks.items()}
+    return _checked(extract, reporter)
+
+
+def libraries_from_cells(
+    cells: dict[str, list[SourceCell]], reporter: Reporter
+) -> dict[str, list[SavedBlock]]:
+    """As :func:`extract_libraries`, from the cells that ``library_cells`` reads of the pages."""
+    extract = {fw: functools.partial(cells_blocks, found, fw) for fw, found in cells.items()}
+    return _checked(extract, reporter)
+
+
+def _checked(
+    extract: Mapping[str, Callable[[], list[SavedBlock]]], reporter: Reporter
+) -> dict[str, list[SavedBlock]]:
     libraries: dict[str, list[SavedBlock]] = {}
-    for fw, nbs in notebooks.items():
+    for fw, blocks_of in extract.items():
         try:
-            blocks = extract_blocks(nbs, fw)
+            blocks = blocks_of()
             check_blocks(blocks, fw)
         except PolybookError as err:
             reporter.error(err)

@@ -9,9 +9,12 @@ reading, so notebooks written by an older polybook still load.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from nbformat import NotebookNode
+from polybook.nb import node
+
+if TYPE_CHECKING:
+    from nbformat import NotebookNode
 
 KEY = "polybook"
 
@@ -92,6 +95,7 @@ class RunInfo:
     seconds: float = 0.0
     date: str = ""
     framework_version: str = ""
+    device_class: str = ""  # cpu or cuda (see polybook.execution.devices); "": not recorded
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -100,6 +104,7 @@ class RunInfo:
             "seconds": self.seconds,
             "date": self.date,
             "framework_version": self.framework_version,
+            "device_class": self.device_class,
         }
 
     @classmethod
@@ -110,6 +115,7 @@ class RunInfo:
             seconds=float(data.get("seconds", 0.0)),
             date=str(data.get("date", "")),
             framework_version=str(data.get("framework_version", "")),
+            device_class=str(data.get("device_class", "")),
         )
 
 
@@ -121,6 +127,7 @@ class NotebookMeta:
     framework: str = ""
     run: RunInfo | None = None
     key: str = ""
+    code: str = ""  # the key of its code alone (no environment): what frozen outputs match
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"source": self.source, "framework": self.framework}
@@ -128,6 +135,8 @@ class NotebookMeta:
             data["run"] = self.run.to_json()
         if self.key:
             data["key"] = self.key
+        if self.code:
+            data["code"] = self.code
         return data
 
     @classmethod
@@ -138,6 +147,7 @@ class NotebookMeta:
             framework=str(data.get("framework", "")),
             run=RunInfo.from_json(run) if run else None,
             key=str(data.get("key", "")),
+            code=str(data.get("code", "")),
         )
 
 
@@ -145,8 +155,14 @@ def cell_meta(cell: NotebookNode) -> CellMeta:
     return CellMeta.from_json(dict(cell.metadata.get(KEY, {})))
 
 
+def _node(data: dict[str, Any]) -> NotebookNode:
+    """``data`` as a node, as nbformat's ``from_dict`` makes it: dict values become nodes
+    (metadata holds no dicts inside lists, so lists are kept as they are)."""
+    return node({k: _node(v) if isinstance(v, dict) else v for k, v in data.items()})
+
+
 def set_cell_meta(cell: NotebookNode, meta: CellMeta) -> None:
-    cell.metadata[KEY] = meta.to_json()
+    cell.metadata[KEY] = _node(meta.to_json())
 
 
 def notebook_meta(nb: NotebookNode) -> NotebookMeta:

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-import nbformat
-from nbformat import NotebookNode
+if TYPE_CHECKING:  # imported where used: nbformat takes a while to import (its validator)
+    from nbformat import NotebookNode
 
-Notebooks = dict[str, list[tuple[str, NotebookNode]]]  # framework -> [(page, notebook)]
+Notebooks = dict[str, list[tuple[str, "NotebookNode"]]]  # framework -> [(page, notebook)]
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
@@ -23,19 +23,29 @@ def strip_ansi(text: str) -> str:
 
 
 def _node(data: dict[str, Any]) -> NotebookNode:
-    return cast(NotebookNode, nbformat.from_dict(data))  # type: ignore[no-untyped-call]
+    import nbformat
+
+    return cast("NotebookNode", nbformat.from_dict(data))  # type: ignore[no-untyped-call]
+
+
+def node(items: dict[str, Any]) -> NotebookNode:
+    """``items`` as a node, values kept as they are: new nodes are built directly, as
+    nbformat's ``from_dict`` would leave them (it walks every value)."""
+    from nbformat import NotebookNode
+
+    return NotebookNode(items)  # type: ignore[no-untyped-call]
 
 
 def new_notebook() -> NotebookNode:
-    return _node({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": []})
+    return node({"nbformat": 4, "nbformat_minor": 5, "metadata": node({}), "cells": []})
 
 
 def new_code_cell(source: str, cell_id: str) -> NotebookNode:
-    return _node(
+    return node(
         {
             "cell_type": "code",
             "id": cell_id,
-            "metadata": {},
+            "metadata": node({}),
             "source": source,
             "execution_count": None,
             "outputs": [],
@@ -44,7 +54,8 @@ def new_code_cell(source: str, cell_id: str) -> NotebookNode:
 
 
 def new_markdown_cell(source: str, cell_id: str) -> NotebookNode:
-    return _node({"cell_type": "markdown", "id": cell_id, "metadata": {}, "source": source})
+    metadata = node({})
+    return node({"cell_type": "markdown", "id": cell_id, "metadata": metadata, "source": source})
 
 
 def reads(text: str) -> NotebookNode:
@@ -68,4 +79,6 @@ def writes(nb: NotebookNode) -> str:
 
 
 def validate(nb: NotebookNode) -> None:
+    import nbformat
+
     nbformat.validate(cast(Any, nb))

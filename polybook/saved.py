@@ -8,17 +8,20 @@ d2lbook does (see :func:`_run_end`). IPython lines (``%magic``, ``!command``) ar
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import re
 import tokenize
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-
-from nbformat import NotebookNode
+from typing import TYPE_CHECKING
 
 from polybook.diagnostics import Location, PolybookError
 from polybook.meta import cell_meta
+
+if TYPE_CHECKING:
+    from nbformat import NotebookNode
 
 SAVE = re.compile(r"^#\s*@save\s*$")  # d2lbook also reads `# @save`
 SAVE_SUFFIX = re.compile(r"\s*#\s*@save\s*$")
@@ -37,7 +40,7 @@ class SavedBlock:
     @cached_property
     def tree(self) -> ast.Module:
         """The block's syntax tree (raises SyntaxError where it does not parse)."""
-        return ast.parse(self.code)
+        return parse_code(self.code)
 
     @property
     def line(self) -> int:
@@ -50,11 +53,16 @@ class SavedBlock:
         return self.lines[-1] if self.lines else 0
 
 
-def _save_lines(source: str) -> set[int]:
+@functools.lru_cache(maxsize=8192)
+def parse_code(code: str) -> ast.Module:
+    """``code``'s syntax tree, read once for the frameworks that share it; callers must not
+    change it."""
+    return ast.parse(code)
+
+
+def _tokenized_marks(source: str) -> set[int]:
     """1-based lines of ``source`` whose comment is exactly ``#@save`` (or ``# @save``)."""
     found: set[int] = set()
-    if "@save" not in source:
-        return found
     try:
         for tok in tokenize.generate_tokens(io.StringIO(source).readline):
             if tok.type == tokenize.COMMENT and SAVE.match(tok.string.strip()):
@@ -62,6 +70,33 @@ def _save_lines(source: str) -> set[int]:
     except (tokenize.TokenError, IndentationError, SyntaxError):
         found = {n for n, t in enumerate(source.split("\n"), 1) if SAVE_SUFFIX.search(t)}
     return found
+
+
+def _save_lines(source: str, lines: list[str], tree: ast.Module) -> set[int]:
+    """The marks of a cell that parses (``tree``, its magics blanked), as tokenizing finds
+    them; tokenized only where the lines do not tell. A line ending in ``#@save`` with no
+    ``#`` and no quote before it is a mark when it starts a top-level statement (or one of
+    its decorators) or lies between statements: no string can be open there."""
+    starts = {line for node in tree.body for line in _first_lines(node)}
+    spans = [(statement_start(node), node.end_lineno or node.lineno) for node in tree.body]
+    found: set[int] = set()
+    for number, text in enumerate(lines, 1):
+        match = SAVE_SUFFIX.search(text)
+        if match is None:
+            if MAGIC.match(text) and ("'" in text or '"' in text):
+                return _tokenized_marks(source)  # a string the tree does not see
+            continue
+        before = text[: match.start()]
+        fresh = number in starts or not any(a <= number <= b for a, b in spans)
+        if "#" in before or "'" in before or '"' in before or not fresh:
+            return _tokenized_marks(source)
+        found.add(number)
+    return found
+
+
+def _first_lines(node: ast.stmt) -> list[int]:
+    """Lines on which a part of a top-level statement starts: its decorators, itself."""
+    return [*(int(d.lineno) for d in getattr(node, "decorator_list", [])), node.lineno]
 
 
 def _block(path: str, numbered: Sequence[tuple[int, str]], notebook: int) -> SavedBlock:
@@ -106,28 +141,55 @@ def _run_end(spans: list[tuple[int, int]], first: int, lines: list[str]) -> int:
     return last
 
 
+@dataclass(frozen=True)
+class SourceCell:
+    """A code cell of one framework's notebook, as the library stage reads it: made from the
+    page's cell without building the notebook (see ``polybook.source.split``)."""
+
+    path: str
+    notebook: int  # position of its notebook in book order
+    lines: tuple[tuple[int, str], ...]  # (page line, text), as the notebook's cell has them
+
+    def source_line(self, cell_line: int) -> int:
+        """As :meth:`polybook.meta.CellMeta.source_line` of the notebook's cell."""
+        if 0 < cell_line <= len(self.lines):
+            return self.lines[cell_line - 1][0]
+        return self.lines[0][0] if self.lines else 0
+
+
 def cell_blocks(cell: NotebookNode, path: str, notebook: int, framework: str) -> list[SavedBlock]:
     """The saved blocks of one code cell."""
     source: str = cell.source
-    meta = cell_meta(cell)
-    marks = _save_lines(source)
-    if not marks:
+    if "@save" not in source:
         return []
+    return source_blocks(source, cell_meta(cell).source_line, path, notebook, framework)
+
+
+def source_blocks(
+    source: str, source_line: Callable[[int], int], path: str, notebook: int, framework: str
+) -> list[SavedBlock]:
+    """The saved blocks of a cell's ``source``; ``source_line`` maps its lines to the page's."""
     lines = source.split("\n")
-    numbered = [(meta.source_line(k), t) for k, t in enumerate(lines, start=1)]
 
     def where(line: int) -> Location:
-        return Location(path, meta.source_line(line), framework)
+        return Location(path, source_line(line), framework)
 
     blank_magics = "\n".join("" if MAGIC.match(t) else t for t in lines)
     try:
-        tree = ast.parse(blank_magics)
+        tree = parse_code(blank_magics)
     except SyntaxError as exc:
+        marks = _tokenized_marks(source)
+        if not marks:
+            return []
         raise PolybookError(
             where(exc.lineno or min(marks)),
             f"cannot parse a cell with #@save: {exc.msg}",
             "library.syntax",
         ) from exc
+    marks = _save_lines(source, lines, tree)
+    if not marks:
+        return []
+    numbered = [(source_line(k), t) for k, t in enumerate(lines, start=1)]
     spans = [(statement_start(node), node.end_lineno or node.lineno) for node in tree.body]
     groups: list[tuple[int, int]] = []  # (first, last) statement indices
     for mark in sorted(marks):
@@ -166,4 +228,16 @@ def extract_blocks(
         for cell in nb.cells:
             if cell.cell_type == "code":
                 blocks.extend(cell_blocks(cell, path, index, framework))
+    return blocks
+
+
+def cells_blocks(cells: Sequence[SourceCell], framework: str) -> list[SavedBlock]:
+    """All saved blocks of ``framework``'s cells, given in book order."""
+    blocks: list[SavedBlock] = []
+    for cell in cells:
+        source = "\n".join(text for _, text in cell.lines)
+        if "@save" in source:
+            blocks.extend(
+                source_blocks(source, cell.source_line, cell.path, cell.notebook, framework)
+            )
     return blocks

@@ -1,10 +1,13 @@
-"""``make bench``: build-time figures of the embedded book, measured in one run.
+"""``make bench``: build-time figures of the embedded book, then of a synthetic 200-page
+book (``benchmarks/make_book.py``), each measured in one run (``--only book`` for the second
+alone: it executes nothing).
 
-Works on a temporary copy of the book (never the repository) with a fresh cache.
+Works on temporary copies (never the repository) with a fresh cache.
 """
 
 from __future__ import annotations
 
+import argparse
 import ast
 import json
 import re
@@ -20,6 +23,7 @@ from polybook.paths import SOURCE_ROOT
 
 BOOK_FILES = ("config.ini", "index.md")
 BOOK_DIRS = ("img", "d2l", "static")
+BOOK_PAGES = 200  # the synthetic book's (benchmarks/make_book.py)
 
 
 @dataclass
@@ -184,7 +188,8 @@ def cluster_build(root: Path) -> Run:
         return build(root, "eval", "--executor", "dask", "--scheduler", cluster.scheduler_address)
 
 
-def main() -> int:
+def embedded() -> None:
+    """The embedded book's figures: builds with real notebooks, edits, executors."""
     with tempfile.TemporaryDirectory(prefix="polybook-bench-") as tmp:
         root = Path(tmp) / "book"
         copy_book(SOURCE_ROOT, root)
@@ -240,10 +245,80 @@ def main() -> int:
             ("LocalCluster / local", f"{dask / local:.3f}", "<= 1.1"),
             ("orchestrator peak RSS", f"{peak:.0f} MB", "<= 200 MB"),
         ]
-        width = max(len(r[0]) for r in rows)
-        print("polybook bench (embedded book, one run)")
-        for name, value, target in rows:
-            print(f"  {name:<{width}}  {value}" + (f"   [target {target}]" if target else ""))
+        show("polybook bench (embedded book, one run)", rows)
+
+
+def show(title: str, rows: list[tuple[str, str, str]]) -> None:
+    width = max(len(r[0]) for r in rows)
+    print(title)
+    for name, value, target in rows:
+        print(f"  {name:<{width}}  {value}" + (f"   [target {target}]" if target else ""))
+
+
+def make_book(root: Path, pages: int) -> None:
+    """The synthetic book of ``benchmarks/make_book.py``."""
+    generator = SOURCE_ROOT / "benchmarks" / "make_book.py"
+    command = [sys.executable, str(generator), str(root), "--pages", str(pages)]
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+
+
+def sphinx_alone(root: Path, folder: Path, jobs: int) -> float:
+    """Wall time of ``sphinx-build`` on the MyST pages and with the configuration that the
+    last ``build html`` of ``root`` gave Sphinx (a copy: polybook's own folders untouched),
+    without polybook: the floor of ``build html``."""
+    settings = json.loads((root / "_build" / "sphinx-html.json").read_text())
+    source = folder / "src"
+    shutil.copytree(settings["srcdir"], source)
+    conf = f"import json\nglobals().update(json.loads({json.dumps(settings['config'])!r}))\n"
+    (source / "conf.py").write_text(conf)
+    command = [sys.executable, "-m", "sphinx", "-q", "-b", "html", "-j", str(jobs)]
+    command += ["-d", str(folder / "doctrees"), str(source), str(folder / "html")]
+    started = time.monotonic()
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    wall = time.monotonic() - started
+    if done.returncode != 0 or done.stderr.strip():
+        raise SystemExit(f"bench: Sphinx alone failed or warned:\n{done.stderr[-3000:]}")
+    return wall
+
+
+def big_book(pages: int = BOOK_PAGES) -> None:
+    """A synthetic book of ``pages`` pages in four frameworks, nothing executed: ``build lib``
+    and ``build html``, cold and no-op, and Sphinx alone on the same pages."""
+    from polybook.site.sphinx_build import sphinx_jobs
+
+    with tempfile.TemporaryDirectory(prefix="polybook-bench-book-") as tmp:
+        root = Path(tmp) / "book"
+        make_book(root, pages)
+        count = sum(1 for _ in root.rglob("*.md"))  # before a build writes any
+        lib = build(root, "lib")
+        lib_noop = build(root, "lib")
+        cold = build(root, "html")
+        noop = build(root, "html")
+        jobs = sphinx_jobs()
+        floor = sphinx_alone(root, Path(tmp) / "sphinx", jobs)
+        warned = len(json.loads((root / "_build" / "site-diagnostics.json").read_text()))
+        rows = [
+            ("pages x frameworks", f"{count} x 4", ""),
+            ("build lib, cold", f"{lib.wall:.2f} s", "<= 1 s"),
+            ("build lib, no-op", f"{lib_noop.wall:.2f} s", "<= 0.5 s"),
+            ("build html, cold", f"{cold.wall:.1f} s (Sphinx -j {jobs})", ""),
+            (f"Sphinx alone on the same MyST pages (-j {jobs})", f"{floor:.1f} s", ""),
+            ("html cold / Sphinx alone", f"{cold.wall / floor:.2f}", "<= 1.5"),
+            ("build html, no-op", f"{noop.wall:.2f} s", "<= 0.5 s"),
+            ("pages with Sphinx warnings", f"{warned}", "0"),
+        ]
+        show(f"polybook bench ({pages}-page book, eval_notebook = False, one run)", rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="build-time figures, measured in one run")
+    parser.add_argument("--only", choices=["embedded", "book"], help="one section only")
+    parser.add_argument("--pages", type=int, default=BOOK_PAGES, help="the book section's")
+    args = parser.parse_args(argv)
+    if args.only != "book":
+        embedded()
+    if args.only != "embedded":
+        big_book(args.pages)
     return 0
 
 

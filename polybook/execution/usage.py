@@ -12,6 +12,7 @@ key covers every visible block, as it did before.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import io
 import re
@@ -39,6 +40,8 @@ def syntax_digest(code: str) -> str:
 
 def _quiet(source: str) -> bool:
     """Whether a cell ends with ``;`` (IPython then shows no result: part of its meaning)."""
+    if ";" not in source:
+        return False  # most cells: nothing to tokenize
     last = ""
     try:
         for tok in tokenize.generate_tokens(io.StringIO(source).readline):
@@ -49,6 +52,7 @@ def _quiet(source: str) -> bool:
     return last == ";"
 
 
+@functools.lru_cache(maxsize=4096)
 def cell_digest(source: str) -> str:
     """A code cell's meaning: its syntax tree where it is plain Python, else its text."""
     if any(MAGIC.match(line) for line in source.split("\n")):

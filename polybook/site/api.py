@@ -22,7 +22,6 @@ from polybook.site.myst import Lines
 from polybook.site.render import Page
 
 API_FOLDER = "api"
-INDEX_FILE = "_pb_api.json"  # in the site's sources, read by the extension
 MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")  # ASCII punctuation, escaped
 LITERAL = re.compile(r"``([^`]+)``|`([^`]+)`")  # reST and Markdown inline code
 MAX_VALUE = 60  # characters of a saved constant's value shown
@@ -43,11 +42,6 @@ class Entry:
 
 def api_docname(framework: str) -> str:
     return f"{API_FOLDER}/{framework}"
-
-
-def anchor(framework: str, name: str) -> str:
-    """The id of the code that saves ``name`` in ``framework``'s library, on its page."""
-    return f"d2l-{framework}-{name}"
 
 
 def module_name(config: BookConfig, framework: str) -> str:

@@ -11,7 +11,7 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxRole
 
-from polybook.site.extras import CITE_STYLE
+from polybook.site.files import CITE_STYLE
 
 logger = logging.getLogger(__name__)
 
@@ -47,6 +47,17 @@ def _register_round_style() -> None:
     register_plugin(
         "sphinxcontrib.bibtex.style.referencing", CITE_STYLE, RoundAuthorYear, force=True
     )
+    _pin_plaintext_backend()
+
+
+def _pin_plaintext_backend() -> None:
+    """Each citation asks pybtex for its plain-text backend, and pybtex looks a plugin up in
+    every installed package's entry points, each time: register the one found once."""
+    from pybtex.plugin import find_plugin  # type: ignore[import-untyped]
+    from pybtex.plugin import register_plugin as register_pybtex_plugin
+
+    backend = find_plugin("pybtex.backends", "plaintext")
+    register_pybtex_plugin("pybtex.backends", "plaintext", backend, force=True)
 
 
 def setup(app: Sphinx, bibliography: bool) -> None:

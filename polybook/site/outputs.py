@@ -11,14 +11,17 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import nh3
-from nbformat import NotebookNode
 
-from polybook.config import BookConfig
 from polybook.diagnostics import Location, Reporter
 from polybook.meta import cell_meta
+
+if TYPE_CHECKING:  # the Sphinx extension imports this module: it stays light
+    from nbformat import NotebookNode
+
+    from polybook.config import BookConfig
 
 JAVASCRIPT = "application/javascript"
 TEXT_MIMES = ("text/plain", "text/html", "text/markdown", "text/latex", "image/svg+xml")

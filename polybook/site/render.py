@@ -12,6 +12,7 @@ from typing import Any
 from nbformat import NotebookNode
 
 from polybook.diagnostics import Reporter
+from polybook.execution import devices
 from polybook.meta import RunInfo, cell_meta, notebook_meta
 from polybook.nb import strip_ansi
 from polybook.site.files import OUTPUT_DIR
@@ -68,12 +69,17 @@ def _merge_streams(outputs: list[dict[str, str]]) -> list[dict[str, str]]:
 
 
 def provenance(cell: NotebookNode, run: RunInfo | None, host_gpus: int) -> str:
-    """Where the outputs of a cell that this host could not run come from, or ""."""
+    """Where the outputs of a cell come from when this host could not have made them (it
+    lacks the GPUs the cell needs, or the outputs depend on a bigger device class), or ""."""
     meta = cell_meta(cell)
-    if meta.gpus <= host_gpus or meta.skipped or run is None:
+    if meta.skipped or run is None:
+        return ""
+    bigger = devices.rank(run.device_class) > devices.rank(devices.host_class(host_gpus))
+    if meta.gpus <= host_gpus and not (bigger and devices.device_dependent_cell(cell)):
         return ""
     made = ", ".join(x for x in (run.framework_version, run.date[:10]) if x)
-    return f"output of a build on a host with {run.host_gpus} GPUs ({made})"
+    gpus = f"{run.host_gpus} GPU" + ("" if run.host_gpus == 1 else "s")
+    return f"output of a build on a host with {gpus} ({made})"
 
 
 def _cell_data(

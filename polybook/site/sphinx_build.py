@@ -15,11 +15,11 @@ from polybook.config import BookConfig
 from polybook.diagnostics import Diagnostic, Location, Reporter
 from polybook.fsutil import write_atomic
 from polybook.nb import strip_ansi
+from polybook.parallel import usable_cpus
 from polybook.paths import PACKAGE_ROOT
 from polybook.site import site_diagnostics
 from polybook.site.extras import (
     BIBFILE,
-    CITE_STYLE,
     NOTEBOOKS,
     PDFS,
     SiteExtras,
@@ -32,7 +32,7 @@ from polybook.site.extras import (
     write_notebooks,
     write_pdfs,
 )
-from polybook.site.files import STATIC
+from polybook.site.files import CITE_STYLE, STATIC
 from polybook.site.render import Page
 from polybook.site.sources import MATHJAX, keepable, write_sources
 
@@ -46,6 +46,7 @@ PACKAGES = (
 COPY_SELECTOR = 'div[class*="highlight-"]:not(.highlight-none) div.highlight pre'
 STALE = "page kept from the last good build: its inputs failed"
 CRASH_LINES = 20  # lines of a crashed Sphinx's stderr shown in the error
+SPHINX_JOBS = 0  # Sphinx's processes (its -j); 0: see sphinx_jobs
 
 
 def _book_assets(config: BookConfig, pattern: str) -> list[str]:
@@ -223,12 +224,20 @@ def _load(path: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
+def sphinx_jobs() -> int:
+    """Sphinx's processes: one more than the CPUs, as its main process, busy resolving the
+    pages that its writers write, keeps a CPU only part of the time."""
+    cpus = usable_cpus()
+    return SPHINX_JOBS or (cpus + 1 if cpus > 1 else 1)
+
+
 def _run_sphinx(settings_file: Path, settings: dict[str, Any], fresh: bool) -> str:
     """Run Sphinx in a process of its own; returns the crash's message, or ""."""
     Path(settings["diagnostics"]).unlink(missing_ok=True)
     done = subprocess.run(
         [sys.executable, "-m", "polybook.site.sphinx_run", str(settings_file)]
-        + (["--fresh"] if fresh else []),
+        + (["--fresh"] if fresh else [])
+        + ["--jobs", str(sphinx_jobs())],
         capture_output=True,
         text=True,
         check=False,

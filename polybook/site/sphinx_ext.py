@@ -12,7 +12,7 @@ from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
-from polybook.site import cite, reader, sphinx_log
+from polybook.site import cite, reader, sphinx_log, stable_config
 from polybook.site.files import CELLS_SUFFIX
 from polybook.site.outputs import sanitize_html
 
@@ -198,6 +198,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     if app.config.pb_diagnostics:
         sphinx_log.install(app, app.config.pb_diagnostics)
     reader.setup(app)
+    stable_config.setup(app)
     app.add_config_value("pb_bibliography", False, "env")
     cite.setup(app, app.config.pb_bibliography)
     app.add_node(

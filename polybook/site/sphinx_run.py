@@ -1,26 +1,34 @@
 """Runs one Sphinx build in its own process.
 
-``python -m polybook.site.sphinx_run SETTINGS.json [--fresh]``: ``--fresh`` rereads every
-page (Sphinx's ``-E``). Sphinx and docutils keep registries at module level; a process per
-build keeps them, and their memory, out of the orchestrator. Warnings go, located, to the
-settings' ``diagnostics`` file (written by the extension); Sphinx's other messages to its
-``log`` file; stderr carries only a crash's traceback.
+``python -m polybook.site.sphinx_run SETTINGS.json [--fresh] [--jobs N]``: ``--fresh``
+rereads every page (Sphinx's ``-E``); ``--jobs`` reads and writes pages in N processes
+(Sphinx's ``-j``; it does so where there are enough pages). Sphinx and docutils keep
+registries at module level; a process per build keeps them, and their memory, out of the
+orchestrator. Warnings go, located, to the settings' ``diagnostics`` file (written by the
+extension); Sphinx's other messages to its ``log`` file; stderr carries only a crash's
+traceback.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 
 
-def main(settings_path: str, fresh: bool = False) -> int:
+def main(settings_path: str, fresh: bool = False, jobs: int = 1) -> int:
     from sphinx._cli.util.colour import disable_colour
     from sphinx.application import Sphinx
+    from sphinx.errors import SphinxParallelError
 
     disable_colour()  # a plain log file
     with open(settings_path, encoding="utf-8") as handle:
         settings = json.load(handle)
-    overrides = {**settings["config"], "pb_diagnostics": settings["diagnostics"]}
+    overrides = {
+        **settings["config"],
+        "pb_diagnostics": settings["diagnostics"],
+        "pb_builder": settings["builder"],
+    }
     with open(settings["log"], "w", encoding="utf-8") as log:
         app = Sphinx(
             srcdir=settings["srcdir"],
@@ -32,10 +40,24 @@ def main(settings_path: str, fresh: bool = False) -> int:
             status=log,
             warning=log,
             freshenv=fresh,
+            parallel=jobs,
         )
-        app.build()
+        try:
+            app.build()
+        except SphinxParallelError as err:  # a crash in a worker: its own traceback, as serial
+            sys.stderr.write(err.traceback)
+            return 1
     return 0 if app.statuscode == 0 else 1
 
 
+def _arguments(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m polybook.site.sphinx_run")
+    parser.add_argument("settings")
+    parser.add_argument("--fresh", action="store_true")
+    parser.add_argument("--jobs", type=int, default=1)
+    return parser.parse_args(argv)
+
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1], "--fresh" in sys.argv[2:]))
+    arguments = _arguments(sys.argv[1:])
+    sys.exit(main(arguments.settings, arguments.fresh, max(1, arguments.jobs)))

@@ -5,10 +5,12 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path, PurePosixPath
 
 from polybook.config import BookConfig
-from polybook.diagnostics import Location, PolybookError, Reporter
+from polybook.diagnostics import Diagnostic, Location, PolybookError, Reporter
+from polybook.parallel import map_pages
 from polybook.source.model import Block, Document, Toc
 from polybook.source.parse import parse, source_text
 
@@ -116,6 +118,12 @@ def _read(config: BookConfig, rel: str, reporter: Reporter) -> Document | None:
     return doc
 
 
+def _read_alone(config: BookConfig, rel: str) -> tuple[Document | None, list[Diagnostic]]:
+    """One page parsed, with what parsing it reported (in a worker: the parent reports)."""
+    found = Reporter()
+    return _read(config, rel, found), found.diagnostics
+
+
 def load_book(config: BookConfig, reporter: Reporter) -> Book:
     """Parse every page; order them by the toc tree from ``index.md``.
 
@@ -124,8 +132,13 @@ def load_book(config: BookConfig, reporter: Reporter) -> Book:
     files = source_files(config)
     errors = len(reporter.errors)
     parsed: dict[str, Document] = {}
-    for rel in files:
-        doc = _read(config, rel, reporter)
+    read = map_pages(partial(_read_alone, config), files)
+    for rel, (doc, found) in zip(files, read, strict=True):
+        for diag in found:
+            if diag.severity == "error":
+                reporter.error(diag)
+            else:
+                reporter.warn(diag.location, diag.message, diag.subtype)
         if doc is not None:
             parsed[rel] = doc
     order: list[str] = []

@@ -36,6 +36,8 @@ class CellMarks:
 def infer_gpus(source: str, fw: Framework | None = None) -> int:
     """GPUs a cell needs, judged from the devices its statements use (definitions aside),
     named generically or in ``fw``'s declared conventions."""
+    if "gpu" not in source and "cuda" not in source and not (fw and fw.gpu_patterns):
+        return 0  # what the generic patterns need is not there: most cells
     used = "\n".join(
         line
         for line in source.split("\n")
@@ -49,6 +51,9 @@ def infer_gpus(source: str, fw: Framework | None = None) -> int:
 
 def read_marks(lines: list[Line], path: str, fw: Framework) -> CellMarks:
     """Strip ``#@hide*`` and ``#@requires`` marks from ``lines`` and report what they say."""
+    if not any("#@" in t or "d2lbook" in t or "interact_select" in t for _, t in lines):
+        code = "\n".join(t for _, t in lines)  # no mark: most cells
+        return CellMarks(tuple(lines), (), infer_gpus(code, fw), False)
     kept: list[Line] = []
     tags: list[str] = []
     declared: int | None = None

@@ -12,6 +12,7 @@ not build (``tab.selected('mxnet')`` in a PyTorch and JAX book) is simply not se
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from dataclasses import dataclass
 
@@ -73,6 +74,12 @@ def _is_selected(node: ast.AST) -> bool:
     )
 
 
+@functools.lru_cache(maxsize=4096)
+def _parse(text: str) -> ast.Module:
+    """A header's tree, read once for all frameworks (callers do not change it)."""
+    return ast.parse(text)
+
+
 def _parse_header(lines: list[Line], index: int) -> tuple[ast.If, int, str] | None:
     """The ``if``/``elif`` header at ``index``: its node, its number of lines, its inline body."""
     for count in range(1, min(MAX_HEADER, len(lines) - index) + 1):
@@ -81,7 +88,7 @@ def _parse_header(lines: list[Line], index: int) -> tuple[ast.If, int, str] | No
         text = "\n".join(texts)
         for suffix in ("\n pass", ""):  # a body on the next lines, or on the header's own
             try:
-                tree = ast.parse(text + suffix)
+                tree = _parse(text + suffix)
             except SyntaxError:
                 continue
             node = tree.body[0] if len(tree.body) == 1 else None

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-from nbformat import NotebookNode
+from typing import TYPE_CHECKING
 
 from polybook.diagnostics import PolybookError, Reporter
 from polybook.frameworks import Framework
 from polybook.meta import CellMeta, NotebookMeta, Requires, set_cell_meta, set_notebook_meta
 from polybook.nb import Notebooks, new_code_cell, new_markdown_cell, new_notebook, validate
+from polybook.saved import SourceCell
 from polybook.source.book import Book
-from polybook.source.marks import read_marks
+from polybook.source.marks import CellMarks, Line, read_marks
 from polybook.source.model import CodeCell, Document, Prose, TabProse, Toc
 from polybook.source.selected import select_branches
+
+if TYPE_CHECKING:
+    from nbformat import NotebookNode
 
 
 def toc_markdown(toc: Toc) -> str:
@@ -21,10 +24,11 @@ def toc_markdown(toc: Toc) -> str:
     return "\n".join(["```toc", *options, "", *toc.entries, "```"])
 
 
-def code_cell(
-    cell: CodeCell, cell_id: str, fw: Framework, path: str, tabs: tuple[str, ...]
-) -> NotebookNode:
-    """The notebook cell of ``cell`` for ``fw``; metadata maps lines back to ``path``."""
+def cell_lines(
+    cell: CodeCell, fw: Framework, path: str, tabs: tuple[str, ...]
+) -> tuple[list[Line], CellMarks]:
+    """The lines of ``cell`` for ``fw`` (branches decided, marks read, blank edges dropped),
+    each with its page line; and what the marks say."""
     numbered = list(enumerate(cell.source.split("\n"), start=cell.line))
     marks = read_marks(select_branches(numbered, fw.name, path, tabs), path, fw)
     lines = list(marks.lines)
@@ -32,6 +36,14 @@ def code_cell(
         lines.pop()
     while lines and not lines[0][1].strip():
         lines.pop(0)
+    return lines, marks
+
+
+def code_cell(
+    cell: CodeCell, cell_id: str, fw: Framework, path: str, tabs: tuple[str, ...]
+) -> NotebookNode:
+    """The notebook cell of ``cell`` for ``fw``; metadata maps lines back to ``path``."""
+    lines, marks = cell_lines(cell, fw, path, tabs)
     meta = CellMeta(
         line=lines[0][0] if lines else cell.line,
         source_map=tuple(n for n, _ in lines),
@@ -94,4 +106,26 @@ def split_book(
                 )
             except PolybookError as err:
                 reporter.error(err)
+    return result
+
+
+def library_cells(
+    book: Book, tabs: Sequence[str], reporter: Reporter
+) -> dict[str, list[SourceCell]]:
+    """What the library stage reads of :func:`split_book`'s notebooks, without building them:
+    each framework's code cells that mention ``#@save``, errors reported as it reports them."""
+    result: dict[str, list[SourceCell]] = {fw: [] for fw in tabs}
+    counted = dict.fromkeys(tabs, 0)  # notebooks split so far, per framework
+    for doc in book.documents:
+        for name in tabs:
+            cells = [b for b in doc.blocks if isinstance(b, CodeCell) and name in b.frameworks]
+            try:
+                fw = book.config.framework(name)
+                found = [cell_lines(cell, fw, doc.path, book.config.tabs)[0] for cell in cells]
+            except PolybookError as err:
+                reporter.error(err)
+                continue
+            saving = [tuple(lines) for lines in found if any("@save" in t for _, t in lines)]
+            result[name].extend(SourceCell(doc.path, counted[name], lines) for lines in saving)
+            counted[name] += 1
     return result

@@ -1,0 +1,1 @@
+"""Benchmarks of polybook itself; not part of the package or the book."""
