@@ -167,7 +167,8 @@ def _code(source: str) -> str:
 
 def names_device(source: str) -> bool:
     """Whether a cell's code names a device (see :data:`DEVICE_WORDS`)."""
-    return bool(DEVICE_WORDS.search(_code(source)))
+    # Most cells name no device at all: tokenize only those whose text does.
+    return bool(DEVICE_WORDS.search(source)) and bool(DEVICE_WORDS.search(_code(source)))
 
 
 def device_dependent_cell(cell: NotebookNode) -> bool:
