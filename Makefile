@@ -19,6 +19,7 @@ $(TOOL)/.stamp: requirements/tool.txt pyproject.toml
 	$(PYTHON) -m venv $(TOOL)
 	$(TOOL)/bin/pip install -q --disable-pip-version-check -r requirements/tool.txt
 	$(TOOL)/bin/pip install -q --disable-pip-version-check --no-deps -e .
+	$(TOOL)/bin/python -m compileall -q polybook  # as pip does for what it installs
 	touch $@
 
 # Browser assets served with the site (MathJax), from the npm registry, pinned by lock file.

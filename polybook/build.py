@@ -14,16 +14,11 @@ from typing import TYPE_CHECKING
 from polybook.config import BookConfig
 from polybook.diagnostics import PolybookError, Reporter
 from polybook.fsutil import remove_stale_temps, write_atomic
-from polybook.library import (
-    SavedBlock,
-    check_parity,
-    extract_libraries,
-    libraries_from_cells,
-    library_text,
-)
+from polybook.library import SavedBlock, check_parity, extract_libraries, library_text
+from polybook.library_pages import PageSaves, libraries_from_pages, read_saves
 from polybook.nb import Notebooks
 from polybook.source.book import Book, BookInvalid, load_book
-from polybook.source.split import library_cells, split_book
+from polybook.source.split import split_book
 
 if TYPE_CHECKING:  # the later stages are imported when a build reaches them
     from nbformat import NotebookNode
@@ -106,6 +101,39 @@ class BuildSummary:
         }
 
 
+class _Stopped(Exception):
+    def __init__(self, stage: str) -> None:
+        super().__init__(stage)
+        self.stage = stage
+
+
+def _sources(
+    config: BookConfig, target: str, tabs: tuple[str, ...], reporter: Reporter
+) -> tuple[Book, Notebooks, dict[str, list[SavedBlock]]]:
+    """Parse, split, and write the library; raises :class:`_Stopped` where errors stop."""
+    # The library alone needs no notebooks: it reads the cells they would hold.
+    library_only = target in ("lib", "dist")
+    saves: list[PageSaves] = []
+    try:
+        if library_only:
+            book, saves = read_saves(config, tabs, reporter)
+        else:
+            book = load_book(config, reporter)
+    except BookInvalid as err:
+        raise _Stopped("source") from err
+    notebooks = {} if library_only else split_book(book, tabs, reporter)
+    if reporter.errors:
+        raise _Stopped("source")
+    if library_only:
+        found = libraries_from_pages(saves, tabs, reporter)
+    else:
+        found = extract_libraries(notebooks, reporter)
+    libraries = write_libraries(config, found, reporter)
+    if reporter.errors:
+        raise _Stopped("library")
+    return book, notebooks, libraries
+
+
 def run_build(
     config: BookConfig,
     target: str,
@@ -121,24 +149,9 @@ def run_build(
     """
     summary = BuildSummary()
     try:
-        book = load_book(config, reporter)
-    except BookInvalid:
-        summary.stopped = "source"
-        return summary
-    # The library alone needs no notebooks: it reads the cells they would hold.
-    library_only = target in ("lib", "dist")
-    cells = library_cells(book, tabs, reporter) if library_only else {}
-    notebooks = {} if library_only else split_book(book, tabs, reporter)
-    if reporter.errors:
-        summary.stopped = "source"
-        return summary
-    if library_only:
-        found = libraries_from_cells(cells, reporter)
-    else:
-        found = extract_libraries(notebooks, reporter)
-    libraries = write_libraries(config, found, reporter)
-    if reporter.errors:
-        summary.stopped = "library"
+        book, notebooks, libraries = _sources(config, target, tabs, reporter)
+    except _Stopped as stop:
+        summary.stopped = stop.stage
         return summary
     if target == "lib":
         return summary

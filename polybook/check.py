@@ -9,18 +9,18 @@ from __future__ import annotations
 
 from polybook.config import BookConfig
 from polybook.diagnostics import Reporter
-from polybook.library import check_parity, libraries_from_cells
+from polybook.library import check_parity
+from polybook.library_pages import libraries_from_pages, read_saves
 from polybook.references import check_references
-from polybook.source.book import BookInvalid, load_book
-from polybook.source.split import library_cells
+from polybook.source.book import BookInvalid
 
 
 def check_book(config: BookConfig, tabs: tuple[str, ...], reporter: Reporter) -> None:
     """Report every problem the sources have; errors and warnings go to ``reporter``."""
     try:
-        book = load_book(config, reporter)
+        book, saves = read_saves(config, tabs, reporter)
     except BookInvalid:
         return
-    libraries = libraries_from_cells(library_cells(book, tabs, reporter), reporter)
+    libraries = libraries_from_pages(saves, tabs, reporter)
     check_parity(libraries, config.framework_specific, reporter)
     check_references(config.root, book.documents, reporter)

@@ -6,28 +6,29 @@ import ast
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from polybook.diagnostics import Location, PolybookError, Reporter
 from polybook.nb import Notebooks
-from polybook.saved import (
-    SavedBlock,
-    SourceCell,
-    cells_blocks,
-    extract_blocks,
-    parse_code,
-    statement_start,
-)
+from polybook.saved import SavedBlock, definitions, extract_blocks, parse_code
 
-__all__ = [  # SavedBlock and extract_blocks live in polybook.saved
+if TYPE_CHECKING:
+    from nbformat import NotebookNode
+
+# A framework's blocks, and each one's compile_error where known already.
+Extracted = tuple[list[SavedBlock], Sequence[SyntaxError | None] | None]
+
+__all__ = [  # SavedBlock, definitions and extract_blocks live in polybook.saved
     "HEADER",
     "SavedBlock",
     "check_blocks",
     "check_parity",
     "check_redefinitions",
+    "checked_libraries",
+    "compile_error",
     "definitions",
     "extract_blocks",
     "extract_libraries",
-    "libraries_from_cells",
     "library_text",
     "parity_gaps",
     "public_names",
@@ -45,87 +46,48 @@ d2l = sys.modules[__name__]
 '''
 
 
-def _added_class(node: ast.stmt) -> tuple[str, int] | None:
-    """``("Trainer", line)`` for a def decorated with ``add_to_class(d2l.Trainer)``."""
-    for deco in getattr(node, "decorator_list", []):
-        if isinstance(deco, ast.Call) and deco.args and _is_add_to_class(deco.func):
-            return ast.unparse(deco.args[0]).removeprefix("d2l."), deco.lineno
-    return None
+def check_blocks(
+    blocks: Sequence[SavedBlock],
+    framework: str,
+    compiled: Sequence[SyntaxError | None] | None = None,
+) -> None:
+    """Each block compiles, and every ``add_to_class`` target is saved before it is used.
 
-
-def _is_add_to_class(func: ast.expr) -> bool:
-    """``add_to_class`` or ``d2l.add_to_class``."""
-    if isinstance(func, ast.Name):
-        return func.id == "add_to_class"
-    return (
-        isinstance(func, ast.Attribute)
-        and func.attr == "add_to_class"
-        and isinstance(func.value, ast.Name)
-        and func.value.id == "d2l"
-    )
-
-
-def _targets(target: ast.expr) -> set[str]:
-    """Names an assignment target binds (``x``, ``x, y``); ``X[k]`` and ``X.a`` bind none."""
-    if isinstance(target, ast.Name):
-        return {target.id}
-    if isinstance(target, ast.Starred):
-        return _targets(target.value)
-    if isinstance(target, (ast.Tuple, ast.List)):
-        return {name for element in target.elts for name in _targets(element)}
-    return set()
-
-
-def definitions(node: ast.stmt) -> tuple[set[str], set[str]]:
-    """What a top-level statement defines: (module-level names, ``Class.method`` names).
-
-    A def decorated with ``add_to_class(C)`` is a method of ``C`` only: the library does
-    not keep its name at module level (see :func:`library_text`).
+    ``compiled`` is :func:`compile_error` of each block where the caller has it already.
     """
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and (added := _added_class(node)):
-        return set(), {f"{added[0]}.{node.name}"}
-    if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
-        return {node.name}, set()
-    if isinstance(node, (ast.Import, ast.ImportFrom)):
-        return {(a.asname or a.name).split(".")[0] for a in node.names}, set()
-    if isinstance(node, ast.Assign):
-        return {name for target in node.targets for name in _targets(target)}, set()
-    if isinstance(node, ast.AnnAssign) and node.value is not None:
-        return _targets(node.target), set()
-    return set(), set()
-
-
-def check_blocks(blocks: Sequence[SavedBlock], framework: str) -> None:
-    """Each block compiles, and every ``add_to_class`` target is saved before it is used."""
     defined: set[str] = set()
     for block in blocks:
         try:
-            tree = block.tree
+            statements = block.statements
         except SyntaxError as exc:
             raise _syntax_error(block, exc, framework) from exc
-        for node in tree.body:
-            added = _added_class(node)
-            if added and added[0] not in defined:
+        for statement in statements:
+            if statement.added_to and statement.added_to[0] not in defined:
+                cls, line = statement.added_to
                 raise PolybookError(
-                    Location(block.path, block.source_line(added[1]), framework),
-                    f"add_to_class({added[0]}): {added[0]} is not saved earlier in book order",
+                    Location(block.path, block.source_line(line), framework),
+                    f"add_to_class({cls}): {cls} is not saved earlier in book order",
                     "library.add_to_class",
                 )
-            defined.update(definitions(node)[0])
-    for block in blocks:  # what parses may still not compile (`return` outside a function)
-        error = _compile_error(block.code)
-        if error is not None:
+            defined.update(statement.names)
+    if compiled is None:
+        compiled = [compile_error(block.code) for block in blocks]
+    for block, error in zip(blocks, compiled, strict=True):
+        if error is not None:  # what parses may still not compile (`return` outside a def)
             raise _syntax_error(block, error, framework) from error
 
 
 @functools.lru_cache(maxsize=8192)
-def _compile_error(code: str) -> SyntaxError | None:
+def compile_error(code: str) -> SyntaxError | None:
     """Why ``code``, parsed, does not compile as part of the library; None if it does.
 
     Blocks compile on their own (once for the frameworks that share one): in the library a
     ``__future__`` import would follow the header, which Python refuses.
     """
-    tree = parse_code(code)
+    try:
+        tree = parse_code(code)
+    except SyntaxError as exc:
+        return exc
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and node.module == "__future__":
             message = "from __future__ imports must occur at the beginning of the file"
@@ -150,11 +112,10 @@ def public_names(blocks: Sequence[SavedBlock]) -> dict[str, SavedBlock]:
     ``Class.method``), each with the first block that defines it."""
     names: dict[str, SavedBlock] = {}
     for block in blocks:
-        for node in block.tree.body:
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
+        for statement in block.statements:
+            if statement.is_import:
                 continue
-            module, methods = definitions(node)
-            for name in sorted(module | methods):
+            for name in sorted(statement.names | statement.methods):
                 if not name.rpartition(".")[2].startswith("_") and name != "d2l":
                     names.setdefault(name, block)
     return names
@@ -166,26 +127,24 @@ def redefinitions(blocks: Sequence[SavedBlock]) -> list[tuple[str, Location, Loc
     seen: dict[str, Location] = {}
     found: list[tuple[str, Location, Location]] = []
     for block in blocks:
-        for node in block.tree.body:
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
+        for statement in block.statements:
+            if statement.is_import:
                 continue
-            place = Location(block.path, block.source_line(statement_start(node)))
-            module, methods = definitions(node)
-            for name in sorted(module | methods):
+            place = Location(block.path, block.source_line(statement.line))
+            for name in sorted(statement.names | statement.methods):
                 if name in seen:
                     found.append((name, seen[name], place))
                 seen[name] = place
     return found
 
 
-def _unbound_methods(tree: ast.Module) -> list[str]:
+def _unbound_methods(block: SavedBlock) -> list[str]:
     """Names ``add_to_class`` defs leave bound at module level, in order, for ``del``."""
     pending: dict[str, None] = {}
-    for node in tree.body:
-        module, methods = definitions(node)
-        for name in module:
+    for statement in block.statements:
+        for name in statement.names:
             pending.pop(name, None)
-        for method in methods:
+        for method in statement.methods:
             pending[method.rpartition(".")[2]] = None
     return list(pending)
 
@@ -218,7 +177,7 @@ def library_text(blocks: Sequence[SavedBlock], display: str) -> str:
     parts = [HEADER.format(display=display)]
     for block in blocks:
         parts.append(f"\n# {block.path}:{block.line}\n{block.code}\n")
-        parts.extend(f"del {name}\n" for name in _unbound_methods(block.tree))
+        parts.extend(f"del {name}\n" for name in _unbound_methods(block))
     return "".join(parts)
 
 
@@ -227,26 +186,25 @@ def extract_libraries(notebooks: Notebooks, reporter: Reporter) -> dict[str, lis
 
     A definition that replaces an earlier one is reported (``library.redefined``).
     """
-    extract = {fw: functools.partial(extract_blocks, nbs, fw) for fw, nbs in notebooks.items()}
-    return _checked(extract, reporter)
+    extract = {fw: functools.partial(_unchecked, nbs, fw) for fw, nbs in notebooks.items()}
+    return checked_libraries(extract, reporter)
 
 
-def libraries_from_cells(
-    cells: dict[str, list[SourceCell]], reporter: Reporter
+def _unchecked(notebooks: Sequence[tuple[str, NotebookNode]], fw: str) -> Extracted:
+    return extract_blocks(notebooks, fw), None
+
+
+def checked_libraries(
+    extract: Mapping[str, Callable[[], Extracted]], reporter: Reporter
 ) -> dict[str, list[SavedBlock]]:
-    """As :func:`extract_libraries`, from the cells that ``library_cells`` reads of the pages."""
-    extract = {fw: functools.partial(cells_blocks, found, fw) for fw, found in cells.items()}
-    return _checked(extract, reporter)
-
-
-def _checked(
-    extract: Mapping[str, Callable[[], list[SavedBlock]]], reporter: Reporter
-) -> dict[str, list[SavedBlock]]:
+    """Each framework's blocks, as ``extract`` gives them, checked (:func:`check_blocks`);
+    a framework whose code fails is left out, its error reported. Redefinitions are
+    reported too."""
     libraries: dict[str, list[SavedBlock]] = {}
     for fw, blocks_of in extract.items():
         try:
-            blocks = blocks_of()
-            check_blocks(blocks, fw)
+            blocks, compiled = blocks_of()
+            check_blocks(blocks, fw, compiled)
         except PolybookError as err:
             reporter.error(err)
             continue

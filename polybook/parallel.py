@@ -8,6 +8,7 @@ items, one CPU), the work runs in this process.
 
 from __future__ import annotations
 
+import gc
 import logging
 import multiprocessing
 import os
@@ -33,6 +34,7 @@ def usable_cpus() -> int:
 
 
 def _worker() -> None:
+    gc.disable()  # short-lived, and what it makes lives to the end: nothing to collect
     logging.disable(logging.CRITICAL)  # the parent reports what the workers find
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides, and ends them
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -53,9 +55,13 @@ def map_pages(func: Callable[[Item], Result], items: Sequence[Item], jobs: int =
     size = -(-len(items) // (jobs * CHUNKS_PER_WORKER))
     chunks = [items[start : start + size] for start in range(0, len(items), size)]
     _work["func"] = func
+    collecting = gc.isenabled()
+    gc.disable()  # the results arrive as many new objects, all kept: nothing to collect
     try:
         with multiprocessing.get_context("fork").Pool(jobs, initializer=_worker) as pool:
             parts = pool.map(_run, chunks, chunksize=1)
     finally:
         _work.clear()
+        if collecting:
+            gc.enable()
     return [result for part in parts for result in part]

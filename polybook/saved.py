@@ -13,7 +13,7 @@ import io
 import re
 import tokenize
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -42,6 +42,24 @@ class SavedBlock:
         """The block's syntax tree (raises SyntaxError where it does not parse)."""
         return parse_code(self.code)
 
+    @cached_property
+    def statements(self) -> tuple[Statement, ...]:
+        """What each top-level statement defines (raises SyntaxError as :attr:`tree`).
+        Small: it travels with the block from the process that read the page."""
+        return _statements(self.code)
+
+    def at(self, notebook: int) -> SavedBlock:
+        """This block, read from the notebook at position ``notebook``; what it has worked
+        out comes along."""
+        moved = replace(self, notebook=notebook)
+        if "statements" in self.__dict__:
+            moved.__dict__["statements"] = self.__dict__["statements"]
+        return moved
+
+    def __getstate__(self) -> dict[str, object]:
+        # A tree is not worth sending to another process: it is parsed again there.
+        return {key: value for key, value in self.__dict__.items() if key != "tree"}
+
     @property
     def line(self) -> int:
         return self.lines[0] if self.lines else 0
@@ -51,6 +69,28 @@ class SavedBlock:
         if 0 < code_line <= len(self.lines):
             return self.lines[code_line - 1]
         return self.lines[-1] if self.lines else 0
+
+
+@dataclass(frozen=True)
+class Statement:
+    """What a top-level statement of a saved block is to the library's checks."""
+
+    line: int  # its first line in the block, decorators included
+    names: frozenset[str]  # module-level names it binds
+    methods: frozenset[str]  # ``Class.method``, for a def attached with add_to_class
+    added_to: tuple[str, int] | None  # (class, decorator line) of add_to_class
+    is_import: bool
+
+
+@functools.lru_cache(maxsize=8192)
+def _statements(code: str) -> tuple[Statement, ...]:
+    return tuple(_statement(node) for node in parse_code(code).body)
+
+
+def _statement(node: ast.stmt) -> Statement:
+    names, methods = definitions(node)
+    is_import = isinstance(node, (ast.Import, ast.ImportFrom))
+    return Statement(statement_start(node), names, methods, _added_class(node), is_import)
 
 
 @functools.lru_cache(maxsize=8192)
@@ -231,13 +271,56 @@ def extract_blocks(
     return blocks
 
 
-def cells_blocks(cells: Sequence[SourceCell], framework: str) -> list[SavedBlock]:
-    """All saved blocks of ``framework``'s cells, given in book order."""
-    blocks: list[SavedBlock] = []
-    for cell in cells:
-        source = "\n".join(text for _, text in cell.lines)
-        if "@save" in source:
-            blocks.extend(
-                source_blocks(source, cell.source_line, cell.path, cell.notebook, framework)
-            )
-    return blocks
+def _added_class(node: ast.stmt) -> tuple[str, int] | None:
+    """``("Trainer", line)`` for a def decorated with ``add_to_class(d2l.Trainer)``."""
+    for deco in getattr(node, "decorator_list", []):
+        if isinstance(deco, ast.Call) and deco.args and _is_add_to_class(deco.func):
+            return ast.unparse(deco.args[0]).removeprefix("d2l."), deco.lineno
+    return None
+
+
+def _is_add_to_class(func: ast.expr) -> bool:
+    """``add_to_class`` or ``d2l.add_to_class``."""
+    if isinstance(func, ast.Name):
+        return func.id == "add_to_class"
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr == "add_to_class"
+        and isinstance(func.value, ast.Name)
+        and func.value.id == "d2l"
+    )
+
+
+def _targets(target: ast.expr) -> set[str]:
+    """Names an assignment target binds (``x``, ``x, y``); ``X[k]`` and ``X.a`` bind none."""
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, ast.Starred):
+        return _targets(target.value)
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return {name for element in target.elts for name in _targets(element)}
+    return set()
+
+
+def definitions(node: ast.stmt) -> tuple[frozenset[str], frozenset[str]]:
+    """What a top-level statement defines: (module-level names, ``Class.method`` names).
+
+    A def decorated with ``add_to_class(C)`` is a method of ``C`` only: the library does
+    not keep its name at module level (see :func:`library_text`).
+    """
+    module, methods = _definitions(node)
+    return frozenset(module), frozenset(methods)
+
+
+def _definitions(node: ast.stmt) -> tuple[set[str], set[str]]:
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and (added := _added_class(node)):
+        return set(), {f"{added[0]}.{node.name}"}
+    if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+        return {node.name}, set()
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return {(a.asname or a.name).split(".")[0] for a in node.names}, set()
+    if isinstance(node, ast.Assign):
+        return {name for target in node.targets for name in _targets(target)}, set()
+    if isinstance(node, ast.AnnAssign) and node.value is not None:
+        return _targets(node.target), set()
+    return set(), set()

@@ -15,10 +15,11 @@ from polybook import parallel
 from polybook.cli import main
 from polybook.config import load_config
 from polybook.diagnostics import Reporter
-from polybook.library import extract_libraries, libraries_from_cells, library_text
+from polybook.library import extract_libraries, library_text
+from polybook.library_pages import libraries_from_pages, read_saves
 from polybook.paths import SOURCE_ROOT
 from polybook.source.book import load_book
-from polybook.source.split import library_cells, split_book
+from polybook.source.split import split_book
 
 from .test_build_e2e import Collect
 
@@ -67,7 +68,12 @@ def _libraries(root: Path) -> dict[str, str]:
     reporter = Reporter()
     book = load_book(config, reporter)
     through = extract_libraries(split_book(book, config.tabs, reporter, check=False), reporter)
-    direct = libraries_from_cells(library_cells(book, config.tabs, reporter), reporter)
+    said = reporter.diagnostics.copy()
+    reporter.diagnostics.clear()
+    book_too, saves = read_saves(config, config.tabs, reporter)
+    direct = libraries_from_pages(saves, config.tabs, reporter)
+    assert book_too == book
+    assert reporter.diagnostics == said  # the same warnings, in the same order
     assert reporter.errors == []
     assert through.keys() == direct.keys()
     texts = {fw: library_text(blocks, fw) for fw, blocks in direct.items()}
@@ -92,3 +98,46 @@ def test_pages_read_at_once_are_the_pages_read_one_by_one(
     together = load_book(config, Reporter())
     monkeypatch.setattr(parallel, "MIN_ITEMS", 10**6)  # one by one, in this process
     assert load_book(config, Reporter()) == together
+
+
+def _append(page: Path, *cells: str) -> None:
+    text = page.read_text(encoding="utf-8")
+    page.write_text(text + "".join(f"\n```{{.python .input}}\n{c}\n```\n" for c in cells))
+
+
+def test_a_book_read_page_by_page_reports_what_its_notebooks_report(tmp_path: Path) -> None:
+    """Faults of every kind, on pages read in worker processes: located as the notebook path
+    locates them, the failing frameworks left out and the others kept."""
+    root = tmp_path / "book"
+    write_book(root, 2 * parallel.MIN_ITEMS)
+    chapter = root / "chapter_preliminaries"
+    _append(
+        chapter / "section-02.md",
+        "%%tab pytorch\nx = 1\n#@save",  # saves nothing: torch's library fails
+    )
+    _append(
+        chapter / "section-03.md",
+        "%%tab jax\ndef f():  #@save\n    pass\nreturn 1  #@save",  # jax's does not compile
+        "%%tab mxnet\n@d2l.add_to_class(Later)  #@save\ndef g(self):\n    pass",
+    )
+    _append(chapter / "section-04.md", "%%tab all\nif tab.selected('mxnet') and x:\n    y = 1")
+    later = root / "chapter_linear-classification" / "section-01.md"
+    _append(later, "%%tab tensorflow\ndef scale_c01s02(x):  #@save\n    return x")
+    config = load_config(root)
+    through = Reporter()
+    book = load_book(config, through)
+    notebooks = split_book(book, config.tabs, through, check=False)
+    libraries = extract_libraries(notebooks, through)
+    direct = Reporter()
+    _, saves = read_saves(config, config.tabs, direct)
+    assert libraries_from_pages(saves, config.tabs, direct).keys() == libraries.keys()
+    assert direct.diagnostics == through.diagnostics
+    errors = [str(d) for d in direct.errors]
+    assert libraries.keys() == {"tensorflow"}, errors
+    assert any("section-02.md" in e and "[pytorch]" in e and "library.save" in e for e in errors)
+    assert any("section-03.md" in e and "[jax]" in e and "library.syntax" in e for e in errors)
+    assert any("[mxnet]" in e and "add_to_class(Later)" in e for e in errors)
+    assert sum("section-04.md" in e and "split.tab" in e for e in errors) == 4  # each tab
+    redefined = [d for d in direct.warnings if d.subtype == "library.redefined"]
+    assert [d.location.path for d in redefined] == [later.relative_to(root).as_posix()]
+    assert "chapter_preliminaries/section-02.md:" in redefined[0].message

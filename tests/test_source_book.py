@@ -167,3 +167,20 @@ def test_a_tab_left_open_is_closed_by_the_next_one_with_a_warning(tmp_path: Path
     assert shown(reporter) == [
         "index.md:1: :begin_tab: opened here has no :end_tab: before line 4 [polybook.parse.tab]"
     ]
+
+
+def test_setext_underlines_neither_hide_tab_marks_nor_cells(tmp_path: Path) -> None:
+    page = (
+        "Title\n=====\n\n:begin_tab:`pytorch`\n---\nOnly here.\n:end_tab:\n\n"
+        f"Text\n---\n{FENCE}{{.python .input}}\nx = 1\n{FENCE}\n"
+    )
+    root = make_book(tmp_path, {"index.md": page})
+    book, reporter = load(root)
+    assert book is not None, shown(reporter)
+    assert book.documents[0].blocks == (
+        Prose("Title\n=====", 1),
+        TabProse(("pytorch",), "---\nOnly here.", 5),
+        Prose("Text\n---", 9),
+        CodeCell(("pytorch",), "x = 1", 12),
+    )
+    assert shown(reporter) == []

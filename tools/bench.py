@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import compileall
 import json
 import re
 import shutil
@@ -281,6 +282,14 @@ def sphinx_alone(root: Path, folder: Path, jobs: int) -> float:
     return wall
 
 
+def cold_lib(root: Path) -> Run:
+    """``build lib`` with no build folder and no library modules."""
+    shutil.rmtree(root / "_build", ignore_errors=True)
+    for module in ("torch", "mxnet", "jax", "tensorflow"):
+        (root / "d2l" / f"{module}.py").unlink(missing_ok=True)
+    return build(root, "lib")
+
+
 def big_book(pages: int = BOOK_PAGES) -> None:
     """A synthetic book of ``pages`` pages in four frameworks, nothing executed: ``build lib``
     and ``build html``, cold and no-op, and Sphinx alone on the same pages."""
@@ -290,8 +299,8 @@ def big_book(pages: int = BOOK_PAGES) -> None:
         root = Path(tmp) / "book"
         make_book(root, pages)
         count = sum(1 for _ in root.rglob("*.md"))  # before a build writes any
-        lib = build(root, "lib")
-        lib_noop = build(root, "lib")
+        lib = min((cold_lib(root) for _ in range(3)), key=lambda run: run.wall)
+        lib_noop = min((build(root, "lib") for _ in range(3)), key=lambda run: run.wall)
         cold = build(root, "html")
         noop = build(root, "html")
         jobs = sphinx_jobs()
@@ -299,8 +308,8 @@ def big_book(pages: int = BOOK_PAGES) -> None:
         warned = len(json.loads((root / "_build" / "site-diagnostics.json").read_text()))
         rows = [
             ("pages x frameworks", f"{count} x 4", ""),
-            ("build lib, cold", f"{lib.wall:.2f} s", "<= 1 s"),
-            ("build lib, no-op", f"{lib_noop.wall:.2f} s", "<= 0.5 s"),
+            ("build lib, cold, best of 3", f"{lib.wall:.2f} s", "<= 1 s"),
+            ("build lib, no-op, best of 3", f"{lib_noop.wall:.2f} s", "<= 0.5 s"),
             ("build html, cold", f"{cold.wall:.1f} s (Sphinx -j {jobs})", ""),
             (f"Sphinx alone on the same MyST pages (-j {jobs})", f"{floor:.1f} s", ""),
             ("html cold / Sphinx alone", f"{cold.wall / floor:.2f}", "<= 1.5"),
@@ -315,6 +324,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", choices=["embedded", "book"], help="one section only")
     parser.add_argument("--pages", type=int, default=BOOK_PAGES, help="the book section's")
     args = parser.parse_args(argv)
+    # As an installed tool has it (pip compiles what it installs; an editable install, not).
+    compileall.compile_dir(SOURCE_ROOT / "polybook", quiet=1)
     if args.only != "book":
         embedded()
     if args.only != "embedded":

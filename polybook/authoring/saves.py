@@ -7,7 +7,6 @@ import json
 import sys
 
 from polybook.diagnostics import PolybookError
-from polybook.library import definitions
 from polybook.nb import new_code_cell
 from polybook.saved import cell_blocks
 
@@ -17,8 +16,8 @@ def saved_names(source: str, framework: str) -> list[str]:
     cell = new_code_cell(source, "cell")
     names: set[str] = set()
     for block in cell_blocks(cell, "cell", 0, framework):
-        for node in block.tree.body:
-            names |= definitions(node)[0]
+        for statement in block.statements:
+            names |= statement.names
     return sorted(names)
 
 

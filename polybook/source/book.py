@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import fnmatch
 import posixpath
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path, PurePosixPath
+from typing import TypeVar
 
 from polybook.config import BookConfig
 from polybook.diagnostics import Diagnostic, Location, PolybookError, Reporter
@@ -15,6 +17,7 @@ from polybook.source.model import Block, Document, Toc
 from polybook.source.parse import parse, source_text
 
 ROOT_DOC = "index.md"
+Derived = TypeVar("Derived")
 
 
 class BookInvalid(Exception):
@@ -118,10 +121,18 @@ def _read(config: BookConfig, rel: str, reporter: Reporter) -> Document | None:
     return doc
 
 
-def _read_alone(config: BookConfig, rel: str) -> tuple[Document | None, list[Diagnostic]]:
-    """One page parsed, with what parsing it reported (in a worker: the parent reports)."""
+def _read_alone(
+    config: BookConfig, derive: Callable[[Document], Derived], rel: str
+) -> tuple[tuple[Document, Derived] | None, list[Diagnostic]]:
+    """One page parsed and what ``derive`` makes of it (None if it does not parse), with
+    what parsing it reported (in a worker: the parent reports)."""
     found = Reporter()
-    return _read(config, rel, found), found.diagnostics
+    doc = _read(config, rel, found)
+    return (doc, derive(doc)) if doc is not None else None, found.diagnostics
+
+
+def _nothing(doc: Document) -> None:
+    return None
 
 
 def load_book(config: BookConfig, reporter: Reporter) -> Book:
@@ -129,18 +140,28 @@ def load_book(config: BookConfig, reporter: Reporter) -> Book:
 
     Every problem is reported; :class:`BookInvalid` is raised at the end if any was an error.
     """
+    return read_book(config, reporter, _nothing)[0]
+
+
+def read_book(
+    config: BookConfig, reporter: Reporter, derive: Callable[[Document], Derived]
+) -> tuple[Book, dict[str, Derived]]:
+    """As :func:`load_book`, and ``derive(page)`` of each page, by path: computed where the
+    page is parsed (a worker process, for a large book), so that work is shared out too.
+    ``derive`` must not report: it returns what it finds."""
     files = source_files(config)
     errors = len(reporter.errors)
     parsed: dict[str, Document] = {}
-    read = map_pages(partial(_read_alone, config), files)
-    for rel, (doc, found) in zip(files, read, strict=True):
+    derived: dict[str, Derived] = {}
+    read = map_pages(partial(_read_alone, config, derive), files)
+    for rel, (page, found) in zip(files, read, strict=True):
         for diag in found:
             if diag.severity == "error":
                 reporter.error(diag)
             else:
                 reporter.warn(diag.location, diag.message, diag.subtype)
-        if doc is not None:
-            parsed[rel] = doc
+        if page is not None:
+            parsed[rel], derived[rel] = page
     order: list[str] = []
     seen: set[str] = set()
     outside: dict[str, Location] = {}  # pages on disk that the build does not take
@@ -174,7 +195,7 @@ def load_book(config: BookConfig, reporter: Reporter) -> Book:
         if rel not in seen:
             reporter.warn(Location(rel), "page is in no toc", "toc")
             order.append(rel)
-    return Book(config, tuple(parsed[p] for p in order))
+    return Book(config, tuple(parsed[p] for p in order)), derived
 
 
 def resolve_sources(config: BookConfig, names: list[str]) -> list[str]:

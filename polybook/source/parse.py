@@ -27,8 +27,10 @@ NEWLINES = re.compile(r"\r\n?")
 # Names authors use for a framework, beside polybook's own.
 ALIASES = {"torch": "pytorch", "tf": "tensorflow", "flax": "jax", "mx": "mxnet"}
 
-# Block structure is all we need: inline parsing is switched off.
-_markdown = MarkdownIt("commonmark").disable("inline")
+# Block structure is all we need: inline parsing is switched off, and so are setext
+# headings (a line of text over `---` or `===`): a paragraph and an hr mark the same lines
+# as not being code, and looking for the underline costs a third of the parse.
+_markdown = MarkdownIt("commonmark").disable(["inline", "lheading"])
 
 Span = tuple[int, int]  # a token's map: 0-based lines [start, end)
 OpenTab = tuple[tuple[str, ...], int]  # frameworks of an open :begin_tab:, its 1-based line
@@ -82,7 +84,8 @@ def _check_fence(token: Token, span: Span, lines: list[str], path: str) -> None:
     kind = _kind(token.info.strip())
     what = kind or "fence"
     where = Location(path, start + 1)
-    for number in range(start + 1, end):
+    inner = range(start + 1, end) if "```" in token.content or "~~~" in token.content else ()
+    for number in inner:
         match = FENCE_OPEN.match(lines[number])
         opens = _kind(match.group(2)) if match else ""
         if not match or not opens:
@@ -127,6 +130,9 @@ def _toc(token: Token, start: int) -> Toc:
 def _tab_marks(tokens: list[Token], lines: list[str]) -> dict[int, str | None]:
     """Paragraph lines that are ``:begin_tab:`` (-> its names) or ``:end_tab:`` (-> None)."""
     marks: dict[int, str | None] = {}
+    text = "\n".join(lines)
+    if ":begin_tab:" not in text and END_TAB not in text:
+        return marks  # most pages
     for token in tokens:
         if token.type != "paragraph_open" or token.map is None:
             continue

@@ -9,7 +9,6 @@ from polybook.diagnostics import PolybookError, Reporter
 from polybook.frameworks import Framework
 from polybook.meta import CellMeta, NotebookMeta, Requires, set_cell_meta, set_notebook_meta
 from polybook.nb import Notebooks, new_code_cell, new_markdown_cell, new_notebook, validate
-from polybook.saved import SourceCell
 from polybook.source.book import Book
 from polybook.source.marks import CellMarks, Line, read_marks
 from polybook.source.model import CodeCell, Document, Prose, TabProse, Toc
@@ -106,26 +105,4 @@ def split_book(
                 )
             except PolybookError as err:
                 reporter.error(err)
-    return result
-
-
-def library_cells(
-    book: Book, tabs: Sequence[str], reporter: Reporter
-) -> dict[str, list[SourceCell]]:
-    """What the library stage reads of :func:`split_book`'s notebooks, without building them:
-    each framework's code cells that mention ``#@save``, errors reported as it reports them."""
-    result: dict[str, list[SourceCell]] = {fw: [] for fw in tabs}
-    counted = dict.fromkeys(tabs, 0)  # notebooks split so far, per framework
-    for doc in book.documents:
-        for name in tabs:
-            cells = [b for b in doc.blocks if isinstance(b, CodeCell) and name in b.frameworks]
-            try:
-                fw = book.config.framework(name)
-                found = [cell_lines(cell, fw, doc.path, book.config.tabs)[0] for cell in cells]
-            except PolybookError as err:
-                reporter.error(err)
-                continue
-            saving = [tuple(lines) for lines in found if any("@save" in t for _, t in lines)]
-            result[name].extend(SourceCell(doc.path, counted[name], lines) for lines in saving)
-            counted[name] += 1
     return result
