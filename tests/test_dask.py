@@ -24,6 +24,7 @@ from polybook.execution.dask_executor import DaskExecutor
 from polybook.execution.dask_worker import (
     ENV_PREFIX,
     WORKER_CONFIG,
+    ready_environments,
     run_remote,
     worker_resources,
 )
@@ -37,19 +38,24 @@ from .test_faults import make_book
 pytestmark = pytest.mark.slow
 
 
+def local_cluster(workers: int, resources: dict[str, float]) -> LocalCluster:
+    """Worker processes on loopback declaring ``resources``, with no dashboard."""
+    return LocalCluster(
+        n_workers=workers,
+        processes=True,
+        threads_per_worker=1,
+        host="127.0.0.1",
+        dashboard_address=":0",
+        resources=resources,
+    )
+
+
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[LocalCluster]:
     # A killed worker's nanny starts a new one; the cluster must not give up on it first.
     with (
         dask.config.set({**WORKER_CONFIG, "distributed.deploy.lost-worker-timeout": "600s"}),
-        LocalCluster(
-            n_workers=2,
-            processes=True,
-            threads_per_worker=1,
-            host="127.0.0.1",
-            dashboard_address=None,
-            resources=worker_resources(),
-        ) as local,
+        local_cluster(2, worker_resources()) as local,
     ):
         yield local
 
@@ -266,3 +272,28 @@ def test_polybook_worker_joins_a_dask_scheduler_declaring_its_environments(
             if process is not None:
                 process.terminate()
                 process.wait(timeout=30)
+
+
+def test_a_framework_the_book_declares_runs_on_workers_that_set_it_up(tmp_path: Path) -> None:
+    """Workers know no book: they declare every environment set up on their host, a book's
+    own framework (with the book's packages) too, under the identity it was set up with."""
+    root = copy_book(tmp_path / "book", "fifth_book")
+    config = root / "config.ini"
+    text = config.read_text(encoding="utf-8")
+    config.write_text(
+        text.replace("[build]\n", "[build]\nrequirements = numpy:requirements/extra.txt\n", 1),
+        encoding="utf-8",
+    )
+    page = root / "chapter_arrays" / "sums.md"
+    cell = "\n```{.python .input}\n%%tab numpy\nimport tabulate\nprint(tabulate.__name__)\n```\n"
+    page.write_text(page.read_text(encoding="utf-8") + cell, encoding="utf-8")
+    assert main(["--quiet", "--root", str(root), "env", "setup", "--tab", "numpy"]) == 0
+    ready_environments.cache_clear()
+    resources = worker_resources()
+    assert any(k.startswith(f"{ENV_PREFIX}numpy-") for k in resources)
+    with dask.config.set(WORKER_CONFIG), local_cluster(1, resources) as cluster:
+        assert build(root, "--tab", "numpy", *on_cluster(cluster)) == 0
+    nb = reads((root / "_build/eval/numpy/chapter_arrays/sums.ipynb").read_text())
+    shown = json.dumps([c.outputs for c in nb.cells if c.cell_type == "code"])
+    assert "total: 10" in shown and "tabulate" in shown
+    assert nb.metadata["polybook"]["run"]["framework_version"].startswith("numpy ")

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from polybook.paths import SOURCE_ROOT
 
-BOOK_FILES = ("config.ini", "index.md")
+BOOK_FILES = ("config.ini", "index.md", "d2l.bib")
 BOOK_DIRS = ("img", "d2l", "static")
 BOOK_PAGES = 200  # the synthetic book's (benchmarks/make_book.py)
 

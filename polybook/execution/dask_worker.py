@@ -23,8 +23,6 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from polybook import frameworks
-from polybook.diagnostics import PolybookError
 from polybook.execution import devices, envs
 from polybook.execution.kernel import KernelEnv
 from polybook.execution.local import WorkerProcess
@@ -50,21 +48,10 @@ def env_resource(framework: str, identity: str) -> str:
 
 
 @functools.cache
-def ready_environments(envs_dir: str = "") -> dict[str, envs.Environment]:
-    """The framework environments set up on this host (CUDA set or CPU set), as they were
-    when this process first looked: what a worker declared is what it holds."""
-    root = envs.envs_root(envs_dir)
-    found: dict[str, envs.Environment] = {}
-    for fw in frameworks.REGISTRY:
-        for device in ("cuda", "cpu"):
-            try:
-                env = envs.environment(fw, device, root)
-            except PolybookError:
-                continue
-            if envs.is_ready(env):
-                found[fw] = env
-                break
-    return found
+def ready_environments(envs_dir: str = "") -> dict[str, envs.SetUpEnvironment]:
+    """The framework environments set up on this host (any framework: a book's own too), as
+    they were when this process first looked: what a worker declared is what it holds."""
+    return envs.set_up_environments(envs.envs_root(envs_dir))
 
 
 def worker_resources(envs_dir: str = "", gpus: int | None = None) -> dict[str, float]:
@@ -72,7 +59,7 @@ def worker_resources(envs_dir: str = "", gpus: int | None = None) -> dict[str, f
     count = envs.host_gpus() if gpus is None else gpus
     resources: dict[str, float] = {GPU: float(count)} if count else {}
     for fw, env in ready_environments(envs_dir).items():
-        resources[env_resource(fw, env.identity())] = float(ENV_SLOTS)
+        resources[env_resource(fw, env.identity)] = float(ENV_SLOTS)
     return resources
 
 
@@ -161,9 +148,9 @@ def _link_tree(source: Path, target: Path) -> None:
             link.symlink_to(path)
 
 
-def _refusal(payload: Mapping[str, Any], env: envs.Environment | None, where: str) -> str:
+def _refusal(payload: Mapping[str, Any], env: envs.SetUpEnvironment | None, where: str) -> str:
     fw, expected = payload["framework"], str(payload["identity"])
-    has = f"has identity {env.identity()[:12]}" if env else "is not set up"
+    has = f"has identity {env.identity[:12]}" if env else "is not set up"
     return (
         f"the Dask worker {where} refuses to run it: its {fw} environment {has}, the job needs "
         f"{expected[:12]} (the pins of the building polybook); run `polybook env setup --tab "
@@ -179,7 +166,7 @@ def run_remote(payload: Mapping[str, Any], resources: Mapping[str, bytes]) -> di
     fw = str(payload["framework"])
     env = ready_environments(os.environ.get("POLYBOOK_ENVS", "")).get(fw)
     answer: dict[str, Any] = {"worker": worker.address}
-    if env is None or env.identity() != payload["identity"]:
+    if env is None or env.identity != payload["identity"]:
         return {**answer, "status": "refused", "message": _refusal(payload, env, worker.address)}
     key = worker.get_current_task()
     total = int(worker.state.total_resources.get(GPU, 0))
@@ -214,7 +201,7 @@ def _lay_out(
     job_dir: Path,
     payload: Mapping[str, Any],
     resources: Mapping[str, bytes],
-    env: envs.Environment,
+    env: envs.SetUpEnvironment,
     total: int,
     gpus: tuple[int, ...],
 ) -> KernelEnv:

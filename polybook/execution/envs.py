@@ -26,6 +26,7 @@ from polybook.paths import SOURCE_ROOT
 logger = logging.getLogger("polybook")
 
 STAMP = ".polybook-stamp"
+RECORD = ".polybook-env.json"  # what a host with no book (a Dask worker) learns of it
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,18 @@ class Environment:
         for extra in self.extras:
             digest.update(b"\0" + extra.read_bytes())
         return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class SetUpEnvironment:
+    """An environment as a host without the book finds it: from the record :func:`ensure`
+    leaves in it (the book's declarations and requirement files may be elsewhere)."""
+
+    framework: str
+    identity: str
+    kernel_name: str
+    path: Path
+    kernels_dir: Path
 
 
 BUILD_VARIANT = re.compile(r"\[[^\]]*\]|[-_](cpu|cu\d+)(?=\s*==)")
@@ -168,7 +181,42 @@ def is_ready(env: Environment) -> bool:
         spec = json.loads((env.kernels_dir / env.kernel_name / "kernel.json").read_bytes())
     except (OSError, ValueError):
         return False
-    return _packages_ready(env) and spec == kernelspec(env)
+    try:
+        recorded = (env.path / RECORD).read_text(encoding="utf-8") == _record(env)
+    except OSError:
+        recorded = False
+    return recorded and _packages_ready(env) and spec == kernelspec(env)
+
+
+def _record(env: Environment) -> str:
+    made = {
+        "framework": env.framework,
+        "identity": env.identity(),
+        "kernel_name": env.kernel_name,
+        "requirements_hash": env.requirements_hash(),
+    }
+    return json.dumps(made, indent=1, sort_keys=True) + "\n"
+
+
+def set_up_environments(root: Path) -> dict[str, SetUpEnvironment]:
+    """The environments under ``root`` that were set up completely, by framework: any
+    framework, a book's own too, as recorded when it was set up."""
+    found: dict[str, SetUpEnvironment] = {}
+    for record in sorted(root.glob(f"*/{RECORD}")):
+        try:
+            made = json.loads(record.read_text(encoding="utf-8"))
+            stamp = (record.parent / STAMP).read_text(encoding="utf-8").split()
+            fw, identity, kernel = made["framework"], made["identity"], made["kernel_name"]
+            complete = stamp[:1] == [made["requirements_hash"]]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # being set up, or not by polybook
+        kernels = root / "kernels"
+        python = record.parent / "bin" / "python"
+        if complete and python.exists() and (kernels / str(kernel) / "kernel.json").is_file():
+            found[str(fw)] = SetUpEnvironment(
+                str(fw), str(identity), str(kernel), record.parent, kernels
+            )
+    return found
 
 
 def setup_command(framework: str) -> str:
@@ -239,6 +287,7 @@ def ensure(env: Environment, verify: bool = False) -> bool:
     no longer imports its framework); False when nothing was done."""
     packaged = _packages_ready(env)
     if packaged and not (verify and not is_healthy(env)):
+        write_atomic(env.path / RECORD, _record(env))  # missing where set up before records
         return write_kernelspec(env)  # only the kernelspec may be out of date
     if not env.python.exists() or packaged:  # missing, or ready on paper but broken
         venv.EnvBuilder(with_pip=True, clear=True).create(env.path)
@@ -251,6 +300,7 @@ def ensure(env: Environment, verify: bool = False) -> bool:
     write_kernelspec(env)
     stamp = [env.requirements_hash(), *sorted(_book_packages(env))]
     write_atomic(env.path / STAMP, "\n".join(stamp) + "\n")
+    write_atomic(env.path / RECORD, _record(env))
     return True
 
 
