@@ -23,6 +23,8 @@ from polybook.source.split import split_book
 if TYPE_CHECKING:  # the later stages are imported when a build reaches them
     from nbformat import NotebookNode
 
+    from polybook.site.sphinx_process import EarlySphinx
+
 logger = logging.getLogger("polybook")
 
 
@@ -55,8 +57,10 @@ def build_html(
     reporter: Reporter,
     stale: frozenset[str] = frozenset(),
     libraries: dict[str, list[SavedBlock]] | None = None,
+    early: EarlySphinx | None = None,
 ) -> Path:
     """Render every page and build the site; ``stale`` pages keep their last good HTML.
+    ``early``: a Sphinx process started for it (see ``site.sphinx_build.start_early``).
 
     Outputs are cleaned first (JavaScript dropped, the machine's paths replaced): the pages
     and the notebooks offered for download show the same.
@@ -80,7 +84,7 @@ def build_html(
         cleaned.update(((doc.path, fw), nb) for fw, nb in nbs.items())
         pages.append(render_page(doc, nbs, tabs, reporter, gpus))
     extras = SiteExtras(cleaned, libraries or {}, tabs)
-    return build_site(config, pages, reporter, stale, extras)
+    return build_site(config, pages, reporter, stale, extras, early)
 
 
 @dataclass
@@ -147,6 +151,26 @@ def run_build(
     or the library stop it before anything is executed or rendered (the last good site
     stays as it is); a page whose notebook failed keeps its last good HTML.
     """
+    early = None
+    if target == "html":  # Sphinx starts while the pages are prepared
+        from polybook.site.sphinx_build import start_early
+
+        early = start_early(config)
+    try:
+        return _run_stages(config, target, tabs, pages, reporter, early)
+    finally:
+        if early is not None:
+            early.stop()  # where the site did not need it
+
+
+def _run_stages(
+    config: BookConfig,
+    target: str,
+    tabs: tuple[str, ...],
+    pages: set[str] | None,
+    reporter: Reporter,
+    early: EarlySphinx | None,
+) -> BuildSummary:
     summary = BuildSummary()
     try:
         book, notebooks, libraries = _sources(config, target, tabs, reporter)
@@ -183,7 +207,7 @@ def run_build(
         executed = {(p, fw): nb for fw, nbs in notebooks.items() for p, nb in nbs}
         failed_pages = frozenset()
     if target == "html":
-        out = build_html(config, book, tabs, executed, reporter, failed_pages, libraries)
+        out = build_html(config, book, tabs, executed, reporter, failed_pages, libraries, early)
         logger.info("site written to %s", out / "index.html")
     if target == "pdf":
         from polybook.pdf.stage import build_pdf

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from benchmarks.make_book import write_book
 from polybook.cli import main
+from polybook.site.sphinx_process import EarlySphinx
 
 pytestmark = pytest.mark.slow
 
@@ -43,3 +45,45 @@ def test_a_prose_edit_rereads_only_the_edited_page(tmp_path: Path) -> None:
     assert {n for n in changed if n.endswith(".doctree")} == {"chapter_preliminaries/index.doctree"}
     html = root / "_build" / "html" / "chapter_preliminaries" / "index.html"
     assert "One " in html.read_text(encoding="utf-8")
+
+
+def test_sphinx_starts_while_pages_are_prepared_and_runs_only_on_the_same_settings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "book"
+    write_book(root, 4)
+    build = ["--quiet", "--root", str(root), "build", "html"]
+    assert main(build) == 0
+    seen: list[str] = []
+    for name in ("run", "stop"):
+        method = getattr(EarlySphinx, name)
+
+        def spy(
+            self: EarlySphinx, *args: object, _name: str = name, _method: Any = method
+        ) -> object:
+            if self.process is not None:  # not after it ran
+                seen.append(_name)
+            return _method(self, *args)
+
+        monkeypatch.setattr(EarlySphinx, name, spy)
+    page = root / "chapter_preliminaries" / "index.md"
+    page.write_text(page.read_text().replace("The ", "One ", 1))
+    assert main(build) == 0
+    assert seen == ["run"]
+    html = root / "_build" / "html" / "chapter_preliminaries" / "index.html"
+    assert "One " in html.read_text(encoding="utf-8")
+    assert "build succeeded" in (root / "_build" / "sphinx-html.log").read_text()
+    # Other settings: the early process is stopped, and Sphinx runs on the new ones.
+    config = root / "config.ini"
+    config.write_text(config.read_text().replace("title = A Synthetic", "title = Renamed A"))
+    seen.clear()
+    assert main(build) == 0
+    assert seen == ["stop"]
+    assert "Renamed" in html.read_text(encoding="utf-8")
+    # A build that stops before the site stops it too.
+    page.write_text(page.read_text() + "\n:end_tab:\n")
+    seen.clear()
+    assert main(build) == 1
+    assert seen == ["stop"]
+    assert "One " in html.read_text(encoding="utf-8")  # the last good site
+    assert not list((root / "_build").glob("*.next"))

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
-import sys
 from collections.abc import Collection, Iterable, Sequence
 from importlib import metadata
 from pathlib import Path
@@ -14,8 +12,6 @@ from typing import Any
 from polybook.config import BookConfig
 from polybook.diagnostics import Diagnostic, Location, Reporter
 from polybook.fsutil import write_atomic
-from polybook.nb import strip_ansi
-from polybook.parallel import usable_cpus
 from polybook.paths import PACKAGE_ROOT
 from polybook.site import site_diagnostics
 from polybook.site.extras import (
@@ -35,6 +31,17 @@ from polybook.site.extras import (
 from polybook.site.files import CITE_STYLE, STATIC
 from polybook.site.render import Page
 from polybook.site.sources import MATHJAX, keepable, write_sources
+from polybook.site.sphinx_process import CRASH_LINES, EarlySphinx, run_sphinx, sphinx_jobs
+
+__all__ = [
+    "CRASH_LINES",
+    "EarlySphinx",
+    "build_site",
+    "plan_run",
+    "sphinx_jobs",
+    "start_early",
+    "tool_digest",
+]
 
 SITE_CODE = Path(__file__).resolve().parent  # the site stage and its Sphinx extension
 # They shape every page.
@@ -45,8 +52,6 @@ PACKAGES = (
 # Code blocks that get a copy button: not outputs (highlighted as ``none``).
 COPY_SELECTOR = 'div[class*="highlight-"]:not(.highlight-none) div.highlight pre'
 STALE = "page kept from the last good build: its inputs failed"
-CRASH_LINES = 20  # lines of a crashed Sphinx's stderr shown in the error
-SPHINX_JOBS = 0  # Sphinx's processes (its -j); 0: see sphinx_jobs
 
 
 def _book_assets(config: BookConfig, pattern: str) -> list[str]:
@@ -224,28 +229,15 @@ def _load(path: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def sphinx_jobs() -> int:
-    """Sphinx's processes: one more than the CPUs, as its main process, busy resolving the
-    pages that its writers write, keeps a CPU only part of the time."""
-    cpus = usable_cpus()
-    return SPHINX_JOBS or (cpus + 1 if cpus > 1 else 1)
-
-
-def _run_sphinx(settings_file: Path, settings: dict[str, Any], fresh: bool) -> str:
-    """Run Sphinx in a process of its own; returns the crash's message, or ""."""
-    Path(settings["diagnostics"]).unlink(missing_ok=True)
-    done = subprocess.run(
-        [sys.executable, "-m", "polybook.site.sphinx_run", str(settings_file)]
-        + (["--fresh"] if fresh else [])
-        + ["--jobs", str(sphinx_jobs())],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if done.returncode == 0:
-        return ""
-    tail = strip_ansi(done.stderr).strip().splitlines()[-CRASH_LINES:]
-    return "\n".join(["the HTML build failed", *tail])
+def start_early(config: BookConfig) -> EarlySphinx | None:
+    """A Sphinx process started on the last build's settings, for :func:`build_site`; None
+    where there was no such build. The caller stops it when the build ends otherwise."""
+    outdir = config.build_dir / "html"
+    if not (outdir / "index.html").is_file():
+        return None
+    if site_diagnostics.load(config.build_dir / site_diagnostics.STORE) is None:
+        return None  # a fresh run comes
+    return EarlySphinx.start(config.build_dir / "sphinx-html.json", tool_digest())
 
 
 def _prune_copies(source: Path, copy: Path) -> None:
@@ -261,12 +253,15 @@ def build_site(
     reporter: Reporter,
     stale: Collection[str] = frozenset(),
     extras: SiteExtras | None = None,
+    early: EarlySphinx | None = None,
 ) -> Path:
     """Build the HTML site (in a Sphinx process of its own); returns the output folder.
 
     ``stale`` names pages (docnames) whose inputs failed in this build: where an earlier
     build wrote them, their sources are kept, and so is their last good HTML. ``extras``
-    adds the notebooks for download and the library's API pages.
+    adds the notebooks for download and the library's API pages. ``early`` is a Sphinx
+    process started before the pages were ready (see :func:`start_early`): it runs when
+    the settings are the ones it started on, and is stopped otherwise.
     """
     extras = extras or SiteExtras()
     generated = generated_pages(config, extras, {p.docname for p in pages})
@@ -303,7 +298,10 @@ def build_site(
     fresh = fresh or store is None  # without the other pages' warnings: read them all
     write_atomic(settings_file, json.dumps(settings, indent=1))
     store_file.unlink(missing_ok=True)  # stands for the site again once this run is in
-    crash = _run_sphinx(settings_file, settings, fresh)
+    if early is not None and early.matches(settings, fresh):
+        crash = early.run()
+    else:
+        crash = run_sphinx(settings_file, settings, fresh)
     sphinx_run = site_diagnostics.read_run(Path(settings["diagnostics"]))
     store = site_diagnostics.merge(store or {}, sphinx_run, fresh)
     site_diagnostics.save(store_file, store)

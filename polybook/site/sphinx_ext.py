@@ -9,6 +9,7 @@ from typing import Any, ClassVar, cast
 
 from docutils import nodes
 from docutils.parsers.rst import directives
+from jinja2 import FileSystemBytecodeCache
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
@@ -191,6 +192,16 @@ def _meta_tabs(
     )
 
 
+def _keep_compiled_templates(app: Sphinx) -> None:
+    """The theme's templates, compiled, kept between runs beside the doctrees (Jinja checks
+    each against its source): a run that writes one page does not compile them all again."""
+    environment = getattr(getattr(app.builder, "templates", None), "environment", None)
+    if environment is not None:
+        folder = Path(app.doctreedir) / "templates"
+        folder.mkdir(parents=True, exist_ok=True)
+        environment.bytecode_cache = FileSystemBytecodeCache(str(folder))
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("pb_tabs", [], "html")
     app.add_config_value("pb_tab_names", {}, "html")
@@ -217,6 +228,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("pb-tab", TabDirective)
     app.add_directive("pb-cells", CellsDirective)
     app.connect("html-page-context", _meta_tabs)
+    app.connect("builder-inited", _keep_compiled_templates)
     app.add_js_file("polybook-tabs.js")
     app.add_css_file("polybook.css")
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -30,6 +30,10 @@ from sphinx.util import logging as sphinx_logging
 from polybook.diagnostics import Diagnostic, Location
 from polybook.site.files import MAP_SUFFIX
 
+# Appended to the file's name by a run that starts before it is told to go (see
+# polybook.site.sphinx_run): the caller puts the file in place once the run is over.
+aside = ""
+
 # Filters of Sphinx's warning handler that format text (or are scoped to a ``with`` block).
 TEXT_FILTERS = (sphinx_logging.WarningLogRecordTranslator, sphinx_logging.MessagePrefixFilter)
 
@@ -188,7 +192,7 @@ def _track(app: Sphinx, handler: DiagnosticsHandler) -> None:
 def install(app: Sphinx, target: str) -> None:
     """Replace Sphinx's warning handler by one writing diagnostics to ``target``."""
     logger = logging.getLogger(sphinx_logging.NAMESPACE)
-    stream = open(target, "w", encoding="utf-8")  # noqa: SIM115 (open for the whole build)
+    stream = open(target + aside, "w", encoding="utf-8")  # noqa: SIM115 (the whole build)
     handler = DiagnosticsHandler(stream, Mapper(Path(app.srcdir)))
     handler.setLevel(logging.WARNING)
     _track(app, handler)
