@@ -23,7 +23,7 @@ from pathlib import PurePosixPath
 
 from nbformat import NotebookNode
 
-from polybook.saved import SavedBlock
+from polybook.saved import SavedBlock, parse_code
 
 MAGIC = re.compile(r"^\s*[%!]")
 SELF = "d2l"  # the name a library module gives itself (see polybook.library.HEADER)
@@ -32,7 +32,7 @@ SELF = "d2l"  # the name a library module gives itself (see polybook.library.HEA
 def syntax_digest(code: str) -> str:
     """Hash of ``code``'s syntax tree (its text where it does not parse)."""
     try:
-        text = ast.dump(ast.parse(code))
+        text = ast.dump(parse_code(code))
     except SyntaxError:
         text = "\0text\0" + code
     return hashlib.sha256(text.encode()).hexdigest()
@@ -58,7 +58,7 @@ def cell_digest(source: str) -> str:
     if any(MAGIC.match(line) for line in source.split("\n")):
         return "text:" + source
     try:
-        tree = ast.parse(source)
+        tree = parse_code(source)
     except SyntaxError:
         return "text:" + source
     return f"ast:{int(_quiet(source))}:" + hashlib.sha256(ast.dump(tree).encode()).hexdigest()
@@ -111,11 +111,13 @@ def _escapes(node: ast.AST) -> bool:
     """``from … import *`` or ``globals()``: names reached without being spelled."""
     if isinstance(node, ast.ImportFrom):
         return any(a.name == "*" for a in node.names)
-    return isinstance(node, ast.Call) and ast.unparse(node.func) == "globals"
+    return (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "globals"
+    )
 
 
 def _reads(
-    tree: ast.AST, modules: set[str], packages: frozenset[tuple[str, str]] = frozenset()
+    nodes: list[ast.AST], modules: set[str], packages: frozenset[tuple[str, str]] = frozenset()
 ) -> tuple[set[str], set[str], bool]:
     """Names read as ``MOD.NAME`` (``MOD`` one of ``modules``, or ``PKG.MOD`` for a pair of
     ``packages``) and names read bare; True when the module escapes (``f(d2l)``, ``import *``,
@@ -125,7 +127,7 @@ def _reads(
     dynamic = False
     package_names = {p for p, _ in packages}
     spelled: set[int] = set()  # module (and package) names followed by an attribute
-    for node in ast.walk(tree):  # parents come before their children
+    for node in nodes:  # a tree's, as ast.walk gives them: parents before their children
         dynamic |= _escapes(node)
         if not isinstance(node, ast.Attribute):
             continue
@@ -145,7 +147,7 @@ def _reads(
             dynamic = True
         else:
             through.add(node.attr)
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             if node.id in modules and id(node) not in spelled:
                 dynamic = True  # the module itself passed around: ``getattr(d2l, …)``
@@ -160,10 +162,12 @@ def _reads(
     return through, bare, dynamic
 
 
+@functools.lru_cache(maxsize=8192)
 def block_info(code: str) -> BlockInfo:
-    """Analyse one saved block (its code compiles: the library stage checked it)."""
+    """Analyse one saved block (its code compiles: the library stage checked it); once for
+    the frameworks whose blocks have the same code."""
     try:
-        tree = ast.parse(code)
+        tree = parse_code(code)
     except SyntaxError:
         return BlockInfo(frozenset(), frozenset(), frozenset(), True, True, syntax_digest(code))
     defines: set[str] = set()
@@ -187,7 +191,7 @@ def block_info(code: str) -> BlockInfo:
             continue  # no effect
         else:
             always = True
-    through, bare, dynamic = _reads(tree, {SELF})
+    through, bare, dynamic = _reads(list(ast.walk(tree)), {SELF})
     return BlockInfo(
         frozenset(defines),
         frozenset(extends),
@@ -204,17 +208,18 @@ def notebook_reads(nb: NotebookNode, module: str) -> set[str] | None:
     modules: set[str] = set()  # names bound to the library module
     packages: set[tuple[str, str]] = set()  # (name bound to its package, module's name)
     direct: set[str] = set()
-    trees = []
+    trees: list[list[ast.AST]] = []  # each cell's nodes
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
         lines = str(cell.source).split("\n")
-        try:
-            tree = ast.parse("\n".join("" if MAGIC.match(line) else line for line in lines))
+        try:  # read once for cell_digest too, where there is no magic to blank
+            tree = parse_code("\n".join("" if MAGIC.match(line) else line for line in lines))
         except SyntaxError:
             return None
-        trees.append(tree)
-        for node in ast.walk(tree):
+        nodes = list(ast.walk(tree))
+        trees.append(nodes)
+        for node in nodes:
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.name == module and alias.asname:
@@ -230,8 +235,8 @@ def notebook_reads(nb: NotebookNode, module: str) -> set[str] | None:
                             return None
                         direct.add(alias.name)
     reads = set(direct)
-    for tree in trees:
-        through, _, dynamic = _reads(tree, modules, frozenset(packages))
+    for nodes in trees:
+        through, _, dynamic = _reads(nodes, modules, frozenset(packages))
         if dynamic:
             return None
         reads |= through
