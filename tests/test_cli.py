@@ -3,6 +3,9 @@ build and ``--strict``, ``polybook check`` on the shipped book."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -81,3 +84,29 @@ def test_check_passes_on_the_shipped_book_and_fails_on_a_warning(
     assert "[polybook.library.parity]" in capsys.readouterr().err
     assert not (root / "d2l").exists()  # check writes nothing
     assert not (root / "_build").exists()
+
+
+def test_the_command_ends_at_once_and_loses_nothing_it_printed(tmp_path: Path) -> None:
+    """The ``polybook`` command skips Python's teardown: its messages (through pipes, so
+    buffered), its status and the files it wrote are all there."""
+    root = make_book(tmp_path / "book")
+    polybook = [sys.executable, "-m", "polybook.cli", "--root", str(root)]
+    buffered = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [*polybook, *args], capture_output=True, text=True, env=buffered, check=False
+        )
+
+    command = ["build", "lib"]
+    done = run(*command, "--strict")
+    assert done.returncode == 1
+    assert "only_torch is not in the library of jax" in done.stderr
+    assert done.stderr.rstrip().endswith("[polybook.library.parity]")
+    assert "def only_torch" in (root / "d2l" / "torch.py").read_text(encoding="utf-8")
+    again = run(*command)
+    assert again.returncode == 0
+    assert "nothing changed since the last build" in again.stderr
+    assert "only_torch is not in the library of jax" in again.stderr  # shown again
+    cleared = run("cache", "clear")
+    assert (cleared.returncode, cleared.stdout) == (0, "removed 0 cached notebooks\n")
