@@ -88,9 +88,10 @@ def _statements(code: str) -> tuple[Statement, ...]:
 
 
 def _statement(node: ast.stmt) -> Statement:
-    names, methods = definitions(node)
+    added = _added_class(node)
+    names, methods = _defines(node, added)
     is_import = isinstance(node, (ast.Import, ast.ImportFrom))
-    return Statement(statement_start(node), names, methods, _added_class(node), is_import)
+    return Statement(statement_start(node), names, methods, added, is_import)
 
 
 @functools.lru_cache(maxsize=8192)
@@ -308,19 +309,22 @@ def definitions(node: ast.stmt) -> tuple[frozenset[str], frozenset[str]]:
     A def decorated with ``add_to_class(C)`` is a method of ``C`` only: the library does
     not keep its name at module level (see :func:`library_text`).
     """
-    module, methods = _definitions(node)
-    return frozenset(module), frozenset(methods)
+    return _defines(node, _added_class(node))
 
 
-def _definitions(node: ast.stmt) -> tuple[set[str], set[str]]:
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and (added := _added_class(node)):
-        return set(), {f"{added[0]}.{node.name}"}
+def _defines(
+    node: ast.stmt, added: tuple[str, int] | None
+) -> tuple[frozenset[str], frozenset[str]]:
+    """:func:`definitions`, given what :func:`_added_class` says of ``node``."""
+    names: set[str] = set()
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and added:
+        return frozenset(), frozenset({f"{added[0]}.{node.name}"})
     if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
-        return {node.name}, set()
-    if isinstance(node, (ast.Import, ast.ImportFrom)):
-        return {(a.asname or a.name).split(".")[0] for a in node.names}, set()
-    if isinstance(node, ast.Assign):
-        return {name for target in node.targets for name in _targets(target)}, set()
-    if isinstance(node, ast.AnnAssign) and node.value is not None:
-        return _targets(node.target), set()
-    return set(), set()
+        names = {node.name}
+    elif isinstance(node, (ast.Import, ast.ImportFrom)):
+        names = {(a.asname or a.name).split(".")[0] for a in node.names}
+    elif isinstance(node, ast.Assign):
+        names = {name for target in node.targets for name in _targets(target)}
+    elif isinstance(node, ast.AnnAssign) and node.value is not None:
+        names = _targets(node.target)
+    return frozenset(names), frozenset()

@@ -181,11 +181,12 @@ def is_ready(env: Environment) -> bool:
         spec = json.loads((env.kernels_dir / env.kernel_name / "kernel.json").read_bytes())
     except (OSError, ValueError):
         return False
+    if not (_packages_ready(env) and spec == kernelspec(env)):
+        return False
     try:
-        recorded = (env.path / RECORD).read_text(encoding="utf-8") == _record(env)
+        return (env.path / RECORD).read_text(encoding="utf-8") == _record(env)
     except OSError:
-        recorded = False
-    return recorded and _packages_ready(env) and spec == kernelspec(env)
+        return False
 
 
 def _record(env: Environment) -> str:

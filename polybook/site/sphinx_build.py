@@ -235,7 +235,7 @@ def start_early(config: BookConfig) -> EarlySphinx | None:
     outdir = config.build_dir / "html"
     if not (outdir / "index.html").is_file():
         return None
-    if site_diagnostics.load(config.build_dir / site_diagnostics.STORE) is None:
+    if not (config.build_dir / site_diagnostics.STORE).is_file():
         return None  # a fresh run comes
     return EarlySphinx.start(config.build_dir / "sphinx-html.json", tool_digest())
 

@@ -57,8 +57,8 @@ def run_sphinx(settings_file: Path, settings: dict[str, Any], fresh: bool) -> st
 class EarlySphinx:
     """A Sphinx process started on the settings of the last build, waiting to be told."""
 
-    def __init__(self, settings_file: Path) -> None:
-        self.settings = json.loads(settings_file.read_text(encoding="utf-8"))
+    def __init__(self, settings_file: Path, settings: dict[str, Any]) -> None:
+        self.settings = settings  # as the file holds them
         self.process: subprocess.Popen[str] | None = subprocess.Popen(
             _command(settings_file, "--when-told"),
             stdin=subprocess.PIPE,
@@ -77,7 +77,7 @@ class EarlySphinx:
             return None
         if not isinstance(last, dict) or last.get("tool") != tool:
             return None
-        return cls(settings_file)
+        return cls(settings_file, last)
 
     def _files(self) -> list[tuple[Path, Path]]:
         """(kept aside, final) for its log and diagnostics files."""

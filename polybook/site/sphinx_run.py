@@ -5,11 +5,12 @@
 processes (Sphinx's ``-j``; it does so where there are enough pages); ``--when-told`` starts
 Sphinx, then builds only when a line ``go`` comes on stdin, writing its log and diagnostics
 beside the usual files (``.next``) for the caller to put in place (see
-:mod:`polybook.site.sphinx_process`). Sphinx and docutils keep
-registries at module level; a process per build keeps them, and their memory, out of the
-orchestrator. Warnings go, located, to the settings' ``diagnostics`` file (written by the
-extension); Sphinx's other messages to its ``log`` file; stderr carries only a crash's
-traceback.
+:mod:`polybook.site.sphinx_process`).
+
+Sphinx and docutils keep registries at module level; a process per build keeps them, and
+their memory, out of the orchestrator. Warnings go, located, to the settings' ``diagnostics``
+file (written by the extension); Sphinx's other messages to its ``log`` file; stderr carries
+only a crash's traceback.
 """
 
 from __future__ import annotations
