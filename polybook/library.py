@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import functools
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from polybook.diagnostics import Location, PolybookError, Reporter
@@ -15,11 +15,26 @@ from polybook.saved import SavedBlock, definitions, extract_blocks, parse_code
 if TYPE_CHECKING:
     from nbformat import NotebookNode
 
+
+@dataclass(frozen=True)
+class CompileError:
+    """Why a block does not compile: plain data, which crosses between processes as it is
+    (a ``SyntaxError`` pickles differently where ``tblib`` is installed, as Dask does)."""
+
+    msg: str
+    lineno: int | None
+
+    @classmethod
+    def of(cls, exc: SyntaxError) -> CompileError:
+        return cls(str(exc.msg), exc.lineno)
+
+
 # A framework's blocks, and each one's compile_error where known already.
-Extracted = tuple[list[SavedBlock], Sequence[SyntaxError | None] | None]
+Extracted = tuple[list[SavedBlock], Sequence[CompileError | None] | None]
 
 __all__ = [  # SavedBlock, definitions and extract_blocks live in polybook.saved
     "HEADER",
+    "CompileError",
     "SavedBlock",
     "check_blocks",
     "check_parity",
@@ -49,7 +64,7 @@ d2l = sys.modules[__name__]
 def check_blocks(
     blocks: Sequence[SavedBlock],
     framework: str,
-    compiled: Sequence[SyntaxError | None] | None = None,
+    compiled: Sequence[CompileError | None] | None = None,
 ) -> None:
     """Each block compiles, and every ``add_to_class`` target is saved before it is used.
 
@@ -60,7 +75,7 @@ def check_blocks(
         try:
             statements = block.statements
         except SyntaxError as exc:
-            raise _syntax_error(block, exc, framework) from exc
+            raise _syntax_error(block, CompileError.of(exc), framework) from exc
         for statement in statements:
             if statement.added_to and statement.added_to[0] not in defined:
                 cls, line = statement.added_to
@@ -74,11 +89,11 @@ def check_blocks(
         compiled = [compile_error(block.code) for block in blocks]
     for block, error in zip(blocks, compiled, strict=True):
         if error is not None:  # what parses may still not compile (`return` outside a def)
-            raise _syntax_error(block, error, framework) from error
+            raise _syntax_error(block, error, framework)
 
 
 @functools.lru_cache(maxsize=8192)
-def compile_error(code: str) -> SyntaxError | None:
+def compile_error(code: str) -> CompileError | None:
     """Why ``code``, parsed, does not compile as part of the library; None if it does.
 
     Blocks compile on their own (once for the frameworks that share one): in the library a
@@ -87,22 +102,22 @@ def compile_error(code: str) -> SyntaxError | None:
     try:
         tree = parse_code(code)
     except SyntaxError as exc:
-        return exc
+        return CompileError.of(exc)
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and node.module == "__future__":
             message = "from __future__ imports must occur at the beginning of the file"
-            return SyntaxError(message, ("<block>", node.lineno, node.col_offset + 1, ""))
+            return CompileError(message, node.lineno)
     try:
         compile(tree, "<block>", "exec", dont_inherit=True)
     except SyntaxError as exc:
-        return exc
+        return CompileError.of(exc)
     return None
 
 
-def _syntax_error(block: SavedBlock, exc: SyntaxError, framework: str) -> PolybookError:
+def _syntax_error(block: SavedBlock, error: CompileError, framework: str) -> PolybookError:
     return PolybookError(
-        Location(block.path, block.source_line(exc.lineno or 1), framework),
-        f"saved code does not compile: {exc.msg}",
+        Location(block.path, block.source_line(error.lineno or 1), framework),
+        f"saved code does not compile: {error.msg}",
         "library.syntax",
     )
 

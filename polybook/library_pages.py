@@ -17,7 +17,7 @@ from functools import partial
 
 from polybook.config import BookConfig
 from polybook.diagnostics import Diagnostic, PolybookError, Reporter
-from polybook.library import Extracted, checked_libraries, compile_error
+from polybook.library import CompileError, Extracted, checked_libraries, compile_error
 from polybook.saved import SavedBlock, SourceCell, source_blocks
 from polybook.source.book import Book, read_book
 from polybook.source.marks import Line
@@ -33,7 +33,7 @@ class FrameworkSaves:
     """One page's saved blocks for one framework, or why there are none."""
 
     blocks: tuple[SavedBlock, ...] = ()
-    compiled: tuple[SyntaxError | None, ...] = ()  # each block's compile_error
+    compiled: tuple[CompileError | None, ...] = ()  # each block's compile_error
     split_error: Diagnostic | None = None  # a cell does not split: the build stops
     save_error: Diagnostic | None = None  # a #@save mark is wrong: this library fails
 
@@ -112,7 +112,7 @@ def libraries_from_pages(
 def _framework_blocks(pages: Sequence[PageSaves], name: str) -> Extracted:
     """One framework's blocks from the pages that split for it, numbered by notebook."""
     blocks: list[SavedBlock] = []
-    compiled: list[SyntaxError | None] = []
+    compiled: list[CompileError | None] = []
     notebook = 0  # the position the page's notebook would have
     for page in pages:
         saves = page[name]

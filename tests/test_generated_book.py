@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+import distributed  # noqa: F401  # its tblib changes how exceptions pickle, as in a Dask build
 import pytest
 
 from benchmarks.make_book import write_book
