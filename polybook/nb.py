@@ -58,6 +58,24 @@ def new_markdown_cell(source: str, cell_id: str) -> NotebookNode:
     return node({"cell_type": "markdown", "id": cell_id, "metadata": metadata, "source": source})
 
 
+def merge_streams(outputs: list[NotebookNode]) -> list[NotebookNode]:
+    """Join each run of stream outputs to one stream: how often a kernel flushes is timing,
+    not content (a front end shows the run as one block either way)."""
+    merged: list[NotebookNode] = []
+    for output in outputs:
+        last = merged[-1] if merged else None
+        if (
+            last is not None
+            and output.get("output_type") == "stream"
+            and last.get("output_type") == "stream"
+            and last.get("name") == output.get("name")
+        ):
+            last["text"] = last["text"] + output["text"]
+        else:
+            merged.append(output)
+    return merged
+
+
 def reads(text: str) -> NotebookNode:
     """A notebook from JSON text (nbformat 4; multi-line strings joined)."""
     data = json.loads(text)

@@ -17,7 +17,7 @@ from nbformat import NotebookNode
 
 from polybook.diagnostics import Location, PolybookError
 from polybook.meta import cell_meta, notebook_meta, update_cell_meta
-from polybook.nb import strip_ansi
+from polybook.nb import merge_streams, strip_ansi
 
 SKIP_TAG = "skip-execution"
 CELL_LINE = re.compile(r"(?:Cell In\[\d+\]|<ipython-input-\d+-\w+>), line (\d+)")
@@ -181,6 +181,9 @@ def execute(nb: NotebookNode, env: KernelEnv, kernel_log: Path | None = None) ->
     def on_cell_start(cell: NotebookNode, cell_index: int, **_: Any) -> None:
         current["index"] = cell_index
 
+    def on_cell_executed(cell: NotebookNode, **_: Any) -> None:
+        cell.outputs = merge_streams(cell.outputs)
+
     log_path = kernel_log or Path(os.devnull)
     with (
         tempfile.TemporaryDirectory(prefix="polybook-kernel-") as runtime,
@@ -199,6 +202,7 @@ def execute(nb: NotebookNode, env: KernelEnv, kernel_log: Path | None = None) ->
             km=km,
             timeout_func=lambda cell: _timeout(cell, env.timeout),
             on_cell_start=on_cell_start,
+            on_cell_executed=on_cell_executed,
             skip_cells_with_tag=SKIP_TAG,
             record_timing=True,
             shutdown_kernel="immediate",
