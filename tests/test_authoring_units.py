@@ -116,10 +116,26 @@ def test_a_changed_kernelspec_is_rewritten_without_installing(tmp_path: Path) ->
     spec.parent.mkdir(parents=True)
     spec.write_text('{"argv": ["python", "-m", "ipykernel_launcher"]}')  # an older spec
     assert not envs.is_ready(env)
-    assert envs.ensure(env)  # rewrites the kernelspec only: no venv, no pip here
+    assert envs.ensure(env) == "kernelspec"  # rewritten alone: no venv, no pip here
     assert envs.is_ready(env)
-    assert not envs.ensure(env)
+    assert envs.ensure(env) == ""
     assert envs.kernelspec(env)["env"]["POLYBOOK_FRAMEWORK"] == "jax"
+
+
+def test_the_kernelspec_is_the_same_whichever_name_started_polybook() -> None:
+    probe = "from polybook.paths import running_python; print(running_python())"
+    names = [n for n in ("python", "python3") if (Path(sys.executable).parent / n).exists()]
+    seen = {
+        subprocess.run(
+            [str(Path(sys.executable).parent / name), "-c", probe],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        for name in names
+    }
+    assert len(names) == 2
+    assert len(seen) == 1, seen
 
 
 def test_env_kernels_user_installs_into_the_users_jupyter_path(tmp_path: Path) -> None:

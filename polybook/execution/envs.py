@@ -8,12 +8,11 @@ import logging
 import os
 import re
 import subprocess
-import sys
 import venv
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from polybook import frameworks
 from polybook.config import CONFIG_FILE, BookConfig
@@ -21,7 +20,7 @@ from polybook.diagnostics import Location, PolybookError
 from polybook.execution import devices
 from polybook.frameworks import Framework
 from polybook.fsutil import write_atomic
-from polybook.paths import SOURCE_ROOT
+from polybook.paths import SOURCE_ROOT, running_python
 
 logger = logging.getLogger("polybook")
 
@@ -256,7 +255,7 @@ def kernelspec(env: Environment) -> dict[str, Any]:
         "env": {
             "POLYBOOK_FRAMEWORK": env.framework,
             "POLYBOOK_MODULE": env.spec.lib_name,
-            "POLYBOOK_PYTHON": sys.executable,
+            "POLYBOOK_PYTHON": running_python(),
         },
         "metadata": {"polybook": {"framework": env.framework}},
     }
@@ -283,13 +282,14 @@ def is_healthy(env: Environment) -> bool:
     return done.returncode == 0
 
 
-def ensure(env: Environment, verify: bool = False) -> bool:
+def ensure(env: Environment, verify: bool = False) -> Literal["", "kernelspec", "installed"]:
     """Create or update ``env`` when its requirements changed (or, with ``verify``, when it
-    no longer imports its framework); False when nothing was done."""
+    no longer imports its framework); what was done: nothing (""), the kernelspec rewritten
+    alone, or packages installed."""
     packaged = _packages_ready(env)
     if packaged and not (verify and not is_healthy(env)):
         write_atomic(env.path / RECORD, _record(env))  # missing where set up before records
-        return write_kernelspec(env)  # only the kernelspec may be out of date
+        return "kernelspec" if write_kernelspec(env) else ""  # only it may be out of date
     if not env.python.exists() or packaged:  # missing, or ready on paper but broken
         venv.EnvBuilder(with_pip=True, clear=True).create(env.path)
     dropped = set(_stamp(env)[1:]) - _book_packages(env)  # the book no longer asks for them
@@ -302,7 +302,7 @@ def ensure(env: Environment, verify: bool = False) -> bool:
     stamp = [env.requirements_hash(), *sorted(_book_packages(env))]
     write_atomic(env.path / STAMP, "\n".join(stamp) + "\n")
     write_atomic(env.path / RECORD, _record(env))
-    return True
+    return "installed"
 
 
 def ensure_all(
@@ -320,10 +320,12 @@ def ensure_all(
     with ThreadPoolExecutor(max_workers=max(1, len(missing))) as pool:
         done_list = pool.map(lambda env: ensure(env, verify), missing)
         for env, done in zip(missing, done_list, strict=True):
-            if done:
+            if done == "installed":
                 logger.info(
                     "set up the %s environment (%s) in %s", env.framework, resolved, env.path
                 )
+            elif done:
+                logger.info("refreshed the %s kernelspec in %s", env.framework, env.kernels_dir)
     if given:
         from polybook.execution.existing import existing_environment
 
