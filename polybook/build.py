@@ -213,7 +213,7 @@ def _run_stages(
         from polybook.pdf.stage import build_pdf
 
         failed = report.failed if config.eval_notebook else []
-        for path in build_pdf(config, book, tabs, executed, reporter, failed):
+        for path in build_pdf(config, book, tabs, executed, reporter, failed, libraries):
             logger.info("wrote %s", path.relative_to(config.root))
     if target == "notebooks":
         from polybook.notebooks import build_notebooks

@@ -88,6 +88,7 @@ class Reporter:
 
     diagnostics: list[Diagnostic] = field(default_factory=list)
     suppressed: frozenset[str] = frozenset()  # subtypes, e.g. "cite" or "exec" (and below)
+    quiet: bool = False  # collect only: another reporter passes them on (a page worker's)
 
     def is_suppressed(self, subtype: str) -> bool:
         parts = subtype.split(".")
@@ -97,12 +98,14 @@ class Reporter:
         diag = Diagnostic(location, message, subtype)
         if not self.is_suppressed(subtype) and diag not in self.diagnostics:
             self.diagnostics.append(diag)
-            logger.warning("%s", diag)
+            if not self.quiet:
+                logger.warning("%s", diag)
 
     def error(self, err: PolybookError | Diagnostic) -> None:
         diag = err.diagnostic if isinstance(err, PolybookError) else err
         self.diagnostics.append(diag)
-        logger.error("%s", diag)
+        if not self.quiet:
+            logger.error("%s", diag)
 
     @property
     def errors(self) -> list[Diagnostic]:

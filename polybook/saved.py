@@ -80,6 +80,7 @@ class Statement:
     methods: frozenset[str]  # ``Class.method``, for a def attached with add_to_class
     added_to: tuple[str, int] | None  # (class, decorator line) of add_to_class
     is_import: bool
+    modules: frozenset[str] = frozenset()  # the top-level modules an import statement loads
 
 
 @functools.lru_cache(maxsize=8192)
@@ -91,7 +92,16 @@ def _statement(node: ast.stmt) -> Statement:
     added = _added_class(node)
     names, methods = _defines(node, added)
     is_import = isinstance(node, (ast.Import, ast.ImportFrom))
-    return Statement(statement_start(node), names, methods, added, is_import)
+    modules = frozenset(_imported_modules(node))
+    return Statement(statement_start(node), names, methods, added, is_import, modules)
+
+
+def _imported_modules(node: ast.stmt) -> list[str]:
+    if isinstance(node, ast.Import):
+        return [alias.name.partition(".")[0] for alias in node.names]
+    if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+        return [node.module.partition(".")[0]]
+    return []
 
 
 @functools.lru_cache(maxsize=8192)

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import codecs
 import hashlib
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -112,3 +114,13 @@ def test_bad_source(path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[st
     if has_errors and built != 0:
         assert after == before, "a failed build changed the last good library"
     assert not list(root.rglob("*.pbtmp"))
+
+
+def test_a_build_prints_each_warning_once(tmp_path: Path) -> None:
+    case = read_case(CASES / "unclosed_begin_tab.case")
+    root = tmp_path / "book"
+    make_book(root, case)
+    command = [sys.executable, "-m", "polybook.cli", "--root", str(root), "build", "lib"]
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    printed = [line for line in done.stderr.splitlines() if "[polybook." in line]
+    assert len(printed) == len(set(printed)) == 1, printed

@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from polybook.fsutil import write_atomic
 from polybook.nb import strip_ansi
 from polybook.pdf import log as latex_log
 from polybook.pdf.files import WORK_DIR, pdf_path
+from polybook.saved import SavedBlock
 from polybook.site import site_diagnostics
 from polybook.site.extras import BIBFILE, bibfile
 from polybook.site.files import INDEX_FILE
@@ -64,6 +66,8 @@ class LatexJob:
 
     config: BookConfig
     framework: str
+    # The book's libraries, which autodoc imports (see polybook.site.autodoc).
+    libraries: Mapping[str, Sequence[SavedBlock]] = field(default_factory=dict, compare=False)
 
     @property
     def work(self) -> Path:
@@ -121,7 +125,7 @@ def latex_elements(config: BookConfig, framework: str) -> dict[str, str]:
 
 def latex_config(config: BookConfig, job: LatexJob, logo: str) -> dict[str, Any]:
     """Sphinx's settings for ``job``: the site's, less its HTML parts, and the LaTeX ones."""
-    settings = sphinx_config(config)
+    settings = sphinx_config(config, libraries=job.libraries)
     for html_only in ("copybutton_selector", "pb_links", "html_extra_path"):
         settings.pop(html_only, None)
     extensions = [e for e in settings["extensions"] if e != "sphinx_copybutton"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -13,6 +13,7 @@ from polybook.diagnostics import Diagnostic, Location, Reporter
 from polybook.execution import envs
 from polybook.pdf.latex import INSTALL, LatexJob, missing_tools, run_job, write_job_sources
 from polybook.pdf.render import pdf_pages
+from polybook.saved import SavedBlock
 from polybook.site.extras import bibfile
 from polybook.site.outputs import path_roots
 from polybook.source.book import Book
@@ -35,6 +36,7 @@ def build_pdf(
     executed: Mapping[tuple[str, str], NotebookNode],
     reporter: Reporter,
     failed: Collection[tuple[str, str]] = (),
+    libraries: Mapping[str, Sequence[SavedBlock]] | None = None,
 ) -> list[Path]:
     """Build ``_build/pdf/<name>-<framework>.pdf`` for each of ``tabs``; returns those
     written. A framework whose notebooks ``failed`` ((page, framework) pairs) or whose
@@ -54,7 +56,7 @@ def build_pdf(
             reporter.warn(Location(broken[0], 0, fw), STALE, "pdf.stale")
             continue
         pages = pdf_pages(book, executed, fw, reporter, roots, gpus, cited)
-        job = LatexJob(config, fw)
+        job = LatexJob(config, fw, libraries or {})
         write_job_sources(config, job, pages)
         jobs.append(job)
     workers = max(1, min(len(jobs), config.effective_jobs))

@@ -18,10 +18,10 @@ from typing import Any
 
 from polybook.config import BookConfig
 from polybook.library import SavedBlock, public_names
+from polybook.site.files import API_FOLDER
 from polybook.site.myst import Lines
 from polybook.site.render import Page
 
-API_FOLDER = "api"
 MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")  # ASCII punctuation, escaped
 LITERAL = re.compile(r"``([^`]+)``|`([^`]+)`")  # reST and Markdown inline code
 MAX_VALUE = 60  # characters of a saved constant's value shown

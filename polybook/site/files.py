@@ -14,6 +14,7 @@ MAP_SUFFIX = ".pbmap.json"  # a generated page's line -> source line map
 OUTPUT_DIR = "_pb_outputs"  # images from cell outputs, stored once by content
 CITE_STYLE = "author_year_round"  # registered by polybook.site.cite
 INDEX_FILE = "_pb_api.json"  # the library's API index, in the site's sources
+API_FOLDER = "api"  # the generated API pages: api/<framework>
 
 
 def anchor(framework: str, name: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -13,7 +13,9 @@ from polybook.config import BookConfig
 from polybook.diagnostics import Diagnostic, Location, Reporter
 from polybook.fsutil import write_atomic
 from polybook.paths import PACKAGE_ROOT
+from polybook.saved import SavedBlock
 from polybook.site import site_diagnostics
+from polybook.site.autodoc import autodoc_settings
 from polybook.site.extras import (
     BIBFILE,
     NOTEBOOKS,
@@ -93,10 +95,14 @@ def _reader_config(
 
 
 def sphinx_config(
-    config: BookConfig, notebooks: Sequence[str] = (), generated: Sequence[str] = ()
+    config: BookConfig,
+    notebooks: Sequence[str] = (),
+    generated: Sequence[str] = (),
+    libraries: Mapping[str, Sequence[SavedBlock]] | None = None,
 ) -> dict[str, Any]:
     """Sphinx settings derived from the book's config (no conf.py is written); ``notebooks``
-    names the frameworks whose notebooks the site holds."""
+    names the frameworks whose notebooks the site holds; ``libraries``, what autodoc imports
+    (see :mod:`polybook.site.autodoc`)."""
     cited = ["sphinxcontrib.bibtex"] if bibfile(config) else []
     return {
         "project": config.title,
@@ -150,6 +156,7 @@ def sphinx_config(
         "html_js_files": _book_assets(config, "*.js"),
         "suppress_warnings": ["myst.header", *sphinx_suppressed(config.suppress_warnings)],
         **_reader_config(config, notebooks, generated),
+        **autodoc_settings(config, libraries or {}),
         # autosummary tables in `eval_rst` blocks, without stub pages (they need .rst sources)
         **(
             {"autosummary_generate": False}
@@ -192,7 +199,10 @@ def _assets_digest(config: BookConfig) -> str:
 
 
 def site_settings(
-    config: BookConfig, notebooks: Sequence[str] = (), generated: Sequence[str] = ()
+    config: BookConfig,
+    notebooks: Sequence[str] = (),
+    generated: Sequence[str] = (),
+    libraries: Mapping[str, Sequence[SavedBlock]] | None = None,
 ) -> dict[str, Any]:
     """What the Sphinx process is given; any change to it means Sphinx runs again."""
     build = config.build_dir
@@ -203,7 +213,7 @@ def site_settings(
         "doctreedir": str(build / "doctrees"),
         "diagnostics": str(build / "sphinx-html.diagnostics.jsonl"),
         "log": str(build / "sphinx-html.log"),
-        "config": sphinx_config(config, notebooks, generated),
+        "config": sphinx_config(config, notebooks, generated, libraries),
         "assets": _assets_digest(config),
         "tool": tool_digest(),
     }
@@ -269,7 +279,8 @@ def build_site(
     pages = [with_toctree(p, names) if p.docname == "index" else p for p in pages]
     held = {fw for _, fw in extras.notebooks}
     pdfs_changed = write_pdfs(config)  # before the settings, which link them
-    settings = site_settings(config, [fw for fw in config.tabs if fw in held], names)
+    frameworks = [fw for fw in config.tabs if fw in held]
+    settings = site_settings(config, frameworks, names, extras.libraries)
     srcdir, outdir = Path(settings["srcdir"]), Path(settings["outdir"])
     keep = keepable(srcdir, stale)
     for name in sorted(keep):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import sys
 from pathlib import Path
 from typing import Any, ClassVar, cast
 
@@ -206,6 +207,9 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("pb_tabs", [], "html")
     app.add_config_value("pb_tab_names", {}, "html")
     app.add_config_value("pb_diagnostics", "", "", str)  # where located warnings go
+    app.add_config_value("pb_import_path", [], "env")  # where autodoc finds the book's library
+    # This process builds one book: its folder goes first, as a conf.py beside it would do.
+    sys.path[:0] = [p for p in app.config.pb_import_path if p not in sys.path]
     if app.config.pb_diagnostics:
         sphinx_log.install(app, app.config.pb_diagnostics)
     reader.setup(app)

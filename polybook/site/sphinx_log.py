@@ -28,24 +28,30 @@ from sphinx.application import Sphinx
 from sphinx.util import logging as sphinx_logging
 
 from polybook.diagnostics import Diagnostic, Location
-from polybook.site.files import MAP_SUFFIX
+from polybook.site.files import API_FOLDER, MAP_SUFFIX
 
 # Appended to the file's name by a run that starts before it is told to go (see
 # polybook.site.sphinx_run): the caller puts the file in place once the run is over.
 aside = ""
+
+PAGE_BEING_READ = "pb_docname"  # set on each log record
 
 # Filters of Sphinx's warning handler that format text (or are scoped to a ``with`` block).
 TEXT_FILTERS = (sphinx_logging.WarningLogRecordTranslator, sphinx_logging.MessagePrefixFilter)
 
 
 def _node_place(node: nodes.Node) -> tuple[str | None, int | None]:
-    """Source and line of ``node``, each from the nearest ancestor that has one."""
+    """Source and line of ``node``, each from the nearest ancestor that has one. Content
+    parsed from a string (``<unknown>``, ``<autodoc>``) is placed at what holds it."""
     source: str | None = None
     line: int | None = None
     current: nodes.Node | None = node
     while current is not None and (source is None or line is None):
-        source = source or current.source
-        line = line or current.line
+        if current.source and str(current.source).startswith("<"):
+            line = None  # a line of that string, not of the page
+        else:
+            source = source or current.source
+            line = line or current.line
         current = current.parent
     if source is None and node.document is not None:
         source = node.document.get("source")
@@ -128,6 +134,16 @@ def subtype(record: logging.LogRecord) -> str:
     return ".".join(["render", *(p for p in parts if p)]) if parts[0] else "render"
 
 
+def _generated_duplicate(record: logging.LogRecord, place: Place) -> bool:
+    """A Python object described by the book's own API page (autodoc in ``eval_rst``) and
+    by the generated API page: the same object, twice on purpose."""
+    if not str(record.msg).startswith("duplicate object description of"):
+        return False
+    other = str(record.args[1]) if isinstance(record.args, tuple) and record.args[1:] else ""
+    pages = (other, place.docname or "")
+    return any(page.startswith(API_FOLDER + "/") for page in pages)
+
+
 class DiagnosticsHandler(sphinx_logging.WarningStreamHandler):
     """Sphinx's warning handler, writing located JSON diagnostics instead of text.
 
@@ -141,7 +157,7 @@ class DiagnosticsHandler(sphinx_logging.WarningStreamHandler):
         self.phase = "run"  # set by the build's events: read, check, write
 
     def diagnostic(self, record: logging.LogRecord) -> dict[str, Any]:
-        place = self.mapper.place(getattr(record, "location", None))
+        place = self.mapper.place(_location(record))
         diag = Diagnostic(
             Location(place.path or "sphinx", place.line),
             record.getMessage().rstrip(),
@@ -157,6 +173,8 @@ class DiagnosticsHandler(sphinx_logging.WarningStreamHandler):
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
+            if _generated_duplicate(record, self.mapper.place(_location(record))):
+                return
             self._write(self.diagnostic(record))
         except Exception:
             self.handleError(record)
@@ -189,8 +207,28 @@ def _track(app: Sphinx, handler: DiagnosticsHandler) -> None:
     app.connect("build-finished", found)
 
 
+def _location(record: logging.LogRecord) -> Any:
+    """The record's location; else the page being read when it was made, if any."""
+    return getattr(record, "location", None) or getattr(record, PAGE_BEING_READ, None)
+
+
+def _stamp_records(app: Sphinx) -> None:
+    """Make each log record note the page being read: Sphinx holds reading's warnings back
+    until every page is read, and some (autodoc's) come with no location of their own."""
+    make = logging.getLogRecordFactory()
+
+    def record(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        made = make(*args, **kwargs)
+        env = getattr(app, "env", None)
+        setattr(made, PAGE_BEING_READ, env.current_document.docname if env else "")
+        return made
+
+    logging.setLogRecordFactory(record)
+
+
 def install(app: Sphinx, target: str) -> None:
     """Replace Sphinx's warning handler by one writing diagnostics to ``target``."""
+    _stamp_records(app)
     logger = logging.getLogger(sphinx_logging.NAMESPACE)
     stream = open(target + aside, "w", encoding="utf-8")  # noqa: SIM115 (the whole build)
     handler = DiagnosticsHandler(stream, Mapper(Path(app.srcdir)))

@@ -126,7 +126,7 @@ def _read_alone(
 ) -> tuple[tuple[Document, Derived] | None, list[Diagnostic]]:
     """One page parsed and what ``derive`` makes of it (None if it does not parse), with
     what parsing it reported (in a worker: the parent reports)."""
-    found = Reporter()
+    found = Reporter(quiet=True)
     doc = _read(config, rel, found)
     return (doc, derive(doc)) if doc is not None else None, found.diagnostics
 

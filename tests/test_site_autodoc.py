@@ -1,0 +1,36 @@
+"""What autodoc is given to import the book's library in the site's and the PDF's Sphinx."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from polybook.config import load_config
+from polybook.pdf.latex import LatexJob, latex_config
+from polybook.saved import SavedBlock
+from polybook.site.autodoc import autodoc_settings
+
+from .conftest import copy_book
+
+CODE = """\
+import math
+import torch.nn as nn
+from helpers import scale
+from d2l import jax
+from . import sibling
+"""
+
+
+def test_only_what_the_sphinx_python_cannot_import_is_mocked(tmp_path: Path) -> None:
+    root = copy_book(tmp_path / "book", "d2lbook_book")
+    (root / "helpers.py").write_text("scale = 2\n")  # beside the book: importable there
+    config = load_config(root)
+    libraries = {"pytorch": [SavedBlock("chapter_a/x.md", (1, 2, 3, 4, 5), CODE, 0)]}
+    expected = {"pb_import_path": [str(root)], "autodoc_mock_imports": ["torch"]}
+    assert autodoc_settings(config, libraries) == expected
+    assert autodoc_settings(config, {}) == {
+        "pb_import_path": [str(root)],
+        "autodoc_mock_imports": [],
+    }
+    settings = latex_config(config, LatexJob(config, "pytorch", libraries), "")
+    assert settings["autodoc_mock_imports"] == ["torch"]
+    assert settings["pb_import_path"] == [str(root)]
