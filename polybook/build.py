@@ -11,10 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from polybook.alias_rewrite import rewrite_notebooks
 from polybook.config import BookConfig
 from polybook.diagnostics import PolybookError, Reporter
 from polybook.fsutil import remove_stale_temps, write_atomic
 from polybook.library import SavedBlock, check_parity, extract_libraries, library_text
+from polybook.library_aliases import with_aliases
 from polybook.library_pages import PageSaves, libraries_from_pages, read_saves
 from polybook.nb import Notebooks
 from polybook.source.book import Book, BookInvalid, load_book
@@ -38,7 +40,9 @@ def build_library(
 def write_libraries(
     config: BookConfig, libraries: dict[str, list[SavedBlock]], reporter: Reporter
 ) -> dict[str, list[SavedBlock]]:
-    """Write the libraries extracted without errors (the others keep their last good file)."""
+    """Write the libraries extracted without errors (the others keep their last good file),
+    with the aliases the config adds; returns what was written."""
+    libraries = with_aliases(config, libraries, reporter)
     for fw, blocks in libraries.items():
         target = config.root / config.library_for(fw).lib_file
         remove_stale_temps(target.parent)
@@ -135,7 +139,8 @@ def _sources(
     libraries = write_libraries(config, found, reporter)
     if reporter.errors:
         raise _Stopped("library")
-    return book, notebooks, libraries
+    # What readers see and run: the library keeps the code as saved (it defines the aliases).
+    return book, rewrite_notebooks(config, notebooks, reporter), libraries
 
 
 def run_build(

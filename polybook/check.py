@@ -7,9 +7,11 @@ for a pre-commit hook.
 
 from __future__ import annotations
 
+from polybook.alias_rewrite import rewriters
 from polybook.config import BookConfig
 from polybook.diagnostics import Reporter
 from polybook.library import check_parity
+from polybook.library_aliases import with_aliases
 from polybook.library_pages import libraries_from_pages, read_saves
 from polybook.references import check_references
 from polybook.source.book import BookInvalid
@@ -21,6 +23,7 @@ def check_book(config: BookConfig, tabs: tuple[str, ...], reporter: Reporter) ->
         book, saves = read_saves(config, tabs, reporter)
     except BookInvalid:
         return
-    libraries = libraries_from_pages(saves, tabs, reporter)
+    libraries = with_aliases(config, libraries_from_pages(saves, tabs, reporter), reporter)
     check_parity(libraries, config.framework_specific, reporter)
+    rewriters(config, tabs, reporter)  # their patterns compile
     check_references(config.root, book.documents, reporter)

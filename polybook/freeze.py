@@ -9,12 +9,14 @@ from pathlib import Path
 
 from nbformat import NotebookNode
 
+from polybook.alias_rewrite import rewrite_notebooks
 from polybook.config import BookConfig
 from polybook.diagnostics import Location, PolybookError, Reporter
 from polybook.execution import devices
 from polybook.execution.freeze import FREEZE_DIR, FrozenOutputs, code_key
 from polybook.execution.usage import LibraryUsage
 from polybook.library import extract_libraries
+from polybook.library_aliases import with_aliases
 from polybook.meta import notebook_meta
 from polybook.nb import reads
 from polybook.source.book import BookInvalid, load_book
@@ -57,9 +59,10 @@ def freeze_pages(
     except BookInvalid:
         return []
     notebooks = split_book(book, tabs, reporter)
-    libraries = extract_libraries(notebooks, reporter)
+    libraries = with_aliases(config, extract_libraries(notebooks, reporter), reporter)
     if reporter.errors:
         return []
+    notebooks = rewrite_notebooks(config, notebooks, reporter)  # as the build runs them
     frozen = FrozenOutputs(config.root)
     written: list[Path] = []
     for fw in tabs:

@@ -160,18 +160,15 @@ def test_a_typo_section_is_a_warning_with_the_nearest_section(tmp_path: Path) ->
 def test_d2lbook_sections_are_ignored_key_by_key_and_empty_keys_silently(tmp_path: Path) -> None:
     text = (
         "[build]\nwarning_is_error = True\nsphinx_configs =\n[pdf]\nlatex_logo =\n"
-        "post_latex = fix.py\n[colab]\nanything = x\n[library-mxnet]\nlib_name = mxnet\n"
-        "simple_alias = ones\n"
+        "post_latex = fix.py\n[colab]\nanything = x\n[library-mxnet]\nlib_name = np\n"
+        "[library]\nrelease = 1.0\n"
     )
     assert warnings(text, tmp_path) == [
         "config.ini:2: [build] warning_is_error is ignored: polybook's key is `strict`"
         " [polybook.config]",
         "config.ini:6: [pdf] post_latex is ignored [polybook.config]",
         "config.ini:8: [colab] anything is ignored [polybook.config]",
-        "config.ini:10: [library-mxnet] lib_name is ignored: it names d2lbook's alias module;"
-        " polybook writes `#@save` code as written, and the module is named by lib_file"
-        " [polybook.config]",
-        "config.ini:11: [library-mxnet] simple_alias is ignored [polybook.config]",
+        "config.ini:12: [library] release is ignored [polybook.config]",
     ]
 
 

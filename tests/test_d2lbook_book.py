@@ -16,12 +16,19 @@ import pytest
 from bs4 import BeautifulSoup, Tag
 
 from polybook.cli import main
+from polybook.nb import reads
 
 from .conftest import copy_book
 from .test_build_e2e import Collect
 
 pytestmark = pytest.mark.slow
 WARNINGS = Collect()
+FLUENT = "lambda x, *args, **kwargs: x.reshape(*args, **kwargs)"
+ALIASES = {  # the config's, after the saved code
+    "pytorch": "\n# config.ini:18\nones = torch.ones\nconcat = torch.cat\n"
+    f"reshape = {FLUENT}\nnn_Module = torch.nn.Module\n",
+    "jax": f"\n# config.ini:26\nones = jnp.ones\nconcat = jnp.concatenate\nreshape = {FLUENT}\n",
+}
 
 
 @pytest.fixture(scope="module")
@@ -137,3 +144,21 @@ def test_code_runs_per_framework_and_the_library_keeps_d2lbooks_contract(
         assert f"def framework_name():\n    return '{name}'" in text
         assert "del bump\n" in text
         assert not re.search(r"^\s*[%!]", text, re.M)
+    for fw, aliases in ALIASES.items():
+        nb = reads((root / f"_build/eval/{fw}/chapter_a/x.ipynb").read_text())
+        printed = [o.get("text") for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+        assert "aliases: (2, 2) (3, 3)\n" in printed, fw  # the library's and the page's
+        library = (root / "d2l" / f"{fw.replace('pytorch', 'torch')}.py").read_text()
+        assert library.endswith(aliases)
+        assert "return d2l.reshape(d2l.concat([d2l.ones(n)] * n), (n, n))" in library
+    shown = {  # what readers see: each framework's own code (reverse_alias, simple, fluent)
+        "pytorch": "return torch.cat([torch.ones(n)] * n).reshape((n, n))",
+        "jax": "return jnp.concatenate([jnp.ones(n)] * n).reshape((n, n))",
+    }
+    code_shown = {
+        str(p["data-pb-tab"]): "".join(pre.get_text() for pre in p.select("pre"))
+        for p in soup.select("div.pb-panel")
+        if "square_of_ones" in p.get_text()
+    }
+    for fw, code in shown.items():
+        assert code in code_shown[fw], code_shown[fw]

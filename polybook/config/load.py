@@ -13,7 +13,13 @@ from types import MappingProxyType
 from typing import Any
 
 from polybook import frameworks
-from polybook.config.model import BookConfig, EnvSettings, LibraryTarget, default_library
+from polybook.config.model import (
+    BookConfig,
+    EnvSettings,
+    LibraryAliases,
+    LibraryTarget,
+    default_library,
+)
 from polybook.config.requirements import unpinned_requirement
 from polybook.config.schema import (
     D2LBOOK_IGNORED,
@@ -247,8 +253,21 @@ class _Reader:
             module = frameworks.lookup(declared, tab).lib_name
             lib_file = lib_file or default_library(tab, module).lib_file
             module = PurePosixPath(lib_file).stem  # what readers import
-            targets[tab] = LibraryTarget(tab, lib_file, module)
+            targets[tab] = LibraryTarget(tab, lib_file, module, self._aliases(section, by_name))
         return targets
+
+    def _aliases(self, section: str, by_name: Mapping[str, Key]) -> LibraryAliases:
+        """d2lbook's alias keys of a ``[library-<tab>]`` section, as written."""
+        keys = ("lib_name", "simple_alias", "fluent_alias", "alias", "reverse_alias")
+        module, simple, fluent, verbatim, reverse = (
+            str(self._value(by_name[k], section)) for k in keys
+        )
+        lines = {  # where each value's first line is: it may start below its key
+            k: self.lines[(section, k)] + _leading_newlines(self.parser.get(section, k))
+            for k in keys
+            if (section, k) in self.lines
+        }
+        return LibraryAliases(module, simple, fluent, verbatim, reverse, MappingProxyType(lines))
 
     def _check_names(self) -> None:
         """Warn of sections and keys polybook does not read: d2lbook's (ignored, when set)
@@ -321,3 +340,7 @@ class _Reader:
 
 def _as_words(value: Value) -> tuple[str, ...]:
     return value if isinstance(value, tuple) else ()
+
+
+def _leading_newlines(raw: str) -> int:
+    return len(raw) - len(raw.lstrip("\n"))

@@ -18,12 +18,26 @@ from polybook.frameworks import Framework
 
 
 @dataclass(frozen=True)
+class LibraryAliases:
+    """d2lbook's alias keys of ``[library-<tab>]``, as written (see
+    :mod:`polybook.library_aliases`), with the config line of each key."""
+
+    module: str = ""  # d2lbook's ``lib_name``: what simple aliases point into (np, torch)
+    simple: str = ""
+    fluent: str = ""
+    verbatim: str = ""  # ``alias``: lines of code
+    reverse: str = ""  # ``reverse_alias``: ``pattern -> replacement`` regular expressions
+    lines: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+
+
+@dataclass(frozen=True)
 class LibraryTarget:
     """Where one framework's ``#@save`` code is written, and the module's name."""
 
     framework: str
     lib_file: str  # relative to the book root
     lib_name: str  # ``from d2l import <lib_name> as d2l``
+    aliases: LibraryAliases = LibraryAliases()
 
 
 @dataclass(frozen=True)

@@ -353,6 +353,45 @@ KEYS: tuple[Key, ...] = (
         " `tensorflow` for polybook's four",
     ),
     Key(
+        LIBRARY_SECTION,
+        "lib_name",
+        "name",
+        "",
+        "the module `simple_alias` points into, as d2lbook names it (`np`, `torch`, `tf`)",
+        attr="alias_module",
+    ),
+    Key(
+        LIBRARY_SECTION,
+        "simple_alias",
+        "str",
+        "",
+        "`name` or `name -> attr`, comma-separated: `name = <lib_name>.attr` is added to the"
+        " library, after the saved code",
+    ),
+    Key(
+        LIBRARY_SECTION,
+        "fluent_alias",
+        "str",
+        "",
+        "the same: `name = lambda x, *args, **kwargs: x.attr(*args, **kwargs)` is added",
+    ),
+    Key(
+        LIBRARY_SECTION,
+        "alias",
+        "str",
+        "",
+        "lines of code added to the library as written, after the saved code",
+    ),
+    Key(
+        LIBRARY_SECTION,
+        "reverse_alias",
+        "str",
+        "",
+        "`pattern -> replacement` regular expressions applied to the framework's code cells,"
+        " before the aliases: `d2l.ones` becomes `<lib_name>.ones` and `d2l.reshape(x, s)`"
+        " becomes `x.reshape(s)` in what readers see and run",
+    ),
+    Key(
         FRAMEWORK_SECTION,
         "display_name",
         "str",
@@ -559,8 +598,7 @@ D2LBOOK_IGNORED: dict[str, tuple[str, ...]] = {
         "save_patterns",
         "version",
     ),
-    # lib_name is d2lbook's array-module name for its alias rewriting (np, tf, jnp).
-    LIBRARY_SECTION: ("lib_name", "simple_alias", "fluent_alias", "alias", "reverse_alias"),
+    LIBRARY_SECTION: (),
 }
 # d2lbook's sections of which polybook reads only the keys in KEYS: each other key set in them
 # is reported as ignored.
@@ -568,10 +606,6 @@ D2LBOOK_SECTIONS = ("html", "pdf", "deploy", "colab", "sagemaker", "slides", "tr
 # Hints for ignored keys that polybook covers under another name.
 RENAMED = {("build", "warning_is_error"): "polybook's key is `strict`"}
 RENAMED[("colab", "gpu_pattern")] = "polybook infers GPU needs from the code, as the build does"
-RENAMED[(LIBRARY_SECTION, "lib_name")] = (
-    "it names d2lbook's alias module; polybook writes `#@save` code as written, and the"
-    " module is named by lib_file"
-)
 
 
 def keys_of(section: str) -> tuple[Key, ...]:
