@@ -244,6 +244,14 @@ def check_redefinitions(libraries: dict[str, list[SavedBlock]], reporter: Report
             reporter.warn(place, message, "library.redefined")
 
 
+def _defining_line(block: SavedBlock, name: str) -> int:
+    """The page (or config) line of the statement in ``block`` that defines ``name``."""
+    for statement in block.statements:
+        if name in statement.names or name in statement.methods:
+            return block.source_line(statement.line)
+    return block.line
+
+
 def check_parity(
     libraries: dict[str, list[SavedBlock]], allowed: Sequence[str], reporter: Reporter
 ) -> None:
@@ -252,7 +260,7 @@ def check_parity(
         return
     for name, block, missing in parity_gaps(libraries, allowed):
         reporter.warn(
-            Location(block.path, block.line),
+            Location(block.path, _defining_line(block, name)),
             f"{name} is not in the library of {', '.join(missing)} "
             "(declare it in [library] framework_specific)",
             "library.parity",

@@ -8,10 +8,11 @@
   x.attr(*args, **kwargs)`` (``numpy -> detach().numpy``);
 - ``alias``: lines of code, as written (``nn_Module = nn.Module``).
 
-They make one block, after the saved code as in d2lbook's libraries, placed at the config
-lines it comes from. A notebook's library holds the block from the first notebook whose saved
-code binds every name the block reads (the framework's imports). An entry that does not make
-a line of Python is left out, with a warning at its line.
+Each goes right after the saved code that binds every name it reads (the framework's
+imports), as a block placed at its config line: d2lbook appended them to the library, where
+``class Module(d2l.nn_Module)`` above them could not see them. A notebook's library holds an
+alias from that code's notebook on. An entry that does not make a line of Python is left out,
+with a warning at its line.
 """
 
 from __future__ import annotations
@@ -93,43 +94,51 @@ def _args(node: ast.Lambda) -> list[ast.arg]:
     return [*args.posonlyargs, *args.args, *args.kwonlyargs, *rest]
 
 
-def _first_notebook(reads: set[str], blocks: Sequence[SavedBlock]) -> int:
-    """The first notebook from which ``blocks`` bind every name in ``reads`` (-1: from the
-    start; past the last notebook when they never do)."""
+def _bound_after(reads: set[str], blocks: Sequence[SavedBlock]) -> int | None:
+    """The position of the block after which ``blocks`` bind every name in ``reads`` (-1:
+    before any; None: they never do)."""
     missing = set(reads)
-    last = -1
-    for block in sorted(blocks, key=lambda b: b.notebook):
+    for position, block in enumerate(blocks):
         if not missing:
             break
         try:
             statements = block.statements
         except SyntaxError:
             continue
-        bound = {name for s in statements for name in s.names}
-        if missing & bound:
-            missing -= bound
-            last = block.notebook
-    return last if not missing else max((b.notebook for b in blocks), default=-1) + 1
+        missing -= {name for statement in statements for name in statement.names}
+        if not missing:
+            return position
+    return -1 if not missing else None
 
 
-def alias_block(
+def place_aliases(
     aliases: LibraryAliases, section: str, blocks: Sequence[SavedBlock], reporter: Reporter
-) -> SavedBlock | None:
-    """The aliases of one framework as a block of its library, or None when there are none."""
-    lines = alias_lines(aliases, section, reporter)
-    if not lines:
-        return None
-    code = "\n".join(code for code, _ in lines)
-    notebook = _first_notebook(_reads(code), blocks)
-    return SavedBlock(CONFIG_FILE, tuple(line for _, line in lines), code, notebook)
+) -> list[SavedBlock]:
+    """``blocks`` with each alias right after the code that binds what it reads (the
+    framework's imports), so that saved code below may use it (``class
+    Module(d2l.nn_Module)``); at the end where that code is missing. Aliases placed alike
+    make one block, in the config's order."""
+    placed: dict[int | None, list[tuple[str, int]]] = {}
+    for code, line in alias_lines(aliases, section, reporter):
+        placed.setdefault(_bound_after(_reads(code), blocks), []).append((code, line))
+    found = list(blocks)
+    last = max((b.notebook for b in blocks), default=-1)
+    for after in sorted(placed, key=lambda a: len(blocks) if a is None else a, reverse=True):
+        lines = placed[after]
+        if after is None:  # what it reads is never bound: at the end, after every notebook
+            position, notebook = len(blocks), last + 1
+        else:
+            position, notebook = after + 1, blocks[after].notebook if after >= 0 else -1
+        code = "\n".join(code for code, _ in lines)
+        found.insert(position, SavedBlock(CONFIG_FILE, tuple(n for _, n in lines), code, notebook))
+    return found
 
 
 def with_aliases(
     config: BookConfig, libraries: Mapping[str, list[SavedBlock]], reporter: Reporter
 ) -> dict[str, list[SavedBlock]]:
-    """``libraries`` with each framework's aliases after its saved code."""
-    found = {}
-    for fw, blocks in libraries.items():
-        block = alias_block(config.library_for(fw).aliases, f"library-{fw}", blocks, reporter)
-        found[fw] = [*blocks, block] if block is not None else list(blocks)
-    return found
+    """``libraries`` with each framework's aliases placed in its saved code."""
+    return {
+        fw: place_aliases(config.library_for(fw).aliases, f"library-{fw}", blocks, reporter)
+        for fw, blocks in libraries.items()
+    }

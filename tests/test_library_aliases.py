@@ -7,8 +7,8 @@ from pathlib import Path
 from polybook.config import load_config
 from polybook.config.model import LibraryAliases
 from polybook.diagnostics import Reporter
-from polybook.library import library_text
-from polybook.library_aliases import alias_block, alias_lines
+from polybook.library import check_parity, library_text
+from polybook.library_aliases import alias_lines, place_aliases
 from polybook.saved import SavedBlock
 
 CONFIG = """\
@@ -66,23 +66,46 @@ def test_simple_aliases_need_the_module_they_point_into() -> None:
     ]
 
 
-def test_the_aliases_come_last_and_from_the_notebook_that_imports_what_they_read() -> None:
+def test_the_aliases_follow_the_code_that_imports_what_they_read() -> None:
     blocks = [
         SavedBlock("a.md", (3,), "def first():\n    return 1", 0),
         SavedBlock("b.md", (5,), "import torch", 1),
         SavedBlock("c.md", (7,), "from torch import nn", 2),
+        SavedBlock("c.md", (9,), "class Module(d2l.nn_Module):\n    pass", 2),
         SavedBlock("d.md", (9,), "def last():\n    return 2", 3),
     ]
     simple = LibraryAliases(
-        "torch", "ones", "", "nn_Module = nn.Module", lines={"simple_alias": 20}
+        "torch", "ones", "", "nn_Module = nn.Module", lines={"simple_alias": 20, "alias": 22}
     )
-    block = alias_block(simple, "library-pytorch", blocks, Reporter())
-    assert block is not None and block.notebook == 2  # torch from b.md, nn from c.md
-    assert block.code == "ones = torch.ones\nnn_Module = nn.Module"
-    text = library_text([*blocks, block], "PyTorch")
-    assert text.endswith("\n# config.ini:20\nones = torch.ones\nnn_Module = nn.Module\n")
-    lambdas = LibraryAliases(fluent="reshape")  # reads nothing from the module
-    assert alias_block(lambdas, "library-pytorch", blocks, Reporter()).notebook == -1  # type: ignore[union-attr]
-    unbound = LibraryAliases("np", "ones")  # np is never imported: from after the last page
-    assert alias_block(unbound, "library-pytorch", blocks, Reporter()).notebook == 4  # type: ignore[union-attr]
-    assert alias_block(LibraryAliases(), "library-pytorch", blocks, Reporter()) is None
+    placed = place_aliases(simple, "library-pytorch", blocks, Reporter())
+    ones, module = placed[2], placed[4]  # after torch's import, after nn's: before the class
+    assert placed == [*blocks[:2], ones, blocks[2], module, *blocks[3:]]
+    assert (ones.path, ones.lines, ones.notebook, ones.code) == (
+        "config.ini",
+        (20,),
+        1,
+        "ones = torch.ones",
+    )
+    assert (module.lines, module.notebook, module.code) == ((22,), 2, "nn_Module = nn.Module")
+    text = library_text(placed, "PyTorch")
+    assert "\n# config.ini:22\nnn_Module = nn.Module\n\n# c.md:9\nclass Module(" in text
+    lambdas = place_aliases(LibraryAliases(fluent="reshape"), "library-pytorch", blocks, Reporter())
+    assert (lambdas[0].path, lambdas[0].notebook) == ("config.ini", -1)  # reads nothing
+    unbound = place_aliases(LibraryAliases("np", "ones"), "library-pytorch", blocks, Reporter())
+    assert (unbound[-1].path, unbound[-1].notebook) == ("config.ini", 4)  # np: never imported
+    assert place_aliases(LibraryAliases(), "library-pytorch", blocks, Reporter()) == blocks
+
+
+def test_a_name_one_framework_aliases_and_another_lacks_is_warned_at_its_entry() -> None:
+    torch = LibraryAliases("torch", "ones,\n zeros", lines={"simple_alias": 5})
+    jax = LibraryAliases("jnp", "ones", lines={"simple_alias": 9})
+    reporter = Reporter()
+    libraries = {
+        "pytorch": place_aliases(torch, "library-pytorch", [], reporter),
+        "jax": place_aliases(jax, "library-jax", [], reporter),
+    }
+    check_parity(libraries, (), reporter)
+    assert [str(d) for d in reporter.diagnostics] == [
+        "config.ini:6: zeros is not in the library of jax (declare it in [library]"
+        " framework_specific) [polybook.library.parity]"
+    ]

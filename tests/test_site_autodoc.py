@@ -8,6 +8,7 @@ from polybook.config import load_config
 from polybook.pdf.latex import LatexJob, latex_config
 from polybook.saved import SavedBlock
 from polybook.site.autodoc import autodoc_settings
+from polybook.site.sphinx_log import condensed
 
 from .conftest import copy_book
 
@@ -34,3 +35,28 @@ def test_only_what_the_sphinx_python_cannot_import_is_mocked(tmp_path: Path) -> 
     settings = latex_config(config, LatexJob(config, "pytorch", libraries), "")
     assert settings["autodoc_mock_imports"] == ["torch"]
     assert settings["pb_import_path"] == [str(root)]
+
+
+FAILED_IMPORT = """\
+autodoc: failed to import 'torch' from module 'd2l'; the following exception was raised:
+Traceback (most recent call last):
+  File "/site-packages/sphinx/ext/autodoc/_importer.py", line 221, in _import_module
+    module = importlib.import_module(modname)
+  File "/book/d2l/torch.py", line 56, in <module>
+    class Module(d2l.nn_Module):
+                 ^^^^^^^^^^^^^
+AttributeError: module 'd2l.torch' has no attribute 'nn_Module'
+
+The above exception was the direct cause of the following exception:
+
+Traceback (most recent call last):
+ImportError: (AttributeError("module 'd2l.torch' has no attribute 'nn_Module'"), 'Traceback')"""
+
+
+def test_a_warning_with_a_traceback_is_its_first_line_the_error_and_where() -> None:
+    assert condensed(FAILED_IMPORT) == (
+        "autodoc: failed to import 'torch' from module 'd2l': AttributeError: module"
+        " 'd2l.torch' has no attribute 'nn_Module' (at /book/d2l/torch.py:56)"
+    )
+    assert condensed("one line") == "one line"
+    assert condensed("two\nlines") == "two\nlines"

@@ -606,6 +606,9 @@ D2LBOOK_SECTIONS = ("html", "pdf", "deploy", "colab", "sagemaker", "slides", "tr
 # Hints for ignored keys that polybook covers under another name.
 RENAMED = {("build", "warning_is_error"): "polybook's key is `strict`"}
 RENAMED[("colab", "gpu_pattern")] = "polybook infers GPU needs from the code, as the build does"
+RENAMED[("html", "include_css")] = (
+    "the site links every `.css` and `.js` file in the book's `static/` folder"
+)
 
 
 def keys_of(section: str) -> tuple[Key, ...]:

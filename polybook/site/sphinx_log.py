@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any, NamedTuple
@@ -128,6 +129,28 @@ class Mapper:
         return Place(docname + ".md", line or 0, docname)
 
 
+FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+)')
+RAISED = "; the following exception was raised:"
+
+
+def condensed(message: str) -> str:
+    """A warning that carries a Python traceback (autodoc's failed imports), as its first line,
+    the exception and where the innermost frame of the first traceback is."""
+    lines = message.splitlines()
+    if "Traceback (most recent call last):" not in lines[1:]:
+        return message
+    start = lines.index("Traceback (most recent call last):")
+    place = ""
+    for line in lines[start + 1 :]:
+        frame = FRAME.match(line)
+        if frame:
+            place = f"{frame[1]}:{frame[2]}"
+        elif line and not line[0].isspace():
+            where = f" (at {place})" if place else ""
+            return f"{lines[0].removesuffix(RAISED)}: {line}{where}"
+    return message
+
+
 def subtype(record: logging.LogRecord) -> str:
     """``render.<type>.<subtype>`` from Sphinx's warning type, else ``render``."""
     parts = [str(getattr(record, k, "") or "") for k in ("type", "subtype")]
@@ -160,7 +183,7 @@ class DiagnosticsHandler(sphinx_logging.WarningStreamHandler):
         place = self.mapper.place(_location(record))
         diag = Diagnostic(
             Location(place.path or "sphinx", place.line),
-            record.getMessage().rstrip(),
+            condensed(record.getMessage().rstrip()),
             subtype(record),
             "error" if record.levelno >= logging.ERROR else "warning",
         )
