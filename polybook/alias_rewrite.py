@@ -20,14 +20,16 @@ import copy
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-
-from nbformat import NotebookNode
+from typing import TYPE_CHECKING
 
 from polybook.config import CONFIG_FILE, BookConfig
 from polybook.config.model import LibraryAliases
 from polybook.diagnostics import Location, Reporter
 from polybook.library_aliases import entries
 from polybook.nb import Notebooks
+
+if TYPE_CHECKING:
+    from nbformat import NotebookNode
 
 LIBRARY = "d2l"
 MAGIC_LINE = re.compile(r"^[ \t]*[%!].*$", re.M)

@@ -110,3 +110,13 @@ def test_the_command_ends_at_once_and_loses_nothing_it_printed(tmp_path: Path) -
     assert "only_torch is not in the library of jax" in again.stderr  # shown again
     cleared = run("cache", "clear")
     assert (cleared.returncode, cleared.stdout) == (0, "removed 0 cached notebooks\n")
+
+
+def test_the_library_path_imports_no_notebook_machinery() -> None:
+    # `build lib` runs in a second on a 200-page book: nbformat's import alone is 0.15 s.
+    probe = (
+        "import sys, polybook.cli, polybook.build, polybook.check;"
+        " print(sorted({'nbformat', 'nbclient'} & set(sys.modules)))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
