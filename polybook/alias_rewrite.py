@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from polybook.config import CONFIG_FILE, BookConfig
 from polybook.config.model import LibraryAliases
 from polybook.diagnostics import Location, Reporter
-from polybook.library_aliases import entries
+from polybook.library_aliases import alias_entries, entries
 from polybook.nb import Notebooks
 
 if TYPE_CHECKING:
@@ -120,27 +120,21 @@ class _Offsets:
         return self._index(node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
 
 
-def _pairs(text: str) -> list[tuple[str, str, int]]:
-    pairs = []
-    for entry, offset in entries(text):
-        name, _, attr = (part.strip() for part in entry.partition("->"))
-        pairs.append((name, attr or name, offset))
-    return pairs
-
-
 def rewriter(aliases: LibraryAliases, section: str, reporter: Reporter) -> Rewriter:
-    """The rewriter of one ``[library-<tab>]`` section; a bad pattern is warned and left out.
-    (A bad alias is warned where the library is made: :mod:`polybook.library_aliases`.)"""
+    """The rewriter of one ``[library-<tab>]`` section: the aliases the library holds (see
+    :mod:`polybook.library_aliases`); a pattern that does not compile is warned, left out."""
     reverse = []
-    for pattern, replacement, offset in _pairs(aliases.reverse):
+    for entry, offset in entries(aliases.reverse):
+        pattern, _, replacement = (part.strip() for part in entry.partition("->"))
         try:
-            reverse.append((re.compile(pattern), replacement))
+            reverse.append((re.compile(pattern), replacement or pattern))
         except re.error as exc:
             where = Location(CONFIG_FILE, aliases.lines.get("reverse_alias", 0) + offset)
             message = f"[{section}] reverse_alias: {pattern!r} is not a regular expression"
             reporter.warn(where, f"{message} ({exc}): left out", "config.alias")
-    simple = {n: a for n, a, _ in _pairs(aliases.simple) if n.isidentifier()}
-    fluent = {n: a for n, a, _ in _pairs(aliases.fluent) if n.isidentifier()}
+    found = alias_entries(aliases, section, reporter)
+    simple = {e.name: e.attr for e in found if e.key == "simple_alias"}
+    fluent = {e.name: e.attr for e in found if e.key == "fluent_alias"}
     return Rewriter(aliases.module, simple, fluent, tuple(reverse))
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import builtins
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 from polybook.config import CONFIG_FILE, BookConfig
 from polybook.config.model import LibraryAliases
@@ -45,35 +46,57 @@ def _compiles(code: str) -> bool:
     return True
 
 
-def alias_lines(aliases: LibraryAliases, section: str, reporter: Reporter) -> list[tuple[str, int]]:
-    """The code lines the aliases make, each with its config line; what cannot be is warned."""
-    lines: list[tuple[str, int]] = []
+class AliasEntry(NamedTuple):
+    """One ``simple_alias`` or ``fluent_alias`` entry that makes a line of the library."""
 
-    def warn(key: str, offset: int, message: str) -> None:
-        where = Location(CONFIG_FILE, aliases.lines.get(key, 0) + offset)
-        reporter.warn(where, f"[{section}] {key}: {message}", "config.alias")
+    key: str
+    name: str  # ``d2l.<name>``
+    attr: str  # what it stands for: ``<lib_name>.<attr>``, or ``x.<attr>(…)``
+    line: int  # its config line
+    code: str  # its line of the library
 
+
+def alias_entries(aliases: LibraryAliases, section: str, reporter: Reporter) -> list[AliasEntry]:
+    """The simple and fluent aliases that make a line of Python; the others are warned."""
+    found: list[AliasEntry] = []
     for key, text, template in (
         ("simple_alias", aliases.simple, "{name} = {module}.{attr}"),
         ("fluent_alias", aliases.fluent, FLUENT),
     ):
         if text and key == "simple_alias" and not aliases.module:
-            warn(key, 0, "needs lib_name, the module its names point into: left out")
+            message = "needs lib_name, the module its names point into: left out"
+            _warn(aliases, section, key, 0, message, reporter)
             continue
         for entry, offset in entries(text):
             name, arrow, attr = (part.strip() for part in entry.partition("->"))
             code = template.format(name=name, module=aliases.module, attr=attr or name)
             if not name.isidentifier() or (arrow and not attr) or not _compiles(code):
-                warn(key, offset, f"{entry!r} does not make a line of Python: left out")
+                message = f"{entry!r} does not make a line of Python: left out"
+                _warn(aliases, section, key, offset, message, reporter)
                 continue
-            lines.append((code, aliases.lines.get(key, 0) + offset))
+            line = aliases.lines.get(key, 0) + offset
+            found.append(AliasEntry(key, name, attr or name, line, code))
+    return found
+
+
+def alias_lines(aliases: LibraryAliases, section: str, reporter: Reporter) -> list[tuple[str, int]]:
+    """The code lines the aliases make, each with its config line; what cannot be is warned."""
+    lines = [(e.code, e.line) for e in alias_entries(aliases, section, reporter)]
     for offset, line in enumerate(aliases.verbatim.splitlines()):
         code = line.strip()
         if code and not _compiles(code):
-            warn("alias", offset, f"{code!r} is not a line of Python: left out")
+            message = f"{code!r} is not a line of Python: left out"
+            _warn(aliases, section, "alias", offset, message, reporter)
         elif code:
             lines.append((code, aliases.lines.get("alias", 0) + offset))
     return lines
+
+
+def _warn(
+    aliases: LibraryAliases, section: str, key: str, offset: int, message: str, reporter: Reporter
+) -> None:
+    where = Location(CONFIG_FILE, aliases.lines.get(key, 0) + offset)
+    reporter.warn(where, f"[{section}] {key}: {message}", "config.alias")
 
 
 def _reads(code: str) -> set[str]:
@@ -94,21 +117,18 @@ def _args(node: ast.Lambda) -> list[ast.arg]:
     return [*args.posonlyargs, *args.args, *args.kwonlyargs, *rest]
 
 
-def _bound_after(reads: set[str], blocks: Sequence[SavedBlock]) -> int | None:
-    """The position of the block after which ``blocks`` bind every name in ``reads`` (-1:
-    before any; None: they never do)."""
-    missing = set(reads)
+def _first_bound(blocks: Sequence[SavedBlock]) -> dict[str, int]:
+    """Each name the blocks bind, with the position of the first block that binds it."""
+    first: dict[str, int] = {}
     for position, block in enumerate(blocks):
-        if not missing:
-            break
         try:
             statements = block.statements
         except SyntaxError:
             continue
-        missing -= {name for statement in statements for name in statement.names}
-        if not missing:
-            return position
-    return -1 if not missing else None
+        for statement in statements:
+            for name in statement.names:
+                first.setdefault(name, position)
+    return first
 
 
 def place_aliases(
@@ -118,19 +138,23 @@ def place_aliases(
     framework's imports), so that saved code below may use it (``class
     Module(d2l.nn_Module)``); at the end where that code is missing. Aliases placed alike
     make one block, in the config's order."""
-    placed: dict[int | None, list[tuple[str, int]]] = {}
-    for code, line in alias_lines(aliases, section, reporter):
-        placed.setdefault(_bound_after(_reads(code), blocks), []).append((code, line))
+    lines = alias_lines(aliases, section, reporter)
+    first = _first_bound(blocks) if lines else {}
+    placed: dict[int | None, list[tuple[str, int]]] = {}  # after which block; None: never
+    for code, line in lines:
+        reads = _reads(code)
+        after = max((first[n] for n in reads), default=-1) if reads <= first.keys() else None
+        placed.setdefault(after, []).append((code, line))
     found = list(blocks)
     last = max((b.notebook for b in blocks), default=-1)
     for after in sorted(placed, key=lambda a: len(blocks) if a is None else a, reverse=True):
-        lines = placed[after]
+        group = placed[after]
         if after is None:  # what it reads is never bound: at the end, after every notebook
             position, notebook = len(blocks), last + 1
         else:
             position, notebook = after + 1, blocks[after].notebook if after >= 0 else -1
-        code = "\n".join(code for code, _ in lines)
-        found.insert(position, SavedBlock(CONFIG_FILE, tuple(n for _, n in lines), code, notebook))
+        code = "\n".join(code for code, _ in group)
+        found.insert(position, SavedBlock(CONFIG_FILE, tuple(n for _, n in group), code, notebook))
     return found
 
 

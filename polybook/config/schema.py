@@ -366,7 +366,7 @@ KEYS: tuple[Key, ...] = (
         "str",
         "",
         "`name` or `name -> attr`, comma-separated: `name = <lib_name>.attr` is added to the"
-        " library, after the saved code",
+        " library, after the saved code that imports what it reads",
     ),
     Key(
         LIBRARY_SECTION,
@@ -380,7 +380,8 @@ KEYS: tuple[Key, ...] = (
         "alias",
         "str",
         "",
-        "lines of code added to the library as written, after the saved code",
+        "lines of code added to the library as written, each after the saved code that"
+        " imports what it reads",
     ),
     Key(
         LIBRARY_SECTION,

@@ -179,8 +179,7 @@ class DiagnosticsHandler(sphinx_logging.WarningStreamHandler):
         self.mapper = mapper
         self.phase = "run"  # set by the build's events: read, check, write
 
-    def diagnostic(self, record: logging.LogRecord) -> dict[str, Any]:
-        place = self.mapper.place(_location(record))
+    def diagnostic(self, record: logging.LogRecord, place: Place) -> dict[str, Any]:
         diag = Diagnostic(
             Location(place.path or "sphinx", place.line),
             condensed(record.getMessage().rstrip()),
@@ -196,9 +195,9 @@ class DiagnosticsHandler(sphinx_logging.WarningStreamHandler):
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
-            if _generated_duplicate(record, self.mapper.place(_location(record))):
-                return
-            self._write(self.diagnostic(record))
+            place = self.mapper.place(_location(record))
+            if not _generated_duplicate(record, place):
+                self._write(self.diagnostic(record, place))
         except Exception:
             self.handleError(record)
 
