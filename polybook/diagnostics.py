@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -106,6 +107,15 @@ class Reporter:
         self.diagnostics.append(diag)
         if not self.quiet:
             logger.error("%s", diag)
+
+    def forward(self, diagnostics: Iterable[Diagnostic]) -> None:
+        """Report what was found elsewhere (a page worker, a Sphinx run, the last build):
+        errors as errors, warnings as :meth:`warn` reports them."""
+        for diag in diagnostics:
+            if diag.severity == "error":
+                self.error(diag)
+            else:
+                self.warn(diag.location, diag.message, diag.subtype)
 
     @property
     def errors(self) -> list[Diagnostic]:

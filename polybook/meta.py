@@ -95,7 +95,7 @@ class RunInfo:
     seconds: float = 0.0
     date: str = ""
     framework_version: str = ""
-    device_class: str = ""  # cpu or cuda (see polybook.execution.devices); "": not recorded
+    device_class: str = ""  # cpu or cuda (see polybook.environments.devices); "": not recorded
 
     def to_json(self) -> dict[str, Any]:
         return {

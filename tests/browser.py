@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Final
 from urllib.parse import urlencode
 
-from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, Route, sync_playwright
 
 CHROMIUM: Final = Path("/usr/bin/chromium")
 """The system Chromium (Debian package ``chromium``)."""
@@ -126,3 +126,21 @@ def watch_errors(page: Page) -> list[str]:
         lambda msg: errors.append(f"console: {msg.text}") if msg.type == "error" else None,
     )
     return errors
+
+
+@contextmanager
+def offline_page(calls: list[str]) -> Iterator[tuple[BrowserContext, Page, list[str]]]:
+    """A page whose requests outside ``file://`` are refused and listed in ``calls``."""
+    with browser_context() as context:
+
+        def only_local(route: Route) -> None:
+            if route.request.url.startswith("file:"):
+                route.continue_()
+            else:
+                calls.append(route.request.url)
+                route.abort()
+
+        context.route("**/*", only_local)
+        page = context.new_page()
+        errors = watch_errors(page)
+        yield context, page, errors

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from polybook.alias_rewrite import rewrite_notebook, rewriter
 from polybook.config.model import LibraryAliases
 from polybook.diagnostics import Reporter
+from polybook.library.rewrite import rewrite_notebook, rewriter
 from polybook.nb import new_code_cell, new_markdown_cell, new_notebook
 
 TORCH = LibraryAliases(

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import shutil
 import socket
 import subprocess
 import sys
@@ -22,10 +21,11 @@ from typing import Any
 import pytest
 import websocket
 
-from polybook.frameworks import REGISTRY
 from polybook.nb import strip_ansi
 from polybook.paths import SOURCE_ROOT
-from tests.browser import browser_context
+
+from .books import copy_shipped
+from .browser import browser_context
 
 pytestmark = pytest.mark.slow
 
@@ -67,31 +67,13 @@ def _free_port() -> int:
         return port
 
 
-def copy_shipped_book(target: Path) -> Path:
-    """The shipped book, its environments reached through ``envs_dir`` (links)."""
-    for name in ("index.md", "config.ini", "d2l.bib"):
-        shutil.copy2(SOURCE_ROOT / name, target / name)
-    for name in ("chapter_builders-guide", "d2l", "img"):
-        shutil.copytree(
-            SOURCE_ROOT / name, target / name, ignore=shutil.ignore_patterns("__pycache__")
-        )
-    envs = target.parent / "envs"
-    envs.mkdir()
-    for name in REGISTRY:
-        (envs / name).symlink_to(SOURCE_ROOT / ".envs" / name)
-    config = target / "config.ini"
-    text = config.read_text(encoding="utf-8")
-    config.write_text(text.replace("[build]\n", f"[build]\nenvs_dir = {envs}\n", 1))
-    return target
-
-
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     book_dir = tmp_path_factory.mktemp("lab") / "book"
     book_dir.mkdir()
-    book = copy_shipped_book(book_dir)
+    book = copy_shipped(book_dir, ("chapter_builders-guide", "d2l", "img"), link_envs=True)
     port = _free_port()
-    command = [sys.executable, "-m", "polybook.cli", "lab", "--root", str(book), "--tab", "jax"]
+    command = [sys.executable, "-m", "polybook", "lab", "--root", str(book), "--tab", "jax"]
     command += ["--port", str(port), "--no-browser", f"--IdentityProvider.token={TOKEN}"]
     command += ["--allow-root"]
     log = open(book.parent / "lab.log", "wb")  # noqa: SIM115

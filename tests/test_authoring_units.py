@@ -12,7 +12,7 @@ import pytest
 
 from polybook.authoring.kernel_ext import Tab, _book_library, tab_names
 from polybook.authoring.pages import PageError, to_notebook, to_page
-from polybook.execution import envs
+from polybook.environments import venvs
 from polybook.nb import new_code_cell, new_markdown_cell, validate
 from polybook.paths import SOURCE_ROOT
 
@@ -101,12 +101,12 @@ def test_the_kernel_puts_the_book_found_above_its_folder_on_the_path(
     assert sys.path == [str(snapshot), "/b"]
 
 
-def fake_env(root: Path) -> envs.Environment:
+def fake_env(root: Path) -> venvs.Environment:
     """A jax environment whose packages look installed (no kernelspec yet)."""
-    env = envs.environment("jax", "cpu", root)
+    env = venvs.environment("jax", "cpu", root)
     env.python.parent.mkdir(parents=True)
     env.python.symlink_to(sys.executable)
-    (env.path / envs.STAMP).write_text(env.requirements_hash() + "\n")
+    (env.path / venvs.STAMP).write_text(env.requirements_hash() + "\n")
     return env
 
 
@@ -115,11 +115,11 @@ def test_a_changed_kernelspec_is_rewritten_without_installing(tmp_path: Path) ->
     spec = env.kernels_dir / env.kernel_name / "kernel.json"
     spec.parent.mkdir(parents=True)
     spec.write_text('{"argv": ["python", "-m", "ipykernel_launcher"]}')  # an older spec
-    assert not envs.is_ready(env)
-    assert envs.ensure(env) == "kernelspec"  # rewritten alone: no venv, no pip here
-    assert envs.is_ready(env)
-    assert envs.ensure(env) == ""
-    assert envs.kernelspec(env)["env"]["POLYBOOK_FRAMEWORK"] == "jax"
+    assert not venvs.is_ready(env)
+    assert venvs.ensure(env) == "kernelspec"  # rewritten alone: no venv, no pip here
+    assert venvs.is_ready(env)
+    assert venvs.ensure(env) == ""
+    assert venvs.kernelspec(env)["env"]["POLYBOOK_FRAMEWORK"] == "jax"
 
 
 def test_the_kernelspec_is_the_same_whichever_name_started_polybook() -> None:
@@ -147,7 +147,7 @@ def test_env_kernels_user_installs_into_the_users_jupyter_path(tmp_path: Path) -
     command = [
         sys.executable,
         "-m",
-        "polybook.cli",
+        "polybook",
         "env",
         "kernels",
         "--user",

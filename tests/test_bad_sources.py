@@ -22,8 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from polybook.cli import main
+from polybook.commands.cli import main
 
+from .books import write_book
 from .golden import UPDATE
 
 CASES = Path(__file__).parent / "fixtures" / "bad"
@@ -65,13 +66,6 @@ def read_case(path: Path) -> Case:
     return Case(files, int(first), [x for x in rest.split("\n") if x.strip()], head)
 
 
-def make_book(root: Path, case: Case) -> None:
-    files = {**DEFAULT_FILES, "d2l/torch.py": LAST_GOOD, "d2l/jax.py": LAST_GOOD, **case.files}
-    for name, data in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_bytes(data)
-
-
 def checksums(root: Path) -> dict[str, str]:
     return {
         p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
@@ -94,7 +88,8 @@ def diagnostics(err: str, root: Path) -> list[str]:
 def test_bad_source(path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     case = read_case(path)
     root = tmp_path / "book"
-    make_book(root, case)
+    files = {**DEFAULT_FILES, "d2l/torch.py": LAST_GOOD, "d2l/jax.py": LAST_GOOD, **case.files}
+    write_book(root, files, config=None)
     before = checksums(root)
     status = main(["--quiet", "--root", str(root), "check"])
     found = diagnostics(capsys.readouterr().err, root)
@@ -119,8 +114,9 @@ def test_bad_source(path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[st
 def test_a_build_prints_each_warning_once(tmp_path: Path) -> None:
     case = read_case(CASES / "unclosed_begin_tab.case")
     root = tmp_path / "book"
-    make_book(root, case)
-    command = [sys.executable, "-m", "polybook.cli", "--root", str(root), "build", "lib"]
+    files = {**DEFAULT_FILES, "d2l/torch.py": LAST_GOOD, "d2l/jax.py": LAST_GOOD, **case.files}
+    write_book(root, files, config=None)
+    command = [sys.executable, "-m", "polybook", "--root", str(root), "build", "lib"]
     done = subprocess.run(command, capture_output=True, text=True, check=True)
     printed = [line for line in done.stderr.splitlines() if "[polybook." in line]
     assert len(printed) == len(set(printed)) == 1, printed

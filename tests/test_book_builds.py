@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from polybook.cli import main
-from tools.bench import copy_book
+from polybook.commands.cli import main
+
+from .books import copy_shipped
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parent.parent
@@ -17,7 +18,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 def test_every_notebook_of_the_book_runs(tmp_path: Path) -> None:
     root = tmp_path / "book"
-    copy_book(REPO, root)
+    copy_shipped(root)
     report = tmp_path / "report.json"
     code = main(["--quiet", "--root", str(root), "build", "html", "--report", str(report)])
     summary = json.loads(report.read_text())

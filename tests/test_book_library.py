@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from polybook.cli import main
+from polybook.commands.cli import main
 from polybook.config import load_config
-from polybook.execution import envs
+from polybook.environments import venvs
+from polybook.layout import envs_root
+
+from .books import copy_shipped
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parent.parent
@@ -33,7 +35,7 @@ print(json.dumps({"names": names, "methods": methods, "added": added, "file": li
 
 
 def probe(framework: str) -> dict[str, list[str]]:
-    env = envs.environment(framework, "cpu", envs.envs_root())
+    env = venvs.environment(framework, "cpu", envs_root())
     lib = CONFIG.library_for(framework).lib_name
     module = {"pytorch": "torch"}.get(framework, framework)
     done = subprocess.run(
@@ -77,17 +79,8 @@ def test_importing_a_library_loads_no_plotting_or_dataset_package(
 
 def test_the_committed_libraries_are_what_the_book_extracts(tmp_path: Path) -> None:
     root = tmp_path / "book"
-    copy_book_tree(root)
+    copy_shipped(root, ("chapter_builders-guide", "img"), ("config.ini", "index.md"))
     assert main(["--quiet", "--root", str(root), "build", "lib"]) == 0
     for fw in CONFIG.tabs:
         lib_file = CONFIG.library_for(fw).lib_file
         assert (root / lib_file).read_text() == (REPO / lib_file).read_text(), lib_file
-
-
-def copy_book_tree(root: Path) -> None:
-    root.mkdir(parents=True)
-    for name in ("config.ini", "index.md"):
-        shutil.copy(REPO / name, root / name)
-    for folder in ("chapter_builders-guide", "img"):
-        if (REPO / folder).is_dir():
-            shutil.copytree(REPO / folder, root / folder)

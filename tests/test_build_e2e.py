@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import shutil
 from pathlib import Path
@@ -10,61 +9,18 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup, Tag
 
-from polybook.cli import main
+from polybook.commands.cli import main
 
-from .conftest import copy_book
-from .site_reader import (  # noqa: F401 (the reader's features, checked on this build)
-    test_a_citation_links_to_its_reference_entry,
-    test_api_pages_list_every_saved_name_linked_both_ways,
-    test_copy_buttons_copy_the_code_without_outputs,
-    test_every_page_links_each_frameworks_notebook_which_the_site_holds,
-    test_favicon_and_logo_come_from_the_config,
-    test_outputs_are_inert_and_without_the_machines_paths,
-    test_search_from_file_shows_snippets,
-)
+from .books import LIB_FILES, Built, tree_digest
+from .books import copy_fixture as copy_book
+
+pytestmark = pytest.mark.slow
 
 TABS = ["pytorch", "mxnet", "jax", "tensorflow"]
-LIB_FILES = {"d2l/torch.py", "d2l/mxnet.py", "d2l/jax.py", "d2l/tensorflow.py"}
 
 
-def tree_digest(root: Path) -> dict[str, str]:
-    """Hash of every source file (build outputs and generated libraries left out)."""
-    return {
-        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(root.rglob("*"))
-        if p.is_file()
-        and "_build" not in p.parts
-        and p.relative_to(root).as_posix() not in LIB_FILES
-    }
-
-
-class Collect(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__()
-        self.messages: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.messages.append(record.getMessage())
-
-
-WARNINGS = Collect()
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str], int]:
-    root = copy_book(tmp_path_factory.mktemp("e2e") / "book")
-    before = tree_digest(root)
-    logger = logging.getLogger("polybook")
-    logger.addHandler(WARNINGS)
-    try:
-        code = main(["--quiet", "--root", str(root), "build", "html"])
-    finally:
-        logger.removeHandler(WARNINGS)
-    return root, before, code
-
-
-def test_sphinx_warnings_point_at_the_authors_line(built: tuple[Path, dict[str, str], int]) -> None:
-    located = [m for m in WARNINGS.messages if "sec_missing" in m]
+def test_sphinx_warnings_point_at_the_authors_line(built: Built) -> None:
+    located = [m for m in built.warnings if "sec_missing" in m]
     assert len(located) == 1
     assert located[0].startswith("chap/more.md:4: ")
     assert located[0].endswith("[polybook.render.ref.numref]")
@@ -85,9 +41,9 @@ def panel_text(tabset: Tag, tab: str) -> str:
 
 
 def test_build_succeeds_and_leaves_sources_untouched(
-    built: tuple[Path, dict[str, str], int],
+    built: Built,
 ) -> None:
-    root, before, code = built
+    root, before, code = built.root, built.before, built.code
     assert code == 0
     assert tree_digest(root) == before
     for lib in LIB_FILES:
@@ -95,9 +51,9 @@ def test_build_succeeds_and_leaves_sources_untouched(
 
 
 def test_code_tab_sets_are_keyed_by_framework_with_real_outputs(
-    built: tuple[Path, dict[str, str], int],
+    built: Built,
 ) -> None:
-    soup = page(built[0], "chap/tensors.html")
+    soup = page(built.root, "chap/tensors.html")
     code_sets = [t for t in tabsets(soup) if t["data-pb-kind"] == "code"]
     names = [[b["data-pb-tab"] for b in t.select("button.pb-tab")] for t in code_sets]
     assert names == [TABS, TABS, TABS]
@@ -115,9 +71,9 @@ def test_code_tab_sets_are_keyed_by_framework_with_real_outputs(
 
 
 def test_shared_cells_show_once_and_prose_tabs_are_grouped(
-    built: tuple[Path, dict[str, str], int],
+    built: Built,
 ) -> None:
-    soup = page(built[0], "chap/tensors.html")
+    soup = page(built.root, "chap/tensors.html")
     shared = [c.get_text() for c in soup.select("div.pb-cell")]
     assert any("print(double(21))" in c and "42" in c for c in shared)
     prose = [t for t in tabsets(soup) if t["data-pb-kind"] == "prose"]
@@ -127,9 +83,9 @@ def test_shared_cells_show_once_and_prose_tabs_are_grouped(
 
 
 def test_gpu_cells_show_a_badge_and_references_resolve(
-    built: tuple[Path, dict[str, str], int],
+    built: Built,
 ) -> None:
-    soup = page(built[0], "chap/tensors.html")
+    soup = page(built.root, "chap/tensors.html")
     badges = [b.get_text(strip=True) for b in soup.select("div.pb-badge")]
     assert badges == ["needs 2 GPUs; built on a host with 0"]
     text = soup.get_text()
@@ -139,13 +95,13 @@ def test_gpu_cells_show_a_badge_and_references_resolve(
     assert all(not str(s).startswith(("http:", "https:", "//")) for s in scripts)
     assert any("polybook-tabs.js" in str(s) for s in scripts)
     figure = soup.select_one("figure#fig-box img")
-    assert figure is not None and (built[0] / "_build/html/chap" / str(figure["src"])).is_file()
+    assert figure is not None and (built.root / "_build/html/chap" / str(figure["src"])).is_file()
 
 
 def test_second_build_does_nothing_and_outputs_are_restored(
-    built: tuple[Path, dict[str, str], int], caplog: pytest.LogCaptureFixture
+    built: Built, caplog: pytest.LogCaptureFixture
 ) -> None:
-    root = built[0]
+    root = built.root
     html = root / "_build/html/chap/tensors.html"
     before = html.stat().st_mtime_ns
     with caplog.at_level(logging.INFO, logger="polybook"):
@@ -187,11 +143,12 @@ def test_failing_cell_is_located_and_other_notebooks_still_run(
 
 def test_outputs_from_a_bigger_host_are_shown_with_their_provenance(tmp_path: Path) -> None:
     """A build on a (simulated) 2-GPU host fills the cache; this host then shows its outputs."""
-    from polybook.build import build_library
     from polybook.config import load_config
     from polybook.diagnostics import Reporter
     from polybook.execution.scheduler import Inventory
     from polybook.execution.stage import build_eval
+    from polybook.library.extract import extract_libraries
+    from polybook.library.stage import write_libraries
     from polybook.source.book import load_book
     from polybook.source.split import split_book
 
@@ -200,7 +157,7 @@ def test_outputs_from_a_bigger_host_are_shown_with_their_provenance(tmp_path: Pa
     reporter = Reporter()
     book = load_book(config, reporter)
     notebooks = split_book(book, ("pytorch",), reporter)
-    libraries = build_library(config, notebooks, reporter)
+    libraries = write_libraries(config, extract_libraries(notebooks, reporter), reporter)
     report = build_eval(config, notebooks, libraries, reporter, inventory=Inventory(gpus=2))
     assert not reporter.errors and len(report.ran) == 2
     assert main(["--quiet", "--root", str(root), "build", "html", "--tab", "pytorch"]) == 0
@@ -212,30 +169,17 @@ def test_outputs_from_a_bigger_host_are_shown_with_their_provenance(tmp_path: Pa
 
 
 def test_the_built_site_switches_tabs_in_a_real_browser_offline(
-    built: tuple[Path, dict[str, str], int],
+    built: Built,
 ) -> None:
     """Headless Chromium on the generated pages: sync by name, memory across pages, no network."""
-    from playwright.sync_api import Route
+    from .browser import file_url, offline_page
 
-    from .browser import browser_context, file_url, watch_errors
-
-    html = built[0] / "_build" / "html" / "chap"
+    html = built.root / "_build" / "html" / "chap"
     selected = """() => Array.from(document.querySelectorAll('.pb-tabset'))
         .filter((set) => !set.hidden)
         .map((set) => set.querySelector('.pb-tab[aria-selected="true"]').dataset.pbTab)"""
-    with browser_context() as context:
-        remote: list[str] = []
-
-        def only_local(route: Route) -> None:
-            if route.request.url.startswith("file:"):
-                route.continue_()
-            else:
-                remote.append(route.request.url)
-                route.abort()
-
-        context.route("**/*", only_local)
-        page = context.new_page()
-        errors = watch_errors(page)
+    remote: list[str] = []
+    with offline_page(remote) as (_, page, errors):
         page.goto(file_url(html / "tensors.html", {"tab": "mxnet"}))
         assert set(page.evaluate(selected)) == {"mxnet"}
         page.click('.pb-tabset[data-pb-kind="code"] .pb-tab[data-pb-tab="jax"]')

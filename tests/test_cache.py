@@ -7,16 +7,18 @@ from pathlib import Path
 
 import pytest
 
-from polybook.build import build_library
-from polybook.cli import main
+from polybook.commands.cli import main
 from polybook.config import load_config
 from polybook.diagnostics import Reporter
+from polybook.execution.plan import EvalReport
 from polybook.execution.scheduler import Inventory
-from polybook.execution.stage import EvalReport, build_eval
+from polybook.execution.stage import build_eval
+from polybook.library.extract import extract_libraries
+from polybook.library.stage import write_libraries
 from polybook.source.book import load_book
 from polybook.source.split import split_book
 
-from .conftest import copy_book
+from .books import copy_fixture as copy_book
 
 pytestmark = pytest.mark.slow
 
@@ -26,7 +28,7 @@ def evaluate(root: Path) -> EvalReport:
     reporter = Reporter()
     book = load_book(config, reporter)
     notebooks = split_book(book, config.tabs, reporter)
-    libraries = build_library(config, notebooks, reporter)
+    libraries = write_libraries(config, extract_libraries(notebooks, reporter), reporter)
     report = build_eval(config, notebooks, libraries, reporter, inventory=Inventory(0))
     assert not reporter.errors, reporter.errors
     return report

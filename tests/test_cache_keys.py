@@ -8,9 +8,9 @@ from pathlib import Path
 
 from nbformat import NotebookNode
 
-from polybook.execution.cache import ExecutionCache, notebook_key
-from polybook.execution.usage import LibraryUsage, cell_digest
-from polybook.library import SavedBlock
+from polybook.execution.cache import CacheKey, ExecutionCache
+from polybook.library.model import SavedBlock
+from polybook.library.usage import LibraryUsage, cell_digest
 from polybook.meta import Requires, RunInfo, update_cell_meta, update_notebook_meta
 from polybook.nb import new_code_cell, new_notebook
 
@@ -104,10 +104,10 @@ def test_comments_and_layout_do_not_change_the_key_code_does() -> None:
 
 
 def test_a_cell_counts_by_its_meaning() -> None:
-    key = notebook_key(notebook("x = 1  # one\nx"), "pytorch", "env", "lib")
-    assert notebook_key(notebook("x=1\n\nx"), "pytorch", "env", "lib") == key
-    assert notebook_key(notebook("x = 1\nx;"), "pytorch", "env", "lib") != key  # quiet
-    assert notebook_key(notebook("x = 2\nx"), "pytorch", "env", "lib") != key
+    key = CacheKey.of(notebook("x = 1  # one\nx"), "pytorch", "lib").on("env").digest
+    assert CacheKey.of(notebook("x=1\n\nx"), "pytorch", "lib").on("env").digest == key
+    assert CacheKey.of(notebook("x = 1\nx;"), "pytorch", "lib").on("env").digest != key  # quiet
+    assert CacheKey.of(notebook("x = 2\nx"), "pytorch", "lib").on("env").digest != key
     assert cell_digest("%time x = 1") != cell_digest("x = 1")
 
 

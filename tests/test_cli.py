@@ -10,30 +10,25 @@ from pathlib import Path
 
 import pytest
 
-from polybook.cli import main
+from polybook.commands.cli import main
 from polybook.paths import SOURCE_ROOT
+
+from .books import index_page, write_book
 
 SAVED = "```{{.python .input}}\n%%tab {tabs}\ndef {name}(x):  #@save\n    return x\n```\n"
 
 
-def make_book(root: Path) -> Path:
-    """Two frameworks; ``only_torch`` is saved for PyTorch alone (a parity warning)."""
-    (root / "chap").mkdir(parents=True)
-    (root / "config.ini").write_text("[build]\ntabs = pytorch, jax\neval_notebook = false\n")
-    (root / "index.md").write_text("# Book\n\n```toc\nchap/page\n```\n")
-    cells = (
-        SAVED.format(tabs="all", name="shared")
-        + "\n"
-        + SAVED.format(tabs="pytorch", name="only_torch")
-    )
-    (root / "chap" / "page.md").write_text(f"# Page\n\n{cells}")
-    return root
+PAGE = "# Page\n\n" + SAVED.format(tabs="all", name="shared") + "\n"
+PAGE += SAVED.format(tabs="pytorch", name="only_torch")
+# Two frameworks; ``only_torch`` is saved for PyTorch alone (a parity warning).
+BOOK = {"index.md": index_page("Book", ["chap/page"]), "chap/page.md": PAGE}
+TWO_TABS = "[build]\ntabs = pytorch, jax\neval_notebook = false\n"
 
 
 def test_the_book_is_found_from_a_sub_folder_like_git_does(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    root = make_book(tmp_path / "book")
+    root = write_book(tmp_path / "book", BOOK, TWO_TABS)
     monkeypatch.chdir(root / "chap")
     assert main(["--quiet", "build", "lib"]) == 0
     assert (root / "d2l" / "torch.py").is_file()
@@ -47,7 +42,7 @@ def test_the_book_is_found_from_a_sub_folder_like_git_does(
 def test_root_and_quiet_are_accepted_after_the_subcommand(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    root = make_book(tmp_path / "book")
+    root = write_book(tmp_path / "book", BOOK, TWO_TABS)
     assert main(["build", "lib", "--root", str(root), "--quiet"]) == 0
     assert (root / "d2l" / "jax.py").is_file()
     assert main(["check", "--root", str(tmp_path)]) == 1
@@ -57,7 +52,7 @@ def test_root_and_quiet_are_accepted_after_the_subcommand(
 def test_warnings_are_shown_again_by_a_no_op_build_and_fail_it_when_strict(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
 ) -> None:
-    root = make_book(tmp_path / "book")
+    root = write_book(tmp_path / "book", BOOK, TWO_TABS)
     parity = (
         "chap/page.md:11: only_torch is not in the library of jax (declare it in [library]"
         " framework_specific) [polybook.library.parity]"
@@ -79,7 +74,7 @@ def test_check_passes_on_the_shipped_book_and_fails_on_a_warning(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["--quiet", "--root", str(SOURCE_ROOT), "check"]) == 0
-    root = make_book(tmp_path / "book")
+    root = write_book(tmp_path / "book", BOOK, TWO_TABS)
     assert main(["--quiet", "--root", str(root), "check"]) == 1
     assert "[polybook.library.parity]" in capsys.readouterr().err
     assert not (root / "d2l").exists()  # check writes nothing
@@ -89,8 +84,8 @@ def test_check_passes_on_the_shipped_book_and_fails_on_a_warning(
 def test_the_command_ends_at_once_and_loses_nothing_it_printed(tmp_path: Path) -> None:
     """The ``polybook`` command skips Python's teardown: its messages (through pipes, so
     buffered), its status and the files it wrote are all there."""
-    root = make_book(tmp_path / "book")
-    polybook = [sys.executable, "-m", "polybook.cli", "--root", str(root)]
+    root = write_book(tmp_path / "book", BOOK, TWO_TABS)
+    polybook = [sys.executable, "-m", "polybook", "--root", str(root)]
     buffered = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -115,7 +110,7 @@ def test_the_command_ends_at_once_and_loses_nothing_it_printed(tmp_path: Path) -
 def test_the_library_path_imports_no_notebook_machinery() -> None:
     # `build lib` runs in a second on a 200-page book: nbformat's import alone is 0.15 s.
     probe = (
-        "import sys, polybook.cli, polybook.build, polybook.check;"
+        "import sys, polybook.commands.cli, polybook.pipeline.graph, polybook.commands.check;"
         " print(sorted({'nbformat', 'nbclient'} & set(sys.modules)))"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)

@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup, Tag
 
-from polybook.cli import main
+from polybook.commands.cli import main
 from polybook.nb import reads
 
-from .conftest import copy_book
-from .test_build_e2e import Collect
+from .books import Collect
+from .books import copy_fixture as copy_book
 
 pytestmark = pytest.mark.slow
 WARNINGS = Collect()

@@ -19,7 +19,7 @@ import dask
 import pytest
 from distributed import Client, LocalCluster
 
-from polybook.cli import main
+from polybook.commands.cli import main
 from polybook.execution.dask_executor import DaskExecutor
 from polybook.execution.dask_worker import (
     ENV_PREFIX,
@@ -32,8 +32,8 @@ from polybook.execution.kernel import KernelEnv
 from polybook.execution.scheduler import Job
 from polybook.nb import new_code_cell, new_notebook, reads, writes
 
-from .conftest import copy_book
-from .test_faults import make_book
+from .books import cells_book
+from .books import copy_fixture as copy_book
 
 pytestmark = pytest.mark.slow
 
@@ -134,7 +134,7 @@ def start(cluster: LocalCluster) -> Iterator[Start]:
     started: list[subprocess.Popen[str]] = []
 
     def launch(root: Path, report: Path) -> subprocess.Popen[str]:
-        command = [sys.executable, "-m", "polybook.cli", "--quiet", "--root", str(root)]
+        command = [sys.executable, "-m", "polybook", "--quiet", "--root", str(root)]
         command += ["build", "eval", *on_cluster(cluster), "--report", str(report)]
         started.append(subprocess.Popen(command, stdout=PIPE, stderr=PIPE, text=True))
         return started[-1]
@@ -150,7 +150,7 @@ def test_a_worker_lost_mid_job_the_job_runs_elsewhere(
     tmp_path: Path, client: Client, start: Start
 ) -> None:
     pages = {"slow": "import time\ntime.sleep(8)\nprint('slept')", "quick": "print('quick')"}
-    root = make_book(tmp_path / "book", pages)
+    root = cells_book(tmp_path / "book", pages)
     report = tmp_path / "report.json"
     build_process = start(root, report)
     first = wait_for(lambda: running(client, "slow.md"))
@@ -165,7 +165,7 @@ def test_a_worker_lost_mid_job_the_job_runs_elsewhere(
 def test_a_job_whose_worker_is_lost_twice_is_reported_at_its_notebook(
     tmp_path: Path, client: Client, start: Start
 ) -> None:
-    root = make_book(tmp_path / "book", {"doomed": "import time\ntime.sleep(60)"})
+    root = cells_book(tmp_path / "book", {"doomed": "import time\ntime.sleep(60)"})
     build_process = start(root, tmp_path / "report.json")
     first = wait_for(lambda: running(client, "doomed.md"))
     time.sleep(2)
@@ -194,7 +194,7 @@ def kernels() -> int:
 def test_an_interrupt_cancels_the_cluster_jobs(
     tmp_path: Path, client: Client, start: Start
 ) -> None:
-    root = make_book(tmp_path / "book", {"stuck": "import time\ntime.sleep(600)"})
+    root = cells_book(tmp_path / "book", {"stuck": "import time\ntime.sleep(600)"})
     build_process = start(root, tmp_path / "report.json")
     wait_for(lambda: running(client, "stuck.md"))
     wait_for(lambda: kernels() > 0)
@@ -242,7 +242,7 @@ def test_a_worker_refuses_a_job_for_another_environment(client: Client) -> None:
 def test_an_unreachable_scheduler_is_a_clear_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    root = make_book(tmp_path / "book", {"page": "print(1)"})
+    root = cells_book(tmp_path / "book", {"page": "print(1)"})
     assert build(root, "--executor", "dask", "--scheduler", "tcp://127.0.0.1:9") == 1
     assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in capsys.readouterr().err
 
@@ -258,7 +258,7 @@ def test_polybook_worker_joins_a_dask_scheduler_declaring_its_environments(
     try:
         wait_for(info.is_file, 60)
         address = json.loads(wait_for(info.read_text, 60))["address"]
-        polybook = [sys.executable, "-m", "polybook.cli", "worker", "--scheduler", address]
+        polybook = [sys.executable, "-m", "polybook", "worker", "--scheduler", address]
         worker = subprocess.Popen([*polybook, "--nthreads", "1"], stderr=subprocess.DEVNULL)
         with Client(address, set_as_default=False) as connected:
             connected.wait_for_workers(1, timeout=60)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tarfile
@@ -14,12 +13,14 @@ from pathlib import Path
 import pytest
 
 from polybook import frameworks
-from polybook.cli import main
+from polybook.commands.cli import main
 from polybook.config import load_config
-from polybook.dist import imports
-from polybook.execution import envs
+from polybook.environments import venvs
+from polybook.layout import envs_root
+from polybook.library.dist import imports
 
-from .conftest import copy_book
+from .books import copy_fixture as copy_book
+from .books import copy_shipped
 
 REPO = Path(__file__).resolve().parent.parent
 MODULES = {"pytorch": "torch", "mxnet": "mxnet", "jax": "jax", "tensorflow": "tensorflow"}
@@ -36,19 +37,12 @@ print(json.dumps({"package": package, "modules": sorted(sys.modules), "file": li
 """
 
 
-def repo_book(root: Path) -> Path:
-    """The shipped book's sources, without its build folder."""
-    root.mkdir(parents=True)
-    for name in ("config.ini", "index.md"):
-        shutil.copy(REPO / name, root / name)
-    for folder in ("chapter_builders-guide", "img", "d2l"):
-        shutil.copytree(REPO / folder, root / folder, ignore=shutil.ignore_patterns("__pycache__"))
-    return root
-
-
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = repo_book(tmp_path_factory.mktemp("dist") / "book")
+    folders = ("chapter_builders-guide", "img", "d2l")
+    root = copy_shipped(
+        tmp_path_factory.mktemp("dist") / "book", folders, ("config.ini", "index.md")
+    )
     assert main(["--quiet", "--root", str(root), "build", "dist"]) == 0
     return root
 
@@ -128,7 +122,7 @@ def test_each_module_imports_with_only_its_framework_and_imports_no_other(
     pip = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index"]
     subprocess.run([*pip, "--target", str(target), str(wheel_of(dist))], check=True)
     for framework, module in MODULES.items():
-        python = envs.environment(framework, "cpu", envs.envs_root()).python
+        python = venvs.environment(framework, "cpu", envs_root()).python
         environ = {"PATH": os.environ["PATH"], "PYTHONPATH": str(target)}
         done = subprocess.run(
             [str(python), "-c", PROBE, module],

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from polybook.cli import main
+from polybook.commands.cli import main
 
 pytestmark = pytest.mark.slow
 

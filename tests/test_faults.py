@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -11,30 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from polybook.cli import main
+from polybook.commands.cli import main
+
+from .books import cache_entries, cells_book, processes_in
 
 pytestmark = pytest.mark.slow
-
-
-def make_book(root: Path, pages: dict[str, str]) -> Path:
-    """A one-framework book whose pages are plain Python cells."""
-    root.mkdir(parents=True)
-    (root / "config.ini").write_text("[build]\ntabs = pytorch\njobs = 2\n")
-    toc = "\n".join(pages)
-    (root / "index.md").write_text(f"# Faults\n\n```toc\n{toc}\n```\n")
-    for name, code in pages.items():
-        (root / f"{name}.md").write_text(f"# {name}\n\n```{{.python .input}}\n{code}\n```\n")
-    return root
-
-
-def cache_entries(root: Path) -> list[Path]:
-    return sorted((root / "_build" / "cache" / "exec").rglob("*.ipynb"))
 
 
 def test_timeouts_and_dead_kernels_are_located_and_the_rest_still_runs(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    root = make_book(
+    root = cells_book(
         tmp_path / "book",
         {
             "slow": "#@timeout 2\nimport time\ntime.sleep(60)",
@@ -56,21 +42,8 @@ def test_timeouts_and_dead_kernels_are_located_and_the_rest_still_runs(
     assert "fine\\n" in executed
 
 
-def processes_in(folder: Path) -> list[int]:
-    found = []
-    for proc in Path("/proc").iterdir():
-        if proc.name.isdigit():
-            try:
-                cwd = os.readlink(proc / "cwd")
-            except OSError:
-                continue
-            if cwd.startswith(str(folder)):
-                found.append(int(proc.name))
-    return found
-
-
 def test_an_interrupted_build_keeps_finished_results_and_leaves_no_kernel(tmp_path: Path) -> None:
-    root = make_book(
+    root = cells_book(
         tmp_path / "book",
         {
             "quick": "print('quick')",
@@ -78,7 +51,7 @@ def test_an_interrupted_build_keeps_finished_results_and_leaves_no_kernel(tmp_pa
         },
     )
     build = subprocess.Popen(
-        [sys.executable, "-m", "polybook.cli", "--quiet", "--root", str(root), "build", "eval"],
+        [sys.executable, "-m", "polybook", "--quiet", "--root", str(root), "build", "eval"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

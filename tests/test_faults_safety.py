@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from polybook.cli import main
-from polybook.execution import envs
+from polybook.commands.cli import main
+from polybook.environments import venvs
 
-from .test_faults import cache_entries, make_book, processes_in
+from .books import cache_entries, cells_book, processes_in
 
 pytestmark = pytest.mark.slow
 
@@ -39,7 +39,7 @@ def temp_files(root: Path) -> list[Path]:
 
 
 def polybook(root: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
-    command = [sys.executable, "-m", "polybook.cli", "--quiet", "--root", str(root), *args]
+    command = [sys.executable, "-m", "polybook", "--quiet", "--root", str(root), *args]
     return subprocess.Popen(
         command,
         stdout=subprocess.PIPE,
@@ -61,14 +61,14 @@ def saved_book(root: Path, functions: int) -> Path:
     """A book whose library has ``functions`` saved functions."""
     code = "\n".join(f"def f{i}(x):  #@save\n    return x + {i}\n" for i in range(functions))
     use = "from d2l import torch as d2l\nprint(d2l.f1(1))"
-    return make_book(root, {"lib": code, "use": use})
+    return cells_book(root, {"lib": code, "use": use})
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_during_execution_keeps_finished_results_and_leaves_no_kernel(
     tmp_path: Path, signum: int
 ) -> None:
-    root = make_book(
+    root = cells_book(
         tmp_path / "book", {"quick": "print('quick')", "stuck": "import time\ntime.sleep(600)"}
     )
     build = polybook(root, "build", "eval")
@@ -118,7 +118,7 @@ def test_a_signal_while_the_library_is_written_leaves_the_old_or_the_new_library
 
 
 def test_a_second_build_on_the_same_tree_waits_for_the_first(tmp_path: Path) -> None:
-    root = make_book(tmp_path / "book", {"slow": "import time\ntime.sleep(4)\nprint('slept')"})
+    root = cells_book(tmp_path / "book", {"slow": "import time\ntime.sleep(4)\nprint('slept')"})
     sources = checksums(root)
     first = polybook(root, "build", "eval")
     wait_for((root / "_build" / "work").is_dir)
@@ -137,16 +137,16 @@ def test_a_second_build_on_the_same_tree_waits_for_the_first(tmp_path: Path) -> 
 
 def fake_environment(envs_dir: Path, python: str) -> None:
     """A pytorch environment that looks set up but whose Python has no ipykernel."""
-    env = envs.environment("pytorch", "cpu", envs_dir)
+    env = venvs.environment("pytorch", "cpu", envs_dir)
     env.python.parent.mkdir(parents=True)
     env.python.symlink_to(python)
-    (env.path / envs.STAMP).write_text(env.requirements_hash() + "\n")
-    envs.write_kernelspec(env)
+    (env.path / venvs.STAMP).write_text(env.requirements_hash() + "\n")
+    venvs.write_kernelspec(env)
 
 
 def book_with_envs_dir(tmp_path: Path) -> Path:
     """A one-page book whose environments live in ``tmp_path/envs`` (empty so far)."""
-    root = make_book(tmp_path / "book", {"page": "print(1)"})
+    root = cells_book(tmp_path / "book", {"page": "print(1)"})
     with (root / "config.ini").open("a") as handle:
         handle.write(f"envs_dir = {tmp_path / 'envs'}\n")
     return root
@@ -237,7 +237,7 @@ def test_a_kernel_writing_to_file_descriptor_one_cannot_corrupt_the_worker_proto
     tmp_path: Path,
 ) -> None:
     code = "import os\nos.write(1, b'done\\ndone\\n')\nos.write(2, b'noise\\n')\nprint('after')"
-    root = make_book(tmp_path / "book", {"noisy": code, "calm": "print('calm')"})
+    root = cells_book(tmp_path / "book", {"noisy": code, "calm": "print('calm')"})
     assert main(["--quiet", "--root", str(root), "build", "eval"]) == 0
     assert "after\n" in printed(root / "_build/eval/pytorch/noisy.ipynb")
     assert "calm\n" in printed(root / "_build/eval/pytorch/calm.ipynb")

@@ -16,14 +16,15 @@ import pytest
 from bs4 import BeautifulSoup
 
 from polybook import frameworks
-from polybook.cli import main
+from polybook.commands.cli import main
 from polybook.config import load_config
 from polybook.diagnostics import PolybookError
-from polybook.execution import envs
+from polybook.environments import venvs
+from polybook.layout import envs_root
 from polybook.source.marks import infer_gpus
 
-from .conftest import copy_book
-from .test_build_e2e import Collect
+from .books import Collect
+from .books import copy_fixture as copy_book
 
 
 def fifth_book(tmp_path: Path, build: str = "", extra: str = "") -> Path:
@@ -167,7 +168,7 @@ def test_a_fifth_framework_runs_in_its_own_environment_with_the_books_packages(
     # A package the book stops asking for leaves the environment.
     config.write_text(text, encoding="utf-8")
     assert main(["--quiet", "--root", str(root), "env", "setup", "--tab", "numpy"]) == 0
-    env = envs.book_environment(load_config(root), "numpy", "cpu", envs.envs_root())
+    env = venvs.book_environment(load_config(root), "numpy", "cpu", envs_root())
     imported = subprocess.run([env.python, "-c", "import tabulate"], check=False)
     assert imported.returncode == 1
 

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from bs4 import BeautifulSoup
 
-from polybook.cli import main
+from polybook.commands.cli import main
 from polybook.execution.scheduler import Inventory
 
-from .test_gpu_hosts import code, evaluate, ran, write_book
+from .books import chapter_book, code, evaluate, ran
 
 pytestmark = pytest.mark.slow
 
@@ -47,7 +47,7 @@ def build_html(root: Path) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def frozen(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A book built on a GPU host (the scheduler's inventory says one GPU), then frozen."""
-    root = write_book(tmp_path_factory.mktemp("gpu") / "book", {"gpus": GPU_PAGE, "plain": PLAIN})
+    root = chapter_book(tmp_path_factory.mktemp("gpu") / "book", {"gpus": GPU_PAGE, "plain": PLAIN})
     assert ran(evaluate(root, Inventory(gpus=1))) == {"chap/gpus.md", "chap/plain.md"}
     pages = [str(root / "chap/gpus.md"), str(root / "chap/plain.md")]
     assert main(["--quiet", "--root", str(root), "freeze", *pages]) == 0

@@ -13,16 +13,16 @@ import pytest
 
 from benchmarks.make_book import write_book
 from polybook import parallel
-from polybook.cli import main
+from polybook.commands.cli import main
 from polybook.config import load_config
 from polybook.diagnostics import Reporter
-from polybook.library import extract_libraries, library_text
-from polybook.library_pages import libraries_from_pages, read_saves
+from polybook.library.extract import extract_libraries, library_text
+from polybook.library.pages import libraries_from_pages, read_saves
 from polybook.paths import SOURCE_ROOT
 from polybook.source.book import load_book
 from polybook.source.split import split_book
 
-from .test_build_e2e import Collect
+from .books import Collect
 
 PAGES = 12
 

@@ -14,8 +14,9 @@ from nbformat import NotebookNode
 
 from polybook import frameworks
 from polybook.diagnostics import PolybookError, Reporter
-from polybook.library import check_blocks, check_redefinitions, extract_blocks, library_text
-from polybook.site.render import render_page
+from polybook.library.extract import check_blocks, check_redefinitions, library_text
+from polybook.library.saves import extract_blocks
+from polybook.render.page import render_page
 from polybook.source.book import decode_page
 from polybook.source.model import CodeCell, Document, Toc
 from polybook.source.parse import parse

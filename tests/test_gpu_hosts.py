@@ -12,19 +12,17 @@ from pathlib import Path
 import pytest
 from nbformat import NotebookNode
 
-from polybook.build import build_library
 from polybook.config import load_config
-from polybook.diagnostics import PolybookError, Reporter
-from polybook.execution import devices
-from polybook.execution.existing import ExistingEnvironment, existing_environment
+from polybook.diagnostics import PolybookError
+from polybook.environments import devices
+from polybook.environments.existing import ExistingEnvironment, existing_environment
 from polybook.execution.scheduler import Inventory
-from polybook.execution.stage import EvalReport, build_eval
 from polybook.meta import RunInfo, notebook_meta
 from polybook.nb import new_code_cell, new_notebook
 from polybook.paths import SOURCE_ROOT
-from polybook.site.render import provenance
-from polybook.source.book import load_book
-from polybook.source.split import split_book
+from polybook.render.page import provenance
+
+from .books import chapter_book, code, evaluate, ran
 
 PYTORCH = SOURCE_ROOT / ".envs" / "pytorch"
 SMI_LINES = [f"GPU {i}: NVIDIA H100 80GB HBM3 (UUID: GPU-{i}{i}{i}{i}-cafe)" for i in range(4)]
@@ -38,37 +36,6 @@ def fake_smi(folder: Path) -> Path:
     smi.write_text("#!/bin/sh\ncat <<'EOF'\n" + "\n".join(SMI_LINES) + "\nEOF\n")
     smi.chmod(0o755)
     return smi
-
-
-def write_book(root: Path, pages: dict[str, str], build: str = "", extra: str = "") -> Path:
-    """A one-framework book (PyTorch) with ``pages`` under ``chap/``."""
-    (root / "chap").mkdir(parents=True)
-    config = f"[project]\nname = gpu\ntitle = GPU\n\n[build]\ntabs = pytorch\njobs = 2\n{build}"
-    (root / "config.ini").write_text(config + extra)
-    toc = "\n".join(f"chap/{name}" for name in pages)
-    (root / "index.md").write_text(f"# A GPU book\n\n```toc\n:maxdepth: 2\n\n{toc}\n```\n")
-    for name, body in pages.items():
-        (root / "chap" / f"{name}.md").write_text(f"# {name}\n\n{body}")
-    return root
-
-
-def code(*lines: str) -> str:
-    return "```{.python .input}\n" + "\n".join(lines) + "\n```\n\n"
-
-
-def evaluate(root: Path, inventory: Inventory | None = None) -> EvalReport:
-    config = load_config(root)
-    reporter = Reporter()
-    book = load_book(config, reporter)
-    notebooks = split_book(book, config.tabs, reporter)
-    libraries = build_library(config, notebooks, reporter)
-    report = build_eval(config, notebooks, libraries, reporter, inventory=inventory)
-    assert not reporter.errors, reporter.errors
-    return report
-
-
-def ran(report: EvalReport) -> set[str]:
-    return {path for path, _, _ in report.ran}
 
 
 def printed(nb: NotebookNode) -> list[str]:
@@ -121,7 +88,7 @@ def test_kernels_get_only_the_gpus_allotted_to_the_build(
     monkeypatch.setenv("PATH", f"{smi.parent}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "2,3")
     pages = {"one": ONE_GPU, "other": ONE_GPU, "third": ONE_GPU, "two": TWO_GPUS}
-    root = write_book(tmp_path / "book", pages, "device = cpu\n")  # the venvs set up here
+    root = chapter_book(tmp_path / "book", pages, "device = cpu\n")  # the venvs set up here
     report = evaluate(root)  # the inventory is the host's: its allotment
     seen = {path: printed(nb) for (path, _), nb in report.executed.items() if path != "index.md"}
     assert seen.pop("chap/two.md") == ["2,3"]
@@ -156,7 +123,7 @@ def test_an_existing_interpreter_runs_the_framework(
 ) -> None:
     python = borrowed_venv(tmp_path / "conda-like")
     build = f"envs_dir = {tmp_path / 'envs'}\n"
-    root = write_book(tmp_path / "book", {"who": WHO}, build, env_section(python))
+    root = chapter_book(tmp_path / "book", {"who": WHO}, build, env_section(python))
     with caplog.at_level(logging.INFO, logger="polybook"):
         report = evaluate(root)
     nb = report.executed[("chap/who.md", "pytorch")]
@@ -178,7 +145,7 @@ def test_an_existing_interpreter_runs_the_framework(
 
 def test_env_sections_are_read_per_tab(tmp_path: Path) -> None:
     extra = "\n[env-pytorch]\npython = ../venv/bin/python\n\n[env-jax]\npython = /x\n"
-    config = load_config(write_book(tmp_path / "book", {"who": WHO}, extra=extra))
+    config = load_config(chapter_book(tmp_path / "book", {"who": WHO}, extra=extra))
     # Relative to the book, links kept (a venv's python is a link to the base interpreter).
     assert config.env_for("pytorch").python == str(tmp_path / "venv" / "bin" / "python")
     assert config.env_for("pytorch").line == 10 and not config.env_for("pytorch").install_kernel
@@ -188,7 +155,7 @@ def test_env_sections_are_read_per_tab(tmp_path: Path) -> None:
 
 
 def check(tmp_path: Path, python: Path, install: bool = False) -> ExistingEnvironment:
-    root = write_book(tmp_path / "book", {"who": WHO}, extra=env_section(python, install))
+    root = chapter_book(tmp_path / "book", {"who": WHO}, extra=env_section(python, install))
     return existing_environment(load_config(root), "pytorch", tmp_path / "envs")
 
 
@@ -224,7 +191,7 @@ def test_an_interpreter_without_ipykernel_names_both_fixes(tmp_path: Path) -> No
     # Allowed to install, it tries pip there, and says what failed (this venv has no pip).
     with pytest.raises(PolybookError) as info:
         existing_environment(
-            load_config(write_book(tmp_path / "b2", {"w": WHO}, extra=env_section(python, True))),
+            load_config(chapter_book(tmp_path / "b2", {"w": WHO}, extra=env_section(python, True))),
             "pytorch",
             tmp_path / "envs",
         )
@@ -268,7 +235,7 @@ PLAIN = code("print(6 * 7)")
 @pytest.mark.slow
 def test_a_cpu_run_is_never_shown_on_a_gpu_host(tmp_path: Path) -> None:
     """A device-dependent notebook is keyed on the host's class; others share entries."""
-    root = write_book(tmp_path / "book", {"dev": DEVICE, "plain": PLAIN})
+    root = chapter_book(tmp_path / "book", {"dev": DEVICE, "plain": PLAIN})
     assert ran(evaluate(root, Inventory(0))) == {"chap/dev.md", "chap/plain.md"}
     gpu = evaluate(root, Inventory(gpus=2))  # a GPU host, as the scheduler sees one
     assert ran(gpu) == {"chap/dev.md"} and gpu.cached == [("chap/plain.md", "pytorch")]

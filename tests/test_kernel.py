@@ -4,9 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from polybook.execution import envs
+import pytest
+
+from polybook.environments import venvs
 from polybook.execution.kernel import KernelEnv, execute
+from polybook.layout import envs_root
 from polybook.nb import new_code_cell, new_notebook
+
+pytestmark = pytest.mark.slow
 
 FLUSHED = """\
 import sys
@@ -19,8 +24,8 @@ print('e')"""
 
 
 def test_a_run_of_stream_outputs_is_kept_as_one_whatever_the_flushes(tmp_path: Path) -> None:
-    env = envs.environment("pytorch", "cpu", envs.envs_root())
-    envs.ensure(env)
+    env = venvs.environment("pytorch", "cpu", envs_root())
+    venvs.ensure(env)
     nb = new_notebook()
     nb.cells.append(new_code_cell(FLUSHED, "flushed"))
     kernel = KernelEnv("pytorch", env.kernel_name, (str(env.kernels_dir),), tmp_path)

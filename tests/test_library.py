@@ -7,9 +7,10 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from polybook.build import build_library
 from polybook.config import load_config
 from polybook.diagnostics import Reporter
+from polybook.library.extract import extract_libraries
+from polybook.library.stage import write_libraries
 from polybook.source.book import load_book
 from polybook.source.split import split_book
 
@@ -18,7 +19,9 @@ def _lib(root: Path) -> tuple[Reporter, dict[str, int]]:
     config = load_config(root)
     reporter = Reporter()
     book = load_book(config, reporter)
-    libraries = build_library(config, split_book(book, config.tabs, reporter), reporter)
+    libraries = write_libraries(
+        config, extract_libraries(split_book(book, config.tabs, reporter), reporter), reporter
+    )
     return reporter, {fw: len(blocks) for fw, blocks in libraries.items()}
 
 

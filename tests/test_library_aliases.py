@@ -7,9 +7,9 @@ from pathlib import Path
 from polybook.config import load_config
 from polybook.config.model import LibraryAliases
 from polybook.diagnostics import Reporter
-from polybook.library import check_parity, library_text
-from polybook.library_aliases import alias_lines, place_aliases
-from polybook.saved import SavedBlock
+from polybook.library.aliases import alias_lines, place_aliases
+from polybook.library.extract import check_parity, library_text
+from polybook.library.model import SavedBlock
 
 CONFIG = """\
 [project]

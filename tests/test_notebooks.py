@@ -22,15 +22,16 @@ import nbformat
 import pytest
 from nbformat import NotebookNode
 
-from polybook.cli import main
+from polybook.commands.cli import main
 from polybook.config import load_config
 from polybook.config.schema import KEYS, BadValue
-from polybook.execution import envs
+from polybook.environments import venvs
+from polybook.layout import envs_root
 from polybook.nb import merge_streams, reads
-from polybook.notebooks import colab_url
+from polybook.notebooks.stage import colab_url
 from polybook.paths import SOURCE_ROOT
 
-from .conftest import copy_book
+from .books import copy_fixture as copy_book
 
 pytestmark = pytest.mark.slow
 PAGES = ["index", "chap/index", "chap/tensors", "chap/more"]
@@ -252,7 +253,7 @@ def test_the_colab_notebooks_run_in_a_fresh_venv_outside_the_book(
     home = tmp_path / "student"
     shutil.copytree(book / "_build" / "notebooks" / "pytorch" / "colab", home)
     eval_dir = book / "_build" / "eval" / "pytorch"
-    build_env = envs.environment("pytorch", "cpu", envs.envs_root()).path
+    build_env = venvs.environment("pytorch", "cpu", envs_root()).path
     for page in ("chap/tensors", "chap/more"):
         nb = run(home / f"{page}.ipynb", python, (home / page).parent, tmp_path / "kernels")
         ran = {c.id: c for c in nb.cells if c.cell_type == "code"}

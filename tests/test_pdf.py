@@ -19,18 +19,17 @@ import pytest
 from pypdf import PdfReader
 from pypdf.generic import DictionaryObject
 
-from polybook.cli import main
+from polybook.commands.cli import main
 from polybook.config import load_config
 from polybook.diagnostics import Location, Reporter
 from polybook.nb import reads, writes
 from polybook.pdf.log import latex_diagnostic, missing_glyphs
-from polybook.pdf.render import pdf_pages
+from polybook.pdf.pages import pdf_pages
 from polybook.pdf.sphinx_latex import resolve_markers
 from polybook.source.book import load_book
 from polybook.source.split import split_book
-from tools.bench import copy_book
 
-from .conftest import FIXTURES
+from .books import copy_fixture, copy_shipped
 
 REPO = Path(__file__).resolve().parent.parent
 CHAPTER = "chapter_builders-guide"
@@ -89,7 +88,7 @@ def build(root: Path, target: str, *options: str) -> int:
 def shipped(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """The text of each framework's PDF of the shipped book."""
     root = tmp_path_factory.mktemp("pdf") / "book"
-    copy_book(REPO, root)
+    copy_shipped(root)
     shutil.copy(load_config(REPO).bibfile, root)
     link_cache(REPO / "_build" / "cache" / "exec", root / "_build" / "cache" / "exec")
     assert build(root, "pdf", "--tab", "all") == 0
@@ -158,7 +157,7 @@ def test_each_pdf_has_the_figure_the_citations_and_the_gpu_notes(
 @pytest.fixture(scope="module")
 def small(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("pdf-small") / "book"
-    shutil.copytree(FIXTURES / "pdf_book", root)
+    copy_fixture(root, "pdf_book")
     assert build(root, "pdf") == 0
     return root
 
@@ -344,7 +343,7 @@ def test_a_missing_glyph_is_a_warning_at_its_first_use(tmp_path: Path) -> None:
 
 def test_a_pdf_page_is_one_frameworks_with_plain_text_for_html_outputs(tmp_path: Path) -> None:
     root = tmp_path / "book"
-    shutil.copytree(FIXTURES / "pdf_book", root)
+    copy_fixture(root, "pdf_book")
     config = load_config(root)
     reporter = Reporter()
     book = load_book(config, reporter)

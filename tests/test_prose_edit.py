@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from benchmarks.make_book import write_book
-from polybook.cli import main
-from polybook.site.sphinx_process import EarlySphinx
+from polybook.commands.cli import main
+from polybook.render.sphinx_process import EarlySphinx
 
 pytestmark = pytest.mark.slow
 

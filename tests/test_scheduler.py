@@ -45,6 +45,9 @@ class SimulatedExecutor:
     def submit(self, job: Job) -> Future[JobResult]:
         return self.pool.submit(self._run, job)
 
+    def shutdown(self) -> None:
+        self.pool.shutdown(wait=True)
+
     def _run(self, job: Job) -> JobResult:
         gpus = job.env.visible_gpus
         with self.lock:

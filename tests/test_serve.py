@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from polybook.cli import _parser, run
+from polybook.commands.cli import _parser, run
+from polybook.commands.serve import Preview
 from polybook.config import load_config
-from polybook.serve import Preview
 
 from .browser import browser_context
 
@@ -87,7 +87,7 @@ def test_nothing_outside_the_site_is_served(book: Path, preview: Preview) -> Non
 
 @pytest.mark.slow
 def test_polybook_serve_prints_where_it_serves_and_stops_on_ctrl_c(book: Path) -> None:
-    command = [sys.executable, "-m", "polybook.cli", "--root", str(book), "serve", "--quiet"]
+    command = [sys.executable, "-m", "polybook", "--root", str(book), "serve", "--quiet"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert process.stdout is not None

@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from polybook.config import load_config
+from polybook.library.model import SavedBlock
 from polybook.pdf.latex import LatexJob, latex_config
-from polybook.saved import SavedBlock
-from polybook.site.autodoc import autodoc_settings
-from polybook.site.sphinx_log import condensed
+from polybook.render.autodoc import autodoc_settings
+from polybook.render.sphinx_log import condensed
 
-from .conftest import copy_book
+from .books import copy_fixture as copy_book
 
 CODE = """\
 import math

@@ -15,10 +15,13 @@ import pytest
 
 from polybook.config import load_config
 from polybook.diagnostics import Diagnostic, Location, Reporter
-from polybook.site import site_diagnostics
-from polybook.site.render import render_page
-from polybook.site.sphinx_build import build_site, site_settings
+from polybook.render import warning_store
+from polybook.render.page import render_page
+from polybook.site.settings import site_settings
+from polybook.site.stage import write_site
 from polybook.source.book import load_book
+
+from .books import write_book
 
 PAGE = """\
 # Page
@@ -48,25 +51,22 @@ CONFIG = "[project]\nname = t\n[build]\ntabs = pytorch\neval_notebook = false\n"
 INDEX = "# T\n\n```toc\n:maxdepth: 1\n\nchap/page\n```\n"
 
 
-def make_book(root: Path) -> Path:
-    (root / "chap").mkdir(parents=True)
-    (root / "config.ini").write_text(CONFIG)
-    (root / "index.md").write_text(INDEX)
-    (root / "chap" / "page.md").write_text(PAGE)
-    (root / "static" / "sub").mkdir(parents=True)
-    (root / "static" / "top.css").write_text("body { margin: 0; }\n")
-    (root / "static" / "sub" / "deep.css").write_text("p { margin: 0; }\n")
-    return root
+BOOK = {
+    "index.md": INDEX,
+    "chap/page.md": PAGE,
+    "static/top.css": "body { margin: 0; }\n",
+    "static/sub/deep.css": "p { margin: 0; }\n",
+}
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Reporter]:
-    root = make_book(tmp_path_factory.mktemp("site") / "book")
+    root = write_book(tmp_path_factory.mktemp("site") / "book", BOOK, CONFIG)
     config = load_config(root)
     reporter = Reporter()
     book = load_book(config, reporter)
     pages = [render_page(doc, {}, config.tabs, reporter) for doc in book.documents]
-    build_site(config, pages, reporter)
+    write_site(config, pages, reporter)
     return root, reporter
 
 
@@ -121,10 +121,10 @@ def test_what_sphinx_calls_an_error_is_an_error(site: tuple[Path, Reporter]) -> 
 
 
 def test_sphinx_warnings_are_suppressible_by_prefix(site: tuple[Path, Reporter]) -> None:
-    store = site_diagnostics.load(load_config(site[0]).build_dir / site_diagnostics.STORE)
+    store = warning_store.load(load_config(site[0]).layout.site_warnings)
     assert store is not None
     reporter = Reporter(suppressed=frozenset({"render.ref"}))
-    site_diagnostics.report(store, reporter)
+    warning_store.report(store, reporter)
     messages = [d.message for d in reporter.diagnostics]
     assert not any("sec_nowhere" in m or "tab_missing" in m for m in messages)
     assert any("missing.png" in m for m in messages)
@@ -160,7 +160,7 @@ NUMREF = ("chap/a.md:4", "render.ref.numref")
 class Build:
     ran: bool
     reported: set[tuple[str, str]]  # (place, subtype) of the site's diagnostics
-    run: site_diagnostics.SphinxRun  # what Sphinx itself said and did in this build
+    run: warning_store.SphinxRun  # what Sphinx itself said and did in this build
 
 
 def build_book(root: Path) -> Build:
@@ -172,9 +172,9 @@ def build_book(root: Path) -> Build:
     settings = site_settings(config)
     Path(settings["log"]).unlink(missing_ok=True)
     Path(settings["diagnostics"]).unlink(missing_ok=True)
-    build_site(config, pages, reporter)
+    write_site(config, pages, reporter)
     reported = {(str(d.location), d.subtype) for d in rendered(reporter)}
-    run = site_diagnostics.read_run(Path(settings["diagnostics"]))
+    run = warning_store.read_run(Path(settings["diagnostics"]))
     return Build(Path(settings["log"]).is_file(), reported, run)
 
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from polybook.diagnostics import Reporter
-from polybook.site.myst import prose_to_myst
-from polybook.site.render import render_page
+from polybook.render.myst import prose_to_myst
+from polybook.render.page import render_page
 from polybook.source.parse import parse
 
 EXAMPLE = """\

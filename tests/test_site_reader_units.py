@@ -6,15 +6,15 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from polybook.commands.serve import watched
 from polybook.config import load_config
 from polybook.diagnostics import Location, Reporter
-from polybook.library import SavedBlock
+from polybook.library.model import SavedBlock
 from polybook.nb import new_code_cell, new_notebook, reads, writes
-from polybook.serve import watched
+from polybook.render.outputs import clean_notebook, sanitize_html, scrub
 from polybook.site.api import api_page, entries
 from polybook.site.extras import links
-from polybook.site.files import site_inputs
-from polybook.site.outputs import clean_notebook, sanitize_html, scrub
+from polybook.site.inputs import site_inputs
 
 CONFIG = "[project]\nname = u\n[build]\ntabs = pytorch, jax\nresources = img/\n"
 

@@ -18,12 +18,14 @@ import pytest
 
 from polybook.config import BookConfig, load_config
 from polybook.diagnostics import Location, Reporter
-from polybook.site import sphinx_build
-from polybook.site.files import OUTPUT_DIR
-from polybook.site.myst import Lines
-from polybook.site.render import Page
-from polybook.site.sources import page_files
-from polybook.site.sphinx_build import build_site, plan_run, sphinx_config, tool_digest
+from polybook.render import sphinx_process
+from polybook.render.myst import Lines
+from polybook.render.names import OUTPUT_DIR
+from polybook.render.page import Page
+from polybook.render.sources import page_files
+from polybook.render.sphinx_config import core_config, tool_digest
+from polybook.site import settings as site_settings
+from polybook.site.stage import plan_run, write_site
 
 CONFIG = "[project]\nname = t\n[build]\ntabs = pytorch\neval_notebook = false\nresources = notes\n"
 
@@ -78,7 +80,7 @@ def build(config: BookConfig, pages: Sequence[Page], stale: Collection[str] = ()
     log.unlink(missing_ok=True)
     before = _doctrees(config)
     reporter = Reporter()
-    build_site(config, pages, reporter, frozenset(stale))
+    write_site(config, pages, reporter, frozenset(stale))
     read = {name for name, mtime in _doctrees(config).items() if before.get(name) != mtime}
     src = {k: p.read_bytes() for k, p in _files(config.build_dir / "site_src", "*").items()}
     html = {
@@ -112,7 +114,7 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Step]:
     steps["stale"] = build(config, two, stale={"chap/a", "c"})
     steps["recovered"] = build(config, two)
     with pytest.MonkeyPatch.context() as patch:  # as if the extension's code had changed
-        patch.setattr(sphinx_build, "tool_digest", lambda: "another extension")
+        patch.setattr(site_settings, "site_digest", lambda: "another extension")
         steps["new tool"] = build(config, two)
     three = [index("chap/a"), make_page("chap/a", "A two")]
     steps["pruned"] = build(config, three)
@@ -175,7 +177,7 @@ def test_a_crash_is_one_error_with_the_end_of_its_traceback(history: dict[str, S
     lines = error.message.splitlines()
     assert lines[0] == "the HTML build failed"
     assert lines[-1] == "KeyError: 'nokey'"
-    assert 1 < len(lines) <= 1 + sphinx_build.CRASH_LINES
+    assert 1 < len(lines) <= 1 + sphinx_process.CRASH_LINES
     # The next build runs Sphinx again though nothing changed (and crashes again).
     again = history["crash again"]
     assert again.ran and [e.message for e in again.reporter.errors] == [error.message]
@@ -196,7 +198,7 @@ def test_the_decision_to_run_sphinx() -> None:
 
 def test_the_tool_digest_covers_the_extensions_code_and_static_files(tmp_path: Path) -> None:
     site = tmp_path / "site"
-    shutil.copytree(sphinx_build.SITE_CODE, site, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(site_settings.SITE_CODE, site, ignore=shutil.ignore_patterns("__pycache__"))
     before = tool_digest(site)
     assert tool_digest(site) == before
     ext = site / "sphinx_ext.py"
@@ -219,8 +221,8 @@ def config(tmp_path: Path) -> BookConfig:
 
 def test_render_suppressions_reach_sphinx_as_its_own_types(config: BookConfig) -> None:
     book = replace(config, suppress_warnings=("render.ref.numref", "render.image", "cite"))
-    assert sphinx_config(book)["suppress_warnings"] == ["myst.header", "ref.numref", "image"]
-    assert sphinx_config(config)["suppress_warnings"] == ["myst.header"]
+    assert core_config(book)["suppress_warnings"] == ["myst.header", "ref.numref", "image"]
+    assert core_config(config)["suppress_warnings"] == ["myst.header"]
 
 
 def test_static_sub_folders_do_not_break_the_settings(config: BookConfig) -> None:
@@ -228,7 +230,7 @@ def test_static_sub_folders_do_not_break_the_settings(config: BookConfig) -> Non
     deep.mkdir(parents=True)
     (deep / "f.woff2").write_bytes(b"font")
     (config.root / "static" / "book.css").write_text("p {}")
-    first = sphinx_build.site_settings(config)
+    first = site_settings.site_settings(config)
     assert first["config"]["html_css_files"] == ["book.css"]
     (deep / "f.woff2").write_bytes(b"another font")
-    assert sphinx_build.site_settings(config)["assets"] != first["assets"]
+    assert site_settings.site_settings(config)["assets"] != first["assets"]

@@ -11,19 +11,9 @@ from polybook.diagnostics import Reporter
 from polybook.source.book import Book, BookInvalid, load_book
 from polybook.source.model import CodeCell, Prose, TabProse, Toc
 
+from .books import write_book
+
 FENCE = "`" * 3
-
-
-def make_book(root: Path, pages: dict[str, bytes | str]) -> Path:
-    """A tiny book in ``root``: ``config.ini`` with the pytorch tab, and ``pages``."""
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "config.ini").write_text("[build]\ntabs = pytorch\n", encoding="utf-8")
-    for rel, content in pages.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        data = content.encode("utf-8") if isinstance(content, str) else content
-        path.write_bytes(data)
-    return root
 
 
 def load(root: Path) -> tuple[Book | None, Reporter]:
@@ -52,7 +42,7 @@ chap/missing
 
 
 def test_missing_toc_entry_is_reported_at_its_line_and_loading_goes_on(tmp_path: Path) -> None:
-    root = make_book(
+    root = write_book(
         tmp_path,
         {
             "index.md": INDEX,
@@ -70,7 +60,7 @@ def test_missing_toc_entry_is_reported_at_its_line_and_loading_goes_on(tmp_path:
 
 
 def test_bad_bytes_are_located_by_line_and_named(tmp_path: Path) -> None:
-    root = make_book(
+    root = write_book(
         tmp_path,
         {
             "index.md": f"# Index\n\n{FENCE}toc\nlatin\n{FENCE}\n",
@@ -87,7 +77,7 @@ def test_bad_bytes_are_located_by_line_and_named(tmp_path: Path) -> None:
 
 def test_bom_crlf_and_empty_pages_load(tmp_path: Path) -> None:
     crlf = f"# CRLF\r\n\r\n{FENCE}{{.python .input}}\r\nx = 1\r\n{FENCE}\r\n"
-    root = make_book(
+    root = write_book(
         tmp_path,
         {
             "index.md": b"\xef\xbb\xbf" + f"# Index\n\n{FENCE}toc\ncrlf\nempty\n{FENCE}\n".encode(),
@@ -107,7 +97,7 @@ def test_bom_crlf_and_empty_pages_load(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("entry", ["chap/one", "chap/one.md", "./chap/../chap/one"])
 def test_toc_entries_are_paths_relative_to_their_page(tmp_path: Path, entry: str) -> None:
-    root = make_book(
+    root = write_book(
         tmp_path,
         {"index.md": f"{FENCE}toc\n{entry}\n{FENCE}\n", "chap/one.md": "# One\n"},
     )
@@ -130,7 +120,7 @@ chapter_c/index
 
 
 def test_a_build_of_some_chapters_leaves_the_others_out_with_one_warning(tmp_path: Path) -> None:
-    root = make_book(
+    root = write_book(
         tmp_path,
         {
             "index.md": SUBSET_INDEX,
@@ -157,7 +147,7 @@ def test_a_build_of_some_chapters_leaves_the_others_out_with_one_warning(tmp_pat
 
 def test_a_tab_left_open_is_closed_by_the_next_one_with_a_warning(tmp_path: Path) -> None:
     page = ":begin_tab:`pytorch`\nOne.\n\n:begin_tab:`pytorch`\nTwo.\n:end_tab:\n"
-    root = make_book(tmp_path, {"index.md": page})
+    root = write_book(tmp_path, {"index.md": page})
     book, reporter = load(root)
     assert book is not None
     assert book.documents[0].blocks == (
@@ -174,7 +164,7 @@ def test_setext_underlines_neither_hide_tab_marks_nor_cells(tmp_path: Path) -> N
         "Title\n=====\n\n:begin_tab:`pytorch`\n---\nOnly here.\n:end_tab:\n\n"
         f"Text\n---\n{FENCE}{{.python .input}}\nx = 1\n{FENCE}\n"
     )
-    root = make_book(tmp_path, {"index.md": page})
+    root = write_book(tmp_path, {"index.md": page})
     book, reporter = load(root)
     assert book is not None, shown(reporter)
     assert book.documents[0].blocks == (

@@ -23,6 +23,8 @@ from playwright.sync_api import Browser, BrowserContext, Page
 
 from .browser import file_url, launch_chromium, new_context, watch_errors
 
+pytestmark = pytest.mark.slow
+
 FIXTURE = Path(__file__).resolve().parent / "site_fixture"
 PAGE1 = FIXTURE / "page1.html"
 PAGE2 = FIXTURE / "page2.html"

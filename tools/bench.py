@@ -47,7 +47,7 @@ def build(root: Path, target: str = "html", *options: str) -> Run:
     """One ``polybook build``; peak RSS is the orchestrator's own (VmHWM)."""
     report_file = root / "_bench_report.json"
     report_file.unlink(missing_ok=True)
-    command = [sys.executable, "-m", "polybook.cli", "--quiet", "--root", str(root)]
+    command = [sys.executable, "-m", "polybook", "--quiet", "--root", str(root)]
     command += ["build", target, "--report", str(report_file), *options]
     started = time.monotonic()
     proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -117,8 +117,8 @@ def rebuilds(root: Path) -> Rebuilds:
     page always: its cell changed), under today's rule and the precise one."""
     from polybook.config import load_config
     from polybook.diagnostics import Reporter
-    from polybook.execution.usage import LibraryUsage, notebook_reads
-    from polybook.library import extract_libraries
+    from polybook.library.extract import extract_libraries
+    from polybook.library.usage import LibraryUsage, notebook_reads
     from polybook.source.book import load_book
     from polybook.source.split import split_book
 
@@ -293,7 +293,7 @@ def cold_lib(root: Path) -> Run:
 def big_book(pages: int = BOOK_PAGES) -> None:
     """A synthetic book of ``pages`` pages in four frameworks, nothing executed: ``build lib``
     and ``build html``, cold and no-op, and Sphinx alone on the same pages."""
-    from polybook.site.sphinx_build import sphinx_jobs
+    from polybook.render.sphinx_process import sphinx_jobs
 
     with tempfile.TemporaryDirectory(prefix="polybook-bench-book-") as tmp:
         root = Path(tmp) / "book"

@@ -1,4 +1,4 @@
-"""Rewrite README.md's configuration table from polybook's schema; ``--check`` only compares.
+"""Rewrite docs/configuration.md's table from polybook's schema; ``--check`` only compares.
 
 .envs/tool/bin/python tools/config_table.py [--check]
 """
@@ -10,7 +10,7 @@ import sys
 from polybook.config import with_table
 from polybook.paths import SOURCE_ROOT
 
-README = SOURCE_ROOT / "README.md"
+README = SOURCE_ROOT / "docs" / "configuration.md"
 
 
 def main(argv: list[str]) -> int:

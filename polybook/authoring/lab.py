@@ -21,8 +21,10 @@ from typing import Any
 
 from polybook.config import BookConfig
 from polybook.diagnostics import Location, PolybookError
-from polybook.execution import envs
+from polybook.environments import venvs
+from polybook.environments.prepare import ensure_all
 from polybook.fsutil import write_atomic
+from polybook.layout import envs_root
 from polybook.paths import SOURCE_ROOT
 
 CONTENTS_MANAGER = "polybook.authoring.contents.PageContentsManager"
@@ -35,7 +37,7 @@ LAB_SETTINGS = {
 
 def lab_config(config: BookConfig, kernels: list[str], framework: str) -> dict[str, Any]:
     """Jupyter's configuration for the book (``ServerApp``, ``LabApp`` and the rest)."""
-    lab_dir = config.build_dir / "lab"
+    lab_dir = config.layout.lab
     return {
         "ServerApp": {
             "ip": "127.0.0.1",
@@ -59,7 +61,7 @@ def lab_config(config: BookConfig, kernels: list[str], framework: str) -> dict[s
 
 def write_lab_config(config: BookConfig, kernels: list[str], framework: str) -> Path:
     """Write the configuration under ``_build/lab``; returns the file to pass as --config."""
-    lab_dir = config.build_dir / "lab"
+    lab_dir = config.layout.lab
     write_atomic(lab_dir / "settings" / "overrides.json", json.dumps(LAB_SETTINGS, indent=1))
     target = lab_dir / "jupyter_lab_config.json"
     write_atomic(target, json.dumps(lab_config(config, kernels, framework), indent=1))
@@ -80,8 +82,8 @@ def lab_stamp() -> str:
 
 def ensure_lab_env(configured_root: str = "") -> Path:
     """The lab environment's Python, set up (or brought up to date) first when needed."""
-    root = envs.envs_root(configured_root) / "lab"
-    python, stamp = root / "bin" / "python", root / envs.STAMP
+    root = envs_root(configured_root) / "lab"
+    python, stamp = root / "bin" / "python", root / venvs.STAMP
     wanted = lab_stamp()
     if python.exists() and stamp.is_file() and stamp.read_text().strip() == wanted:
         return python
@@ -116,7 +118,7 @@ def run_lab(config: BookConfig, tabs: tuple[str, ...], port: int, extra: list[st
     """Set up what is missing (kernelspecs included), then run JupyterLab until it stops.
     Every book framework has its kernel; pages open with the first of ``tabs``."""
     names = tuple(dict.fromkeys((*tabs, *config.tabs)))
-    found = envs.ensure_all(config, names)
+    found = ensure_all(config, names)
     kernels = [env.kernel_name for env in found]
     config_file = write_lab_config(config, kernels, tabs[0])
     # Jupyter finds kernels in <each JUPYTER_PATH folder>/kernels: the environments' folder.
@@ -137,7 +139,7 @@ def install_user_kernels(config: BookConfig, tabs: tuple[str, ...]) -> list[Path
 
     manager = KernelSpecManager()
     placed = []
-    for env in envs.ensure_all(config, tabs):
+    for env in ensure_all(config, tabs):
         source = env.kernels_dir / env.kernel_name
         placed.append(Path(manager.install_kernel_spec(str(source), env.kernel_name, user=True)))
     return placed

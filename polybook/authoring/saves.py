@@ -7,8 +7,8 @@ import json
 import sys
 
 from polybook.diagnostics import PolybookError
+from polybook.library.saves import cell_blocks
 from polybook.nb import new_code_cell
-from polybook.saved import cell_blocks
 
 
 def saved_names(source: str, framework: str) -> list[str]:

@@ -15,12 +15,13 @@ from types import MappingProxyType
 from polybook import frameworks
 from polybook.diagnostics import Diagnostic
 from polybook.frameworks import Framework
+from polybook.layout import Layout
 
 
 @dataclass(frozen=True)
 class LibraryAliases:
     """d2lbook's alias keys of ``[library-<tab>]``, as written (see
-    :mod:`polybook.library_aliases`), with the config line of each key."""
+    :mod:`polybook.library.aliases`), with the config line of each key."""
 
     module: str = ""  # d2lbook's ``lib_name``: what simple aliases point into (np, torch)
     simple: str = ""
@@ -106,8 +107,13 @@ class BookConfig:
         return self.tabs[0]
 
     @property
+    def layout(self) -> Layout:
+        """Where this book's build reads and writes each thing."""
+        return Layout(self.root, self.name)
+
+    @property
     def build_dir(self) -> Path:
-        return self.root / "_build"
+        return self.layout.build
 
     @property
     def effective_jobs(self) -> int:

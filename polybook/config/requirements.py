@@ -1,4 +1,5 @@
-"""The book's own requirement files (``[build] requirements``): every package pinned."""
+"""Pinned requirement files: the frameworks' sets and the book's own (``[build]
+requirements``), read as the pins they name."""
 
 from __future__ import annotations
 
@@ -30,3 +31,19 @@ def unpinned_requirement(path: Path) -> None:
                 " build installs the same packages and the cache can trust them"
             )
             raise PolybookError(Location(str(path), number), message, "config.requirements")
+
+
+BUILD_VARIANT = re.compile(r"\[[^\]]*\]|[-_](cpu|cu\d+)(?=\s*==)")
+
+
+def normalized_pin(line: str) -> str:
+    """``tensorflow[and-cuda]==2.21`` / ``tensorflow_cpu==2.21`` -> ``tensorflow==2.21``."""
+    name, _, version = line.strip().partition("==")
+    name = BUILD_VARIANT.sub("", name.strip() + "==").removesuffix("==")
+    return f"{name.lower().replace('_', '-')}=={version.strip()}"
+
+
+def pins(requirements: Path) -> list[str]:
+    """The normalized pins of a requirement file, sorted."""
+    lines = requirements.read_text(encoding="utf-8").splitlines()
+    return sorted(normalized_pin(x) for x in lines if x.strip() and not x.lstrip().startswith("#"))

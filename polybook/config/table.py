@@ -1,6 +1,7 @@
-"""The README's configuration reference, generated from the schema so the two never drift.
+"""The configuration reference (``docs/configuration.md``), generated from the schema so
+the two never drift.
 
-``python tools/config_table.py`` rewrites the block between the markers in README.md; a test
+``python tools/config_table.py`` rewrites the block between the markers in that page; a test
 fails when it is out of date.
 """
 
@@ -53,7 +54,7 @@ def markdown_table() -> str:
 def with_table(readme: str) -> str:
     """``readme`` with the block between the markers replaced by :func:`markdown_table`."""
     if START not in readme or END not in readme:
-        raise ValueError(f"README has no {START} … {END} block")
+        raise ValueError(f"the reference has no {START} … {END} block")
     head, rest = readme.split(START, 1)
     _, tail = rest.split(END, 1)
     return f"{head}{START}\n{markdown_table()}{END}{tail}"

@@ -13,13 +13,14 @@ import hashlib
 import json
 import logging
 import shutil
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from nbformat import NotebookNode
 
-from polybook.execution.usage import cell_digest
 from polybook.fsutil import write_atomic
+from polybook.library.usage import cell_digest
 from polybook.meta import RunInfo, cell_meta, notebook_meta, update_cell_meta, update_notebook_meta
 from polybook.nb import reads, writes
 
@@ -27,25 +28,52 @@ logger = logging.getLogger("polybook")
 CACHE_VERSION = "2"
 
 
-def notebook_key(nb: NotebookNode, framework: str, environment: str, library: str) -> str:
-    """Hash of what execution depends on: code cells by meaning (not prose, comments or
-    layout), the environment's pins, the library the notebook uses."""
-    digest = hashlib.sha256()
-    for part in (CACHE_VERSION, framework, environment, library):
-        digest.update(part.encode())
-        digest.update(b"\0")
-    for cell in nb.cells:
-        if cell.cell_type != "code":
-            continue
-        meta = cell_meta(cell)
-        record = {
-            "code": cell_digest(cell.source),
-            "requires": meta.requires.to_json() if meta.requires else {},
-            "timeout": meta.timeout,
-        }
-        digest.update(json.dumps(record, sort_keys=True).encode())
-        digest.update(b"\0")
-    return digest.hexdigest()
+@dataclass(frozen=True)
+class CacheKey:
+    """What a notebook's run depends on, built in this one place: its code cells by meaning
+    (not prose, comments or layout), the environment (its pins' identity), the device class
+    of its outputs (for a notebook whose outputs depend on the device), and the library
+    code it uses. :attr:`digest` names its cache entry."""
+
+    framework: str
+    cells: tuple[str, ...]  # each code cell's record: its meaning, its needs, its limit
+    library: str
+    environment: str = ""  # "" in a code key, which frozen outputs are matched by
+    device_class: str = ""  # "" for a notebook whose outputs do not depend on the device
+
+    @classmethod
+    def of(cls, nb: NotebookNode, framework: str, library: str) -> CacheKey:
+        """The code key of ``nb``: no environment, no device class."""
+        records = []
+        for cell in nb.cells:
+            if cell.cell_type != "code":
+                continue
+            meta = cell_meta(cell)
+            record = {
+                "code": cell_digest(cell.source),
+                "requires": meta.requires.to_json() if meta.requires else {},
+                "timeout": meta.timeout,
+            }
+            records.append(json.dumps(record, sort_keys=True))
+        return cls(framework, tuple(records), library)
+
+    def on(self, environment: str, device_class: str = "") -> CacheKey:
+        """This key for a run in ``environment``, on hosts of ``device_class``."""
+        return replace(self, environment=environment, device_class=device_class)
+
+    @property
+    def digest(self) -> str:
+        environment = self.environment
+        if self.device_class:
+            environment = f"{environment}|{self.device_class}"
+        digest = hashlib.sha256()
+        for part in (CACHE_VERSION, self.framework, environment, self.library):
+            digest.update(part.encode())
+            digest.update(b"\0")
+        for record in self.cells:
+            digest.update(record.encode())
+            digest.update(b"\0")
+        return digest.hexdigest()
 
 
 def adopt_outputs(fresh: NotebookNode, cached: NotebookNode) -> NotebookNode:

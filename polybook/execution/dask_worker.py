@@ -23,11 +23,12 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from polybook.execution import devices, envs
+from polybook.environments import devices, venvs
 from polybook.execution.kernel import KernelEnv
 from polybook.execution.local import WorkerProcess
 from polybook.execution.scheduler import Inventory
 from polybook.fsutil import write_atomic
+from polybook.layout import envs_root
 
 GPU = "GPU"
 ENV_PREFIX = "polybook-env-"
@@ -48,15 +49,15 @@ def env_resource(framework: str, identity: str) -> str:
 
 
 @functools.cache
-def ready_environments(envs_dir: str = "") -> dict[str, envs.SetUpEnvironment]:
+def ready_environments(envs_dir: str = "") -> dict[str, venvs.SetUpEnvironment]:
     """The framework environments set up on this host (any framework: a book's own too), as
     they were when this process first looked: what a worker declared is what it holds."""
-    return envs.set_up_environments(envs.envs_root(envs_dir))
+    return venvs.set_up_environments(envs_root(envs_dir))
 
 
 def worker_resources(envs_dir: str = "", gpus: int | None = None) -> dict[str, float]:
     """What ``polybook worker`` declares: ``GPU=N`` (when N > 0) and its environments."""
-    count = envs.host_gpus() if gpus is None else gpus
+    count = devices.host_gpus() if gpus is None else gpus
     resources: dict[str, float] = {GPU: float(count)} if count else {}
     for fw, env in ready_environments(envs_dir).items():
         resources[env_resource(fw, env.identity)] = float(ENV_SLOTS)
@@ -90,7 +91,7 @@ def start_worker(
         )
         return 1
     if envs_dir:
-        os.environ["POLYBOOK_ENVS"] = str(envs.envs_root(envs_dir))
+        os.environ["POLYBOOK_ENVS"] = str(envs_root(envs_dir))
     for key, value in WORKER_CONFIG.items():  # Dask reads DASK_A__B_C as a.b-c
         os.environ.setdefault(
             "DASK_" + key.upper().replace(".", "__").replace("-", "_"), str(value)
@@ -148,7 +149,7 @@ def _link_tree(source: Path, target: Path) -> None:
             link.symlink_to(path)
 
 
-def _refusal(payload: Mapping[str, Any], env: envs.SetUpEnvironment | None, where: str) -> str:
+def _refusal(payload: Mapping[str, Any], env: venvs.SetUpEnvironment | None, where: str) -> str:
     fw, expected = payload["framework"], str(payload["identity"])
     has = f"has identity {env.identity[:12]}" if env else "is not set up"
     return (
@@ -201,7 +202,7 @@ def _lay_out(
     job_dir: Path,
     payload: Mapping[str, Any],
     resources: Mapping[str, bytes],
-    env: envs.SetUpEnvironment,
+    env: venvs.SetUpEnvironment,
     total: int,
     gpus: tuple[int, ...],
 ) -> KernelEnv:

@@ -24,24 +24,19 @@ import nbformat
 from nbformat import NotebookNode
 
 from polybook.diagnostics import Location, Reporter
-from polybook.execution import devices
-from polybook.execution.cache import ExecutionCache, gpus_wanted, notebook_key
-from polybook.execution.usage import cell_digest
+from polybook.environments import devices
+from polybook.execution.cache import CacheKey, ExecutionCache, gpus_wanted
 from polybook.fsutil import write_atomic
+from polybook.layout import FREEZE_DIR
+from polybook.library.usage import cell_digest
 from polybook.meta import RunInfo, cell_meta, notebook_meta, update_cell_meta, update_notebook_meta
 from polybook.nb import new_code_cell, new_notebook
 
 logger = logging.getLogger("polybook")
 
-FREEZE_DIR = "_freeze"
 FORMAT = 1
 TEXT_IMAGES = {"image/svg+xml": "svg"}
 BINARY_IMAGES = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
-
-
-def code_key(nb: NotebookNode, framework: str, library: str) -> str:
-    """The key frozen outputs are matched by: the cache key without the environment."""
-    return notebook_key(nb, framework, "", library)
 
 
 def _text(value: Any) -> str:
@@ -213,30 +208,29 @@ def find_run(
     frozen: FrozenOutputs,
     place: tuple[str, str],
     nb: NotebookNode,
+    code: CacheKey,
     identity: str,
-    library: str,
     own_class: str,
     gpus: int,
     reporter: Reporter,
 ) -> Found:
-    """The run of notebook ``place`` (page, framework) to show on a host of ``own_class``
-    with ``gpus`` GPUs. A device-dependent notebook is keyed on the class; a cached run of a
-    bigger class comes first, then a frozen one, then the host's own; a notebook that does
-    not depend on the device shares one entry across hosts."""
+    """The run of notebook ``place`` (page, framework), whose code key is ``code``, to show
+    on a host of ``own_class`` with ``gpus`` GPUs. A device-dependent notebook is keyed on
+    the class; a cached run of a bigger class comes first, then a frozen one, then the
+    host's own; a notebook that does not depend on the device shares one entry across
+    hosts."""
     page, framework = place
     wanted = gpus_wanted(nb)
-    code = code_key(nb, framework, library)
-    entry = frozen.find(page, framework, nb, code, reporter)
+    entry = frozen.find(page, framework, nb, code.digest, reporter)
     if not devices.device_dependent(nb):
-        key = notebook_key(nb, framework, identity, library)
-        return Found(key, code, cache.get(key, gpus, wanted))
-    key = notebook_key(nb, framework, devices.keyed(identity, own_class), library)
+        key = code.on(identity).digest
+        return Found(key, code.digest, cache.get(key, gpus, wanted))
+    key = code.on(identity, own_class).digest
     for bigger in devices.bigger(own_class):
-        lent_key = notebook_key(nb, framework, devices.keyed(identity, bigger), library)
-        lent = cache.get(lent_key, gpus, wanted)
+        lent = cache.get(code.on(identity, bigger).digest, gpus, wanted)
         if lent is not None:
-            return Found(key, code, lent)
+            return Found(key, code.digest, lent)
     lent = frozen.lend(entry, own_class) if entry is not None else None
     if lent is not None:
-        return Found(key, code, lent, frozen=True)
-    return Found(key, code, cache.get(key, gpus, wanted))
+        return Found(key, code.digest, lent, frozen=True)
+    return Found(key, code.digest, cache.get(key, gpus, wanted))

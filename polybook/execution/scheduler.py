@@ -93,6 +93,9 @@ class Executor(Protocol):
     def cancel(self) -> None:
         """Stop every job in flight (their futures end as ``cancelled``)."""
 
+    def shutdown(self) -> None:
+        """Release what it holds (worker processes, a cluster's connection)."""
+
 
 def gpus_needed(nb: NotebookNode, inventory: Inventory) -> int:
     """GPUs a notebook holds while it runs: what its runnable cells need; one at least on a

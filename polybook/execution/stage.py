@@ -1,8 +1,9 @@
-"""Execute stage entry point: every notebook of a build run, or taken from the cache.
+"""The execute stage's entry point: every notebook of a build run in its framework's kernel,
+or taken from the cache (or ``_freeze/``).
 
-Plans the jobs (content keys, the library snapshot each notebook sees, its kernel), hands
-them to the scheduler and an executor, records runs in the cache and writes the executed
-notebooks to ``_build/eval``.
+Plans the jobs (:mod:`polybook.execution.plan`), hands them to the scheduler and an
+executor, records runs in the cache and writes the executed notebooks to ``_build/eval``.
+With ``[build] eval_notebook = false`` nothing runs: the notebooks go on as split.
 """
 
 from __future__ import annotations
@@ -11,205 +12,72 @@ import hashlib
 import json
 import logging
 import time
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 from nbformat import NotebookNode
 
 from polybook.config import BookConfig, key_location
-from polybook.diagnostics import Location, PolybookError, Reporter
-from polybook.execution import devices, envs
-from polybook.execution.cache import ExecutionCache, adopt_outputs
-from polybook.execution.existing import ExistingEnvironment
-from polybook.execution.freeze import FrozenOutputs, find_run
-from polybook.execution.kernel import KernelEnv
-from polybook.execution.local import LocalExecutor
+from polybook.diagnostics import Location, Reporter
+from polybook.environments import devices, venvs
+from polybook.environments.existing import ExistingEnvironment
+from polybook.environments.prepare import ensure_all
+from polybook.execution.cache import ExecutionCache
+from polybook.execution.plan import (
+    EvalReport,
+    device_classes,
+    execution_cache,
+    executor,
+    plan,
+    report_skipped,
+    timings,
+    version,
+)
 from polybook.execution.scheduler import Executor, Inventory, Job, JobResult, Scheduler
-from polybook.execution.usage import LibraryUsage
 from polybook.fsutil import write_atomic
-from polybook.library import SavedBlock, library_text
-from polybook.meta import RunInfo, cell_meta, notebook_meta, update_notebook_meta
+from polybook.layout import envs_root
+from polybook.library.model import SavedBlock
+from polybook.library.stage import Library
+from polybook.meta import RunInfo, notebook_meta, update_notebook_meta
 from polybook.nb import Notebooks, strip_ansi, writes
-
-if TYPE_CHECKING:
-    from polybook.execution.dask_executor import DaskExecutor
 
 logger = logging.getLogger("polybook")
 
 
-@dataclass
-class EvalReport:
-    """What the execute step did: per notebook, where its result came from and how long."""
+@dataclass(frozen=True)
+class Executed:
+    """What the outputs are made from: the library stage's result and each notebook as
+    executed (or as split, when nothing runs), with what the execute stage did."""
 
-    executed: dict[tuple[str, str], NotebookNode] = field(default_factory=dict)
-    ran: list[tuple[str, str, float]] = field(default_factory=list)
-    cached: list[tuple[str, str]] = field(default_factory=list)
-    failed: list[tuple[str, str]] = field(default_factory=list)
-    frozen: list[tuple[str, str]] = field(default_factory=list)  # shown from _freeze/
-    classes: dict[str, str] = field(default_factory=dict)  # the device class of each framework
-    codes: dict[tuple[str, str], str] = field(default_factory=dict)  # code keys (freeze.py)
+    library: Library
+    report: EvalReport
 
+    @property
+    def notebooks(self) -> dict[tuple[str, str], NotebookNode]:
+        """(page, framework) -> the notebook."""
+        return self.report.executed
 
-def execution_cache(config: BookConfig) -> ExecutionCache:
-    """``_build/cache/exec``, in front of ``[build] cache`` when that names another place."""
-    shared = config.cache
-    if shared and "://" not in shared:
-        shared = str((config.root / Path(shared).expanduser()).resolve())
-    return ExecutionCache(config.build_dir / "cache" / "exec", shared)
+    @property
+    def failed(self) -> list[tuple[str, str]]:
+        """(page, framework) of the notebooks that failed: their outputs keep the last good."""
+        return self.report.failed
 
 
-def _package_init(config: BookConfig, fw: str) -> bytes:
-    """The book's own ``d2l/__init__.py`` (part of what every notebook imports)."""
-    init = config.root / Path(config.library_for(fw).lib_file).parent / "__init__.py"
-    return init.read_bytes() if init.is_file() else b""
-
-
-def _lib_snapshot(config: BookConfig, fw: str, blocks: list[SavedBlock]) -> Path:
-    """A d2l package holding ``blocks`` only, under ``_build/lib`` (named by content)."""
-    target = config.library_for(fw)
-    text = library_text(blocks, config.framework(fw).display_name)
-    root = config.build_dir / "lib" / fw / hashlib.sha256(text.encode()).hexdigest()[:16]
-    write_atomic(root / Path(target.lib_file).parent / "__init__.py", _package_init(config, fw))
-    write_atomic(root / target.lib_file, text)
-    return root
-
-
-def _timings(config: BookConfig) -> dict[str, float]:
-    path = config.build_dir / "cache" / "timings.json"
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return {str(k): float(v) for k, v in data.items()}
-    except (OSError, ValueError):
-        return {}
-
-
-def _plan(
-    config: BookConfig,
-    notebooks: Notebooks,
-    libraries: dict[str, list[SavedBlock]],
-    environments: dict[str, envs.Environment],
-    cache: ExecutionCache,
-    inventory: Inventory,
-    timings: dict[str, float],
-    pages: set[str] | None,
-    report: EvalReport,
-    reporter: Reporter,
-) -> list[Job]:
-    """The notebooks to run; cached and code-free ones go straight into ``report``."""
-    jobs: list[Job] = []
-    requirements = {fw: env.identity() for fw, env in environments.items()}
-    package_inits = {
-        fw: hashlib.sha256(_package_init(config, fw)).hexdigest() for fw in environments
-    }
-    frozen = FrozenOutputs(config.root)
-    for fw, env in environments.items():
-        usage = LibraryUsage(libraries[fw], config.library_for(fw).lib_file)
-        for index, (path, nb) in enumerate(notebooks[fw]):
-            report.executed[(path, fw)] = nb
-            if not any(c.cell_type == "code" for c in nb.cells):
-                continue  # nothing to run
-            visible = [b for b in libraries[fw] if b.notebook <= index]
-            library = usage.digest(nb, index) + package_inits[fw]
-            own = report.classes.get(fw, devices.CPU)
-            found = find_run(
-                cache,
-                frozen,
-                (path, fw),
-                nb,
-                requirements[fw],
-                library,
-                own,
-                inventory.gpus,
-                reporter,
-            )
-            key, cached, report.codes[(path, fw)] = found.key, found.run, found.code
-            if cached is not None:
-                done = adopt_outputs(nb, cached)
-                update_notebook_meta(done, code=found.code)
-                _report_skipped(done, path, fw, reporter)
-                report.cached.append((path, fw))
-                if found.frozen:
-                    report.frozen.append((path, fw))
-                    logger.info("%s [%s]: outputs frozen on a GPU host, from _freeze/", path, fw)
-                report.executed[(path, fw)] = done
-            elif pages is None or path in pages:
-                lib_root = _lib_snapshot(config, fw, visible)
-                cwd = config.build_dir / "eval" / fw / Path(path).parent
-                kernel = KernelEnv(
-                    fw,
-                    env.kernel_name,
-                    (str(env.kernels_dir),),
-                    cwd,
-                    (str(lib_root),),
-                    {**env.spec.kernel_env, "POLYBOOK_TABS": ",".join(config.tabs)},
-                    config.cell_timeout,
-                    inventory.gpus,
-                )
-                expected = timings.get(f"{path}|{fw}", 0.0)
-                jobs.append(Job(path, fw, key, nb, kernel, expected, requirements[fw]))
-    return jobs
-
-
-def _version(env: envs.Environment) -> str:
-    """The framework's version: as installed here, else as pinned (``torch 2.5.1``)."""
-    installed = env.framework_version()
-    if installed or not env.requirements.is_file():
-        return installed
-    names = env.spec.distribution
-    for pin in envs.pins(env.requirements):
-        name, _, version = pin.partition("==")
-        if name in names:
-            return f"{name} {version}"
-    return ""
-
-
-def _existing(env: envs.Environment) -> bool:
-    return isinstance(env, ExistingEnvironment)
-
-
-def _classes(
-    config: BookConfig, environments: dict[str, envs.Environment], inventory: Inventory
-) -> dict[str, str]:
-    """Each framework's device class here: ``cuda`` with GPUs, unless ``device = cpu`` put
-    polybook's CPU builds of the frameworks in their venvs (an existing environment is
-    taken as the host's)."""
-    return {
-        fw: devices.host_class(inventory.gpus, config.device != "cpu" or _existing(env))
-        for fw, env in environments.items()
-    }
-
-
-def _report_skipped(nb: NotebookNode, path: str, fw: str, reporter: Reporter) -> int:
-    """Warn once per cell that was not run for want of devices; returns how many."""
-    count = 0
-    for number, cell in enumerate((c for c in nb.cells if c.cell_type == "code"), start=1):
-        meta = cell_meta(cell)
-        if meta.skipped:
-            count += 1
-            where = Location(path, meta.line, fw, number)
-            reporter.warn(where, f"not run: {meta.skipped}", "exec.devices")
-    return count
-
-
-def _executor(
-    config: BookConfig, inventory: Inventory | None
-) -> tuple[LocalExecutor | DaskExecutor, Inventory, int]:
-    """The executor the configuration names, the devices it offers, and jobs at once."""
-    if config.executor == "dask":
-        from polybook.execution.dask_executor import DaskExecutor, resource_bundle
-
-        if not config.dask_scheduler:
-            message = (
-                "executor = dask needs the scheduler's address (`--scheduler tcp://HOST:PORT`)"
-            )
-            raise PolybookError(Location("[build] dask_scheduler"), message, "exec.dask")
-        dask = DaskExecutor(config.dask_scheduler, resource_bundle(config))
-        return dask, inventory or dask.inventory(), config.jobs or dask.slots()
-    local = LocalExecutor(config.effective_jobs, config.build_dir / "work")
-    allotted = devices.allotment()
-    chosen = inventory or Inventory(allotted.count, config.gpu_share, devices=allotted.ids)
-    return local, chosen, config.effective_jobs
+def execute(library: Library, config: BookConfig, reporter: Reporter) -> Executed:
+    """Run the library's notebooks (``[build] eval_notebook``), or pass them on as split."""
+    if not config.eval_notebook:
+        split = {(p, fw): nb for fw, nbs in library.notebooks.items() for p, nb in nbs}
+        return Executed(library, EvalReport(executed=split))
+    pages = library.sources.request.pages
+    report = build_eval(
+        config, library.notebooks, library.blocks, reporter, set(pages) if pages else None
+    )
+    logger.info(
+        "executed %d notebooks, %d from the cache, %d failed",
+        len(report.ran),
+        len(report.cached),
+        len(report.failed),
+    )
+    return Executed(library, report)
 
 
 def build_eval(
@@ -223,31 +91,31 @@ def build_eval(
     """Execute (or take from the cache) every notebook; failures are reported, not raised."""
     report = EvalReport()
     cache = execution_cache(config)
-    timings = _timings(config)
+    expected = timings(config)
     ready = tuple(fw for fw in notebooks if fw in libraries)
     for fw in [fw for fw in ready if not config.framework(fw).declared]:
         where = key_location(config.root, "build", "tabs", fw)
-        reporter.error(envs.undeclared(config.framework(fw), where))
+        reporter.error(venvs.undeclared(config.framework(fw), where))
         for path, nb in notebooks[fw]:
             report.executed[(path, fw)] = nb  # rendered without outputs
     ready = tuple(fw for fw in ready if config.framework(fw).declared)
     if config.executor == "dask":  # the workers hold the environments; here, their pins
-        root, device = envs.envs_root(config.envs_dir), envs.resolve_device(config.device)
-        environments = {fw: envs.book_environment(config, fw, device, root) for fw in ready}
+        root, device = envs_root(config.envs_dir), devices.resolve_device(config.device)
+        environments = {fw: venvs.book_environment(config, fw, device, root) for fw in ready}
     else:
-        found = envs.ensure_all(config, ready)
+        found = ensure_all(config, ready)
         environments = {e.framework: e for e in found}
-    executor, inventory, slots = _executor(config, inventory)
-    report.classes = _classes(config, environments, inventory)
+    runner, inventory, slots = executor(config, inventory)
+    report.classes = device_classes(config, environments, inventory)
     try:
-        jobs = _plan(
+        jobs = plan(
             config,
             notebooks,
             libraries,
             environments,
             cache,
             inventory,
-            timings,
+            expected,
             pages,
             report,
             reporter,
@@ -256,17 +124,17 @@ def build_eval(
             _run(
                 config,
                 jobs,
-                executor,
+                runner,
                 inventory,
                 slots,
                 environments,
                 cache,
-                timings,
+                expected,
                 report,
                 reporter,
             )
     finally:
-        executor.shutdown()
+        runner.shutdown()
     _write_executed(config, report)
     return report
 
@@ -277,7 +145,7 @@ def _run(
     executor: Executor,
     inventory: Inventory,
     slots: int,
-    environments: dict[str, envs.Environment],
+    environments: dict[str, venvs.Environment],
     cache: ExecutionCache,
     timings: dict[str, float],
     report: EvalReport,
@@ -286,7 +154,7 @@ def _run(
     """Run ``jobs``; each result goes into ``report``, the cache and the timings."""
     from polybook.execution.progress import BuildProgress
 
-    versions = {fw: _version(env) for fw, env in environments.items()}
+    versions = {fw: version(env) for fw, env in environments.items()}
 
     def finished(result: JobResult) -> None:
         job = result.job
@@ -302,7 +170,7 @@ def _run(
                     logger.info("%s", "    " + tail.replace("\n", "\n    "))
             report.failed.append((job.path, job.framework))
             return
-        skipped = _report_skipped(result.notebook, job.path, job.framework, reporter)
+        skipped = report_skipped(result.notebook, job.path, job.framework, reporter)
         run = RunInfo(
             host_gpus=inventory.gpus if result.host_gpus is None else result.host_gpus,
             skipped=skipped,
@@ -330,10 +198,7 @@ def _run(
         try:
             Scheduler(executor, inventory, slots, progress.on_start, on_finish).run(jobs)
         finally:
-            write_atomic(
-                config.build_dir / "cache" / "timings.json",
-                json.dumps(timings, indent=1, sort_keys=True),
-            )
+            write_atomic(config.layout.timings, json.dumps(timings, indent=1, sort_keys=True))
     if logger.isEnabledFor(logging.INFO):
         progress.console.print(progress.table())
         for fw, env in environments.items():
@@ -343,14 +208,15 @@ def _run(
 
 def _write_executed(config: BookConfig, report: EvalReport) -> None:
     """``_build/eval/<framework>/<page>.ipynb``; an index of content hashes skips the same."""
-    index_file = config.build_dir / "eval" / "index.json"
+    layout = config.layout
+    index_file = layout.eval_index
     try:
         index: dict[str, str] = json.loads(index_file.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         index = {}
     for (path, fw), nb in report.executed.items():
-        out = config.build_dir / "eval" / fw / (path.removesuffix(".md") + ".ipynb")
-        name = out.relative_to(config.build_dir).as_posix()
+        out = layout.executed(path, fw)
+        name = out.relative_to(layout.build).as_posix()
         key = _written_as(nb)
         if key and index.get(name) == key and out.is_file():
             continue

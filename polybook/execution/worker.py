@@ -21,7 +21,7 @@ from pathlib import Path
 from types import FrameType
 
 from polybook.diagnostics import Location, PolybookError
-from polybook.execution.envs import setup_command
+from polybook.environments.venvs import setup_command
 from polybook.execution.kernel import CellError, KernelEnv, execute
 from polybook.execution.scheduler import Failure
 from polybook.fsutil import write_atomic

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from nbformat import NotebookNode
 
 from polybook.config import BookConfig
-from polybook.dist import PackageSpec, requirement_line
+from polybook.library.dist import PackageSpec, requirement_line
 
 MAGIC = re.compile(r"^\s*[%!]")
 IMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+))", re.M)

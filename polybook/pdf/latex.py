@@ -8,7 +8,6 @@ copied atomically to ``_build/pdf/``; a failed run leaves the last good one ther
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -22,22 +21,20 @@ from typing import Any
 from polybook.config import BookConfig
 from polybook.diagnostics import Diagnostic, Location
 from polybook.fsutil import write_atomic
+from polybook.library.model import SavedBlock
 from polybook.nb import strip_ansi
 from polybook.pdf import log as latex_log
-from polybook.pdf.files import WORK_DIR, pdf_path
-from polybook.saved import SavedBlock
-from polybook.site import site_diagnostics
-from polybook.site.extras import BIBFILE, bibfile
-from polybook.site.files import INDEX_FILE
-from polybook.site.render import Page
-from polybook.site.sources import write_sources
-from polybook.site.sphinx_build import sphinx_config, tool_digest
+from polybook.render import warning_store
+from polybook.render.names import BIBFILE, INDEX_FILE
+from polybook.render.page import Page
+from polybook.render.sources import write_sources
+from polybook.render.sphinx_config import bibfile, core_config, tool_digest
+from polybook.render.sphinx_process import CRASH_LINES
 
 PDF_CODE = Path(__file__).resolve().parent
 TOOLS = ("xelatex", "latexmk", "rsvg-convert")
 INSTALL = "run `make pdf`, which installs them (Debian: texlive-xetex, latexmk, librsvg2-bin)"
 FONTS = ("FreeSerif", "FreeSans", "DejaVu Sans Mono")  # main, sans, mono by default
-CRASH_LINES = 20
 TEX_SPECIAL = {
     **{c: "\\" + c for c in "&%$#_{}"},
     "\\": "\\textbackslash{}",
@@ -66,12 +63,12 @@ class LatexJob:
 
     config: BookConfig
     framework: str
-    # The book's libraries, which autodoc imports (see polybook.site.autodoc).
+    # The book's libraries, which autodoc imports (see polybook.render.autodoc).
     libraries: Mapping[str, Sequence[SavedBlock]] = field(default_factory=dict, compare=False)
 
     @property
     def work(self) -> Path:
-        return self.config.build_dir / WORK_DIR / self.framework
+        return self.config.layout.latex(self.framework)
 
     @property
     def srcdir(self) -> Path:
@@ -124,13 +121,10 @@ def latex_elements(config: BookConfig, framework: str) -> dict[str, str]:
 
 
 def latex_config(config: BookConfig, job: LatexJob, logo: str) -> dict[str, Any]:
-    """Sphinx's settings for ``job``: the site's, less its HTML parts, and the LaTeX ones."""
-    settings = sphinx_config(config, libraries=job.libraries)
-    for html_only in ("copybutton_selector", "pb_links", "html_extra_path"):
-        settings.pop(html_only, None)
-    extensions = [e for e in settings["extensions"] if e != "sphinx_copybutton"]
+    """Sphinx's settings for ``job``: the render core's and the LaTeX ones."""
+    settings = core_config(config, job.libraries)
     settings |= {
-        "extensions": [*extensions, "polybook.pdf.sphinx_latex"],
+        "extensions": [*settings["extensions"], "polybook.pdf.sphinx_latex"],
         "latex_engine": "xelatex",
         "latex_documents": [
             ["index", job.tex.name, escape(config.title), escape(config.author), "manual"]
@@ -142,14 +136,6 @@ def latex_config(config: BookConfig, job: LatexJob, logo: str) -> dict[str, Any]
         "suppress_warnings": [*settings["suppress_warnings"], "latex.toctree"],
     }
     return settings
-
-
-def _digest() -> str:
-    """What renders every page of the PDF: the site's code and this stage's."""
-    digest = hashlib.sha256(tool_digest().encode())
-    for path in sorted(PDF_CODE.glob("*.py")):
-        digest.update(path.name.encode() + hashlib.sha256(path.read_bytes()).digest())
-    return digest.hexdigest()
 
 
 def _logo(config: BookConfig, job: LatexJob) -> tuple[str, list[Diagnostic]]:
@@ -206,7 +192,7 @@ def _sphinx(job: LatexJob, settings: dict[str, Any]) -> tuple[str, bool]:
     write_atomic(settings_file, json.dumps(settings, indent=1))
     Path(settings["diagnostics"]).unlink(missing_ok=True)
     done = subprocess.run(
-        [sys.executable, "-m", "polybook.site.sphinx_run", str(settings_file)]
+        [sys.executable, "-m", "polybook.render.sphinx_run", str(settings_file)]
         + (["--fresh"] if fresh else []),
         capture_output=True,
         text=True,
@@ -221,11 +207,11 @@ def _sphinx(job: LatexJob, settings: dict[str, Any]) -> tuple[str, bool]:
 
 def _sphinx_diagnostics(job: LatexJob, settings: dict[str, Any], fresh: bool) -> list[Diagnostic]:
     """The Sphinx run's warnings, kept per page across runs, each located in the framework."""
-    store_file = job.work / site_diagnostics.STORE
-    store = site_diagnostics.load(store_file) or {}
-    run = site_diagnostics.read_run(Path(settings["diagnostics"]))
-    store = site_diagnostics.merge(store, run, fresh)
-    site_diagnostics.save(store_file, store)
+    store_file = job.work / warning_store.STORE
+    store = warning_store.load(store_file) or {}
+    run = warning_store.read_run(Path(settings["diagnostics"]))
+    store = warning_store.merge(store, run, fresh)
+    warning_store.save(store_file, store)
     found = []
     for entries in store.values():
         for _, diag in entries:
@@ -261,7 +247,7 @@ def run_job(config: BookConfig, job: LatexJob) -> LatexResult:
         "diagnostics": str(job.work / "sphinx.diagnostics.jsonl"),
         "log": str(job.work / "sphinx.log"),
         "config": latex_config(config, job, logo),
-        "tool": _digest(),
+        "tool": tool_digest(PDF_CODE),
     }
     crash, fresh = _sphinx(job, settings)
     result.diagnostics += _sphinx_diagnostics(job, settings, fresh)
@@ -278,6 +264,6 @@ def run_job(config: BookConfig, job: LatexJob) -> LatexResult:
         result.diagnostics.append(latex_log.latex_diagnostic(log, job.tex, job.framework, fallback))
         return result
     result.diagnostics += latex_log.missing_glyphs(log, job.tex, job.framework)
-    result.pdf = pdf_path(config, job.framework)
+    result.pdf = config.layout.pdf(job.framework)
     write_atomic(result.pdf, built.read_bytes())
     return result

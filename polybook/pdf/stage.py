@@ -5,31 +5,42 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from nbformat import NotebookNode
 
 from polybook.config import BookConfig
 from polybook.diagnostics import Diagnostic, Location, Reporter
-from polybook.execution import envs
+from polybook.environments import devices
+from polybook.library.model import SavedBlock
 from polybook.pdf.latex import INSTALL, LatexJob, missing_tools, run_job, write_job_sources
-from polybook.pdf.render import pdf_pages
-from polybook.saved import SavedBlock
-from polybook.site.extras import bibfile
-from polybook.site.outputs import path_roots
+from polybook.pdf.pages import pdf_pages
+from polybook.render.outputs import path_roots
+from polybook.render.sphinx_config import bibfile
 from polybook.source.book import Book
+
+if TYPE_CHECKING:
+    from polybook.execution.stage import Executed
 
 STALE = "the PDF is not rebuilt: a notebook of this framework failed; the last good PDF stays"
 
 
-def _report(diagnostics: list[Diagnostic], reporter: Reporter) -> None:
-    for diag in diagnostics:
-        if diag.severity == "error":
-            reporter.error(diag)
-        else:
-            reporter.warn(diag.location, diag.message, diag.subtype)
+def build_pdf(executed: Executed, config: BookConfig, reporter: Reporter) -> list[Path]:
+    """Build ``_build/pdf/<name>-<framework>.pdf`` for each framework of the build; returns
+    those written. A framework whose notebooks failed or whose LaTeX fails keeps its last
+    good PDF; the error is located in the Markdown."""
+    return write_pdfs(
+        config,
+        executed.library.book,
+        executed.library.tabs,
+        executed.notebooks,
+        reporter,
+        executed.failed,
+        executed.library.blocks,
+    )
 
 
-def build_pdf(
+def write_pdfs(
     config: BookConfig,
     book: Book,
     tabs: tuple[str, ...],
@@ -38,16 +49,15 @@ def build_pdf(
     failed: Collection[tuple[str, str]] = (),
     libraries: Mapping[str, Sequence[SavedBlock]] | None = None,
 ) -> list[Path]:
-    """Build ``_build/pdf/<name>-<framework>.pdf`` for each of ``tabs``; returns those
-    written. A framework whose notebooks ``failed`` ((page, framework) pairs) or whose
-    LaTeX fails keeps its last good PDF; the error is located in the Markdown."""
+    """The PDFs of ``tabs`` from ``executed`` ((page, framework) -> notebook); a framework
+    with a notebook in ``failed`` ((page, framework) pairs) keeps its last good PDF."""
     missing = missing_tools()
     if missing:
         message = f"{', '.join(missing)} not found: {INSTALL}"
         reporter.error(Diagnostic(Location("pdf"), message, "pdf", "error"))
         return []
     roots = path_roots(config)
-    gpus = envs.host_gpus()
+    gpus = devices.host_gpus()
     cited = bibfile(config) is not None
     jobs = []
     for fw in tabs:
@@ -63,5 +73,5 @@ def build_pdf(
     with ThreadPoolExecutor(max_workers=workers) as pool:
         results = list(pool.map(lambda job: run_job(config, job), jobs))
     for result in results:
-        _report(result.diagnostics, reporter)
+        reporter.forward(result.diagnostics)
     return [result.pdf for result in results if result.pdf is not None]

@@ -1,7 +1,7 @@
 """The d2l library in the site: an API page per framework, made from the saved code.
 
 Each page lists every public name of the framework's library (as
-:func:`polybook.library.public_names` finds them) with its signature and docstring, as
+:func:`polybook.library.extract.public_names` finds them) with its signature and docstring, as
 Sphinx Python objects: they go to the general index and the search. Each entry links to
 the code that defines it in the book (``{pb-defined}``, resolved by the extension), and
 that code links back to the entry. :func:`api_index` is what the extension reads for both.
@@ -17,10 +17,12 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from polybook.config import BookConfig
-from polybook.library import SavedBlock, public_names
-from polybook.site.files import API_FOLDER
-from polybook.site.myst import Lines
-from polybook.site.render import Page
+from polybook.library.extract import public_names
+from polybook.library.model import SavedBlock
+from polybook.library.syntax import added_to_class
+from polybook.render.myst import Lines
+from polybook.render.names import API_FOLDER
+from polybook.render.page import Page
 
 MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")  # ASCII punctuation, escaped
 LITERAL = re.compile(r"``([^`]+)``|`([^`]+)`")  # reST and Markdown inline code
@@ -61,19 +63,12 @@ def _arguments(node: ast.FunctionDef | ast.AsyncFunctionDef, drop_first: bool) -
     return f"({ast.unparse(args)}){returns}"
 
 
-def _added_to(node: ast.stmt) -> str:
-    """The class a ``@d2l.add_to_class(C)`` function is added to, or ""."""
-    for deco in getattr(node, "decorator_list", []):
-        if isinstance(deco, ast.Call) and deco.args and "add_to_class" in ast.unparse(deco.func):
-            return ast.unparse(deco.args[0]).removeprefix("d2l.")
-    return ""
-
-
 def _entry(name: str, node: ast.stmt, block: SavedBlock) -> Entry | None:
     page = block.path.removesuffix(".md")
     owner, _, short = name.rpartition(".")
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == short:
-        if _added_to(node) != owner:
+        added = added_to_class(node)
+        if (added[0][0] if added else "") != owner:
             return None
         kind = "method" if owner else "function"
         doc = ast.get_docstring(node) or ""

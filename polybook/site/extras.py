@@ -13,17 +13,15 @@ from nbformat import NotebookNode
 from polybook.config import BookConfig
 from polybook.config.schema import for_framework
 from polybook.fsutil import write_atomic
-from polybook.library import SavedBlock
+from polybook.layout import NOTEBOOKS_LINK, PDFS_LINK
+from polybook.library.model import SavedBlock
 from polybook.nb import writes
-from polybook.pdf.files import built_pdfs, pdf_name
+from polybook.render.myst import Lines
+from polybook.render.names import BIBFILE, INDEX_FILE
+from polybook.render.page import Page
+from polybook.render.sphinx_config import bibfile
 from polybook.site.api import api_index, api_pages
-from polybook.site.files import INDEX_FILE
-from polybook.site.myst import Lines
-from polybook.site.render import Page
 
-NOTEBOOKS = "_notebooks"  # in the site: _notebooks/<framework>/<page>.ipynb
-PDFS = "_pdf"  # in the site: _pdf/<name>-<framework>.pdf, the PDFs built before it
-BIBFILE = "_pb_references.bib"  # the book's BibTeX file, in the site's sources
 REFERENCES = "references"
 COLAB = "https://colab.research.google.com/github"
 SAGEMAKER = "https://studiolab.sagemaker.aws/import/github"
@@ -36,12 +34,6 @@ class SiteExtras:
     notebooks: Mapping[tuple[str, str], NotebookNode] = field(default_factory=dict)
     libraries: Mapping[str, Sequence[SavedBlock]] = field(default_factory=dict)
     tabs: tuple[str, ...] = ()
-
-
-def bibfile(config: BookConfig) -> Path | None:
-    """The book's BibTeX file, when one is configured and exists."""
-    path = Path(config.bibfile) if config.bibfile else None
-    return path if path and path.is_file() else None
 
 
 def _platform(base: str, repos: tuple[str, ...], branch: str, folder: str, fw: str) -> str:
@@ -62,8 +54,10 @@ def links(
     sagemaker = (SAGEMAKER, config.sagemaker_repo, config.sagemaker_branch, "sagemaker")
     pdfs = site_pdfs(config)
     return {
-        "notebooks": {fw: f"{NOTEBOOKS}/{fw}/" if fw in notebooks else "" for fw in tabs},
-        "pdf": {fw: f"{PDFS}/{pdf_name(config, fw)}" if fw in pdfs else "" for fw in tabs},
+        "notebooks": {fw: f"{NOTEBOOKS_LINK}/{fw}/" if fw in notebooks else "" for fw in tabs},
+        "pdf": {
+            fw: f"{PDFS_LINK}/{config.layout.pdf_name(fw)}" if fw in pdfs else "" for fw in tabs
+        },
         "colab": {fw: _platform(*colab, fw) for fw in tabs},
         "sagemaker": {fw: _platform(*sagemaker, fw) for fw in tabs},
     }
@@ -124,15 +118,15 @@ def write_notebooks(
 
 def site_pdfs(config: BookConfig) -> list[str]:
     """The frameworks whose PDF the site holds (copied by :func:`write_pdfs`)."""
-    folder = config.build_dir / "site_extra" / PDFS
-    return [fw for fw in config.tabs if (folder / pdf_name(config, fw)).is_file()]
+    folder = config.layout.site_extra / PDFS_LINK
+    return [fw for fw in config.tabs if (folder / config.layout.pdf_name(fw)).is_file()]
 
 
 def write_pdfs(config: BookConfig) -> bool:
     """Copy the built PDFs (``_build/pdf``) into the site's extra files, removing those no
     longer built; True if anything changed."""
-    folder = config.build_dir / "site_extra" / PDFS
-    wanted = {path.name: path for path in built_pdfs(config, config.tabs).values()}
+    folder = config.layout.site_extra / PDFS_LINK
+    wanted = {path.name: path for path in config.layout.built_pdfs(config.tabs).values()}
     changed = False
     for name, path in wanted.items():
         changed |= write_atomic(folder / name, path.read_bytes())

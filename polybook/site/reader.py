@@ -1,11 +1,11 @@
-"""The extension's reader features: notebook links on every page, links between the
-library's code and its API pages, and search snippets that work from ``file://``."""
+"""The site's reader features: notebook and platform links on every page, the API
+entries' links back to the code that saves them, and search snippets that work from
+``file://``."""
 
 from __future__ import annotations
 
 import html
 import json
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,87 +15,20 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxRole
 from sphinx.util.osutil import relative_uri
 
-from polybook.diagnostics import PolybookError
-from polybook.library import public_names
-from polybook.saved import source_blocks
-from polybook.site.files import INDEX_FILE, anchor
+from polybook.render.library_links import api, skip
+from polybook.render.names import anchor
 
 logger = logging.getLogger(__name__)
 SEARCH_DATA = "pb-search-data.js"  # written into _static: each page's text, by section
 SNIPPET_CHARS = 4000  # text kept per section for the search's snippets
-_api_cache: dict[str, tuple[int, dict[str, Any]]] = {}
 
 
 class pb_downloads(nodes.General, nodes.Element):
     """The page's notebooks and platform links, one set per framework."""
 
 
-class pb_saved(nodes.General, nodes.Element):
-    """Links from saved code to its API entries: ``items`` of (framework, label, doc, id)."""
-
-
 class pb_defined(nodes.Inline, nodes.Element):
     """Where an API entry is defined; replaced by a link once the pages are numbered."""
-
-
-def api(env: Any) -> dict[str, Any]:
-    """The API index the site stage wrote (empty without one), read once per change."""
-    path = Path(env.srcdir) / INDEX_FILE
-    try:
-        stamp = path.stat().st_mtime_ns
-    except OSError:
-        return {}
-    cached = _api_cache.get(str(path))
-    if cached is None or cached[0] != stamp:
-        cached = (stamp, json.loads(path.read_text(encoding="utf-8")))
-        _api_cache[str(path)] = cached
-    return cached[1]
-
-
-def _saved_names(source: str) -> list[str]:
-    if "#@save" not in source:
-        return []
-    try:
-        return list(public_names(source_blocks(source, lambda _: 0, "", 0, "")))
-    except (PolybookError, SyntaxError, ValueError):
-        return []
-
-
-def saved_links(env: Any, source: str, owners: Sequence[str]) -> tuple[list[str], list[Any]]:
-    """(ids for the code, a :class:`pb_saved` or nothing) of a cell shown to ``owners``.
-
-    A name gets both where this page is the one that saves it, at its first saving cell.
-    """
-    names = _saved_names(source)
-    if not names:
-        return [], []
-    env.note_dependency(str(Path(env.srcdir) / INDEX_FILE))
-    index = api(env)
-    claimed = env.temp_data.setdefault("pb_claimed", set())
-    ids, items = [], []
-    for fw in owners:
-        library = index.get(fw, {})
-        for name in names:
-            entry = library.get("names", {}).get(name)
-            if entry and entry["page"] == env.docname and (fw, name) not in claimed:
-                claimed.add((fw, name))
-                ids.append(anchor(fw, name))
-                items.append((fw, f"d2l.{name}", library["doc"], entry["id"]))
-    return ids, [pb_saved(items=items, follow=len(owners) > 1)] if items else []
-
-
-def visit_saved_html(self: Any, node: pb_saved) -> None:
-    here = self.builder.current_docname
-    items = []
-    for fw, label, doc, target in node["items"]:
-        href = f"{self.builder.get_relative_uri(here, doc)}#{target}"
-        follow = f' data-pb-follow="{html.escape(fw)}"' if node["follow"] else ""
-        items.append(
-            f'<span class="pb-saved-item"{follow}><a class="pb-saved-link"'
-            f' href="{html.escape(href)}"><code>{html.escape(label)}</code></a></span>'
-        )
-    self.body.append(f'<p class="pb-saved">Saved in the library: {"".join(items)}</p>')
-    raise nodes.SkipNode
 
 
 def visit_downloads_html(self: Any, node: pb_downloads) -> None:
@@ -132,10 +65,6 @@ def visit_downloads_html(self: Any, node: pb_downloads) -> None:
             + "".join(parts)
             + "</div>"
         )
-    raise nodes.SkipNode
-
-
-def skip(self: Any, node: nodes.Element) -> None:
     raise nodes.SkipNode
 
 
@@ -256,8 +185,9 @@ def on_page_context(
 def setup(app: Sphinx) -> None:
     app.add_config_value("pb_links", {}, "html")
     app.add_config_value("pb_generated", [], "env")
-    for node, visit in ((pb_downloads, visit_downloads_html), (pb_saved, visit_saved_html)):
-        app.add_node(node, html=(visit, None), latex=(skip, None), text=(skip, None))
+    app.add_node(
+        pb_downloads, html=(visit_downloads_html, None), latex=(skip, None), text=(skip, None)
+    )
     app.add_node(pb_defined, html=(skip, None), latex=(skip, None), text=(skip, None))
     app.add_role("pb-defined", DefinedRole())
     app.connect("doctree-resolved", on_doctree_resolved)

@@ -7,7 +7,7 @@ import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import partial
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 from typing import TypeVar
 
 from polybook.config import BookConfig
@@ -155,11 +155,7 @@ def read_book(
     derived: dict[str, Derived] = {}
     read = map_pages(partial(_read_alone, config, derive), files)
     for rel, (page, found) in zip(files, read, strict=True):
-        for diag in found:
-            if diag.severity == "error":
-                reporter.error(diag)
-            else:
-                reporter.warn(diag.location, diag.message, diag.subtype)
+        reporter.forward(found)
         if page is not None:
             parsed[rel], derived[rel] = page
     order: list[str] = []
@@ -196,16 +192,3 @@ def read_book(
             reporter.warn(Location(rel), "page is in no toc", "toc")
             order.append(rel)
     return Book(config, tuple(parsed[p] for p in order)), derived
-
-
-def resolve_sources(config: BookConfig, names: list[str]) -> list[str]:
-    """Page paths given on the command line, relative to the book root."""
-    result: list[str] = []
-    for name in names:
-        path = Path(name)
-        full = path if path.is_absolute() else Path.cwd() / path
-        try:
-            result.append(full.resolve().relative_to(config.root).as_posix())
-        except ValueError as exc:
-            raise PolybookError(Location(name), "not inside the book", "cli") from exc
-    return result

@@ -1,4 +1,5 @@
-"""Typed models passed between the stages (parse -> split -> execute -> library -> render)."""
+"""The source stage's model: a page's blocks (prose, tab prose, code cells, a toc) as the
+parser finds them, and what a build asks the stage to read."""
 
 from __future__ import annotations
 
@@ -67,3 +68,11 @@ class Document:
     def cell_id(self, index: int) -> str:
         """Stable id of block ``index``, shared by the notebooks of all frameworks."""
         return f"b{index}"
+
+
+@dataclass(frozen=True)
+class SourceRequest:
+    """What a build reads: the frameworks, and the pages to execute (None: every page)."""
+
+    tabs: tuple[str, ...]
+    pages: frozenset[str] | None = None

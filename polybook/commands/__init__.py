@@ -1,0 +1,1 @@
+"""The command line and the commands around the stages (build, check, freeze, serve)."""

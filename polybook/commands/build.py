@@ -1,0 +1,108 @@
+"""``polybook build`` (and ``freeze``, ``cache clear``) around the stages: the build folder's
+lock, the pages named on the command line, the check that nothing changed since the last
+build, the report, and the exit status."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from pathlib import Path
+
+from polybook.config import BookConfig
+from polybook.diagnostics import Diagnostic, Location, PolybookError, Reporter
+from polybook.fsutil import exclusive, write_atomic
+from polybook.pipeline import state
+from polybook.pipeline.request import BuildRequest
+
+logger = logging.getLogger("polybook")
+
+
+def locked(config: BookConfig) -> AbstractContextManager[None]:
+    """The build folder's lock: a second build on the same tree waits for the first."""
+    lock = config.layout.lock
+
+    def waiting(holder: str) -> None:
+        print(f"polybook: waiting for the build that holds {lock} ({holder})", file=sys.stderr)
+
+    try:
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        lock.touch()
+    except OSError as exc:
+        message = f"the build folder is not writable: {exc.strerror}"
+        raise PolybookError(Location(str(config.build_dir)), message, "io") from exc
+    return exclusive(lock, on_wait=waiting)
+
+
+def resolve_pages(config: BookConfig, names: Sequence[str]) -> frozenset[str] | None:
+    """Page paths given on the command line, relative to the book root (None: none given)."""
+    if not names:
+        return None
+    found: set[str] = set()
+    for name in names:
+        path = Path(name)
+        full = path if path.is_absolute() else Path.cwd() / path
+        try:
+            found.add(full.resolve().relative_to(config.root).as_posix())
+        except ValueError as exc:
+            raise PolybookError(Location(name), "not inside the book", "cli") from exc
+    return frozenset(found)
+
+
+def finish(reporter: Reporter, strict: bool) -> int:
+    """Exit status: 1 on errors, or on warnings when ``strict``; lists them on stderr."""
+    problems: list[Diagnostic] = reporter.errors
+    if strict:
+        problems = [*problems, *reporter.warnings]
+    if not problems:
+        return 0
+    kinds = "error(s)" if reporter.errors else "warning(s), and warnings are errors here"
+    print(f"polybook: {len(problems)} {kinds}:", file=sys.stderr)
+    for diag in problems:
+        print(f"  {diag}", file=sys.stderr)
+    return 1
+
+
+def build(request: BuildRequest, config: BookConfig, reporter: Reporter, report: str = "") -> int:
+    """Run ``request``'s build unless nothing changed since the last successful one (then
+    its warnings are given again); ``report`` names a JSON file for the summary."""
+    inputs = state.build_inputs(config, request)
+    if state.unchanged(config, inputs, state.outputs(config, request)):
+        logger.info("nothing changed since the last build")
+        reporter.forward(state.last_warnings(config))
+        _write_report(report, {"ran": [], "cached": 0, "failed": 0, "unchanged": True})
+        return finish(reporter, config.strict)
+    from polybook.pipeline.graph import run_build  # the stages: imported only when there is work
+
+    summary = run_build(request, config, reporter)
+    _write_report(report, {**summary.to_json(), "jobs": config.effective_jobs})
+    if not reporter.errors:
+        state.record(config, inputs, reporter.warnings)
+    return finish(reporter, config.strict)
+
+
+def freeze(
+    config: BookConfig, tabs: tuple[str, ...], pages: frozenset[str] | None, reporter: Reporter
+) -> int:
+    """``polybook freeze``: ``pages`` (None: every page) into ``_freeze/``."""
+    from polybook.commands.freeze import freeze_pages
+
+    freeze_pages(config, tabs, set(pages) if pages is not None else None, reporter)
+    return finish(reporter, config.strict)
+
+
+def clear_cache(config: BookConfig) -> int:
+    """``polybook cache clear``: the local execution cache emptied."""
+    from polybook.execution.cache import ExecutionCache
+
+    count = ExecutionCache(config.layout.exec_cache).clear()
+    state.forget(config)
+    print(f"removed {count} cached notebooks")
+    return 0
+
+
+def _write_report(path: str, summary: dict[str, object]) -> None:
+    if path:
+        write_atomic(Path(path), json.dumps(summary, indent=1))

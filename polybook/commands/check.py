@@ -1,0 +1,29 @@
+"""``polybook check``: every source check of a build, without executing or writing anything.
+
+Parse, split and library extraction run as in a build; the library is compiled but not
+written; labels, references, figures and the toc are checked across the book. Fast enough
+for a pre-commit hook.
+"""
+
+from __future__ import annotations
+
+from polybook.config import BookConfig
+from polybook.diagnostics import Reporter
+from polybook.library.aliases import with_aliases
+from polybook.library.extract import check_parity
+from polybook.library.pages import libraries_from_pages, read_saves
+from polybook.library.rewrite import rewriters
+from polybook.source.book import BookInvalid
+from polybook.source.references import check_references
+
+
+def check_book(config: BookConfig, tabs: tuple[str, ...], reporter: Reporter) -> None:
+    """Report every problem the sources have; errors and warnings go to ``reporter``."""
+    try:
+        book, saves = read_saves(config, tabs, reporter)
+    except BookInvalid:
+        return
+    libraries = with_aliases(config, libraries_from_pages(saves, tabs, reporter), reporter)
+    check_parity(libraries, config.framework_specific, reporter)
+    rewriters(config, tabs, reporter)  # their patterns compile
+    check_references(config.root, book.documents, reporter)

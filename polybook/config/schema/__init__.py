@@ -1,0 +1,101 @@
+"""Every ``config.ini`` key polybook reads, declared once in :data:`KEYS` (one module per
+group of sections).
+
+Parsing and validation (:meth:`Key.parse`), :class:`~polybook.config.BookConfig`'s values and
+the configuration reference are all derived from these entries. d2lbook keys that polybook
+does not implement are listed in :data:`D2LBOOK_IGNORED`: they are read and reported as
+ignored.
+"""
+
+from __future__ import annotations
+
+from polybook.config.schema.book import BOOK_KEYS
+from polybook.config.schema.key import (
+    ENV_SECTION,
+    FALSE,
+    FRAMEWORK_SECTION,
+    LIBRARY_SECTION,
+    TRUE,
+    BadValue,
+    Key,
+    Kind,
+    Value,
+    did_you_mean,
+    for_framework,
+    nearest,
+    split_words,
+)
+from polybook.config.schema.libraries import LIBRARY_KEYS
+from polybook.config.schema.outputs import OUTPUT_KEYS
+
+__all__ = [
+    "D2LBOOK_IGNORED",
+    "D2LBOOK_SECTIONS",
+    "ENV_SECTION",
+    "FALSE",
+    "FRAMEWORK_SECTION",
+    "KEYS",
+    "LIBRARY_SECTION",
+    "RENAMED",
+    "TRUE",
+    "BadValue",
+    "Key",
+    "Kind",
+    "Value",
+    "did_you_mean",
+    "for_framework",
+    "keys_of",
+    "nearest",
+    "split_words",
+]
+
+KEYS: tuple[Key, ...] = (*BOOK_KEYS, *LIBRARY_KEYS, *OUTPUT_KEYS)
+
+# Keys d2lbook defines in the sections polybook reads, that polybook does not implement.
+D2LBOOK_IGNORED: dict[str, tuple[str, ...]] = {
+    "project": (),
+    "build": (
+        "index",
+        "rsts",
+        "non-notebooks",
+        "dependencies",
+        "source_dir",
+        "output_dir",
+        "warning_is_error",
+        "sphinx_configs",
+        "origin_repo",
+        "max_line_length",
+        "rename",
+    ),
+    "library": (
+        "version_file",
+        "root_dir",
+        "release",
+        "save_filename",
+        "save_mark",
+        "save_patterns",
+        "version",
+    ),
+    LIBRARY_SECTION: (),
+}
+# d2lbook's sections of which polybook reads only the keys in KEYS: each other key set in them
+# is reported as ignored.
+D2LBOOK_SECTIONS = ("html", "pdf", "deploy", "colab", "sagemaker", "slides", "translation")
+# Hints for ignored keys that polybook covers under another name.
+RENAMED = {("build", "warning_is_error"): "polybook's key is `strict`"}
+RENAMED[("colab", "gpu_pattern")] = "polybook infers GPU needs from the code, as the build does"
+RENAMED[("html", "include_css")] = (
+    "the site links every `.css` and `.js` file in the book's `static/` folder"
+)
+
+
+def keys_of(section: str) -> tuple[Key, ...]:
+    """The keys of ``section``; ``[library-<tab>]`` and ``[framework-<name>]`` sections share
+    theirs."""
+    if section.startswith("library-"):
+        section = LIBRARY_SECTION
+    elif section.startswith("framework-"):
+        section = FRAMEWORK_SECTION
+    elif section.startswith("env-"):
+        section = ENV_SECTION
+    return tuple(k for k in KEYS if k.section == section)

@@ -1,0 +1,172 @@
+"""One ``config.ini`` key: how it is read, checked and documented (:class:`Key`), and the
+helpers its values are read with."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Literal
+
+Kind = Literal["bool", "int", "str", "choice", "words", "path", "name"]
+Value = bool | int | str | tuple[str, ...]
+
+TRUE = ("true", "yes", "on", "1")
+FALSE = ("false", "no", "off", "0")
+LIBRARY_SECTION = "library-<tab>"  # stands for [library-pytorch], [library-jax], …
+FRAMEWORK_SECTION = "framework-<name>"  # a framework's declaration, [framework-paddle]
+ENV_SECTION = "env-<tab>"  # where a framework runs when not in polybook's venv, [env-jax]
+
+
+class BadValue(ValueError):
+    """A value a key does not accept; the text says what it accepts."""
+
+
+@dataclass(frozen=True)
+class Key:
+    """One key of ``config.ini``: how it is read, checked and documented."""
+
+    section: str
+    name: str  # also the BookConfig (or LibraryTarget) field it fills
+    kind: Kind
+    default: Value
+    help: str
+    d2lbook: bool = True  # False: a key polybook adds
+    minimum: int = 0  # int: the least accepted value
+    choices: tuple[str, ...] = ()  # choice, words: the accepted values
+    required: bool = False  # words: at least one
+    drop_prefix: str = ""  # words: removed from each word (``polybook.cite`` → ``cite``)
+    pairs: bool = False  # words: one value for every framework, or `framework value` pairs
+    names: bool = False  # words: each a Python name
+    suffix: str = ""  # path: the name must end so
+    absolute: bool = False  # path: stored resolved against the book root
+    default_text: str = ""  # the default as the reference shows it, when not the value
+    attr: str = ""  # the BookConfig field it fills, when not ``name``
+
+    def parse(self, raw: str) -> Value:
+        """The value of ``raw``; an empty value is the default. Raises :class:`BadValue`."""
+        text = raw.strip()
+        if not text:
+            return self.default
+        if self.kind == "bool":
+            return _boolean(text)
+        if self.kind == "int":
+            return self._integer(text)
+        if self.kind == "choice":
+            return self._choose(text.lower())
+        if self.kind == "words":
+            return self._words(text)
+        if self.kind == "name" and not text.isidentifier():
+            raise BadValue(f"{text!r} is not a Python module name (letters, digits, _)")
+        if self.kind == "path" and self.suffix and not text.endswith(self.suffix):
+            raise BadValue(f"{text!r} is not a {self.suffix} file")
+        if self.suffix == ".py" and not PurePosixPath(text).stem.isidentifier():
+            raise BadValue(f"{text!r} cannot be imported: its name is not a Python module name")
+        return text
+
+    def _integer(self, text: str) -> int:
+        try:
+            number = int(text)
+        except ValueError:
+            raise BadValue(f"{text!r} is not an integer") from None
+        if number < self.minimum:
+            raise BadValue(f"{number} is too small: the least accepted is {self.minimum}")
+        return number
+
+    def _choose(self, word: str) -> str:
+        if word not in self.choices:
+            accepted = ", ".join(self.choices)
+            raise BadValue(f"{word!r} is not one of {accepted}{did_you_mean(word, self.choices)}")
+        return word
+
+    def _words(self, text: str) -> tuple[str, ...]:
+        words = tuple(w.removeprefix(self.drop_prefix) for w in split_words(text))
+        if self.choices:
+            words = tuple(self._choose(w.lower()) for w in words)
+        bad = [w for w in words if self.names and not w.isidentifier()]
+        if bad:
+            raise BadValue(f"{bad[0]!r} is not a name (letters, digits, _)")
+        twice = [w for i, w in enumerate(words) if w in words[:i]]
+        if twice and (self.choices or self.names):
+            raise BadValue(f"{twice[0]!r} is named twice")
+        if self.required and not words:
+            raise BadValue(f"name at least one of {', '.join(self.choices) or 'them'}")
+        if self.pairs and len(words) > 1:
+            _check_pairs(words)
+        return words
+
+    @property
+    def field_name(self) -> str:
+        """The BookConfig field the key fills."""
+        return self.attr or self.name
+
+    @property
+    def type_text(self) -> str:
+        """The accepted values, for the reference."""
+        if self.kind == "bool":
+            return "boolean"
+        if self.kind == "int":
+            return f"integer ≥ {self.minimum}"
+        listed = ", ".join(f"`{c}`" for c in self.choices)
+        if self.kind == "choice":
+            return f"one of {listed}"
+        if self.kind == "words" and self.pairs:
+            return "a word, or `framework word` pairs"
+        if self.kind == "words":
+            return f"words from {listed}" if self.choices else "names" if self.names else "words"
+        if self.kind == "name":
+            return "module name"
+        if self.kind == "path":
+            return f"path to a `{self.suffix}` file" if self.suffix else "path"
+        return "text"
+
+    @property
+    def shown_default(self) -> str:
+        """The default, for the reference."""
+        if self.default_text:
+            return self.default_text
+        if isinstance(self.default, bool):
+            return f"`{str(self.default).lower()}`"
+        if isinstance(self.default, tuple):
+            return f"`{' '.join(self.default)}`" if self.default else "none"
+        return f"`{self.default}`" if self.default != "" else "empty"
+
+
+def _boolean(text: str) -> bool:
+    word = text.lower()
+    if word in TRUE:
+        return True
+    if word in FALSE:
+        return False
+    raise BadValue(f"{text!r} is not a boolean: use true/false, yes/no, on/off or 1/0")
+
+
+def _check_pairs(words: tuple[str, ...]) -> None:
+    names = words[::2]
+    if len(words) % 2 or not all(n.isidentifier() for n in names):
+        raise BadValue("give one value for every framework, or `framework value` pairs")
+
+
+def for_framework(words: tuple[str, ...], framework: str, default: str = "") -> str:
+    """The value a ``pairs`` key gives ``framework``: its pair's, or the one value."""
+    if len(words) == 1:
+        return words[0]
+    return dict(zip(words[::2], words[1::2], strict=True)).get(framework, default)
+
+
+def split_words(text: str) -> tuple[str, ...]:
+    """A list value: words separated by commas, spaces or lines."""
+    return tuple(text.replace(",", " ").split())
+
+
+def nearest(word: str, candidates: Iterable[str]) -> str | None:
+    """The candidate closest to ``word`` (a likely typo of it), if any is close."""
+    close = difflib.get_close_matches(word.lower(), list(candidates), n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def did_you_mean(word: str, candidates: Iterable[str]) -> str:
+    """``"; did you mean 'x'?"`` for the candidate closest to ``word``, else ``""``."""
+    close = nearest(word, candidates)
+    return f"; did you mean {close!r}?" if close else ""

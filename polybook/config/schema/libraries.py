@@ -1,0 +1,158 @@
+"""The keys of ``[library]``, ``[library-<tab>]``, ``[framework-<name>]`` and ``[env-<tab>]``:
+where each framework's library goes, and what a framework is and where it runs."""
+
+from __future__ import annotations
+
+from polybook.config.schema.key import ENV_SECTION, FRAMEWORK_SECTION, LIBRARY_SECTION, Key
+
+LIBRARY_KEYS: tuple[Key, ...] = (
+    Key(
+        "library",
+        "framework_specific",
+        "words",
+        (),
+        "public library names only some frameworks define",
+        d2lbook=False,
+    ),
+    Key(
+        "library",
+        "install",
+        "str",
+        "{package}=={release}",
+        "what the student notebooks' first cell installs for the library: a pip requirement,"
+        " a wheel URL or path, or a git URL; `{package}` is the library's package (`d2l`),"
+        " `{release}` is `[project] release`",
+        d2lbook=False,
+    ),
+    Key(
+        LIBRARY_SECTION,
+        "lib_file",
+        "path",
+        "",
+        "the file the framework's `#@save` code is written to",
+        suffix=".py",
+        default_text="`d2l/<module>.py`, the framework's `module`: `torch`, `mxnet`, `jax`,"
+        " `tensorflow` for polybook's four",
+    ),
+    Key(
+        LIBRARY_SECTION,
+        "lib_name",
+        "name",
+        "",
+        "the module `simple_alias` points into, as d2lbook names it (`np`, `torch`, `tf`)",
+        attr="alias_module",
+    ),
+    Key(
+        LIBRARY_SECTION,
+        "simple_alias",
+        "str",
+        "",
+        "`name` or `name -> attr`, comma-separated: `name = <lib_name>.attr` is added to the"
+        " library, after the saved code that imports what it reads",
+    ),
+    Key(
+        LIBRARY_SECTION,
+        "fluent_alias",
+        "str",
+        "",
+        "the same: `name = lambda x, *args, **kwargs: x.attr(*args, **kwargs)` is added",
+    ),
+    Key(
+        LIBRARY_SECTION,
+        "alias",
+        "str",
+        "",
+        "lines of code added to the library as written, each after the saved code that"
+        " imports what it reads",
+    ),
+    Key(
+        LIBRARY_SECTION,
+        "reverse_alias",
+        "str",
+        "",
+        "`pattern -> replacement` regular expressions applied to the framework's code cells,"
+        " before the aliases: `d2l.ones` becomes `<lib_name>.ones` and `d2l.reshape(x, s)`"
+        " becomes `x.reshape(s)` in what readers see and run",
+    ),
+    Key(
+        FRAMEWORK_SECTION,
+        "display_name",
+        "str",
+        "",
+        "the framework's name on tabs, notebooks and pages",
+        d2lbook=False,
+        default_text="the tab's name",
+    ),
+    Key(
+        FRAMEWORK_SECTION,
+        "module",
+        "name",
+        "",
+        "the module the framework is imported as, and the default name of its library module",
+        d2lbook=False,
+        default_text="the tab's name",
+    ),
+    Key(
+        FRAMEWORK_SECTION,
+        "distributions",
+        "words",
+        (),
+        "pip names of the framework's package, its CPU and CUDA builds: their installed version"
+        " is the framework's version in build reports",
+        d2lbook=False,
+        default_text="the `module`",
+    ),
+    Key(
+        FRAMEWORK_SECTION,
+        "cpu_requirements",
+        "path",
+        "",
+        "the pinned requirement file of the framework's CPU environment (relative to the book"
+        " root); a framework without one can be split and rendered, not executed",
+        d2lbook=False,
+    ),
+    Key(
+        FRAMEWORK_SECTION,
+        "cuda_requirements",
+        "path",
+        "",
+        "the pinned requirement file of its environment on GPU hosts",
+        d2lbook=False,
+        default_text="the `cpu_requirements`",
+    ),
+    Key(
+        FRAMEWORK_SECTION,
+        "kernel_env",
+        "words",
+        (),
+        "`NAME=VALUE` variables set in the framework's kernels",
+        d2lbook=False,
+    ),
+    Key(
+        FRAMEWORK_SECTION,
+        "gpu_patterns",
+        "words",
+        (),
+        "regular expressions (no spaces) whose first group is a GPU index, in the framework's"
+        r" own device naming, e.g. `CUDAPlace\((\d+)\)`: a cell naming GPU k needs k + 1 GPUs",
+        d2lbook=False,
+    ),
+    Key(
+        ENV_SECTION,
+        "python",
+        "path",
+        "",
+        "an existing Python (a conda environment, a cluster module) that runs the framework's"
+        " notebooks instead of a venv of polybook's; it must import the framework and ipykernel",
+        d2lbook=False,
+        default_text="none: polybook's venv in `envs_dir`",
+    ),
+    Key(
+        ENV_SECTION,
+        "install_kernel",
+        "bool",
+        False,
+        "let polybook install ipykernel (and only what it needs) into that Python when it lacks it",
+        d2lbook=False,
+    ),
+)

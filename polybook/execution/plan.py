@@ -1,0 +1,186 @@
+"""Planning an execution: each notebook's cache key, the run it can take from the cache or
+``_freeze/``, and, for those that must run, the job: its kernel, the library snapshot it
+imports and its expected duration."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from nbformat import NotebookNode
+
+from polybook.config import BookConfig
+from polybook.config.requirements import pins
+from polybook.diagnostics import Location, PolybookError, Reporter
+from polybook.environments import devices, venvs
+from polybook.environments.existing import ExistingEnvironment
+from polybook.execution.cache import CacheKey, ExecutionCache, adopt_outputs
+from polybook.execution.freeze import FrozenOutputs, find_run
+from polybook.execution.kernel import KernelEnv
+from polybook.execution.local import LocalExecutor
+from polybook.execution.scheduler import Executor, Inventory, Job
+from polybook.fsutil import write_atomic
+from polybook.library.extract import library_text
+from polybook.library.model import SavedBlock
+from polybook.library.usage import LibraryUsage, package_init
+from polybook.meta import cell_meta, update_notebook_meta
+from polybook.nb import Notebooks
+
+logger = logging.getLogger("polybook")
+
+
+@dataclass
+class EvalReport:
+    """What the execute step did: per notebook, where its result came from and how long."""
+
+    executed: dict[tuple[str, str], NotebookNode] = field(default_factory=dict)
+    ran: list[tuple[str, str, float]] = field(default_factory=list)
+    cached: list[tuple[str, str]] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    frozen: list[tuple[str, str]] = field(default_factory=list)  # shown from _freeze/
+    classes: dict[str, str] = field(default_factory=dict)  # the device class of each framework
+    codes: dict[tuple[str, str], str] = field(default_factory=dict)  # code keys (freeze.py)
+
+
+def execution_cache(config: BookConfig) -> ExecutionCache:
+    """``_build/cache/exec``, in front of ``[build] cache`` when that names another place."""
+    shared = config.cache
+    if shared and "://" not in shared:
+        shared = str((config.root / Path(shared).expanduser()).resolve())
+    return ExecutionCache(config.layout.exec_cache, shared)
+
+
+def _lib_snapshot(config: BookConfig, fw: str, blocks: list[SavedBlock]) -> Path:
+    """A d2l package holding ``blocks`` only, under ``_build/lib`` (named by content)."""
+    target = config.library_for(fw)
+    text = library_text(blocks, config.framework(fw).display_name)
+    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+    root = config.layout.lib_snapshots / fw / digest
+    write_atomic(root / Path(target.lib_file).parent / "__init__.py", package_init(config, fw))
+    write_atomic(root / target.lib_file, text)
+    return root
+
+
+def timings(config: BookConfig) -> dict[str, float]:
+    """How long each notebook ran last (``page|framework`` -> seconds)."""
+    try:
+        data = json.loads(config.layout.timings.read_text(encoding="utf-8"))
+        return {str(k): float(v) for k, v in data.items()}
+    except (OSError, ValueError):
+        return {}
+
+
+def report_skipped(nb: NotebookNode, path: str, fw: str, reporter: Reporter) -> int:
+    """Warn once per cell that was not run for want of devices; returns how many."""
+    count = 0
+    for number, cell in enumerate((c for c in nb.cells if c.cell_type == "code"), start=1):
+        meta = cell_meta(cell)
+        if meta.skipped:
+            count += 1
+            where = Location(path, meta.line, fw, number)
+            reporter.warn(where, f"not run: {meta.skipped}", "exec.devices")
+    return count
+
+
+def plan(
+    config: BookConfig,
+    notebooks: Notebooks,
+    libraries: dict[str, list[SavedBlock]],
+    environments: dict[str, venvs.Environment],
+    cache: ExecutionCache,
+    inventory: Inventory,
+    expected: dict[str, float],
+    pages: set[str] | None,
+    report: EvalReport,
+    reporter: Reporter,
+) -> list[Job]:
+    """The notebooks to run; cached and code-free ones go straight into ``report``.
+    ``expected`` holds the last runs' durations (:func:`timings`)."""
+    jobs: list[Job] = []
+    frozen = FrozenOutputs(config.root)
+    for fw, env in environments.items():
+        identity = env.identity()
+        usage = LibraryUsage.of(config, fw, libraries[fw])
+        for index, (path, nb) in enumerate(notebooks[fw]):
+            report.executed[(path, fw)] = nb
+            if not any(c.cell_type == "code" for c in nb.cells):
+                continue  # nothing to run
+            code = CacheKey.of(nb, fw, usage.key(nb, index))
+            own = report.classes.get(fw, devices.CPU)
+            place = (path, fw)
+            found = find_run(
+                cache, frozen, place, nb, code, identity, own, inventory.gpus, reporter
+            )
+            report.codes[place] = found.code
+            if found.run is not None:
+                done = adopt_outputs(nb, found.run)
+                update_notebook_meta(done, code=found.code)
+                report_skipped(done, path, fw, reporter)
+                report.cached.append(place)
+                if found.frozen:
+                    report.frozen.append(place)
+                    logger.info("%s [%s]: outputs frozen on a GPU host, from _freeze/", path, fw)
+                report.executed[place] = done
+            elif pages is None or path in pages:
+                visible = [b for b in libraries[fw] if b.notebook <= index]
+                kernel = KernelEnv(
+                    fw,
+                    env.kernel_name,
+                    (str(env.kernels_dir),),
+                    config.layout.eval / fw / Path(path).parent,
+                    (str(_lib_snapshot(config, fw, visible)),),
+                    {**env.spec.kernel_env, "POLYBOOK_TABS": ",".join(config.tabs)},
+                    config.cell_timeout,
+                    inventory.gpus,
+                )
+                seconds = expected.get(f"{path}|{fw}", 0.0)
+                jobs.append(Job(path, fw, found.key, nb, kernel, seconds, identity))
+    return jobs
+
+
+def version(env: venvs.Environment) -> str:
+    """The framework's version: as installed here, else as pinned (``torch 2.5.1``)."""
+    installed = env.framework_version()
+    if installed or not env.requirements.is_file():
+        return installed
+    names = env.spec.distribution
+    for pin in pins(env.requirements):
+        name, _, number = pin.partition("==")
+        if name in names:
+            return f"{name} {number}"
+    return ""
+
+
+def device_classes(
+    config: BookConfig, environments: dict[str, venvs.Environment], inventory: Inventory
+) -> dict[str, str]:
+    """Each framework's device class here: ``cuda`` with GPUs, unless ``device = cpu`` put
+    polybook's CPU builds of the frameworks in their venvs (an existing environment is
+    taken as the host's)."""
+    return {
+        fw: devices.host_class(
+            inventory.gpus, config.device != "cpu" or isinstance(env, ExistingEnvironment)
+        )
+        for fw, env in environments.items()
+    }
+
+
+def executor(config: BookConfig, inventory: Inventory | None) -> tuple[Executor, Inventory, int]:
+    """The executor the configuration names, the devices it offers, and jobs at once."""
+    if config.executor == "dask":
+        from polybook.execution.dask_executor import DaskExecutor, resource_bundle
+
+        if not config.dask_scheduler:
+            message = (
+                "executor = dask needs the scheduler's address (`--scheduler tcp://HOST:PORT`)"
+            )
+            raise PolybookError(Location("[build] dask_scheduler"), message, "exec.dask")
+        dask = DaskExecutor(config.dask_scheduler, resource_bundle(config))
+        return dask, inventory or dask.inventory(), config.jobs or dask.slots()
+    local = LocalExecutor(config.effective_jobs, config.layout.work)
+    allotted = devices.allotment()
+    chosen = inventory or Inventory(allotted.count, config.gpu_share, devices=allotted.ids)
+    return local, chosen, config.effective_jobs

@@ -1,0 +1,333 @@
+"""The book's library as a Python package: an sdist and a wheel built with hatchling.
+
+What the package needs is read from the library's own imports: a package that every
+framework environment pins (numpy, matplotlib) is a dependency bounded below by its lowest
+pin; one that only some pin (torch, jax and flax, …) goes into that framework's extra,
+``d2l[torch]``, bounded below by its pin. Imports guarded by ``except ImportError`` (IPython)
+are optional and not declared. Nothing is bounded above.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
+
+from packaging.version import Version
+
+from polybook import frameworks
+from polybook.config import BookConfig
+from polybook.config.requirements import normalized_pin, pins
+from polybook.diagnostics import Location, PolybookError, Reporter
+from polybook.frameworks import Framework
+from polybook.fsutil import write_atomic
+from polybook.layout import envs_root
+
+if TYPE_CHECKING:
+    from polybook.library.stage import Library
+
+OLDEST_PYTHON = 8  # 3.8: the oldest grammar ast can check the library against
+OPTIONAL = ("ImportError", "ModuleNotFoundError", "Exception")
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """A distribution the library needs, and the version the build's environments pin."""
+
+    name: str
+    version: str = ""  # the (lowest) pinned version; "" when no environment pins it
+
+    @property
+    def at_least(self) -> str:
+        return f"{self.name}>={self.version}" if self.version else self.name
+
+
+@dataclass(frozen=True)
+class PackageSpec:
+    """What the package is: its name, version, Python, dependencies and per-framework extras."""
+
+    name: str
+    version: str
+    source: Path  # the package folder in the book
+    modules: dict[str, str]  # framework -> module file name (``torch.py``)
+    requires_python: str
+    dependencies: tuple[Requirement, ...]
+    extras: dict[str, tuple[Requirement, ...]] = field(default_factory=dict)  # by framework
+    # framework -> the modules its extra installs (the library's imports among them)
+    extra_modules: dict[str, frozenset[str]] = field(default_factory=dict)
+
+    def extra_name(self, framework: str) -> str:
+        return PurePosixPath(self.modules[framework]).stem
+
+
+def package_folder(config: BookConfig) -> PurePosixPath:
+    """The library's package folder (``d2l``), which every framework's module must share."""
+    folders = {PurePosixPath(config.library_for(fw).lib_file).parent for fw in config.tabs}
+    if len(folders) != 1 or next(iter(folders)) == PurePosixPath("."):
+        where = Location("config.ini")
+        message = "the libraries' lib_file must all lie in one package folder, e.g. d2l/"
+        raise PolybookError(where, message, "dist")
+    return next(iter(folders))
+
+
+def imports(source: str) -> tuple[set[str], set[str]]:
+    """Top-level module names ``source`` imports: (required, optional); stdlib left out.
+
+    A module imported anywhere under ``try: … except ImportError`` is optional.
+    """
+    tree = ast.parse(source)
+    required: set[str] = set()
+    optional: set[str] = set()
+
+    def names(node: ast.AST) -> set[str]:
+        if isinstance(node, ast.Import):
+            return {a.name.split(".")[0] for a in node.names}
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            return {node.module.split(".")[0]}
+        return set()
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Try) and any(_catches_import(h) for h in node.handlers):
+            for inner in node.body:
+                for sub in ast.walk(inner):
+                    optional |= names(sub)
+        required |= names(node)
+    stdlib = set(sys.stdlib_module_names)
+    return required - optional - stdlib, optional - stdlib
+
+
+def _catches_import(handler: ast.ExceptHandler) -> bool:
+    kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return handler.type is None or any(isinstance(k, ast.Name) and k.id in OPTIONAL for k in kinds)
+
+
+@functools.cache
+def distribution_of(module: str, framework: str, envs_dir: str = "") -> str:
+    """The distribution that installs ``module`` in the framework's environment: the one of
+    that name, else the one whose files hold it (``tensorflow`` -> ``tensorflow_cpu``);
+    ``module`` itself when the environment is not set up or none does."""
+    site = sorted((envs_root(envs_dir) / framework).glob("lib/python*/site-packages"))
+    infos = sorted(site[0].glob("*.dist-info")) if site else []
+    names = {i.name.removesuffix(".dist-info").rpartition("-")[0]: i for i in infos}
+    if _pin_name(module) in {_pin_name(n) for n in names}:
+        return module
+    # Names that start with the module's first: they are the likely owners.
+    for name in sorted(names, key=lambda n: (not n.lower().startswith(module.lower()), n)):
+        if module in _top_level(names[name]):
+            return name
+    return module
+
+
+def _top_level(info: Path) -> set[str]:
+    top = info / "top_level.txt"
+    if top.is_file():
+        return set(top.read_text(encoding="utf-8").split())
+    record = info / "RECORD"
+    lines = record.read_text(encoding="utf-8").splitlines() if record.is_file() else []
+    found = {PurePosixPath(x.split(",")[0]).parts[0] for x in lines if x}
+    return {m.removesuffix(".py") for m in found if ".dist-info" not in m}
+
+
+def _pin_name(name: str) -> str:
+    """``tensorflow_cpu`` -> ``tensorflow``: a distribution as the pins name it."""
+    return normalized_pin(f"{name}==0").partition("==")[0]
+
+
+def cpu_pins(framework: str | Framework) -> dict[str, str]:
+    """Distribution -> version of the framework's pinned CPU set ({} when it has none)."""
+    path = _declared(framework).requirements("cpu")
+    if not path.is_file():
+        return {}
+    return dict(p.partition("==")[::2] for p in pins(path))
+
+
+def _declared(framework: str | Framework) -> Framework:
+    if isinstance(framework, Framework):
+        return framework
+    return frameworks.lookup(frameworks.REGISTRY, framework)
+
+
+def requirement_line(framework: str | Framework, name: str, device: str) -> str:
+    """``name``'s exact pin: as the CUDA set spells it (``jax[cuda12]==…``), or by its plain
+    name (``tensorflow==…``, not the CPU set's ``tensorflow_cpu``)."""
+    if device == "cpu":
+        return f"{name}=={cpu_pins(framework)[name]}"
+    path = _declared(framework).requirements(device)
+    for line in path.read_text(encoding="utf-8").splitlines():
+        pin = line.strip() and not line.lstrip().startswith("#")
+        if pin and normalized_pin(line).partition("==")[0] == name:
+            return line.strip()
+    return f"{name}=={cpu_pins(framework)[name]}"
+
+
+def _python_floor(sources: list[str]) -> str:
+    """The oldest Python 3 whose grammar accepts every module."""
+    for minor in range(OLDEST_PYTHON, sys.version_info.minor + 1):
+        try:
+            for text in sources:
+                ast.parse(text, feature_version=(3, minor))
+        except SyntaxError:
+            continue
+        return f">=3.{minor}"
+    return f">=3.{sys.version_info.minor}"
+
+
+def package_spec(config: BookConfig, tabs: tuple[str, ...] = ()) -> PackageSpec:
+    """The package the library files of ``tabs`` (default: the book's) make, read from disk
+    as the build wrote them. A framework's extra always holds the framework itself."""
+    folder = package_folder(config)
+    named = {*config.tabs, *tabs, *frameworks.REGISTRY}
+    pins = {fw: cpu_pins(config.framework(fw)) for fw in sorted(named)}
+    shared = set.intersection(*(set(p) for p in pins.values() if p))
+    modules: dict[str, str] = {}
+    sources: list[str] = []
+    base: dict[str, Requirement] = {}
+    extras: dict[str, tuple[Requirement, ...]] = {}
+    extra_modules: dict[str, frozenset[str]] = {}
+    for fw in tabs or config.tabs:
+        path = config.root / config.library_for(fw).lib_file
+        if not path.is_file():
+            message = f"no library file for {fw}: `polybook build lib` writes it"
+            raise PolybookError(Location(str(path)), message, "dist")
+        text = path.read_text(encoding="utf-8")
+        modules[fw] = path.name
+        sources.append(text)
+        required, _ = imports(text)
+        framework = config.framework(fw)
+        own = [Requirement(n, pins[fw][n]) for n in framework.distribution if n in pins[fw]]
+        own_modules = {framework.lib_name, *(r.name.replace("-", "_") for r in own)}
+        for module in sorted(required - {folder.name}):
+            name = _pin_name(distribution_of(module, fw, config.envs_dir))
+            if name in shared:
+                lowest = min((p[name] for p in pins.values()), key=Version)
+                base[name] = Requirement(name, lowest)
+            elif name in pins[fw]:
+                own_modules.add(module)
+                if Requirement(name, pins[fw][name]) not in own:
+                    own.append(Requirement(name, pins[fw][name]))
+            else:  # pinned by no environment: declared, unbounded
+                base.setdefault(name, Requirement(name))
+        extras[fw] = tuple(own)
+        extra_modules[fw] = frozenset(own_modules)
+    init = config.root / folder / "__init__.py"
+    if init.is_file():
+        sources.append(init.read_text(encoding="utf-8"))
+    return PackageSpec(
+        name=folder.name,
+        version=config.release,
+        source=config.root / folder,
+        modules=modules,
+        requires_python=_python_floor(sources),
+        dependencies=tuple(base[n] for n in sorted(base)),
+        extras=extras,
+        extra_modules=extra_modules,
+    )
+
+
+def _toml_list(items: list[str]) -> str:
+    return "[" + ", ".join(json.dumps(i) for i in items) + "]"
+
+
+def pyproject(spec: PackageSpec, config: BookConfig) -> str:
+    """The generated ``pyproject.toml`` (hatchling, no framework as a hard dependency)."""
+    first = f"{spec.extra_name(next(iter(spec.modules)))} as d2l"
+    lines = [
+        "[build-system]",
+        'requires = ["hatchling"]',
+        'build-backend = "hatchling.build"',
+        "",
+        "[project]",
+        f"name = {json.dumps(spec.name)}",
+        f"version = {json.dumps(spec.version)}",
+        "description = "
+        + json.dumps(f"The library of the book {config.title}: from {spec.name} import {first}"),
+        f"requires-python = {json.dumps(spec.requires_python)}",
+        f"dependencies = {_toml_list([r.at_least for r in spec.dependencies])}",
+    ]
+    if config.author:
+        lines.append(f"authors = [{{name = {json.dumps(config.author)}}}]")
+    lines += ["", "[project.optional-dependencies]"]
+    for fw, requirements in spec.extras.items():
+        lines.append(f"{spec.extra_name(fw)} = {_toml_list([r.at_least for r in requirements])}")
+    lines += ["", "[tool.hatch.build.targets.wheel]", f"packages = [{json.dumps(spec.name)}]"]
+    return "\n".join(lines) + "\n"
+
+
+def _stage(spec: PackageSpec, config: BookConfig, folder: Path) -> None:
+    """The package's source tree: the generated pyproject and the library's modules."""
+    package = folder / spec.name
+    package.mkdir(parents=True)
+    init = spec.source / "__init__.py"
+    (package / "__init__.py").write_bytes(init.read_bytes() if init.is_file() else b"")
+    for module in spec.modules.values():
+        shutil.copyfile(spec.source / module, package / module)
+    (folder / "pyproject.toml").write_text(pyproject(spec, config), encoding="utf-8")
+
+
+def build_dist(library: Library, config: BookConfig, reporter: Reporter) -> list[Path]:
+    """The library's package, as :func:`write_dist` builds it from the files the library
+    stage wrote; an error is reported and nothing is written."""
+    try:
+        return write_dist(config, reporter)
+    except PolybookError as err:
+        reporter.error(err)
+        return []
+
+
+def write_dist(config: BookConfig, reporter: Reporter) -> list[Path]:
+    """Build ``_build/dist/<name>-<release>.tar.gz`` and its wheel; returns their paths.
+
+    Built without isolation (the backend is in polybook's own environment), so nothing is
+    downloaded; ``SOURCE_DATE_EPOCH`` makes an unchanged library give identical files.
+    """
+    if not config.release:
+        where = Location("config.ini")
+        message = "[project] release is empty: it is the version of the package"
+        raise PolybookError(where, message, "dist")
+    spec = package_spec(config)
+    out = config.layout.dist
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=out, prefix=".build-") as work:
+        source, built = Path(work) / "src", Path(work) / "out"
+        _stage(spec, config, source)
+        command = [sys.executable, "-m", "build", "--no-isolation", "--sdist", "--wheel"]
+        environ = {**os.environ, "SOURCE_DATE_EPOCH": "315532800"}  # 1980, zip's least
+        done = subprocess.run(
+            [*command, "--outdir", str(built), str(source)],
+            capture_output=True,
+            text=True,
+            check=False,
+            env=environ,
+        )
+        if done.returncode != 0:
+            tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
+            message = f"building the {spec.name} package failed:\n{tail}"
+            raise PolybookError(Location(str(spec.source)), message, "dist")
+        written = []
+        for artifact in sorted(built.iterdir()):
+            target = out / artifact.name
+            write_atomic(target, artifact.read_bytes())
+            written.append(target)
+    for old in [*out.glob(f"{spec.name}-*.whl"), *out.glob(f"{spec.name}-*.tar.gz")]:
+        if old not in written:
+            old.unlink()
+    for warning in _unpinned(spec):
+        reporter.warn(Location(str(spec.source)), warning, "dist")
+    return written
+
+
+def _unpinned(spec: PackageSpec) -> list[str]:
+    return [
+        f"the library imports {r.name}, which no framework environment pins: declared"
+        " without a version"
+        for r in spec.dependencies
+        if not r.version
+    ]

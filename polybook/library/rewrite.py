@@ -1,0 +1,167 @@
+"""Code as readers see and run it: d2lbook's aliases replaced by what they stand for.
+
+A d2lbook book writes ``%%tab all`` code once against the library (``d2l.reshape(X, s)``,
+``d2l.ones(3)``); each framework's notebook shows and runs that framework's own code, as
+d2lbook's do: in order,
+
+- ``reverse_alias``: ``pattern -> replacement`` regular expressions, applied to the text;
+- ``simple_alias``: ``d2l.ones`` becomes ``torch.ones`` (``<lib_name>.<attr>``);
+- ``fluent_alias``: ``d2l.reshape(X, s)`` becomes ``X.reshape(s)``.
+
+The last two are found in the syntax tree (not in strings or comments, whole names only) and
+edited in the text, so a cell keeps its lines and its comments. A cell that does not parse is
+left as it is. The library keeps the code as saved: it defines the aliases.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from polybook.config import CONFIG_FILE, BookConfig
+from polybook.config.model import LibraryAliases
+from polybook.diagnostics import Location, Reporter
+from polybook.library.aliases import alias_entries, entries
+from polybook.nb import Notebooks
+
+if TYPE_CHECKING:
+    from nbformat import NotebookNode
+
+LIBRARY = "d2l"
+MAGIC_LINE = re.compile(r"^[ \t]*[%!].*$", re.M)
+ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)  # take ``.attr`` as they are
+
+
+@dataclass(frozen=True)
+class Rewriter:
+    """One framework's aliases, ready to apply to code."""
+
+    module: str = ""
+    simple: dict[str, str] = field(default_factory=dict)
+    fluent: dict[str, str] = field(default_factory=dict)
+    reverse: tuple[tuple[re.Pattern[str], str], ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.simple or self.fluent or self.reverse)
+
+    def rewrite(self, code: str) -> str:
+        """``code`` with the aliases replaced (unchanged where it does not parse)."""
+        for pattern, replacement in self.reverse:
+            code = pattern.sub(replacement, code)
+        if f"{LIBRARY}." not in code:
+            return code
+        for _ in range(code.count(f"{LIBRARY}.")):  # one edit a round, the innermost first
+            edit = self._next_edit(code)
+            if edit is None:
+                break
+            start, end, text = edit
+            code = code[:start] + text + code[end:]
+        return code
+
+    def _next_edit(self, code: str) -> tuple[int, int, str] | None:
+        try:  # IPython lines blanked: the others keep their places
+            tree = ast.parse(MAGIC_LINE.sub("", code))
+        except SyntaxError:
+            return None
+        offsets = _Offsets(code)
+        found: list[tuple[int, int, str]] = []
+        for node in ast.walk(tree):
+            edit = self._edit(node, code, offsets)
+            if edit is not None:
+                found.append(edit)
+        return max(found, default=None)  # the last to start: nested in any other
+
+    def _edit(self, node: ast.AST, code: str, at: _Offsets) -> tuple[int, int, str] | None:
+        attr = _library_attribute(node)
+        if attr in self.simple and self.module:
+            return at.start(node), at.end(node), f"{self.module}.{self.simple[attr]}"
+        if not isinstance(node, ast.Call) or _library_attribute(node.func) not in self.fluent:
+            return None
+        if not node.args or isinstance(node.args[0], ast.Starred):
+            return None
+        name = _library_attribute(node.func)
+        first = node.args[0]
+        receiver = code[at.start(first) : at.end(first)]
+        if not isinstance(first, ATOMS):
+            receiver = f"({receiver})"
+        rest = code[at.end(first) : at.end(node) - 1].lstrip(" \t")
+        rest = rest.removeprefix(",").lstrip(" \t") if rest.startswith(",") else rest
+        return at.start(node), at.end(node), f"{receiver}.{self.fluent[str(name)]}({rest})"
+
+
+def _library_attribute(node: ast.AST) -> str | None:
+    """``attr`` of ``d2l.attr``, else None."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return node.attr if node.value.id == LIBRARY else None
+    return None
+
+
+class _Offsets:
+    """A node's start and end as indices into the text (the tree counts UTF-8 bytes)."""
+
+    def __init__(self, code: str) -> None:
+        self.lines = code.splitlines(keepends=True)
+        self.starts = [0]
+        for line in self.lines:
+            self.starts.append(self.starts[-1] + len(line))
+
+    def _index(self, line: int, column: int) -> int:
+        text = self.lines[line - 1].encode("utf-8")[:column].decode("utf-8", "replace")
+        return self.starts[line - 1] + len(text)
+
+    def start(self, node: ast.AST) -> int:
+        return self._index(node.lineno, node.col_offset)  # type: ignore[attr-defined]
+
+    def end(self, node: ast.AST) -> int:
+        return self._index(node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
+
+
+def rewriter(aliases: LibraryAliases, section: str, reporter: Reporter) -> Rewriter:
+    """The rewriter of one ``[library-<tab>]`` section: the aliases the library holds (see
+    :mod:`polybook.library.aliases`); a pattern that does not compile is warned, left out."""
+    reverse = []
+    for entry, offset in entries(aliases.reverse):
+        pattern, _, replacement = (part.strip() for part in entry.partition("->"))
+        try:
+            reverse.append((re.compile(pattern), replacement or pattern))
+        except re.error as exc:
+            where = Location(CONFIG_FILE, aliases.lines.get("reverse_alias", 0) + offset)
+            message = f"[{section}] reverse_alias: {pattern!r} is not a regular expression"
+            reporter.warn(where, f"{message} ({exc}): left out", "config.alias")
+    found = alias_entries(aliases, section, reporter)
+    simple = {e.name: e.attr for e in found if e.key == "simple_alias"}
+    fluent = {e.name: e.attr for e in found if e.key == "fluent_alias"}
+    return Rewriter(aliases.module, simple, fluent, tuple(reverse))
+
+
+def rewriters(config: BookConfig, tabs: Sequence[str], reporter: Reporter) -> dict[str, Rewriter]:
+    return {fw: rewriter(config.library_for(fw).aliases, f"library-{fw}", reporter) for fw in tabs}
+
+
+def rewrite_notebook(nb: NotebookNode, rewrite: Rewriter) -> NotebookNode:
+    """``nb``, or a copy with its code cells rewritten where an alias is used."""
+    changed = {}
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type == "code":
+            new = rewrite.rewrite(cell.source)
+            if new != cell.source:
+                changed[index] = new
+    if not changed:
+        return nb
+    nb = copy.deepcopy(nb)
+    for index, source in changed.items():
+        nb.cells[index].source = source
+    return nb
+
+
+def rewrite_notebooks(config: BookConfig, notebooks: Notebooks, reporter: Reporter) -> Notebooks:
+    """Each framework's notebooks with its aliases replaced (see the module's text)."""
+    found = rewriters(config, tuple(notebooks), reporter)
+    return {
+        fw: [(path, rewrite_notebook(nb, found[fw])) for path, nb in nbs] if found[fw] else nbs
+        for fw, nbs in notebooks.items()
+    }

@@ -1,0 +1,109 @@
+"""The library stage's entry points: each framework's ``#@save`` code, checked, with the
+config's aliases placed in it, written to ``d2l/<lib>.py``; and the notebooks as readers
+see and run them (the aliases replaced by each framework's own code).
+
+A library whose code fails keeps its last good file; an error stops the build before
+anything is executed or rendered.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from polybook.config import BookConfig
+from polybook.diagnostics import Reporter
+from polybook.fsutil import remove_stale_temps, write_atomic
+from polybook.library.aliases import with_aliases
+from polybook.library.extract import check_parity, extract_libraries, library_text
+from polybook.library.model import SavedBlock
+from polybook.library.pages import PageSaves, libraries_from_pages, read_saves
+from polybook.library.rewrite import rewrite_notebooks
+from polybook.nb import Notebooks
+from polybook.source.book import Book, BookInvalid
+from polybook.source.model import SourceRequest
+from polybook.source.stage import Sources
+
+logger = logging.getLogger("polybook")
+Blocks = dict[str, list[SavedBlock]]  # each framework's library, in book order
+
+
+@dataclass(frozen=True)
+class Library:
+    """Each framework's saved code (aliases placed), and its notebooks as readers see and
+    run them; the book and the request come along for the later stages."""
+
+    sources: Sources
+    blocks: Blocks
+    notebooks: Notebooks
+
+    @property
+    def book(self) -> Book:
+        return self.sources.book
+
+    @property
+    def tabs(self) -> tuple[str, ...]:
+        return self.sources.tabs
+
+
+def write_libraries(config: BookConfig, libraries: Blocks, reporter: Reporter) -> Blocks:
+    """Write the libraries extracted without errors (the others keep their last good file),
+    with the aliases the config adds; returns what was written."""
+    libraries = with_aliases(config, libraries, reporter)
+    for fw, blocks in libraries.items():
+        target = config.root / config.library_for(fw).lib_file
+        remove_stale_temps(target.parent)
+        text = library_text(blocks, config.framework(fw).display_name)
+        if write_atomic(target, text):
+            logger.info("wrote %s (%d blocks)", target.relative_to(config.root), len(blocks))
+    check_parity(libraries, config.framework_specific, reporter)
+    return libraries
+
+
+def build_library(
+    sources: Sources, config: BookConfig, reporter: Reporter, write: bool = True
+) -> Library | None:
+    """The library of ``sources``' notebooks, written unless ``write`` is False; None where
+    its code fails (the errors are in ``reporter``)."""
+    found = extract_libraries(sources.notebooks, reporter)
+    if write:
+        blocks = write_libraries(config, found, reporter)
+    else:
+        blocks = with_aliases(config, found, reporter)
+    if reporter.errors:
+        return None
+    # What readers see and run: the library keeps the code as saved (it defines the aliases).
+    return Library(sources, blocks, rewrite_notebooks(config, sources.notebooks, reporter))
+
+
+@dataclass(frozen=True)
+class PageSavesRead:
+    """The book, and each page's saves in book order, read without notebooks."""
+
+    request: SourceRequest
+    book: Book
+    saves: list[PageSaves]
+
+
+def read_pages(
+    request: SourceRequest, config: BookConfig, reporter: Reporter
+) -> PageSavesRead | None:
+    """The pages parsed and their saved code cut out, in the processes that parse them
+    (``build lib``, ``build dist``: no notebooks are made); None where a page does not parse
+    or a cell does not split (the errors are in ``reporter``)."""
+    try:
+        book, saves = read_saves(config, request.tabs, reporter)
+    except BookInvalid:
+        return None
+    return None if reporter.errors else PageSavesRead(request, book, saves)
+
+
+def library_of_pages(
+    pages: PageSavesRead, config: BookConfig, reporter: Reporter
+) -> Library | None:
+    """The library of :func:`read_pages`' saves, written; None where its code fails."""
+    found = libraries_from_pages(pages.saves, pages.request.tabs, reporter)
+    blocks = write_libraries(config, found, reporter)
+    if reporter.errors:
+        return None
+    return Library(Sources(pages.book, {}, pages.request), blocks, {})

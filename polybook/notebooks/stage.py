@@ -1,0 +1,127 @@
+"""Notebooks stage: the executed notebooks -> what students run, per framework.
+
+``_build/notebooks/<framework>/<page>.ipynb`` for Jupyter, and a ``colab/`` and a
+``sagemaker/`` variant of each (see :mod:`polybook.notebooks.variants`), with the book's
+resources beside each set so relative links resolve, and ``<book>-<framework>.zip`` of the
+Jupyter set. Nothing is executed here: the notebooks are the build's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from nbformat import NotebookNode
+
+from polybook.config import BookConfig
+from polybook.diagnostics import Location, Reporter
+from polybook.fsutil import write_atomic
+from polybook.library.dist import package_folder, package_spec
+from polybook.nb import writes
+from polybook.notebooks.install import Installs, imported_modules, installs
+from polybook.notebooks.student import PageInfo, needs_gpu, page_title, student_notebook
+from polybook.notebooks.variants import REGISTRY
+from polybook.notebooks.writer import remove_stale, resource_files, write_files, zip_folder
+
+if TYPE_CHECKING:
+    from polybook.execution.stage import Executed
+
+
+@dataclass
+class NotebooksReport:
+    """What the stage wrote."""
+
+    folder: Path
+    notebooks: int = 0
+    changed: int = 0
+    removed: int = 0
+    zips: list[Path] = field(default_factory=list)
+
+
+def site_url(config: BookConfig, page: str, framework: str) -> str:
+    """The page on the published site, its tabs set to ``framework`` ("" if unpublished)."""
+    if not config.site_url:
+        return ""
+    return f"{config.site_url.rstrip('/')}/{page.removesuffix('.md')}.html?tab={framework}"
+
+
+def colab_url(config: BookConfig, page: str, framework: str) -> str:
+    """“Open in Colab” for the page's Colab notebook, from ``[colab] github_repo``."""
+    return REGISTRY["colab"].url(config, page, framework)
+
+
+def _page_info(
+    config: BookConfig, page: str, framework: str, nb: NotebookNode, needs: Installs
+) -> PageInfo:
+    requirements = needs.requirements(framework, imported_modules(nb), needs_gpu(nb))
+    return PageInfo(
+        page=page,
+        title=page_title(nb, page.removesuffix(".md")),
+        framework_name=config.framework(framework).display_name,
+        book_title=config.title,
+        site_link=site_url(config, page, framework),
+        links=tuple(
+            (v.name, v.platform, url)
+            for v in REGISTRY.values()
+            if (url := v.url(config, page, framework))
+        ),
+        requirements=tuple(requirements),
+    )
+
+
+def build_notebooks(executed: Executed, config: BookConfig, reporter: Reporter) -> NotebooksReport:
+    """The students' notebooks of every framework of the build."""
+    tabs = executed.library.tabs
+    return write_notebooks(config, executed.notebooks, tabs, reporter, executed.failed)
+
+
+def write_notebooks(
+    config: BookConfig,
+    executed: Mapping[tuple[str, str], NotebookNode],
+    tabs: tuple[str, ...],
+    reporter: Reporter,
+    failed: Collection[tuple[str, str]] = (),
+) -> NotebooksReport:
+    """Write the student notebooks of ``executed`` ((page, framework) -> notebook); a
+    notebook in ``failed`` keeps its last good version."""
+    report = NotebooksReport(config.layout.notebooks)
+    if not config.release and "{release}" in config.install:
+        message = "[project] release is empty: the notebooks install the library unpinned"
+        reporter.warn(Location("config.ini"), message, "notebooks.release")
+    library = package_folder(config)
+    needs = installs(config, package_spec(config, tabs))
+    resources = {k: p.read_bytes() for k, p in resource_files(config, library).items()}
+    for fw in tabs:
+        base = report.folder / fw
+        keep: set[Path] = set()
+        pages = {page: nb for (page, f), nb in executed.items() if f == fw}
+        infos = {page: _page_info(config, page, fw, nb, needs) for page, nb in pages.items()}
+        for variant in REGISTRY.values():
+            folder = base / variant.folder if variant.folder else base
+            kernelspec = variant.kernelspec(config, fw)
+            files = dict(resources)
+            for page, nb in pages.items():
+                name = page.removesuffix(".md") + ".ipynb"
+                if (page, fw) in failed:  # keeps its last good notebook
+                    keep.add(folder / name)
+                    continue
+                student = student_notebook(nb, variant, infos[page], kernelspec)
+                files[name] = writes(student).encode()
+            written, changed = write_files(folder, files)
+            keep |= written
+            report.notebooks += len(files) - len(resources)
+            report.changed += changed
+        report.removed += remove_stale(base, keep)
+        plain = [p for p in keep if p.is_file() and _in_plain(p, base)]
+        target = report.folder / f"{config.name}-{fw}.zip"
+        write_atomic(target, zip_folder(f"{config.name}-{fw}", base, plain))
+        report.zips.append(target)
+    return report
+
+
+def _in_plain(path: Path, base: Path) -> bool:
+    """Whether ``path`` belongs to the Jupyter set (not a platform's folder)."""
+    first = path.relative_to(base).parts[0]
+    return first not in {v.folder for v in REGISTRY.values() if v.folder}

@@ -1,0 +1,117 @@
+"""What the last successful build was made from, so that an unchanged book costs nothing.
+
+The fingerprint covers every input by content: the tool's own code, the configuration and
+the command, the pages, resources and library files, and the environments' pins.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+from polybook.config import BookConfig
+from polybook.diagnostics import Diagnostic
+from polybook.fsutil import write_atomic
+from polybook.paths import PACKAGE_ROOT as TOOL_ROOT
+from polybook.pipeline.request import TARGETS, BuildRequest
+
+
+def _hash_files(digest: hashlib._Hash, root: Path, paths: Iterable[Path]) -> None:
+    for path in sorted(paths):
+        if path.is_file():
+            digest.update(path.relative_to(root).as_posix().encode())
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+
+
+def fingerprint(config: BookConfig, command: str, extra: Iterable[Path] = ()) -> str:
+    digest = hashlib.sha256(command.encode())
+    _hash_files(digest, TOOL_ROOT, [*TOOL_ROOT.rglob("*.py"), *TOOL_ROOT.glob("*.ini")])
+    _hash_files(digest, TOOL_ROOT, (TOOL_ROOT / "site" / "static").glob("*"))
+    root = config.root
+    pages = {p for pattern in config.notebooks for p in root.glob(pattern)}
+    _hash_files(digest, root, [root / "config.ini", *pages])
+    libraries = {root / config.library_for(fw).lib_file for fw in config.tabs}
+    for resource in config.resources:  # outputs (libraries) are checked by `unchanged`
+        files = (p for p in (root / resource).rglob("*") if p not in libraries)
+        _hash_files(digest, root, files)
+    for path in sorted(extra):
+        digest.update(str(path).encode())
+        digest.update(hashlib.sha256(path.read_bytes()).digest() if path.is_file() else b"-")
+    return digest.hexdigest()
+
+
+def _outputs(config: BookConfig) -> dict[str, str]:
+    """Hashes of the library files a build writes into the book."""
+    found = {}
+    for fw in config.tabs:
+        path = config.root / config.library_for(fw).lib_file
+        if path.is_file():
+            found[path.as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return found
+
+
+def build_inputs(config: BookConfig, request: BuildRequest) -> str:
+    """The fingerprint of what ``request``'s build reads: the command, the host's device,
+    the environments' pins (existing interpreters: what they hold), the site's own files,
+    the frozen outputs, and for the site the PDFs built before it, which it links."""
+    from polybook.environments import devices
+    from polybook.environments.existing import fingerprints
+    from polybook.site.inputs import site_inputs
+
+    device = devices.resolve_device(config.device)
+    given = fingerprints(config, request.tabs)  # existing environments: what they hold
+    pages = sorted(request.pages or ())
+    command = [request.target, request.tabs, pages, device, devices.host_gpus(), given]
+    # The notebooks' install cells spell the pins of both sets.
+    sets = ("cpu", "cuda") if request.target == "notebooks" else (device,)
+    pins = [config.framework(fw).requirements(d) for fw in request.tabs for d in sets]
+    pins += [path for fw in request.tabs for path in config.extra_requirements(fw)]
+    freeze = config.layout.freeze  # frozen outputs (polybook.execution.freeze)
+    frozen = sorted(p for p in freeze.rglob("*") if p.is_file()) if freeze.is_dir() else []
+    built = config.layout.built_pdfs(config.tabs) if request.target == "html" else {}
+    extra = [*pins, *site_inputs(config), *frozen, *built.values()]
+    return fingerprint(config, json.dumps(command), extra)
+
+
+def outputs(config: BookConfig, request: BuildRequest) -> list[Path]:
+    """What ``request``'s build writes: a build whose outputs are missing runs again."""
+    return TARGETS[request.target].outputs(config.layout, request.tabs)
+
+
+def unchanged(config: BookConfig, inputs: str, outputs: Iterable[Path]) -> bool:
+    """True when the last successful build had these inputs and its outputs are intact."""
+    try:
+        state = json.loads((config.layout.state).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return (
+        state.get("fingerprint") == inputs
+        and state.get("libraries") == _outputs(config)
+        and all(o.exists() for o in outputs)
+    )
+
+
+def record(config: BookConfig, inputs: str, warnings: Iterable[Diagnostic] = ()) -> None:
+    """Called after a build without errors, with the fingerprint taken before it and the
+    warnings it gave (shown again by a build that finds nothing changed)."""
+    state = {
+        "fingerprint": inputs,
+        "libraries": _outputs(config),
+        "warnings": [w.to_json() for w in warnings],
+    }
+    write_atomic(config.layout.state, json.dumps(state, indent=1))
+
+
+def last_warnings(config: BookConfig) -> list[Diagnostic]:
+    """The warnings of the last recorded build."""
+    try:
+        state = json.loads((config.layout.state).read_text(encoding="utf-8"))
+        return [Diagnostic.from_json(w) for w in state.get("warnings", [])]
+    except (OSError, ValueError, KeyError):
+        return []
+
+
+def forget(config: BookConfig) -> None:
+    (config.layout.state).unlink(missing_ok=True)

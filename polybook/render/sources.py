@@ -1,0 +1,123 @@
+"""The site's sources: the MyST pages, their cell data and output files, and resources.
+
+Written into ``_build/site_src`` for Sphinx. A page whose inputs failed in this build may be
+*kept*: its last good sources (and the output files they use) stay as they are, so that
+Sphinx keeps its last good HTML.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Collection, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from polybook.config import BookConfig
+from polybook.fsutil import write_atomic
+from polybook.render.names import CELLS_SUFFIX, MAP_SUFFIX, OUTPUT_DIR
+from polybook.render.page import Page
+
+PAGE_SUFFIXES = (".md", CELLS_SUFFIX, MAP_SUFFIX)
+
+
+def page_files(srcdir: Path, docname: str) -> list[Path]:
+    """A page's files in ``srcdir``: the MyST text, its cell data and its line map."""
+    base = srcdir / docname
+    return [base.with_name(base.name + suffix) for suffix in PAGE_SUFFIXES]
+
+
+def keepable(srcdir: Path, stale: Collection[str]) -> set[str]:
+    """The ``stale`` docnames that have sources from an earlier build to keep."""
+    return {name for name in stale if all(p.is_file() for p in page_files(srcdir, name))}
+
+
+def _image_uris(data: Any) -> Iterator[str]:
+    """The output files (``_pb_outputs/…``) named in a page's cell data."""
+    if isinstance(data, dict):
+        if data.get("type") == "image" and isinstance(data.get("uri"), str):
+            yield data["uri"].lstrip("/")
+        for value in data.values():
+            yield from _image_uris(value)
+    elif isinstance(data, list):
+        for value in data:
+            yield from _image_uris(value)
+
+
+def _used_outputs(cells_file: Path) -> set[str]:
+    try:
+        return set(_image_uris(json.loads(cells_file.read_text(encoding="utf-8"))))
+    except (OSError, ValueError):
+        return set()
+
+
+def sync_tree(src: Path, dst: Path) -> bool:
+    """Copy changed files of ``src`` (sub-folders included) into ``dst``; True if any."""
+    changed = False
+    for path in src.rglob("*"):
+        if path.is_file() and "__pycache__" not in path.parts:
+            target = dst / path.relative_to(src)
+            if not target.is_file() or target.read_bytes() != path.read_bytes():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(path, target)
+                changed = True
+    return changed
+
+
+def _write_pages(
+    pages: Sequence[Page], srcdir: Path, keep: Collection[str]
+) -> tuple[bool, set[Path], set[str]]:
+    """Write the pages not kept; returns (changed, page files, output files in use)."""
+    changed = False
+    wanted: set[Path] = set()
+    outputs: set[str] = set()
+    for name in keep:
+        kept = page_files(srcdir, name)
+        wanted.update(kept)
+        outputs |= _used_outputs(kept[1])
+    for page in pages:
+        if page.docname in keep:
+            continue
+        files = page_files(srcdir, page.docname)
+        wanted.update(files)
+        texts = (page.text, json.dumps(page.cells, indent=1, sort_keys=True))
+        for target, data in zip(files, (*texts, json.dumps(page.lines.origin)), strict=True):
+            changed |= write_atomic(target, data)
+        for name, raw in page.files.items():
+            changed |= write_atomic(srcdir / name, raw)
+            outputs.add(name)
+    return changed, wanted, outputs
+
+
+def _prune(srcdir: Path, wanted: set[Path], outputs: set[str]) -> bool:
+    """Remove pages no longer in the book and output files no page uses."""
+    changed = False
+    for page in srcdir.rglob("*.md"):
+        files = page_files(srcdir, page.relative_to(srcdir).as_posix().removesuffix(".md"))
+        if page not in wanted and files[2].is_file():  # one we wrote, not a resource
+            for path in files:
+                path.unlink(missing_ok=True)
+            changed = True
+    folder = srcdir / OUTPUT_DIR
+    for path in folder.iterdir() if folder.is_dir() else ():
+        if path.is_file() and f"{OUTPUT_DIR}/{path.name}" not in outputs:
+            path.unlink()
+            changed = True
+    return changed
+
+
+def write_sources(
+    config: BookConfig, pages: Sequence[Page], srcdir: Path, keep: Collection[str] = ()
+) -> bool:
+    """Write pages, cell data, output files and resources; drop pages no longer in the book.
+
+    Pages named in ``keep`` are left as an earlier build wrote them, with their output
+    files. Returns whether anything changed.
+    """
+    changed, wanted, outputs = _write_pages(pages, srcdir, keep)
+    changed |= _prune(srcdir, wanted, outputs)
+    for resource in config.resources:
+        source = config.root / resource
+        if source.is_dir():
+            changed |= sync_tree(source, srcdir / resource.strip("/"))
+    return changed

@@ -1,0 +1,126 @@
+"""Sphinx's settings that every output of the book shares, derived from its config (no
+``conf.py`` is written): the project, MyST, numbering, math, citations, autodoc and the
+render core's extension. Each output adds its own builder's settings on top."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from polybook.config import BookConfig
+from polybook.library.model import SavedBlock
+from polybook.paths import PACKAGE_ROOT
+from polybook.render.autodoc import autodoc_settings
+from polybook.render.names import BIBFILE, CITE_STYLE
+
+RENDER_CODE = Path(__file__).resolve().parent
+# The library code the extension imports: the saved names it links.
+LIBRARY_CODE = PACKAGE_ROOT / "library"
+# Packages that shape every page.
+PACKAGES = (
+    *("sphinx", "myst-parser", "furo", "docutils", "sphinx-copybutton"),
+    *("sphinxcontrib-bibtex", "pybtex", "nh3"),
+)
+
+
+def bibfile(config: BookConfig) -> Path | None:
+    """The book's BibTeX file, when one is configured and exists."""
+    path = Path(config.bibfile) if config.bibfile else None
+    return path if path and path.is_file() else None
+
+
+def sphinx_suppressed(entries: Iterable[str]) -> list[str]:
+    """The book's ``render.<type>[.<subtype>]`` suppressions as Sphinx's own types."""
+    return [e.removeprefix("render.") for e in entries if e.startswith("render.")]
+
+
+def core_config(
+    config: BookConfig,
+    libraries: Mapping[str, Sequence[SavedBlock]] | None = None,
+    leading: Sequence[str] = (),
+    output: Sequence[str] = (),
+) -> dict[str, Any]:
+    """The settings every output shares. ``leading`` extensions load right after MyST's,
+    ``output`` ones right after the render core's; ``libraries`` are what autodoc imports
+    (see :mod:`polybook.render.autodoc`)."""
+    cited = bibfile(config) is not None
+    settings: dict[str, Any] = {
+        "project": config.title,
+        "author": config.author,
+        "copyright": config.copyright,
+        "release": config.release,
+        "language": config.lang,
+        "root_doc": "index",
+        "extensions": list(
+            dict.fromkeys(
+                [
+                    "myst_parser",
+                    *leading,
+                    *(["sphinxcontrib.bibtex"] if cited else []),
+                    "polybook.render.sphinx_ext",
+                    *output,
+                    "polybook.render.highlight",  # IPython syntax in code cells
+                    "sphinx.ext.autodoc",  # for `eval_rst` blocks, on in d2lbook too
+                    *config.sphinx_extensions,
+                ]
+            )
+        ),
+        "source_suffix": {".md": "markdown"},
+        "exclude_patterns": ["_pb_outputs/**"],
+        "myst_enable_extensions": ["dollarmath", "amsmath", "colon_fence"],
+        "myst_dmath_double_inline": True,
+        "myst_heading_anchors": 3,
+        "numfig": True,
+        "numfig_secnum_depth": 2,
+        "numfig_format": {
+            "figure": "Fig. %s",
+            "table": "Table %s",
+            "code-block": "Listing %s",
+            "section": "Section %s",
+        },
+        "math_numfig": True,
+        "math_eqref_format": "({number})",
+        "pb_tabs": list(config.tabs),
+        "pb_tab_names": {t: config.framework(t).display_name for t in config.tabs},
+        "suppress_warnings": ["myst.header", *sphinx_suppressed(config.suppress_warnings)],
+        "add_module_names": False,  # API entries read as readers call them: d2l.try_gpu
+        "pb_bibliography": cited,
+        **autodoc_settings(config, libraries or {}),
+    }
+    if cited:
+        settings |= {
+            "bibtex_bibfiles": [BIBFILE],
+            "bibtex_reference_style": CITE_STYLE,
+            "bibtex_default_style": "plain",
+        }
+    if "sphinx.ext.autosummary" in config.sphinx_extensions:
+        # autosummary tables in `eval_rst` blocks, without stub pages (they need .rst sources)
+        settings["autosummary_generate"] = False
+    return settings
+
+
+def hash_tree(digest: hashlib._Hash, folder: Path, files: Iterable[Path]) -> None:
+    """Add the names (relative to ``folder``) and contents of ``files`` to ``digest``."""
+    for path in sorted(p for p in files if p.is_file() and "__pycache__" not in p.parts):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+
+
+def tool_digest(*output_code: Path) -> str:
+    """Hash of what renders every page of an output: the render core's code, the output's
+    own (its folders, static files included), the library code the extension imports, and
+    the versions of the packages that shape every page. Sphinx does not know when its
+    extensions change: a new digest rereads every page."""
+    digest = hashlib.sha256()
+    for folder in (RENDER_CODE, LIBRARY_CODE, *output_code):
+        digest.update(folder.name.encode() + b"\0")
+        hash_tree(digest, folder, [*folder.glob("*.py"), *(folder / "static").rglob("*")])
+    for name in PACKAGES:
+        try:
+            digest.update(f"{name}=={metadata.version(name)}\n".encode())
+        except metadata.PackageNotFoundError:
+            digest.update(f"{name} missing\n".encode())
+    return digest.hexdigest()

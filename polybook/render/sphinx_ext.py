@@ -1,0 +1,213 @@
+"""The Sphinx extension every output of the book loads: tab sets and code cells as nodes
+(each framework's panel), their HTML, and a place in any other builder's flow; located
+warnings; citations; links from saved code to the library's API entries."""
+
+from __future__ import annotations
+
+import html
+import json
+import sys
+from pathlib import Path
+from typing import Any, ClassVar, cast
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx.application import Sphinx
+from sphinx.util.docutils import SphinxDirective
+
+from polybook.render import cite, library_links, sphinx_log, stable_config
+from polybook.render.names import CELLS_SUFFIX
+from polybook.render.outputs import sanitize_html
+
+
+class pb_tabset(nodes.General, nodes.Element):
+    """A set of per-framework panels."""
+
+
+class pb_panel(nodes.General, nodes.Element):
+    """One framework's content inside a :class:`pb_tabset`."""
+
+
+def display_name(config: Any, name: str) -> str:
+    """A tab's display name, as the book declares it (else the tab's own name)."""
+    return str(config.pb_tab_names.get(name, name))
+
+
+def visit_tabset_html(self: Any, node: pb_tabset) -> None:
+    tabs = [child["tab"] for child in node.children if isinstance(child, pb_panel)]
+    buttons = "".join(
+        f'<button type="button" class="pb-tab{" is-active" if i == 0 else ""}" role="tab" '
+        f'data-pb-tab="{html.escape(t)}" aria-selected="{"true" if i == 0 else "false"}">'
+        f"{html.escape(display_name(self.builder.config, t))}</button>"
+        for i, t in enumerate(tabs)
+    )
+    self.body.append(
+        f'<div class="pb-tabset" data-pb-kind="{html.escape(node["kind"])}">'
+        f'<div class="pb-tabbar" role="tablist">{buttons}</div>'
+    )
+
+
+def visit_panel_html(self: Any, node: pb_panel) -> None:
+    first = node.parent is None or node.parent.index(node) == 0
+    hidden = "" if first else " hidden"
+    self.body.append(
+        f'<div class="pb-panel" role="tabpanel" data-pb-tab="{html.escape(node["tab"])}"{hidden}>'
+    )
+
+
+def depart_div_html(self: Any, node: nodes.Element) -> None:
+    self.body.append("</div>")
+
+
+def visit_passthrough(self: Any, node: nodes.Element) -> None:
+    """Other builders (text, LaTeX) show the panels one after another."""
+
+
+def depart_passthrough(self: Any, node: nodes.Element) -> None:
+    pass
+
+
+def _body_offset(directive: SphinxDirective) -> int:
+    """The content offset of a directive without options (1 after a blank line, else 0).
+
+    MyST-Parser puts a blank line of its own before a body that opens with a ``:::`` fence
+    and counts it, so every line of the body would be one too far: the page's text says.
+    """
+    offset = int(directive.content_offset)
+    if offset != 1 or not directive.content or not directive.content[0].startswith(":::"):
+        return offset
+    source = str(directive.state.document["source"])
+    cache = cast(dict[str, list[str]], directive.env.temp_data.setdefault("pb_lines", {}))
+    if source not in cache:
+        cache[source] = Path(source).read_text(encoding="utf-8").split("\n")
+    lines, after = cache[source], int(directive.lineno)  # the line after the directive's
+    return 1 if after < len(lines) and not lines[after].strip() else 0
+
+
+class TabSetDirective(SphinxDirective):
+    """``{pb-tabset} prose``: holds ``{pb-tab} NAME`` directives."""
+
+    required_arguments = 1
+    has_content = True
+
+    def run(self) -> list[nodes.Node]:
+        node = pb_tabset(kind=self.arguments[0])
+        self.set_source_info(node)
+        self.state.nested_parse(self.content, _body_offset(self), node)
+        return [node]
+
+
+class TabDirective(SphinxDirective):
+    """``{pb-tab} NAME``: one framework's prose."""
+
+    required_arguments = 1
+    has_content = True
+
+    def run(self) -> list[nodes.Node]:
+        node = pb_panel(tab=self.arguments[0])
+        self.set_source_info(node)
+        self.state.nested_parse(self.content, _body_offset(self), node)
+        return [node]
+
+
+def _outputs(outputs: list[dict[str, str]]) -> list[nodes.Node]:
+    result: list[nodes.Node] = []
+    for out in outputs:
+        kind = out["type"]
+        if kind == "image":
+            box = nodes.container(classes=["pb-output", "pb-image"])
+            box += nodes.image(uri=out["uri"], alt="cell output")
+        elif kind == "html":
+            box = nodes.container(classes=["pb-output", "pb-html"])
+            box += nodes.raw("", sanitize_html(out["text"]), format="html")
+        else:
+            classes = ["pb-output"]
+            if kind == "error":
+                classes.append("pb-output-error")
+            elif out.get("name") == "stderr":
+                classes.append("pb-stderr")
+            box = nodes.container(classes=classes)
+            text = out["text"].rstrip("\n")
+            box += nodes.literal_block(text, text, language="none")
+        result.append(box)
+    return result
+
+
+def _cell(data: dict[str, Any], env: Any, owners: list[str]) -> list[nodes.Node]:
+    """A cell's code (linked to the API entries of what it saves), notes and outputs."""
+    result: list[nodes.Node] = []
+    if data["source"]:
+        code = nodes.literal_block(data["source"], data["source"], language="python")
+        ids, links = library_links.saved_links(env, data["source"], owners)
+        code["ids"].extend(ids)
+        result += [code, *links]
+    if data.get("badge"):  # a one-line notice where the outputs would be
+        note = nodes.container(classes=["pb-output", "pb-badge"])
+        note += nodes.inline(text=data["badge"])
+        result.append(note)
+    if data.get("provenance"):
+        note = nodes.container(classes=["pb-provenance"])
+        note += nodes.paragraph(text=data["provenance"])
+        result.append(note)
+    result.extend(_outputs(data["outputs"]))
+    return result
+
+
+class CellsDirective(SphinxDirective):
+    """``{pb-cells} KEY DIGEST``: a group of code cells from the page's cell data."""
+
+    required_arguments = 2
+    has_content = False
+    option_spec: ClassVar[dict[str, Any]] = {"class": directives.class_option}
+
+    def run(self) -> list[nodes.Node]:
+        path = Path(self.env.srcdir) / f"{self.env.docname}{CELLS_SUFFIX}"
+        cache = cast(dict[str, Any], self.env.temp_data.setdefault("pb_cells", {}))
+        if str(path) not in cache:
+            cache[str(path)] = json.loads(path.read_text(encoding="utf-8"))
+        data = cache[str(path)][self.arguments[0]]
+        if data["kind"] == "single":
+            box = nodes.container(classes=["pb-cell"])
+            self.set_source_info(box)  # the LaTeX writer marks the cell's line
+            for cell in data["cells"]:
+                box.extend(_cell(cell, self.env, list(self.config.pb_tabs)))
+            return [box]
+        tabset = pb_tabset(kind="code")
+        self.set_source_info(tabset)
+        for tab, cells in data["panels"]:
+            panel = pb_panel(tab=tab)
+            for cell in cells:
+                panel.extend(_cell(cell, self.env, [tab]))
+            tabset += panel
+        return [tabset]
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    app.add_config_value("pb_tabs", [], "html")
+    app.add_config_value("pb_tab_names", {}, "html")
+    app.add_config_value("pb_diagnostics", "", "", str)  # where located warnings go
+    app.add_config_value("pb_import_path", [], "env")  # where autodoc finds the book's library
+    # This process builds one book: its folder goes first, as a conf.py beside it would do.
+    sys.path[:0] = [p for p in app.config.pb_import_path if p not in sys.path]
+    if app.config.pb_diagnostics:
+        sphinx_log.install(app, app.config.pb_diagnostics)
+    library_links.setup(app)
+    stable_config.setup(app)
+    app.add_config_value("pb_bibliography", False, "env")
+    cite.setup(app, app.config.pb_bibliography)
+    app.add_node(
+        pb_tabset,
+        html=(visit_tabset_html, depart_div_html),
+        latex=(visit_passthrough, depart_passthrough),
+        text=(visit_passthrough, depart_passthrough),
+    )
+    app.add_node(
+        pb_panel,
+        html=(visit_panel_html, depart_div_html),
+        latex=(visit_passthrough, depart_passthrough),
+        text=(visit_passthrough, depart_passthrough),
+    )
+    app.add_directive("pb-tabset", TabSetDirective)
+    app.add_directive("pb-tab", TabDirective)
+    app.add_directive("pb-cells", CellsDirective)
+    return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

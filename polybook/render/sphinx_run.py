@@ -1,0 +1,88 @@
+"""Runs one Sphinx build in its own process.
+
+``python -m polybook.render.sphinx_run SETTINGS.json [--fresh] [--jobs N] [--when-told]``:
+``--fresh`` rereads every page (Sphinx's ``-E``); ``--jobs`` reads and writes pages in N
+processes (Sphinx's ``-j``; it does so where there are enough pages); ``--when-told`` starts
+Sphinx, then builds only when a line ``go`` comes on stdin, writing its log and diagnostics
+beside the usual files (``.next``) for the caller to put in place (see
+:mod:`polybook.render.sphinx_process`).
+
+Sphinx and docutils keep registries at module level; a process per build keeps them, and
+their memory, out of the orchestrator. Warnings go, located, to the settings' ``diagnostics``
+file (written by the extension); Sphinx's other messages to its ``log`` file; stderr carries
+only a crash's traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+
+NEXT = ".next"  # beside the log and diagnostics files: those of a run not yet told to go
+GO = "go"
+
+
+def main(settings_path: str, fresh: bool = False, jobs: int = 1, when_told: bool = False) -> int:
+    from sphinx._cli.util.colour import disable_colour
+    from sphinx.application import Sphinx
+    from sphinx.errors import SphinxParallelError
+
+    disable_colour()  # a plain log file
+    with open(settings_path, encoding="utf-8") as handle:
+        settings = json.load(handle)
+    aside = NEXT if when_told else ""
+    if aside:
+        from polybook.render import sphinx_log
+
+        sphinx_log.aside = aside  # this process's run only: the extension's diagnostics
+    overrides = {
+        **settings["config"],
+        "pb_diagnostics": settings["diagnostics"],
+        "pb_builder": settings["builder"],
+    }
+    with open(settings["log"] + aside, "w", encoding="utf-8") as log:
+        app = Sphinx(
+            srcdir=settings["srcdir"],
+            confdir=None,
+            outdir=settings["outdir"],
+            doctreedir=settings["doctreedir"],
+            buildername=settings["builder"],
+            confoverrides=overrides,
+            status=log,
+            warning=log,
+            freshenv=fresh,
+            parallel=jobs,
+        )
+        if when_told and sys.stdin.readline().strip() != GO:
+            return 0  # not wanted after all: the caller removes the files
+        try:
+            app.build()
+        except SphinxParallelError as err:  # a crash in a worker: its own traceback, as serial
+            sys.stderr.write(err.traceback)
+            return 1
+    return 0 if app.statuscode == 0 else 1
+
+
+def _arguments(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m polybook.render.sphinx_run")
+    parser.add_argument("settings")
+    parser.add_argument("--fresh", action="store_true")
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--when-told", action="store_true")
+    return parser.parse_args(argv)
+
+
+if __name__ == "__main__":
+    arguments = _arguments(sys.argv[1:])
+    jobs = max(1, arguments.jobs)
+    status = main(arguments.settings, arguments.fresh, jobs, arguments.when_told)
+    # A one-shot process: what is left is freeing the environment's objects, which the
+    # system does at once (Python's teardown takes a third of a second after a small
+    # rebuild). Files are flushed first: the log is closed, the diagnostics' handler flushed.
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)

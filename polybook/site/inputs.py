@@ -1,0 +1,16 @@
+"""The files a site is made from beside the pages, named without importing the stage (a
+build that finds nothing changed reads them)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from polybook.config import BookConfig
+
+
+def site_inputs(config: BookConfig) -> list[Path]:
+    """Files the site is made from beside the pages: the book's static files, its BibTeX
+    file, favicon and logo."""
+    static = config.root / "static"
+    named = [Path(p) for p in (config.bibfile, config.favicon, config.html_logo) if p]
+    return [*sorted(p for p in static.rglob("*") if p.is_file()), *named]

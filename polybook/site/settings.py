@@ -1,0 +1,111 @@
+"""The site's Sphinx settings: the render core's, and those of the HTML builder, the theme
+and the reader's features (copy buttons, downloads, links, favicon, logo)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from polybook.config import BookConfig
+from polybook.library.model import SavedBlock
+from polybook.render.sphinx_config import core_config, hash_tree, tool_digest
+from polybook.site.extras import links, site_pdfs
+
+SITE_CODE = Path(__file__).resolve().parent  # the site's code, its extension and static files
+STATIC = SITE_CODE / "static"  # the tool's own CSS and JavaScript
+# Code blocks that get a copy button: not outputs (highlighted as ``none``).
+COPY_SELECTOR = 'div[class*="highlight-"]:not(.highlight-none) div.highlight pre'
+
+
+def _book_assets(config: BookConfig, pattern: str) -> list[str]:
+    folder = config.root / "static"
+    return sorted(p.name for p in folder.glob(pattern)) if folder.is_dir() else []
+
+
+def _reader_config(
+    config: BookConfig, notebooks: Sequence[str], generated: Sequence[str]
+) -> dict[str, Any]:
+    """Settings of the reader's features: copy buttons, links, favicon, logo."""
+    settings: dict[str, Any] = {
+        "copybutton_selector": COPY_SELECTOR,
+        "html_use_index": any(d.startswith("api/") for d in generated),
+        "pb_links": links(config, config.tabs, notebooks),
+        "pb_generated": list(generated),
+    }
+    if notebooks or site_pdfs(config):
+        settings["html_extra_path"] = [str(config.layout.site_extra)]
+    for key in ("favicon", "html_logo"):
+        path = getattr(config, key)
+        if path and Path(path).is_file():
+            settings["html_favicon" if key == "favicon" else key] = path
+    return settings
+
+
+def html_config(
+    config: BookConfig,
+    notebooks: Sequence[str] = (),
+    generated: Sequence[str] = (),
+    libraries: Mapping[str, Sequence[SavedBlock]] | None = None,
+) -> dict[str, Any]:
+    """The site's Sphinx settings; ``notebooks`` names the frameworks whose notebooks the
+    site holds, ``generated`` the pages it adds (API pages, references)."""
+    core = core_config(
+        config, libraries, leading=["sphinx_copybutton"], output=["polybook.site.sphinx_ext"]
+    )
+    return {
+        **core,
+        "html_theme": "furo",
+        "html_title": config.title,
+        # Generated assets (MathJax), the tool's files, then the book's (which may override).
+        "html_static_path": [
+            "_static",
+            str(STATIC),
+            *([str(config.root / "static")] if (config.root / "static").is_dir() else []),
+        ],
+        "html_copy_source": False,
+        "html_show_sourcelink": False,
+        "mathjax_path": "mathjax/tex-chtml.js",
+        "html_css_files": _book_assets(config, "*.css"),
+        "html_js_files": _book_assets(config, "*.js"),
+        **_reader_config(config, notebooks, generated),
+    }
+
+
+def _assets_digest(config: BookConfig) -> str:
+    """Hash of the book's static files (sub-folders too), which Sphinx copies as they are."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    folder = config.root / "static"
+    hash_tree(digest, folder, folder.rglob("*") if folder.is_dir() else [])
+    for path in (config.favicon, config.html_logo):
+        if path and Path(path).is_file():
+            hash_tree(digest, Path(path).parent, [Path(path)])
+    return digest.hexdigest()
+
+
+def site_digest() -> str:
+    """What renders every page of the site (see :func:`.tool_digest`)."""
+    return tool_digest(SITE_CODE)
+
+
+def site_settings(
+    config: BookConfig,
+    notebooks: Sequence[str] = (),
+    generated: Sequence[str] = (),
+    libraries: Mapping[str, Sequence[SavedBlock]] | None = None,
+) -> dict[str, Any]:
+    """What the Sphinx process is given; any change to it means Sphinx runs again."""
+    layout = config.layout
+    return {
+        "srcdir": str(layout.site_src),
+        "outdir": str(layout.html),
+        "builder": "html",
+        "doctreedir": str(layout.doctrees),
+        "diagnostics": str(layout.sphinx_file("html", ".diagnostics.jsonl")),
+        "log": str(layout.sphinx_file("html", ".log")),
+        "config": html_config(config, notebooks, generated, libraries),
+        "assets": _assets_digest(config),
+        "tool": site_digest(),
+    }

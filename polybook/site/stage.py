@@ -1,0 +1,198 @@
+"""The site stage's entry point: the executed notebooks -> ``_build/html``, through the render
+core (pages as MyST) and a Sphinx process of its own.
+
+A rebuild starts Sphinx (its imports, extensions and environment) while the pages are
+prepared (:func:`start_early`), and lets it run once they are written if its settings are
+still the last build's.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from polybook.config import BookConfig
+from polybook.diagnostics import Diagnostic, Location, Reporter
+from polybook.environments import devices
+from polybook.fsutil import write_atomic
+from polybook.layout import NODE_MODULES, NOTEBOOKS_LINK, PDFS_LINK
+from polybook.render import warning_store
+from polybook.render.outputs import clean_notebook, path_roots
+from polybook.render.page import Page, render_page
+from polybook.render.sources import keepable, sync_tree, write_sources
+from polybook.render.sphinx_config import bibfile
+from polybook.render.sphinx_process import EarlySphinx, run_sphinx
+from polybook.site.extras import (
+    SiteExtras,
+    generated_pages,
+    with_toctree,
+    write_index,
+    write_notebooks,
+    write_pdfs,
+)
+from polybook.site.settings import site_digest, site_settings
+
+if TYPE_CHECKING:
+    from nbformat import NotebookNode
+
+    from polybook.execution.stage import Executed
+
+MATHJAX = NODE_MODULES / "mathjax" / "es5"
+STALE = "page kept from the last good build: its inputs failed"
+
+
+@dataclass(frozen=True)
+class Site:
+    """What the site stage made: the folder of the site."""
+
+    folder: Path
+
+    @property
+    def index(self) -> Path:
+        return self.folder / "index.html"
+
+
+def build_site(
+    executed: Executed, config: BookConfig, reporter: Reporter, early: EarlySphinx | None = None
+) -> Site:
+    """Render every page and build the site; pages whose notebooks failed keep their last
+    good HTML. ``early``: a Sphinx process started for it (see :func:`start_early`).
+
+    Outputs are cleaned first (JavaScript dropped, the machine's paths replaced): the pages
+    and the notebooks offered for download show the same.
+    """
+    library = executed.library
+    pages = []
+    cleaned: dict[tuple[str, str], NotebookNode] = {}
+    gpus = devices.host_gpus()
+    roots = path_roots(config)
+    for doc in library.book.documents:
+        nbs = {
+            fw: clean_notebook(executed.notebooks[(doc.path, fw)], roots, doc.path, fw, reporter)
+            for fw in library.tabs
+            if (doc.path, fw) in executed.notebooks
+        }
+        cleaned.update(((doc.path, fw), nb) for fw, nb in nbs.items())
+        pages.append(render_page(doc, nbs, library.tabs, reporter, gpus))
+    extras = SiteExtras(cleaned, library.blocks, library.tabs)
+    stale = frozenset(page.removesuffix(".md") for page, _ in executed.failed)
+    return Site(write_site(config, pages, reporter, stale, extras, early))
+
+
+def plan_run(
+    previous: dict[str, Any] | None, settings: dict[str, Any], sources_changed: bool
+) -> tuple[bool, bool]:
+    """(whether Sphinx runs, whether it rereads every page) given the last run's settings.
+
+    Sphinx does not know when its extension changes: a new tool digest rereads all pages.
+    """
+    fresh = previous is None or previous.get("tool") != settings["tool"]
+    same = previous == json.loads(json.dumps(settings))  # as it reads back from the file
+    return sources_changed or not same, fresh
+
+
+def _load(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def start_early(config: BookConfig) -> EarlySphinx | None:
+    """A Sphinx process started on the last build's settings, for :func:`build_site`; None
+    where there was no such build. The caller stops it when the build ends otherwise."""
+    layout = config.layout
+    if not (layout.html / "index.html").is_file():
+        return None
+    if not layout.site_warnings.is_file():
+        return None  # a fresh run comes
+    return EarlySphinx.start(layout.sphinx_file("html", ".json"), site_digest())
+
+
+def _prune_copies(source: Path, copy: Path) -> None:
+    """Remove files of the site's copy of ``source`` that ``source`` no longer has."""
+    for path in copy.rglob("*") if copy.is_dir() else ():
+        if path.is_file() and not (source / path.relative_to(copy)).is_file():
+            path.unlink()
+
+
+def write_mathjax(srcdir: Path) -> bool:
+    """MathJax (from npm, see ``requirements/node``) in the site's static files, for math
+    that works offline; True if anything changed."""
+    static = srcdir / "_static" / "mathjax"
+    changed = write_atomic(static / "tex-chtml.js", (MATHJAX / "tex-chtml.js").read_bytes())
+    fonts = Path("output") / "chtml" / "fonts" / "woff-v2"
+    return sync_tree(MATHJAX / fonts, static / fonts) or changed
+
+
+def write_site(
+    config: BookConfig,
+    pages: Sequence[Page],
+    reporter: Reporter,
+    stale: Collection[str] = frozenset(),
+    extras: SiteExtras | None = None,
+    early: EarlySphinx | None = None,
+) -> Path:
+    """Build the HTML site from rendered ``pages`` (in a Sphinx process of its own); returns
+    the output folder.
+
+    ``stale`` names pages (docnames) whose inputs failed in this build: where an earlier
+    build wrote them, their sources are kept, and so is their last good HTML. ``extras``
+    adds the notebooks for download and the library's API pages. ``early`` is a Sphinx
+    process started before the pages were ready (see :func:`start_early`): it runs when
+    the settings are the ones it started on, and is stopped otherwise.
+    """
+    layout = config.layout
+    extras = extras or SiteExtras()
+    generated = generated_pages(config, extras, {p.docname for p in pages})
+    names = [p.docname for p in generated]
+    pages = [with_toctree(p, names) if p.docname == "index" else p for p in pages]
+    held = {fw for _, fw in extras.notebooks}
+    pdfs_changed = write_pdfs(config)  # before the settings, which link them
+    frameworks = [fw for fw in config.tabs if fw in held]
+    settings = site_settings(config, frameworks, names, extras.libraries)
+    srcdir, outdir = Path(settings["srcdir"]), Path(settings["outdir"])
+    keep = keepable(srcdir, stale)
+    for name in sorted(keep):
+        reporter.warn(Location(name + ".md"), STALE, "render.stale")
+    if config.bibfile and not bibfile(config):
+        message = f"[pdf] bibfile: no such file: {config.bibfile}"
+        reporter.warn(Location("config.ini"), message, "config")
+    changed = write_sources(config, [*pages, *generated], srcdir, keep)
+    if MATHJAX.is_dir():
+        changed |= write_mathjax(srcdir)
+    else:
+        message = "MathJax is not installed: run `make setup`"
+        reporter.warn(Location(str(MATHJAX)), message, "render")
+    changed |= write_index(config, extras, srcdir)
+    extra = layout.site_extra / NOTEBOOKS_LINK
+    changed |= write_notebooks(extra, extras.notebooks, keep)
+    _prune_copies(extra, outdir / NOTEBOOKS_LINK)
+    changed |= pdfs_changed
+    _prune_copies(layout.site_extra / PDFS_LINK, outdir / PDFS_LINK)
+    settings_file = layout.sphinx_file("html", ".json")
+    store_file = layout.site_warnings
+    store = warning_store.load(store_file)
+    run, fresh = plan_run(_load(settings_file), settings, changed)
+    if not run and store is not None and (outdir / "index.html").is_file():
+        warning_store.report(store, reporter)  # the warnings of the site as it is
+        return outdir
+    fresh = fresh or store is None  # without the other pages' warnings: read them all
+    write_atomic(settings_file, json.dumps(settings, indent=1))
+    store_file.unlink(missing_ok=True)  # stands for the site again once this run is in
+    if early is not None and early.matches(settings, fresh):
+        crash = early.run()
+    else:
+        crash = run_sphinx(settings_file, settings, fresh)
+    sphinx_run = warning_store.read_run(Path(settings["diagnostics"]))
+    store = warning_store.merge(store or {}, sphinx_run, fresh)
+    warning_store.save(store_file, store)
+    warning_store.report(store, reporter)
+    if crash:
+        settings_file.unlink(missing_ok=True)  # the next build runs Sphinx again, afresh
+        reporter.error(Diagnostic(Location("sphinx"), crash, "render", "error"))
+    return outdir

@@ -1,0 +1,37 @@
+"""The source stage's entry point: the book's pages parsed, ordered by the toc, and split
+into one notebook per framework (cells picked by ``%%tab``, branches by ``tab.selected``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from polybook.config import BookConfig
+from polybook.diagnostics import Reporter
+from polybook.nb import Notebooks
+from polybook.source.book import Book, BookInvalid, load_book
+from polybook.source.model import SourceRequest
+from polybook.source.split import split_book
+
+
+@dataclass(frozen=True)
+class Sources:
+    """The book and each framework's notebooks, in book order, as the source stage made
+    them."""
+
+    book: Book
+    notebooks: Notebooks
+    request: SourceRequest
+
+    @property
+    def tabs(self) -> tuple[str, ...]:
+        return self.request.tabs
+
+
+def read_sources(request: SourceRequest, config: BookConfig, reporter: Reporter) -> Sources | None:
+    """Parse and split the book; None where a page does not parse (the errors are in
+    ``reporter``, which also holds any cell that does not split)."""
+    try:
+        book = load_book(config, reporter)
+    except BookInvalid:
+        return None
+    return Sources(book, split_book(book, request.tabs, reporter), request)

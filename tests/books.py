@@ -1,0 +1,205 @@
+"""The one place tests make books: copies of the fixture books and of the shipped book, books
+written from a few pages, and the in-process build steps tests share. Test modules import
+from here (and from the other helpers: ``browser``, ``golden``), never from each other."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from polybook.commands.cli import main
+from polybook.config import load_config
+from polybook.diagnostics import Reporter
+from polybook.execution.plan import EvalReport
+from polybook.execution.scheduler import Inventory
+from polybook.frameworks import REGISTRY
+from polybook.library.extract import extract_libraries
+from polybook.library.model import SavedBlock
+from polybook.library.stage import write_libraries
+from polybook.nb import Notebooks
+from polybook.paths import SOURCE_ROOT
+from polybook.source.book import load_book
+from polybook.source.split import split_book
+
+FIXTURES = Path(__file__).parent / "fixtures"
+FENCE = "`" * 3
+SHIPPED_FILES = ("config.ini", "index.md", "d2l.bib")
+SHIPPED_FOLDERS = ("chapter_builders-guide", "img", "d2l", "static")
+ONE_TAB = "[build]\ntabs = pytorch\n"
+
+
+def copy_fixture(target: Path, name: str = "book") -> Path:
+    """A copy of ``tests/fixtures/<name>`` (without a build folder) at ``target``."""
+    shutil.copytree(FIXTURES / name, target, ignore=shutil.ignore_patterns("_build"))
+    return target
+
+
+def copy_shipped(
+    target: Path,
+    folders: tuple[str, ...] = SHIPPED_FOLDERS,
+    files: tuple[str, ...] = SHIPPED_FILES,
+    link_envs: bool = False,
+) -> Path:
+    """The book this repository ships (``folders`` and ``files`` of it) at ``target``.
+    ``link_envs``: its ``envs_dir`` is a folder of links to polybook's framework
+    environments, so that kernels it installs stay with the copy."""
+    target.mkdir(parents=True, exist_ok=True)
+    for name in files:
+        shutil.copy2(SOURCE_ROOT / name, target / name)
+    for name in folders:
+        if (SOURCE_ROOT / name).is_dir():
+            shutil.copytree(
+                SOURCE_ROOT / name, target / name, ignore=shutil.ignore_patterns("__pycache__")
+            )
+    if link_envs:
+        envs = target.parent / "envs"
+        envs.mkdir()
+        for name in REGISTRY:
+            (envs / name).symlink_to(SOURCE_ROOT / ".envs" / name)
+        config = target / "config.ini"
+        text = config.read_text(encoding="utf-8")
+        config.write_text(text.replace("[build]\n", f"[build]\nenvs_dir = {envs}\n", 1))
+    return target
+
+
+def write_book(root: Path, files: Mapping[str, str | bytes], config: str | None = ONE_TAB) -> Path:
+    """A book at ``root`` made of ``files`` (path -> text or bytes) and ``config`` as its
+    ``config.ini`` (None: none, or the one ``files`` holds)."""
+    root.mkdir(parents=True, exist_ok=True)
+    if config is not None:
+        (root / "config.ini").write_text(config, encoding="utf-8")
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
+    return root
+
+
+def index_page(title: str, entries: list[str], maxdepth: int | None = None) -> str:
+    """An ``index.md`` with a toc of ``entries``."""
+    options = f":maxdepth: {maxdepth}\n\n" if maxdepth is not None else ""
+    toc = "\n".join(entries)
+    return f"# {title}\n\n{FENCE}toc\n{options}{toc}\n{FENCE}\n"
+
+
+def pages_book(
+    root: Path,
+    pages: Mapping[str, str],
+    config: str = ONE_TAB,
+    title: str = "Book",
+    folder: str = "",
+    maxdepth: int | None = None,
+) -> Path:
+    """A book of ``pages`` (name -> body below its ``# name`` title) in ``folder``, listed in
+    order by the toc of an ``index.md`` titled ``title``."""
+    names = [f"{folder}/{name}" if folder else name for name in pages]
+    files = {"index.md": index_page(title, names, maxdepth)}
+    files |= {f"{n}.md": f"# {b}\n\n{pages[b]}" for n, b in zip(names, pages, strict=True)}
+    return write_book(root, files, config)
+
+
+def cells_book(root: Path, cells: Mapping[str, str]) -> Path:
+    """A one-framework book (two jobs at once) whose pages are one code cell each."""
+    bodies = {name: f"{FENCE}{{.python .input}}\n{c}\n{FENCE}\n" for name, c in cells.items()}
+    return pages_book(root, bodies, "[build]\ntabs = pytorch\njobs = 2\n", "Faults")
+
+
+def chapter_book(root: Path, pages: Mapping[str, str], build: str = "", extra: str = "") -> Path:
+    """A one-framework book (PyTorch, two jobs at once) with ``pages`` under ``chap/``;
+    ``build`` adds keys to ``[build]``, ``extra`` sections after it."""
+    config = f"[project]\nname = gpu\ntitle = GPU\n\n[build]\ntabs = pytorch\njobs = 2\n{build}"
+    return pages_book(root, pages, config + extra, "A GPU book", "chap", maxdepth=2)
+
+
+def code(*lines: str) -> str:
+    """A code cell of ``lines``, and the blank line after it."""
+    return f"{FENCE}{{.python .input}}\n" + "\n".join(lines) + f"\n{FENCE}\n\n"
+
+
+def build(root: Path, target: str = "html", *options: str) -> int:
+    """``polybook --quiet --root ROOT build TARGET OPTIONS…``, in this process."""
+    return main(["--quiet", "--root", str(root), "build", target, *options])
+
+
+def libraries(root: Path, reporter: Reporter) -> tuple[Notebooks, dict[str, list[SavedBlock]]]:
+    """The book's notebooks, and its libraries, written as a build writes them."""
+    config = load_config(root)
+    book = load_book(config, reporter)
+    notebooks = split_book(book, config.tabs, reporter)
+    return notebooks, write_libraries(config, extract_libraries(notebooks, reporter), reporter)
+
+
+def evaluate(root: Path, inventory: Inventory | None = None) -> EvalReport:
+    """Execute the book's notebooks in this process (the execute stage alone)."""
+    from polybook.execution.stage import build_eval
+
+    config = load_config(root)
+    reporter = Reporter()
+    notebooks, found = libraries(root, reporter)
+    report = build_eval(config, notebooks, found, reporter, inventory=inventory)
+    assert not reporter.errors, reporter.errors
+    return report
+
+
+def ran(report: EvalReport) -> set[str]:
+    """The pages whose notebooks ran (not taken from the cache)."""
+    return {path for path, _, _ in report.ran}
+
+
+def cache_entries(root: Path) -> list[Path]:
+    """The execution cache's entries."""
+    return sorted((root / "_build" / "cache" / "exec").rglob("*.ipynb"))
+
+
+def processes_in(folder: Path) -> list[int]:
+    """The processes whose working directory is inside ``folder`` (kernels of its book)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                cwd = os.readlink(proc / "cwd")
+            except OSError:
+                continue
+            if cwd.startswith(str(folder)):
+                found.append(int(proc.name))
+    return found
+
+
+class Collect(logging.Handler):
+    """The messages logged while it is installed (``logging.getLogger("polybook")``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+LIB_FILES = {"d2l/torch.py", "d2l/mxnet.py", "d2l/jax.py", "d2l/tensorflow.py"}
+
+
+def tree_digest(root: Path) -> dict[str, str]:
+    """Hash of every source file (build outputs and generated libraries left out)."""
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+        and "_build" not in p.parts
+        and p.relative_to(root).as_posix() not in LIB_FILES
+    }
+
+
+@dataclass(frozen=True)
+class Built:
+    """The fixture book after ``polybook build html`` in the four frameworks' kernels."""
+
+    root: Path
+    before: dict[str, str]  # its sources' hashes before the build
+    code: int  # the command's exit status
+    warnings: list[str]  # what the build logged
