@@ -32,8 +32,8 @@ def test_timeouts_and_dead_kernels_are_located_and_the_rest_still_runs(
     assert main(["--quiet", "--root", str(root), "build", "eval"]) == 1
     err = capsys.readouterr().err
     assert (
-        "slow.md:5 [pytorch] cell 1: CellTimeoutError: the cell timed out "
-        "(limit 2 s, set by `#@timeout 2`)" in err
+        "slow.md:6 [pytorch] cell 1: CellTimeoutError: the cell timed out: nothing from it "
+        "for 2 s (limit 2 s, set by `#@timeout 2`)" in err
     )
     assert "exits.md:4 [pytorch] cell 1: DeadKernelError: the kernel died" in err
     assert "segfault.md:4 [pytorch] cell 1: DeadKernelError: the kernel died" in err

@@ -11,7 +11,7 @@ import pytest
 
 from benchmarks.make_book import write_book
 from polybook.commands.cli import main
-from polybook.render.sphinx_process import EarlySphinx
+from polybook.render.sphinx_process import WarmSphinx
 
 pytestmark = pytest.mark.slow
 
@@ -56,20 +56,20 @@ def test_sphinx_starts_while_pages_are_prepared_and_runs_only_on_the_same_settin
     assert main(build) == 0
     seen: list[str] = []
     for name in ("run", "stop"):
-        method = getattr(EarlySphinx, name)
+        method = getattr(WarmSphinx, name)
 
         def spy(
-            self: EarlySphinx, *args: object, _name: str = name, _method: Any = method
+            self: WarmSphinx, *args: object, _name: str = name, _method: Any = method
         ) -> object:
-            if self.process is not None:  # not after it ran
+            if self.process is not None:  # not after it stopped
                 seen.append(_name)
             return _method(self, *args)
 
-        monkeypatch.setattr(EarlySphinx, name, spy)
+        monkeypatch.setattr(WarmSphinx, name, spy)
     page = root / "chapter_preliminaries" / "index.md"
     page.write_text(page.read_text().replace("The ", "One ", 1))
     assert main(build) == 0
-    assert seen == ["run"]
+    assert seen == ["run", "stop"]  # a build on the command line keeps nothing running
     html = root / "_build" / "html" / "chapter_preliminaries" / "index.html"
     assert "One " in html.read_text(encoding="utf-8")
     assert "build succeeded" in (root / "_build" / "sphinx-html.log").read_text()

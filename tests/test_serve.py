@@ -8,7 +8,9 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -99,3 +101,55 @@ def test_polybook_serve_prints_where_it_serves_and_stops_on_ctrl_c(book: Path) -
         process.send_signal(signal.SIGINT)
         _, err = process.communicate(timeout=60)
     assert process.returncode == 0, err
+
+
+def _sphinx_children(parent: int) -> list[int]:
+    """The Sphinx processes ``parent`` started (``python -m polybook.render.sphinx_run``)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            stat = (proc / "stat").read_text()
+            cmdline = (proc / "cmdline").read_bytes().decode(errors="replace")
+        except OSError:
+            continue
+        if (
+            "polybook.render.sphinx_run" in cmdline
+            and int(stat.rsplit(")", 1)[1].split()[1]) == parent
+        ):
+            found.append(int(proc.name))
+    return found
+
+
+def _holds(path: Path, text: str) -> bool:
+    return text in path.read_text(encoding="utf-8")
+
+
+def _until(check: Callable[[], bool]) -> None:
+    deadline = time.monotonic() + 120
+    while not check():
+        if time.monotonic() > deadline:
+            pytest.fail("the served site did not change in time")
+        time.sleep(0.1)
+
+
+@pytest.mark.slow
+def test_serve_keeps_one_sphinx_process_warm_across_rebuilds(book: Path) -> None:
+    command = [sys.executable, "-m", "polybook", "--root", str(book), "serve", "--quiet"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    html = book / "_build" / "html" / "chap" / "page.html"
+    try:
+        assert process.stdout is not None
+        assert process.stdout.readline().startswith("polybook: serving")
+        _until(lambda: len(_sphinx_children(process.pid)) == 1)  # started for the next edit
+        (warm,) = _sphinx_children(process.pid)
+        for words in ("Second words.", "Third words."):
+            (book / "chap" / "page.md").write_text(f"# Page\n\n{words}\n")
+            _until(partial(_holds, html, words))
+            _until(lambda: "build succeeded" in (book / "_build/sphinx-html.log").read_text())
+            assert _sphinx_children(process.pid) == [warm]  # the same process built it
+    finally:
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+    assert _sphinx_children(process.pid) == []
+    assert not list((book / "_build").glob("*.next"))

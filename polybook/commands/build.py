@@ -10,10 +10,14 @@ import sys
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from polybook.config import BookConfig
 from polybook.diagnostics import Diagnostic, Location, PolybookError, Reporter
 from polybook.fsutil import exclusive, write_atomic
+
+if TYPE_CHECKING:
+    from polybook.site.stage import SphinxKeeper
 from polybook.pipeline import state
 from polybook.pipeline.request import BuildRequest
 
@@ -65,9 +69,16 @@ def finish(reporter: Reporter, strict: bool) -> int:
     return 1
 
 
-def build(request: BuildRequest, config: BookConfig, reporter: Reporter, report: str = "") -> int:
+def build(
+    request: BuildRequest,
+    config: BookConfig,
+    reporter: Reporter,
+    report: str = "",
+    keeper: SphinxKeeper | None = None,
+) -> int:
     """Run ``request``'s build unless nothing changed since the last successful one (then
-    its warnings are given again); ``report`` names a JSON file for the summary."""
+    its warnings are given again); ``report`` names a JSON file for the summary, ``keeper``
+    holds the site's Sphinx process between builds."""
     inputs = state.build_inputs(config, request)
     if state.unchanged(config, inputs, state.outputs(config, request)):
         logger.info("nothing changed since the last build")
@@ -76,7 +87,7 @@ def build(request: BuildRequest, config: BookConfig, reporter: Reporter, report:
         return finish(reporter, config.strict)
     from polybook.pipeline.graph import run_build  # the stages: imported only when there is work
 
-    summary = run_build(request, config, reporter)
+    summary = run_build(request, config, reporter, keeper)
     _write_report(report, {**summary.to_json(), "jobs": config.effective_jobs})
     if not reporter.errors:
         state.record(config, inputs, reporter.warnings)

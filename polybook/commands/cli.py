@@ -168,11 +168,7 @@ def run(args: argparse.Namespace) -> int:
 
         return run_lab(config, tabs, args.port, args.lab_options)
     if args.command == "serve":
-        from polybook.commands.serve import serve
-
-        build = ["build", "html", "--tab", args.tab or "all", "--root", str(config.root)]
-        build += ["--quiet"] if args.quiet else []
-        return serve(config, lambda: run(_parser().parse_args(build)), args.port)
+        return _serve(args, config)
     if args.command == "freeze" and not args.pages and not args.all:
         raise PolybookError(Location("polybook freeze"), "name the pages, or --all", "cli")
     with commands.locked(config):
@@ -183,6 +179,27 @@ def run(args: argparse.Namespace) -> int:
             return commands.clear_cache(config)
         request = BuildRequest(args.target, tabs, commands.resolve_pages(config, args.pages))
         return commands.build(request, config, reporter, args.report)
+
+
+def _serve(args: argparse.Namespace, config: BookConfig) -> int:
+    """``polybook serve``: each rebuild reads config.ini again, and keeps Sphinx warm."""
+    from polybook.commands.serve import serve
+    from polybook.site.stage import SphinxKeeper
+
+    keeper = SphinxKeeper()
+
+    def rebuild() -> int:
+        current = load_config(config.root, _overrides(args))
+        reporter = Reporter(suppressed=frozenset(current.suppress_warnings))
+        reporter.forward(current.ignored)
+        request = BuildRequest("html", _tabs(current, args.tab), None)
+        with commands.locked(current):
+            return commands.build(request, current, reporter, keeper=keeper)
+
+    try:
+        return serve(config, rebuild, args.port)
+    finally:
+        keeper.close()
 
 
 def _terminate(signum: int, frame: FrameType | None) -> None:

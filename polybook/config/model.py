@@ -70,6 +70,7 @@ class BookConfig:
     eval_notebook: bool = True
     strict: bool = False
     cell_timeout: int = 1200
+    fork_kernels: bool = True
     jobs: int = 0
     device: str = "auto"
     envs_dir: str = ""

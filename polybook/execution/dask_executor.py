@@ -151,6 +151,7 @@ class DaskExecutor:
             "notebook": writes(job.notebook),
             "extra_env": dict(job.env.extra_env),
             "timeout": job.env.timeout,
+            "fork": job.env.fork,
             "gpus": len(job.env.visible_gpus),
             "library": _library(job),
             "resources_digest": self.resources_digest,

@@ -29,6 +29,7 @@ from polybook.execution.local import WorkerProcess
 from polybook.execution.scheduler import Inventory
 from polybook.fsutil import write_atomic
 from polybook.layout import envs_root
+from polybook.parallel import usable_cpus
 
 GPU = "GPU"
 ENV_PREFIX = "polybook-env-"
@@ -179,7 +180,8 @@ def run_remote(payload: Mapping[str, Any], resources: Mapping[str, bytes]) -> di
     job_dir = Path(tempfile.mkdtemp(prefix="polybook-job-", dir=worker.local_directory))
     try:
         with _GPUS.take(int(payload["gpus"]), total) as gpus:
-            kernel = _lay_out(job_dir, payload, resources, env, total, gpus)
+            slots = int(worker.state.nthreads)
+            kernel = _lay_out(job_dir, payload, resources, env, total, gpus, slots)
             answer.update(host_gpus=total, gpus=list(kernel.visible_gpus))
             process = _process(Path(worker.local_directory))
             if not process.run(job_dir, stop):
@@ -205,8 +207,10 @@ def _lay_out(
     env: venvs.SetUpEnvironment,
     total: int,
     gpus: tuple[int, ...],
+    threads: int = 1,
 ) -> KernelEnv:
-    """The job folder: library snapshot, resources beside the page, env.json, in.ipynb."""
+    """The job folder: library snapshot, resources beside the page, env.json, in.ipynb;
+    ``threads``: jobs the worker runs at once (its kernels share the CPUs)."""
     fw = str(payload["framework"])
     for name, data in payload["library"].items():
         write_atomic(job_dir / "lib" / name, data)
@@ -227,6 +231,8 @@ def _lay_out(
         total,
         gpus,
         Inventory(total, devices=devices.allotment().ids).ids(gpus),
+        threads=max(1, usable_cpus() // max(1, threads)),
+        fork=bool(payload.get("fork", False)),
     )
     write_atomic(job_dir / "env.json", kernel.to_json())
     write_atomic(job_dir / "in.ipynb", str(payload["notebook"]))

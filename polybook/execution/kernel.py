@@ -8,16 +8,20 @@ import json
 import os
 import re
 import tempfile
+import uuid
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nbformat import NotebookNode
 
 from polybook.diagnostics import Location, PolybookError
 from polybook.meta import cell_meta, notebook_meta, update_cell_meta
 from polybook.nb import merge_streams, strip_ansi
+
+if TYPE_CHECKING:
+    from polybook.execution.forked import ZygotePool
 
 SKIP_TAG = "skip-execution"
 CELL_LINE = re.compile(r"(?:Cell In\[\d+\]|<ipython-input-\d+-\w+>), line (\d+)")
@@ -37,6 +41,8 @@ class KernelEnv:
     host_gpus: int = 0
     visible_gpus: tuple[int, ...] = ()
     device_ids: tuple[str, ...] = ()  # how CUDA names ``visible_gpus`` (default: the indices)
+    threads: int = 0  # threads of its math libraries: its share of the CPUs (0: theirs)
+    fork: bool = False  # forked from its environment's warm zygote, where one runs
 
     def to_json(self) -> str:
         fields = asdict(self)
@@ -148,8 +154,29 @@ def _location(nb: NotebookNode, index: int, framework: str, traceback: str) -> L
     return Location(path, line, framework, code_number)
 
 
+# Math libraries' thread pools: sized to the kernel's share of the CPUs, their idle threads
+# asleep rather than spinning. Spinning threads of kernels running side by side, on a host
+# that other work loads too, slowed cells of small operations a hundredfold: the "hang".
+THREAD_VARIABLES = (
+    "OMP_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+    "TF_NUM_INTRAOP_THREADS",
+)
+
+
+def thread_environ(threads: int) -> dict[str, str]:
+    """What a kernel with ``threads`` CPUs to itself is given (0: nothing)."""
+    if threads < 1:
+        return {}
+    return {"OMP_WAIT_POLICY": "PASSIVE", **dict.fromkeys(THREAD_VARIABLES, str(threads))}
+
+
 def _kernel_environ(env: KernelEnv) -> dict[str, str]:
-    environ = dict(os.environ)
+    """The kernel's environment: this process's, the framework's variables, its library and
+    devices; the thread settings where neither the host nor the book sets them."""
+    environ = {**thread_environ(env.threads), **os.environ}
     environ.update(env.extra_env)
     environ["PYTHONPATH"] = os.pathsep.join(env.pythonpath)
     environ["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"
@@ -163,25 +190,70 @@ def _timeout(cell: NotebookNode, default: int) -> int:
     return cell_meta(cell).timeout or default
 
 
-def execute(nb: NotebookNode, env: KernelEnv, kernel_log: Path | None = None) -> NotebookNode:
-    """Run ``nb`` (left untouched) and return an executed copy; raises :class:`CellError`.
-
-    What the kernel process writes outside Jupyter's capture goes to ``kernel_log``.
-    """
+def _manager(env: KernelEnv, runtime: str, pool: ZygotePool | None, log: Path) -> Any:
+    """The kernel's manager: its kernel forked from the environment's zygote when ``pool``
+    has one, else started as jupyter_client starts kernels."""
     from jupyter_client.kernelspec import KernelSpecManager
     from jupyter_client.manager import AsyncKernelManager
+
+    # Unix-socket transport: parallel kernels never compete for TCP ports.
+    km = AsyncKernelManager(
+        kernel_name=env.kernel_name,
+        kernel_spec_manager=KernelSpecManager(kernel_dirs=list(env.kernel_dirs)),
+        transport="ipc",
+        ip=os.path.join(runtime, "kernel"),
+        connection_file=os.path.join(runtime, "connection.json"),
+    )
+    if pool is None or not env.fork:
+        return km
+    from polybook.execution.forked import ForkingProvisioner, ZygoteSpec
+
+    spec = km.kernel_spec
+    if spec is None:
+        return km
+    environ = {**_kernel_environ(env), **spec.env}
+    module = spec.env.get("POLYBOOK_MODULE", "")
+    zygote = pool.get(ZygoteSpec.of(spec.argv[0], environ, module))
+    if zygote is not None:
+        km.kernel_id = str(uuid.uuid4())
+        provisioner = ForkingProvisioner(kernel_id=km.kernel_id, kernel_spec=spec, parent=km)
+        provisioner.zygote, provisioner.log_path = zygote, str(log)
+        km.provisioner = provisioner
+    return km
+
+
+def execute(
+    nb: NotebookNode,
+    env: KernelEnv,
+    kernel_log: Path | None = None,
+    pool: ZygotePool | None = None,
+) -> NotebookNode:
+    """Run ``nb`` (left untouched) and return an executed copy; raises :class:`CellError`.
+
+    What the kernel process writes outside Jupyter's capture goes to ``kernel_log``; with a
+    ``pool``, the kernel is forked from its environment's zygote (``env.fork``).
+    """
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+
+    from polybook.execution.watchdog import Watchdog
 
     work = copy.deepcopy(nb)
     mark_unrunnable(work, env.host_gpus)
     env.cwd.mkdir(parents=True, exist_ok=True)
     current = {"index": 0}
 
+    class WatchedClient(NotebookClient):
+        def process_message(self, *args: Any, **kwargs: Any) -> Any:
+            watchdog.heard()
+            return super().process_message(*args, **kwargs)
+
     def on_cell_start(cell: NotebookNode, cell_index: int, **_: Any) -> None:
         current["index"] = cell_index
+        watchdog.started(cell)
 
     def on_cell_executed(cell: NotebookNode, **_: Any) -> None:
+        watchdog.finished()
         cell.outputs = merge_streams(cell.outputs)
 
     log_path = kernel_log or Path(os.devnull)
@@ -189,35 +261,45 @@ def execute(nb: NotebookNode, env: KernelEnv, kernel_log: Path | None = None) ->
         tempfile.TemporaryDirectory(prefix="polybook-kernel-") as runtime,
         open(log_path, "ab") as log,
     ):
-        # Unix-socket transport: parallel kernels never compete for TCP ports.
-        km = AsyncKernelManager(
-            kernel_name=env.kernel_name,
-            kernel_spec_manager=KernelSpecManager(kernel_dirs=list(env.kernel_dirs)),
-            transport="ipc",
-            ip=os.path.join(runtime, "kernel"),
-            connection_file=os.path.join(runtime, "connection.json"),
-        )
-        client = NotebookClient(
+        client = WatchedClient(
             work,
-            km=km,
-            timeout_func=lambda cell: _timeout(cell, env.timeout),
+            km=_manager(env, runtime, pool, log_path),
+            timeout_func=lambda cell: None,  # the watchdog keeps the time
             on_cell_start=on_cell_start,
             on_cell_executed=on_cell_executed,
             skip_cells_with_tag=SKIP_TAG,
             record_timing=True,
             shutdown_kernel="immediate",
         )
-        try:
-            # A loop of our own per run, closed afterwards (runs may happen in threads).
-            asyncio.run(
-                client.async_execute(
+        watchdog = Watchdog(
+            client,
+            lambda cell: _timeout(cell, env.timeout),
+            lambda cell: timeout_origin(cell, env.timeout),
+        )
+
+        async def run() -> None:
+            guard = asyncio.ensure_future(watchdog.watch())
+            try:
+                await client.async_execute(
                     cleanup_kc=True,
                     cwd=str(env.cwd),
                     env=_kernel_environ(env),
                     stdout=log,
                     stderr=log,
                 )
-            )
+            finally:
+                guard.cancel()
+
+        try:
+            asyncio.run(run())  # a loop of our own per run (runs may happen in threads)
         except (CellExecutionError, CellTimeoutError, DeadKernelError) as exc:
-            raise _cell_error(exc, work, current["index"], env.framework, env.timeout) from exc
+            index = current["index"]
+            if watchdog.reason:  # the traceback of an interrupted cell names its line
+                traceback = exc.traceback if isinstance(exc, CellExecutionError) else ""
+                where = _location(work, index, env.framework, traceback)
+                source = work.cells[index].source
+                raise CellError(
+                    where, "CellTimeoutError", watchdog.reason, source, "", work
+                ) from exc
+            raise _cell_error(exc, work, index, env.framework, env.timeout) from exc
     return work

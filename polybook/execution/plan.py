@@ -28,6 +28,7 @@ from polybook.library.model import SavedBlock
 from polybook.library.usage import LibraryUsage, package_init
 from polybook.meta import cell_meta, update_notebook_meta
 from polybook.nb import Notebooks
+from polybook.parallel import usable_cpus
 
 logger = logging.getLogger("polybook")
 
@@ -135,6 +136,8 @@ def plan(
                     {**env.spec.kernel_env, "POLYBOOK_TABS": ",".join(config.tabs)},
                     config.cell_timeout,
                     inventory.gpus,
+                    threads=max(1, usable_cpus() // config.effective_jobs),
+                    fork=config.fork_kernels,
                 )
                 seconds = expected.get(f"{path}|{fw}", 0.0)
                 jobs.append(Job(path, fw, found.key, nb, kernel, seconds, identity))

@@ -22,13 +22,14 @@ from polybook.source.stage import read_sources
 
 if TYPE_CHECKING:  # the later stages are imported when a build reaches them
     from polybook.execution.stage import Executed
-    from polybook.render.sphinx_process import EarlySphinx
+    from polybook.render.sphinx_process import WarmSphinx
+    from polybook.site.stage import SphinxKeeper
 
 logger = logging.getLogger("polybook")
 
 
 def _site(
-    executed: Executed, config: BookConfig, reporter: Reporter, early: EarlySphinx | None
+    executed: Executed, config: BookConfig, reporter: Reporter, early: WarmSphinx | None
 ) -> None:
     from polybook.site.stage import build_site
 
@@ -37,7 +38,7 @@ def _site(
 
 
 def _pdf(
-    executed: Executed, config: BookConfig, reporter: Reporter, early: EarlySphinx | None
+    executed: Executed, config: BookConfig, reporter: Reporter, early: WarmSphinx | None
 ) -> None:
     from polybook.pdf.stage import build_pdf
 
@@ -46,7 +47,7 @@ def _pdf(
 
 
 def _notebooks(
-    executed: Executed, config: BookConfig, reporter: Reporter, early: EarlySphinx | None
+    executed: Executed, config: BookConfig, reporter: Reporter, early: WarmSphinx | None
 ) -> None:
     from polybook.notebooks.stage import build_notebooks
 
@@ -59,7 +60,7 @@ def _notebooks(
     )
 
 
-Output = Callable[["Executed", BookConfig, Reporter, "EarlySphinx | None"], None]
+Output = Callable[["Executed", BookConfig, Reporter, "WarmSphinx | None"], None]
 OUTPUTS: dict[str, Output] = {"html": _site, "pdf": _pdf, "notebooks": _notebooks}
 
 
@@ -94,22 +95,30 @@ def _library(request: BuildRequest, config: BookConfig, reporter: Reporter) -> L
     return build_library(sources, config, reporter) or "library"
 
 
-def run_build(request: BuildRequest, config: BookConfig, reporter: Reporter) -> BuildSummary:
-    """Run the stages of ``request.target``; see the module's documentation."""
+def run_build(
+    request: BuildRequest,
+    config: BookConfig,
+    reporter: Reporter,
+    keeper: SphinxKeeper | None = None,
+) -> BuildSummary:
+    """Run the stages of ``request.target``; see the module's documentation. ``keeper``
+    holds the site's Sphinx process between builds (``polybook serve``)."""
     early = None
     if request.target == "html":  # Sphinx starts while the pages are prepared
         from polybook.site.stage import start_early
 
-        early = start_early(config)
+        early = keeper.take(config) if keeper is not None else start_early(config)
     try:
         return _run_stages(request, config, reporter, early)
     finally:
-        if early is not None:
+        if keeper is not None and request.target == "html":
+            keeper.keep(config, early)
+        elif early is not None:
             early.stop()  # where the site did not need it
 
 
 def _run_stages(
-    request: BuildRequest, config: BookConfig, reporter: Reporter, early: EarlySphinx | None
+    request: BuildRequest, config: BookConfig, reporter: Reporter, early: WarmSphinx | None
 ) -> BuildSummary:
     summary = BuildSummary()
     library = _library(request, config, reporter)

@@ -176,6 +176,7 @@ class DiagnosticsHandler(sphinx_logging.WarningStreamHandler):
 
     def __init__(self, stream: IO[str], mapper: Mapper) -> None:
         super().__init__(sphinx_logging.SafeEncodingWriter(stream))
+        self.file = stream
         self.mapper = mapper
         self.phase = "run"  # set by the build's events: read, check, write
 
@@ -248,13 +249,39 @@ def _stamp_records(app: Sphinx) -> None:
     logging.setLogRecordFactory(record)
 
 
+HANDLER = "pb_diagnostics_handler"  # the app's handler, for the builds after its first
+
+
+def restart(app: Sphinx) -> None:
+    """Before another build by the same app: a new diagnostics file, the pages' line maps
+    read again, warnings given "once" given again."""
+    handler: DiagnosticsHandler | None = getattr(app, HANDLER, None)
+    if handler is None:
+        return
+    handler.file.seek(0)
+    handler.file.truncate()
+    handler.mapper = Mapper(Path(app.srcdir))
+    handler.phase = "run"
+    for keep in handler.filters:
+        if isinstance(keep, sphinx_logging.OnceFilter):
+            keep.messages.clear()
+
+
+def flush(app: Sphinx) -> None:
+    """The diagnostics written so far, on disk."""
+    handler: DiagnosticsHandler | None = getattr(app, HANDLER, None)
+    if handler is not None:
+        handler.flush()
+
+
 def install(app: Sphinx, target: str) -> None:
     """Replace Sphinx's warning handler by one writing diagnostics to ``target``."""
     _stamp_records(app)
     logger = logging.getLogger(sphinx_logging.NAMESPACE)
-    stream = open(target + aside, "w", encoding="utf-8")  # noqa: SIM115 (the whole build)
+    stream = open(target + aside, "w", encoding="utf-8")  # noqa: SIM115 (the app's life)
     handler = DiagnosticsHandler(stream, Mapper(Path(app.srcdir)))
     handler.setLevel(logging.WARNING)
+    setattr(app, HANDLER, handler)
     _track(app, handler)
     for index, old in enumerate(logger.handlers):
         if isinstance(old, sphinx_logging.WarningStreamHandler):

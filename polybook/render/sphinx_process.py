@@ -1,25 +1,28 @@
-"""The Sphinx process of a site build, run when the site is ready or started early.
+"""The Sphinx process of a site build: run when the site is ready, or started early and kept.
 
 Starting Sphinx (importing it and the extensions, loading the pickled environment) takes about
-a second, which an edit-and-rebuild pays each time. A build that will make a site starts the
-process before it prepares the pages, on the settings of the last build, and tells it to go
-once the pages are written, when the settings are still the same (the usual case: a page
-changed). Until told, the process writes nothing but its own log and diagnostics files, kept
-aside (``.next``) and put in place when its run is over; told to stop, or never told, it
-leaves nothing behind.
+a second, which an edit-and-rebuild pays each time. A build that will make a site starts a
+:class:`WarmSphinx` on the settings of the last build before it prepares the pages, and tells
+it to go once the pages are written, when the settings are still the same (the usual case: a
+page changed). ``polybook serve`` keeps the process between rebuilds: Sphinx, its extensions
+and its environment stay loaded, and a prose edit is a page's work. Until told, the process
+writes nothing but its own log and diagnostics files, kept aside (``.next``) and put in place
+after each run; stopped unused, it leaves nothing behind.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 from polybook.nb import strip_ansi
 from polybook.parallel import usable_cpus
-from polybook.render.sphinx_run import GO, NEXT
+from polybook.render.sphinx_run import DONE, GO, NEXT
 
 CRASH_LINES = 20  # lines of a crashed Sphinx's stderr shown in the error
 SPHINX_JOBS = 0  # Sphinx's processes (its -j); 0: see sphinx_jobs
@@ -54,21 +57,23 @@ def run_sphinx(settings_file: Path, settings: dict[str, Any], fresh: bool) -> st
     return _crash(done.returncode, done.stderr)
 
 
-class EarlySphinx:
-    """A Sphinx process started on the settings of the last build, waiting to be told."""
+class WarmSphinx:
+    """A Sphinx process started on the settings of the last build, waiting to be told; it
+    builds each time it is told, while it lives."""
 
     def __init__(self, settings_file: Path, settings: dict[str, Any]) -> None:
         self.settings = settings  # as the file holds them
+        self.errors = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 (a crash's traceback)
         self.process: subprocess.Popen[str] | None = subprocess.Popen(
             _command(settings_file, "--when-told"),
             stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.errors,
             text=True,
         )
 
     @classmethod
-    def start(cls, settings_file: Path, tool: str) -> EarlySphinx | None:
+    def start(cls, settings_file: Path, tool: str) -> WarmSphinx | None:
         """Started where the last build ran Sphinx with the same tool (a new one rereads
         every page, which an early start cannot know)."""
         try:
@@ -79,6 +84,10 @@ class EarlySphinx:
             return None
         return cls(settings_file, last)
 
+    @property
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
     def _files(self) -> list[tuple[Path, Path]]:
         """(kept aside, final) for its log and diagnostics files."""
         return [
@@ -88,22 +97,35 @@ class EarlySphinx:
     def matches(self, settings: dict[str, Any], fresh: bool) -> bool:
         """Whether this process can make the run that ``settings`` ask for."""
         wanted = json.loads(json.dumps(settings))  # as it reads back from the file
-        return self.process is not None and not fresh and self.settings == wanted
+        return self.alive and not fresh and self.settings == wanted
 
     def run(self) -> str:
         """Build (the settings were checked with :meth:`matches`); the crash's message, or
-        ""."""
-        if self.process is None:
-            raise RuntimeError("the early Sphinx process was used already")
-        process, self.process = self.process, None
-        _, stderr = process.communicate(GO + "\n")
+        "". The process stays for another run unless it crashed."""
+        process = self.process
+        if process is None or process.stdin is None or process.stdout is None:
+            raise RuntimeError("the Sphinx process is not running")
+        status = 1
+        try:
+            process.stdin.write(GO + "\n")
+            process.stdin.flush()
+            for line in process.stdout:
+                if line.startswith(DONE):
+                    status = int(line.split()[1])
+                    break
+        except (OSError, ValueError):
+            pass
         for kept, final in self._files():
             if kept.is_file():
-                kept.replace(final)
-        return _crash(process.returncode, stderr)
+                shutil.copyfile(kept, final)
+        if status:
+            self.stop()
+            self.errors.seek(0)
+            return _crash(process.returncode or 1, self.errors.read())
+        return ""
 
     def stop(self) -> None:
-        """End the process unused (nothing of it is kept); nothing when it ran."""
+        """End the process (what it wrote for its last run stays in place)."""
         if self.process is None:
             return
         process, self.process = self.process, None
@@ -111,3 +133,4 @@ class EarlySphinx:
         process.communicate()
         for kept, _ in self._files():
             kept.unlink(missing_ok=True)
+        self.errors.close()

@@ -1,13 +1,15 @@
-"""Runs one Sphinx build in its own process.
+"""Runs Sphinx builds in a process of their own.
 
 ``python -m polybook.render.sphinx_run SETTINGS.json [--fresh] [--jobs N] [--when-told]``:
 ``--fresh`` rereads every page (Sphinx's ``-E``); ``--jobs`` reads and writes pages in N
 processes (Sphinx's ``-j``; it does so where there are enough pages); ``--when-told`` starts
-Sphinx, then builds only when a line ``go`` comes on stdin, writing its log and diagnostics
-beside the usual files (``.next``) for the caller to put in place (see
-:mod:`polybook.render.sphinx_process`).
+Sphinx (its imports, extensions and pickled environment), then builds each time a line
+``go`` comes on stdin, answering ``done STATUS`` on stdout, until stdin ends: the log and
+diagnostics of each run go beside the usual files (``.next``) for the caller to put in
+place (see :mod:`polybook.render.sphinx_process`). A warm process so kept by ``polybook
+serve`` turns an edit into a page in a fraction of a second.
 
-Sphinx and docutils keep registries at module level; a process per build keeps them, and
+Sphinx and docutils keep registries at module level; a process of its own keeps them, and
 their memory, out of the orchestrator. Warnings go, located, to the settings' ``diagnostics``
 file (written by the extension); Sphinx's other messages to its ``log`` file; stderr carries
 only a crash's traceback.
@@ -20,24 +22,38 @@ import json
 import logging
 import os
 import sys
+from typing import Any
 
 NEXT = ".next"  # beside the log and diagnostics files: those of a run not yet told to go
 GO = "go"
 
 
+DONE = "polybook-sphinx-done"
+
+
+def _build(app: Any) -> int:
+    """One build of ``app``; its status (a crash's traceback goes to stderr)."""
+    from sphinx.errors import SphinxParallelError
+
+    try:
+        app.build()
+    except SphinxParallelError as err:  # a crash in a worker: its own traceback, as serial
+        sys.stderr.write(err.traceback)
+        return 1
+    return 0 if app.statuscode == 0 else 1
+
+
 def main(settings_path: str, fresh: bool = False, jobs: int = 1, when_told: bool = False) -> int:
     from sphinx._cli.util.colour import disable_colour
     from sphinx.application import Sphinx
-    from sphinx.errors import SphinxParallelError
+
+    from polybook.render import sphinx_log
 
     disable_colour()  # a plain log file
     with open(settings_path, encoding="utf-8") as handle:
         settings = json.load(handle)
     aside = NEXT if when_told else ""
-    if aside:
-        from polybook.render import sphinx_log
-
-        sphinx_log.aside = aside  # this process's run only: the extension's diagnostics
+    sphinx_log.aside = aside  # this process's runs only: the extension's diagnostics
     overrides = {
         **settings["config"],
         "pb_diagnostics": settings["diagnostics"],
@@ -56,14 +72,22 @@ def main(settings_path: str, fresh: bool = False, jobs: int = 1, when_told: bool
             freshenv=fresh,
             parallel=jobs,
         )
-        if when_told and sys.stdin.readline().strip() != GO:
-            return 0  # not wanted after all: the caller removes the files
-        try:
-            app.build()
-        except SphinxParallelError as err:  # a crash in a worker: its own traceback, as serial
-            sys.stderr.write(err.traceback)
-            return 1
-    return 0 if app.statuscode == 0 else 1
+        if not when_told:
+            return _build(app)
+        while sys.stdin.readline().strip() == GO:
+            log.seek(0)
+            log.truncate()
+            sphinx_log.restart(app)
+            status = _build(app)
+            log.flush()
+            sphinx_log.flush(app)
+            print(f"{DONE} {status}", flush=True)
+            if status:
+                return status  # a crashed app is not built again
+            # Sphinx's parallel writers leave pages unwritten in an app's later builds; those
+            # are an edit's few pages, written in this process.
+            app.parallel = 1
+    return 0  # not wanted again: the caller keeps or removes the files
 
 
 def _arguments(argv: list[str]) -> argparse.Namespace:

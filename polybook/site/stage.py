@@ -24,7 +24,7 @@ from polybook.render.outputs import clean_notebook, path_roots
 from polybook.render.page import Page, render_page
 from polybook.render.sources import keepable, sync_tree, write_sources
 from polybook.render.sphinx_config import bibfile
-from polybook.render.sphinx_process import EarlySphinx, run_sphinx
+from polybook.render.sphinx_process import WarmSphinx, run_sphinx
 from polybook.site.extras import (
     SiteExtras,
     generated_pages,
@@ -56,7 +56,7 @@ class Site:
 
 
 def build_site(
-    executed: Executed, config: BookConfig, reporter: Reporter, early: EarlySphinx | None = None
+    executed: Executed, config: BookConfig, reporter: Reporter, early: WarmSphinx | None = None
 ) -> Site:
     """Render every page and build the site; pages whose notebooks failed keep their last
     good HTML. ``early``: a Sphinx process started for it (see :func:`start_early`).
@@ -102,7 +102,7 @@ def _load(path: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def start_early(config: BookConfig) -> EarlySphinx | None:
+def start_early(config: BookConfig) -> WarmSphinx | None:
     """A Sphinx process started on the last build's settings, for :func:`build_site`; None
     where there was no such build. The caller stops it when the build ends otherwise."""
     layout = config.layout
@@ -110,7 +110,39 @@ def start_early(config: BookConfig) -> EarlySphinx | None:
         return None
     if not layout.site_warnings.is_file():
         return None  # a fresh run comes
-    return EarlySphinx.start(layout.sphinx_file("html", ".json"), site_digest())
+    return WarmSphinx.start(layout.sphinx_file("html", ".json"), site_digest())
+
+
+class SphinxKeeper:
+    """The site's Sphinx process, kept warm between the builds of one ``polybook serve``:
+    after each build, the process that ran (or a new one, on the settings it left) waits for
+    the next."""
+
+    def __init__(self) -> None:
+        self.process: WarmSphinx | None = None
+
+    def take(self, config: BookConfig) -> WarmSphinx | None:
+        """The kept process, else one started now on the last build's settings."""
+        process, self.process = self.process, None
+        if process is not None and process.alive:
+            return process
+        return start_early(config)
+
+    def keep(self, config: BookConfig, used: WarmSphinx | None) -> None:
+        """After a build: keep ``used`` where it still holds the settings the build left,
+        else start one that does."""
+        last = _load(config.layout.sphinx_file("html", ".json"))
+        if used is not None and used.alive and used.settings == last:
+            self.process = used
+            return
+        if used is not None:
+            used.stop()
+        self.process = start_early(config)
+
+    def close(self) -> None:
+        if self.process is not None:
+            self.process.stop()
+            self.process = None
 
 
 def _prune_copies(source: Path, copy: Path) -> None:
@@ -135,7 +167,7 @@ def write_site(
     reporter: Reporter,
     stale: Collection[str] = frozenset(),
     extras: SiteExtras | None = None,
-    early: EarlySphinx | None = None,
+    early: WarmSphinx | None = None,
 ) -> Path:
     """Build the HTML site from rendered ``pages`` (in a Sphinx process of its own); returns
     the output folder.

@@ -72,9 +72,20 @@ BOOK_KEYS: tuple[Key, ...] = (
         "cell_timeout",
         "int",
         1200,
-        "seconds a cell may run (`#@timeout N` in a cell overrides)",
+        "seconds a cell may run without a sign of life (an output, a progress line): a cell"
+        " silent that long is stopped, a kernel whose process stops answering sooner"
+        " (`#@timeout N` in a cell overrides)",
         d2lbook=False,
         minimum=1,
+    ),
+    Key(
+        "build",
+        "fork_kernels",
+        "bool",
+        True,
+        "start each notebook's kernel by forking a warm process of its framework's"
+        " environment (the framework imported once); `false` starts every kernel afresh",
+        d2lbook=False,
     ),
     Key(
         "build",
