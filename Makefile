@@ -104,7 +104,7 @@ lint: setup
 test: envs system-deps pdf-deps lint check
 	$(TOOL)/bin/python -m pytest
 
-bench: envs
+bench: envs system-deps
 	$(TOOL)/bin/python tools/bench.py
 
 # The 200-page synthetic book's figures alone (nothing executed: no environments needed).

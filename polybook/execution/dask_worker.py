@@ -11,6 +11,7 @@ process, and hands the result back to the client, which writes the cache and the
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import os
@@ -20,13 +21,15 @@ import tempfile
 import threading
 import uuid
 from collections.abc import Iterator, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from polybook.environments import devices, venvs
-from polybook.execution.kernel import KernelEnv
+from polybook.execution.kernel import KernelEnv, zygote_spec
 from polybook.execution.local import WorkerProcess
 from polybook.execution.scheduler import Inventory
+from polybook.execution.zygotes import ZygotePool
 from polybook.fsutil import write_atomic
 from polybook.layout import envs_root
 from polybook.parallel import usable_cpus
@@ -182,6 +185,10 @@ def run_remote(payload: Mapping[str, Any], resources: Mapping[str, bytes]) -> di
         with _GPUS.take(int(payload["gpus"]), total) as gpus:
             slots = int(worker.state.nthreads)
             kernel = _lay_out(job_dir, payload, resources, env, total, gpus, slots)
+            if kernel.fork:  # forked from this worker's zygote of the environment
+                with contextlib.suppress(Exception):  # else it starts afresh
+                    kernel = replace(kernel, zygote=_zygotes().socket_for(zygote_spec(kernel)))
+                    write_atomic(job_dir / "env.json", kernel.to_json())
             answer.update(host_gpus=total, gpus=list(kernel.visible_gpus))
             process = _process(Path(worker.local_directory))
             if not process.run(job_dir, stop):
@@ -237,6 +244,14 @@ def _lay_out(
     write_atomic(job_dir / "env.json", kernel.to_json())
     write_atomic(job_dir / "in.ipynb", str(payload["notebook"]))
     return kernel
+
+
+@functools.cache
+def _zygotes() -> ZygotePool:
+    """This worker's zygotes, one per environment, for its life."""
+    pool = ZygotePool()
+    atexit.register(pool.close)
+    return pool
 
 
 def _host_environ() -> dict[str, str]:

@@ -21,7 +21,8 @@ from polybook.meta import cell_meta, notebook_meta, update_cell_meta
 from polybook.nb import merge_streams, strip_ansi
 
 if TYPE_CHECKING:
-    from polybook.execution.forked import ZygotePool
+    from polybook.execution.forked import ZygoteConnection
+    from polybook.execution.zygotes import ZygoteSpec
 
 SKIP_TAG = "skip-execution"
 CELL_LINE = re.compile(r"(?:Cell In\[\d+\]|<ipython-input-\d+-\w+>), line (\d+)")
@@ -43,6 +44,7 @@ class KernelEnv:
     device_ids: tuple[str, ...] = ()  # how CUDA names ``visible_gpus`` (default: the indices)
     threads: int = 0  # threads of its math libraries: its share of the CPUs (0: theirs)
     fork: bool = False  # forked from its environment's warm zygote, where one runs
+    zygote: str = ""  # the socket of that zygote, as the executor started it
 
     def to_json(self) -> str:
         fields = asdict(self)
@@ -190,9 +192,27 @@ def _timeout(cell: NotebookNode, default: int) -> int:
     return cell_meta(cell).timeout or default
 
 
-def _manager(env: KernelEnv, runtime: str, pool: ZygotePool | None, log: Path) -> Any:
-    """The kernel's manager: its kernel forked from the environment's zygote when ``pool``
-    has one, else started as jupyter_client starts kernels."""
+def kernel_spec(env: KernelEnv) -> Any:
+    """The kernelspec ``env`` names (jupyter_client's ``KernelSpec``)."""
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    manager = KernelSpecManager(kernel_dirs=list(env.kernel_dirs))
+    return manager.get_kernel_spec(env.kernel_name)
+
+
+def zygote_spec(env: KernelEnv) -> ZygoteSpec:
+    """The zygote whose children are ``env``'s kernels: its framework's Python, the
+    environment a kernel gets (less what each gets of its own), its framework module."""
+    from polybook.execution.zygotes import ZygoteSpec
+
+    spec = kernel_spec(env)
+    environ = {**_kernel_environ(env), **spec.env}
+    return ZygoteSpec.of(spec.argv[0], environ, spec.env.get("POLYBOOK_MODULE", ""))
+
+
+def _manager(env: KernelEnv, runtime: str, log: Path) -> tuple[Any, ZygoteConnection | None]:
+    """The kernel's manager, and the connection to the zygote that forks its kernel (None:
+    the kernel starts as jupyter_client starts kernels)."""
     from jupyter_client.kernelspec import KernelSpecManager
     from jupyter_client.manager import AsyncKernelManager
 
@@ -204,34 +224,26 @@ def _manager(env: KernelEnv, runtime: str, pool: ZygotePool | None, log: Path) -
         ip=os.path.join(runtime, "kernel"),
         connection_file=os.path.join(runtime, "connection.json"),
     )
-    if pool is None or not env.fork:
-        return km
-    from polybook.execution.forked import ForkingProvisioner, ZygoteSpec
+    if not env.zygote:
+        return km, None
+    from polybook.execution.forked import ForkingProvisioner, ZygoteConnection
 
-    spec = km.kernel_spec
-    if spec is None:
-        return km
-    environ = {**_kernel_environ(env), **spec.env}
-    module = spec.env.get("POLYBOOK_MODULE", "")
-    zygote = pool.get(ZygoteSpec.of(spec.argv[0], environ, module))
-    if zygote is not None:
-        km.kernel_id = str(uuid.uuid4())
-        provisioner = ForkingProvisioner(kernel_id=km.kernel_id, kernel_spec=spec, parent=km)
-        provisioner.zygote, provisioner.log_path = zygote, str(log)
-        km.provisioner = provisioner
-    return km
+    try:
+        connection = ZygoteConnection(env.zygote)
+    except OSError:  # the zygote is gone: this kernel starts afresh
+        return km, None
+    km.kernel_id = str(uuid.uuid4())
+    provisioner = ForkingProvisioner(kernel_id=km.kernel_id, kernel_spec=km.kernel_spec, parent=km)
+    provisioner.zygote, provisioner.log_path = connection, str(log)
+    km.provisioner = provisioner
+    return km, connection
 
 
-def execute(
-    nb: NotebookNode,
-    env: KernelEnv,
-    kernel_log: Path | None = None,
-    pool: ZygotePool | None = None,
-) -> NotebookNode:
+def execute(nb: NotebookNode, env: KernelEnv, kernel_log: Path | None = None) -> NotebookNode:
     """Run ``nb`` (left untouched) and return an executed copy; raises :class:`CellError`.
 
-    What the kernel process writes outside Jupyter's capture goes to ``kernel_log``; with a
-    ``pool``, the kernel is forked from its environment's zygote (``env.fork``).
+    What the kernel process writes outside Jupyter's capture goes to ``kernel_log``; where
+    ``env`` names a zygote, the kernel is forked from it.
     """
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
@@ -261,9 +273,10 @@ def execute(
         tempfile.TemporaryDirectory(prefix="polybook-kernel-") as runtime,
         open(log_path, "ab") as log,
     ):
+        km, zygote = _manager(env, runtime, log_path)
         client = WatchedClient(
             work,
-            km=_manager(env, runtime, pool, log_path),
+            km=km,
             timeout_func=lambda cell: None,  # the watchdog keeps the time
             on_cell_start=on_cell_start,
             on_cell_executed=on_cell_executed,
@@ -302,4 +315,7 @@ def execute(
                     where, "CellTimeoutError", watchdog.reason, source, "", work
                 ) from exc
             raise _cell_error(exc, work, index, env.framework, env.timeout) from exc
+        finally:
+            if zygote is not None:
+                zygote.close()
     return work

@@ -22,11 +22,14 @@ import time
 import uuid
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import IO
 
 from polybook.diagnostics import Diagnostic, Location
+from polybook.execution.kernel import KernelEnv, zygote_spec
 from polybook.execution.scheduler import Failure, Job, JobResult
+from polybook.execution.zygotes import ZygotePool
 from polybook.nb import reads, writes
 
 
@@ -100,6 +103,7 @@ class LocalExecutor:
         self.workers: set[WorkerProcess] = set()
         self.lock = threading.Lock()
         self.cancelled = threading.Event()
+        self.zygotes: ZygotePool | None = None  # one per framework environment, shared
 
     def submit(self, job: Job) -> Future[JobResult]:
         return self.pool.submit(self._run, job)
@@ -123,10 +127,24 @@ class LocalExecutor:
         finally:
             shutil.rmtree(job_dir, ignore_errors=True)
 
+    def _forked(self, env: KernelEnv) -> KernelEnv:
+        """``env`` with the socket of its environment's zygote (started on first use)."""
+        if not env.fork:
+            return env
+        with self.lock:
+            self.zygotes = self.zygotes or ZygotePool()
+            zygotes = self.zygotes
+        try:
+            spec = zygote_spec(env)
+        except Exception:  # no kernelspec to read: the worker reports it as it starts
+            return env
+        return replace(env, zygote=zygotes.socket_for(spec))
+
     def _run_in(self, job: Job, job_dir: Path) -> JobResult:
-        (job_dir / "env.json").write_text(job.env.to_json(), encoding="utf-8")
-        (job_dir / "in.ipynb").write_text(writes(job.notebook), encoding="utf-8")
         started = time.monotonic()
+        env = self._forked(job.env)  # the first job of an environment waits for its zygote
+        (job_dir / "env.json").write_text(env.to_json(), encoding="utf-8")
+        (job_dir / "in.ipynb").write_text(writes(job.notebook), encoding="utf-8")
         worker = self._worker()
         alive = worker.run(job_dir)
         seconds = time.monotonic() - started
@@ -155,6 +173,7 @@ class LocalExecutor:
                 worker.proc.wait(timeout=max(0.0, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 worker.signal(signal.SIGKILL)
+        self._close_zygotes()  # the kernels they forked end with them
 
     def shutdown(self) -> None:
         self.pool.shutdown(wait=True)
@@ -163,6 +182,13 @@ class LocalExecutor:
             self.workers.clear()
         for worker in workers:
             worker.close(self.grace)
+        self._close_zygotes()
+
+    def _close_zygotes(self) -> None:
+        with self.lock:
+            zygotes, self.zygotes = self.zygotes, None
+        if zygotes is not None:
+            zygotes.close()
 
 
 def _result(job: Job, job_dir: Path) -> JobResult:

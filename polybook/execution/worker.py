@@ -22,7 +22,6 @@ from types import FrameType
 
 from polybook.diagnostics import Location, PolybookError
 from polybook.environments.venvs import setup_command
-from polybook.execution.forked import ZygotePool
 from polybook.execution.kernel import CellError, KernelEnv, execute
 from polybook.execution.scheduler import Failure
 from polybook.fsutil import write_atomic
@@ -34,14 +33,14 @@ def _stop(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
-def run_job(job_dir: Path, pool: ZygotePool | None = None) -> None:
+def run_job(job_dir: Path) -> None:
     env = KernelEnv.from_json((job_dir / "env.json").read_text(encoding="utf-8"))
     nb = reads((job_dir / "in.ipynb").read_text(encoding="utf-8"))
     started = time.monotonic()
     result: dict[str, object] = {"status": "ok"}
     done = nb
     try:
-        done = execute(nb, env, job_dir / "kernel.log", pool)
+        done = execute(nb, env, job_dir / "kernel.log")
     except CellError as err:
         done = err.notebook if err.notebook is not None else nb
         failure = Failure(err.source, err.traceback)
@@ -78,19 +77,14 @@ def _start_failure(exc: Exception, kernel_log: Path, framework: str) -> str:
 
 
 def serve(answers_fd: int) -> int:
-    """Run the job folders named on stdin, one per line, answering ``done`` after each; the
-    kernels of each environment are forked from a zygote kept for the worker's life."""
+    """Run the job folders named on stdin, one per line, answering ``done`` after each."""
     os.set_inheritable(answers_fd, False)
-    pool = ZygotePool(sys.stderr)
-    try:
-        with os.fdopen(answers_fd, "w", buffering=1) as answers:
-            for line in sys.stdin:
-                if line.strip():
-                    run_job(Path(line.strip()), pool)
-                    answers.write("done\n")
-                    answers.flush()
-    finally:
-        pool.close()
+    with os.fdopen(answers_fd, "w", buffering=1) as answers:
+        for line in sys.stdin:
+            if line.strip():
+                run_job(Path(line.strip()))
+                answers.write("done\n")
+                answers.flush()
     return 0
 
 

@@ -12,7 +12,7 @@ from jinja2 import FileSystemBytecodeCache
 from sphinx.application import Sphinx
 
 from polybook.render.sphinx_ext import display_name
-from polybook.site import reader
+from polybook.site import navigation, reader
 
 
 def _meta_tabs(
@@ -39,6 +39,7 @@ def _keep_compiled_templates(app: Sphinx) -> None:
 
 def setup(app: Sphinx) -> dict[str, Any]:
     reader.setup(app)
+    navigation.setup(app)
     app.connect("html-page-context", _meta_tabs)
     app.connect("builder-inited", _keep_compiled_templates)
     app.add_js_file("polybook-tabs.js")
