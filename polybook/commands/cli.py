@@ -225,11 +225,11 @@ def run(args: argparse.Namespace) -> int:
         return serve(config, lambda: run(_parser().parse_args(build)), args.port)
     if args.command == "freeze" and not args.pages and not args.all:
         raise PolybookError(Location("polybook freeze"), "name the pages, or --all", "cli")
-    with commands.locked(config):
-        if args.command in DRIFT_COMMANDS:
-            from polybook.commands.drift import drift_command
+    if args.command in DRIFT_COMMANDS:  # each takes the locks it needs
+        from polybook.commands.drift import drift_command
 
-            return drift_command(args, config, tabs, reporter)
+        return drift_command(args, config, tabs, reporter)
+    with commands.locked(config):
         if args.command == "freeze":
             pages = None if args.all else commands.resolve_pages(config, args.pages)
             return commands.freeze(config, tabs, pages, reporter)

@@ -8,14 +8,15 @@ import argparse
 import json
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Console
 
-from polybook.commands.build import finish, resolve_pages
+from polybook.commands.build import finish, locked, resolve_pages
 from polybook.config import BookConfig
 from polybook.diagnostics import Diagnostic, Location, PolybookError, Reporter
-from polybook.drift.baseline import save_baseline, saved_baselines
+from polybook.drift.baseline import check_name, save_baseline, saved_baselines
 from polybook.drift.model import DriftReport, Side
 from polybook.drift.report_html import render_html
 from polybook.drift.report_text import print_summary, to_json
@@ -81,11 +82,14 @@ def _upgrade(
     pages = resolve_pages(config, args.pages)
     name = args.name or _slug(Path(args.requirements).stem)
     request = UpgradeRequest(tabs[0], Path(args.requirements), name, pages)
-    current = current_build(config, tabs)
+    with locked(config):
+        current = current_build(config, tabs)
     chosen = {k: nb for k, nb in current.notebooks.items() if pages is None or k[0] in pages}
     before = Side(current.label, chosen, current.versions)
     _holds_notebooks(before, tabs)  # before the side build: it is what the report compares
-    after = side_build(request, config, r)
+    check_name(name, "side build")
+    with locked(replace(config, side=name)):
+        after = side_build(request, config, r)
     if after is None:
         return finish(r, strict=False)
     return _report(_compare(before, after, config, r), config, args, r, f"upgrade-{name}")
@@ -113,9 +117,12 @@ def _baseline(args: argparse.Namespace, config: BookConfig, tabs: tuple[str, ...
 def drift_command(
     args: argparse.Namespace, config: BookConfig, tabs: tuple[str, ...], reporter: Reporter
 ) -> int:
-    """Run ``polybook diff|upgrade|baseline`` as parsed in ``args``."""
-    if args.command == "diff":
-        return _diff(args, config, tabs, reporter)
+    """Run ``polybook diff|upgrade|baseline`` as parsed in ``args``. The build folder's lock
+    is held while the current build is read; a side build holds its own folder's, so that
+    builds go on while it runs."""
     if args.command == "upgrade":
         return _upgrade(args, config, tabs, reporter)
-    return _baseline(args, config, tabs)
+    with locked(config):
+        if args.command == "diff":
+            return _diff(args, config, tabs, reporter)
+        return _baseline(args, config, tabs)

@@ -131,5 +131,9 @@ class DriftReport:
         kinds = LEVELS.get(level, frozenset())
         return [(c, x) for c in self.cells for x in c.changes if x.kind in kinds]
 
-    def count(self, kind: Kind) -> int:
-        return sum(1 for c in self.cells for x in c.changes if x.kind == kind)
+    def kinds_by_notebook(self) -> dict[tuple[str, str], list[Kind]]:
+        """The kinds of change of each notebook that changed, by (page, framework)."""
+        found: dict[tuple[str, str], list[Kind]] = {}
+        for cell in self.cells:
+            found.setdefault((cell.page, cell.framework), []).extend(cell.kinds)
+        return found

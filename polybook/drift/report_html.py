@@ -155,9 +155,10 @@ def _all_versions(fw: str, before: Versions, after: Versions) -> str:
 
 def _table(report: DriftReport, anchors: dict[tuple[str, str], int]) -> str:
     rows = []
+    changed = report.kinds_by_notebook()
     for summary in report.notebooks:
         place = (summary.page, summary.framework)
-        found = [x.kind for c in report.cells if (c.page, c.framework) == place for x in c.changes]
+        found = changed.get(place, [])
         if not found:
             continue
         counts = "".join(

@@ -8,7 +8,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from polybook.drift.model import DriftReport, Kind, PackageChange
+from polybook.drift.model import DriftReport, PackageChange
 
 
 def _versions(changes: list[PackageChange]) -> str:
@@ -26,43 +26,39 @@ def summary_table(report: DriftReport) -> Table:
     table = Table(title=None, box=None, pad_edge=False, header_style="bold")
     for name in ("page", "framework", "changed", "images", "tolerance", "errors", "warnings"):
         table.add_column(name, overflow="fold")
+    changed = report.kinds_by_notebook()
     for summary in report.notebooks:
-        kinds: list[Kind] = [
-            x.kind
-            for c in report.cells
-            if (c.page, c.framework) == (summary.page, summary.framework)
-            for x in c.changes
-        ]
+        kinds = changed.get((summary.page, summary.framework), [])
         if not kinds:
             continue
-
-        def count(kind: Kind, found: list[Kind] = kinds) -> int:
-            return found.count(kind)
-
         table.add_row(
             summary.page,
             summary.framework,
-            str(count("changed") or "·"),
-            str(count("image") or "·"),
-            str(count("tolerance") or "·"),
-            _signed(count("new-error"), count("fixed-error")),
-            _signed(count("new-warning"), count("gone-warning")),
+            str(kinds.count("changed") or "·"),
+            str(kinds.count("image") or "·"),
+            str(kinds.count("tolerance") or "·"),
+            _signed(kinds.count("new-error"), kinds.count("fixed-error")),
+            _signed(kinds.count("new-warning"), kinds.count("gone-warning")),
         )
     return table
 
 
 def print_summary(report: DriftReport, console: Console, html: str = "") -> None:
     """The terminal's summary: both sides, the packages that changed, the table, totals."""
-    console.print(f"before: {report.before}", soft_wrap=True, highlight=False)
-    console.print(f"after:  {report.after}", soft_wrap=True, highlight=False)
+
+    def say(text: str) -> None:
+        console.print(text, soft_wrap=True, highlight=False, markup=False)
+
+    say(f"before: {report.before}")
+    say(f"after:  {report.after}")
     changes = report.packages
     for fw in sorted({c.framework for c in changes}):
         moved = _versions([c for c in changes if c.framework == fw])
-        console.print(
-            f"packages changed [{fw}]: {moved}", soft_wrap=True, highlight=False, markup=False
-        )
+        say(f"packages changed [{fw}]: {moved}")
+    sides = (report.before_versions, report.after_versions)
+    known = all(side and all(side.values()) for side in sides)
     if not changes:
-        console.print("packages changed: none recorded", highlight=False)
+        say("packages changed: none" if known else "packages changed: unknown on one side")
     if report.cells:
         console.print(summary_table(report))
     cells = sum(s.cells for s in report.notebooks)
@@ -76,9 +72,9 @@ def print_summary(report: DriftReport, console: Console, html: str = "") -> None
         line += f", {skipped} not compared (run on one side only, or added or removed)"
     if report.one_sided:
         line += f"; {len(report.one_sided)} notebooks on one side only"
-    console.print(line, soft_wrap=True, highlight=False)
+    say(line)
     if html:
-        console.print(f"report: {html}", soft_wrap=True, highlight=False, markup=False)
+        say(f"report: {html}")
 
 
 def to_json(report: DriftReport) -> dict[str, Any]:

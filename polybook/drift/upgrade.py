@@ -67,6 +67,11 @@ def side_build(request: UpgradeRequest, config: BookConfig, reporter: Reporter) 
     notebooks' failures are not errors of this command: the comparison reports them."""
     check_name(request.name, "side build")
     env = side_environment(config, request)
+    tabs = (request.tab,)  # the pages first: a page that does not read waits for nothing
+    sources = read_sources(SourceRequest(tabs, request.pages), config, reporter)
+    library = build_library(sources, config, reporter, write=False) if sources else None
+    if library is None or reporter.errors:
+        return None
     if not venvs.is_ready(env):
         logger.info("setting up the side environment in %s", env.path)
     try:
@@ -78,11 +83,6 @@ def side_build(request: UpgradeRequest, config: BookConfig, reporter: Reporter) 
             f" {request.requirements} (`polybook upgrade` again retries):\n{tail or first}"
         )
         raise PolybookError(err.location, message, "drift.upgrade") from err
-    tabs = (request.tab,)
-    sources = read_sources(SourceRequest(tabs, request.pages), config, reporter)
-    library = build_library(sources, config, reporter, write=False) if sources else None
-    if library is None or reporter.errors:
-        return None
     side = replace(config, side=request.name, cache="", executor="local")
     collected = Reporter(suppressed=reporter.suppressed, quiet=True)
     pages = set(request.pages) if request.pages is not None else None
