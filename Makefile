@@ -15,9 +15,10 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 all: html
 
 # The tool's own environment.
-$(TOOL)/.stamp: requirements/tool.txt pyproject.toml
+$(TOOL)/.stamp: requirements/tool.txt requirements/tool-nodeps.txt pyproject.toml
 	$(PYTHON) -m venv $(TOOL)
 	$(TOOL)/bin/pip install -q --disable-pip-version-check -r requirements/tool.txt
+	$(TOOL)/bin/pip install -q --disable-pip-version-check --no-deps -r requirements/tool-nodeps.txt
 	$(TOOL)/bin/pip install -q --disable-pip-version-check --no-deps -e .
 	$(TOOL)/bin/python -m compileall -q polybook  # as pip does for what it installs
 	touch $@
@@ -105,12 +106,14 @@ test: envs system-deps pdf-deps lint check
 	$(TOOL)/bin/python -m pytest
 
 bench: envs system-deps
-	$(TOOL)/bin/python tools/bench.py
+	$(TOOL)/bin/python -m tools.bench
 
 # The 200-page synthetic book's figures alone (nothing executed: no environments needed).
 bench-book: setup
-	$(TOOL)/bin/python tools/bench.py --only book
+	$(TOOL)/bin/python -m tools.bench --only book
 
-# Removes build outputs; the execution cache (_build/cache) survives.
+# Removes build outputs; the execution cache (_build/cache) and the saved baselines
+# (_build/baselines, see `polybook baseline save`) survive.
 clean:
-	[ ! -d _build ] || find _build -mindepth 1 -maxdepth 1 ! -name cache -exec rm -rf {} +
+	[ ! -d _build ] || find _build -mindepth 1 -maxdepth 1 ! -name cache ! -name baselines \
+	  -exec rm -rf {} +

@@ -29,6 +29,12 @@ def envs_root(configured: str = "") -> Path:
     return Path(chosen).resolve() if chosen else SOURCE_ROOT / ".envs"
 
 
+def side_env(configured: str, name: str) -> Path:
+    """A side environment (``polybook upgrade``): ``side/<name>/`` under the environments'
+    root, a level deeper than the framework environments, so no host takes it for one."""
+    return envs_root(configured) / "side" / name
+
+
 def notebook_file(page: str) -> str:
     """``chapter/page.md`` -> ``chapter/page.ipynb``."""
     return page.removesuffix(".md") + ".ipynb"
@@ -40,10 +46,12 @@ class Layout:
 
     root: Path
     name: str = "book"  # the book's name: its PDFs and zips are named after it
+    side: str = ""  # a side build's name (``polybook upgrade``): it keeps to _build/side/<side>
 
     @property
     def build(self) -> Path:
-        return self.root / BUILD_DIR
+        main = self.root / BUILD_DIR
+        return main / "side" / self.side if self.side else main
 
     @property
     def lock(self) -> Path:
@@ -153,3 +161,19 @@ class Layout:
     @property
     def lab(self) -> Path:
         return self.build / "lab"
+
+    # What changed between builds (``polybook diff``, ``upgrade``, ``baseline``)
+
+    @property
+    def baselines(self) -> Path:
+        """Saved baselines, ``baselines/<name>/``: executed notebooks and package versions."""
+        return self.build / "baselines"
+
+    def side_build(self, name: str) -> Path:
+        """The build folder of side build ``name`` (what :attr:`build` is for its layout)."""
+        return Layout(self.root, self.name, name).build
+
+    @property
+    def drift_reports(self) -> Path:
+        """The HTML reports of ``polybook diff`` and ``polybook upgrade``."""
+        return self.build / "drift"

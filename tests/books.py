@@ -5,12 +5,14 @@ from here (and from the other helpers: ``browser``, ``golden``), never from each
 from __future__ import annotations
 
 import hashlib
+import io
 import logging
 import os
 import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from polybook.commands.cli import main
 from polybook.config import load_config
@@ -18,13 +20,25 @@ from polybook.diagnostics import Reporter
 from polybook.execution.plan import EvalReport
 from polybook.execution.scheduler import Inventory
 from polybook.frameworks import REGISTRY
+from polybook.layout import Layout
 from polybook.library.extract import extract_libraries
 from polybook.library.model import SavedBlock
 from polybook.library.stage import write_libraries
-from polybook.nb import Notebooks
+from polybook.meta import (
+    CellMeta,
+    NotebookMeta,
+    RunInfo,
+    notebook_meta,
+    set_cell_meta,
+    set_notebook_meta,
+)
+from polybook.nb import Notebooks, new_code_cell, new_notebook, writes
 from polybook.paths import SOURCE_ROOT
 from polybook.source.book import load_book
 from polybook.source.split import split_book
+
+if TYPE_CHECKING:
+    from nbformat import NotebookNode
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FENCE = "`" * 3
@@ -149,6 +163,47 @@ def evaluate(root: Path, inventory: Inventory | None = None) -> EvalReport:
 def ran(report: EvalReport) -> set[str]:
     """The pages whose notebooks ran (not taken from the cache)."""
     return {path for path, _, _ in report.ran}
+
+
+def executed_notebook(
+    page: str, framework: str, cells: list[tuple[str, list[dict[str, Any]]]], version: str = ""
+) -> NotebookNode:
+    """A notebook of ``page`` as a build leaves it executed: its code cells (source and
+    outputs, as nbformat writes them), cell N on the page's line 10 N, and the run's record
+    (``version``: the framework's, ``numpy 2.4.6``)."""
+    import nbformat
+
+    nb = new_notebook()
+    for number, (source, outputs) in enumerate(cells, start=1):
+        cell = new_code_cell(source, f"cell-{number}")
+        cell.outputs = [nbformat.from_dict(o) for o in outputs]  # type: ignore[no-untyped-call]
+        cell.execution_count = number
+        set_cell_meta(cell, CellMeta(line=10 * number))
+        nb.cells.append(cell)
+    run = RunInfo(framework_version=version, date="2026-11-01T10:00:00Z", device_class="cpu")
+    set_notebook_meta(nb, NotebookMeta(page, framework, run))
+    return nb
+
+
+def put_executed(root: Path, nb: NotebookNode) -> Path:
+    """Write ``nb`` where the book's build keeps its executed notebook, ``_build/eval``."""
+    meta = notebook_meta(nb)
+    path = Layout(root).executed(meta.source, meta.framework)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(writes(nb), encoding="utf-8")
+    return path
+
+
+def drawn_png(end: int, size: tuple[int, int] = (200, 100), level: int = 6) -> bytes:
+    """A PNG plot: a blue line on white from mid-height to height ``end``, compressed at
+    ``level`` (the same picture at another level is other bytes)."""
+    from PIL import Image, ImageDraw
+
+    image = Image.new("RGB", size, "white")
+    ImageDraw.Draw(image).line((10, size[1] // 2, size[0] - 10, end), fill="blue", width=2)
+    data = io.BytesIO()
+    image.save(data, format="PNG", compress_level=level)
+    return data.getvalue()
 
 
 def cache_entries(root: Path) -> list[Path]:

@@ -1,6 +1,7 @@
 """``make bench``: build-time figures of the embedded book, then of a synthetic 200-page
-book (``benchmarks/make_book.py``), each measured in one run (``--only book`` for the second
-alone: it executes nothing).
+book (``benchmarks/make_book.py``), then of ``polybook diff`` on a synthetic build of as many
+pages (``tools/bench_drift.py``), each measured in one run (``--only book`` or ``--only
+drift`` for one of the last two alone: they execute nothing).
 
 Works on temporary copies (never the repository) with a fresh cache.
 """
@@ -451,15 +452,21 @@ def big_book(pages: int = BOOK_PAGES) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="build-time figures, measured in one run")
-    parser.add_argument("--only", choices=["embedded", "book"], help="one section only")
+    parser.add_argument("--only", choices=["embedded", "book", "drift"], help="one section only")
     parser.add_argument("--pages", type=int, default=BOOK_PAGES, help="the book section's")
     args = parser.parse_args(argv)
     # As an installed tool has it (pip compiles what it installs; an editable install, not).
     compileall.compile_dir(SOURCE_ROOT / "polybook", quiet=1)
-    if args.only != "book":
+    if args.only in (None, "embedded"):
         embedded()
-    if args.only != "embedded":
+    if args.only in (None, "book"):
         big_book(args.pages)
+    if args.only in (None, "drift"):
+        from tools.bench_drift import drift_figures
+
+        show(
+            f"polybook diff ({args.pages} pages x 4 frameworks, one run)", drift_figures(args.pages)
+        )
     return 0
 
 

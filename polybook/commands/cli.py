@@ -1,5 +1,6 @@
-"""Command line: ``polybook build|check|serve|env|cache|freeze|lab|worker``; it parses the
-arguments and calls the command (:mod:`polybook.commands.build`) or the stage."""
+"""Command line: ``polybook build|check|serve|env|cache|freeze|diff|upgrade|baseline|lab|
+worker``; it parses the arguments and calls the command (:mod:`polybook.commands.build`,
+:mod:`polybook.commands.drift`) or the stage."""
 
 from __future__ import annotations
 
@@ -45,6 +46,51 @@ def _common(parser: argparse.ArgumentParser, top: bool) -> None:
     parser.add_argument(
         "-q", "--quiet", action="store_true", default=default, help="only warnings and errors"
     )
+
+
+DRIFT_COMMANDS = ("diff", "upgrade", "baseline")
+
+
+def _drift_options(parser: argparse.ArgumentParser) -> None:
+    """The options ``diff`` and ``upgrade`` share: where the reports go, what fails."""
+    parser.add_argument("--tab", default="", help="framework(s), default: the book's tabs")
+    parser.add_argument("--json", default="", help="write the records as JSON here")
+    parser.add_argument("--html", default="", help="the HTML report (default: in _build/drift/)")
+    parser.add_argument(
+        "--fail-on",
+        choices=["error", "warning", "change"],
+        default="",
+        help="exit 1 on new errors; on new errors or warnings; on any change beyond tolerance",
+    )
+    parser.add_argument("--rtol", type=float, default=None, help="[drift] rtol for this run")
+    parser.add_argument("--atol", type=float, default=None, help="[drift] atol for this run")
+
+
+def _drift_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``polybook diff``, ``upgrade`` and ``baseline``."""
+    diff = sub.add_parser("diff", help="what changed in the outputs since a baseline")
+    _common(diff, top=False)
+    diff.add_argument(
+        "base",
+        nargs="?",
+        default="",
+        help="a saved baseline's NAME (default: the latest), side:NAME (a side build of"
+        " `upgrade`) or git:REV (that revision's _freeze/)",
+    )
+    _drift_options(diff)
+    upgrade = sub.add_parser(
+        "upgrade", help="run a framework's notebooks with new pins beside its environment"
+    )
+    _common(upgrade, top=False)
+    upgrade.add_argument("pages", nargs="*", help="only these pages (default: all)")
+    upgrade.add_argument("--requirements", required=True, help="the new pins")
+    upgrade.add_argument("--name", default="", help="the side build's name (default: the file's)")
+    _drift_options(upgrade)
+    baseline = sub.add_parser("baseline", help="keep the current outputs and versions")
+    _common(baseline, top=False)
+    baseline.add_argument("action", choices=["save", "list"])
+    baseline.add_argument("name", nargs="?", default="", help="save: the baseline's name")
+    baseline.add_argument("--tab", default="", help="framework(s), default: the book's tabs")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -99,6 +145,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--port", type=int, default=0, help="default: [html] serve_port, else the first free"
     )
+    _drift_parsers(sub)
     worker = sub.add_parser("worker", help="run a Dask cluster's notebooks on this host")
     _common(worker, top=False)
     worker.add_argument("--scheduler", required=True, help="the Dask scheduler, tcp://HOST:PORT")
@@ -122,6 +169,9 @@ def _overrides(args: argparse.Namespace) -> dict[str, str]:
         overrides["build.executor"] = args.executor
     if args.command == "build" and args.scheduler:
         overrides["build.dask_scheduler"] = args.scheduler
+    for tolerance in ("rtol", "atol"):
+        if getattr(args, tolerance, None) is not None:
+            overrides[f"drift.{tolerance}"] = str(getattr(args, tolerance))
     return overrides
 
 
@@ -171,6 +221,10 @@ def run(args: argparse.Namespace) -> int:
         return _serve(args, config)
     if args.command == "freeze" and not args.pages and not args.all:
         raise PolybookError(Location("polybook freeze"), "name the pages, or --all", "cli")
+    if args.command in DRIFT_COMMANDS:  # each takes the locks it needs
+        from polybook.commands.drift import drift_command
+
+        return drift_command(args, config, tabs, reporter)
     with commands.locked(config):
         if args.command == "freeze":
             pages = None if args.all else commands.resolve_pages(config, args.pages)

@@ -43,7 +43,8 @@ from polybook.frameworks import Framework
 CONFIG_FILE = "config.ini"
 COMMAND_LINE = "command line"  # where overridden values are reported
 _NO_DEFAULT = "\x00default"  # so that a [DEFAULT] section is an ordinary, unknown one
-_SECTIONS = ("project", "build", "library")  # the sections polybook reads, bar [library-<tab>]
+# The sections polybook reads, bar [library-<tab>] and d2lbook's output sections.
+_SECTIONS = ("project", "build", "library", "drift")
 
 
 def find_book_root(start: Path) -> Path:

@@ -96,12 +96,20 @@ class BookConfig:
     sans_font: str = ""  # [pdf]
     mono_font: str = ""  # [pdf]
     requirements: tuple[str, ...] = ()  # [build]: FILE or tab:FILE, relative to the root
+    drift_rtol: float = 1e-5  # [drift] rtol
+    drift_atol: float = 1e-8  # [drift] atol
+    drift_image_threshold: float = 0.001  # [drift] image_threshold
+    drift_volatile: tuple[str, ...] = ("addresses", "timings", "progress")  # [drift] volatile
+    drift_ignore: tuple[str, ...] = ()  # [drift] ignore
     libraries: Mapping[str, LibraryTarget] = field(default_factory=lambda: MappingProxyType({}))
     env_settings: Mapping[str, EnvSettings] = field(default_factory=lambda: MappingProxyType({}))
     # The declared frameworks: polybook's four with the book's [framework-<name>] over them.
     frameworks: Mapping[str, Framework] = field(default_factory=lambda: frameworks.REGISTRY)
     # Warnings found reading config.ini: ignored and unknown keys and sections, and the like.
     ignored: tuple[Diagnostic, ...] = ()
+    # Not a key: a side build's name (``polybook upgrade``), whose outputs keep to their own
+    # folder of _build/ and show no frozen outputs.
+    side: str = ""
 
     @property
     def default_tab(self) -> str:
@@ -110,7 +118,7 @@ class BookConfig:
     @property
     def layout(self) -> Layout:
         """Where this book's build reads and writes each thing."""
-        return Layout(self.root, self.name)
+        return Layout(self.root, self.name, self.side)
 
     @property
     def build_dir(self) -> Path:

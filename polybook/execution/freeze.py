@@ -143,16 +143,40 @@ class FrozenOutputs:
         run = RunInfo.from_json(entry.get("run", {}))
         if devices.rank(run.device_class) <= devices.rank(own_class):
             return None
+        return self.as_notebook(entry)
+
+    def as_notebook(self, entry: dict[str, Any]) -> NotebookNode:
+        """The entry as a notebook of outputs: its code cells (without their code), each with
+        its outputs and source line, and the run's provenance."""
         nb = new_notebook()
         for number, frozen in enumerate(entry.get("cells", [])):
             cell = new_code_cell("", f"frozen-{number}")
             cell.outputs = [self._restore(o) for o in frozen.get("outputs", [])]
             cell.execution_count = frozen.get("execution_count")
+            update_cell_meta(cell, line=int(frozen.get("line", 0)))
             if frozen.get("skipped"):
                 update_cell_meta(cell, skipped=str(frozen["skipped"]))
             nb.cells.append(cell)
-        update_notebook_meta(nb, run=run, key=f"frozen:{entry.get('code', '')}")
+        update_notebook_meta(
+            nb,
+            source=str(entry.get("page", "")),
+            framework=str(entry.get("framework", "")),
+            run=RunInfo.from_json(entry.get("run", {})),
+            key=f"frozen:{entry.get('code', '')}",
+        )
         return nb
+
+    def entries(self) -> list[dict[str, Any]]:
+        """Every entry of the folder that reads, in the order of their files."""
+        found = []
+        for path in sorted(self.folder.glob("*/**/*.json")):
+            if path.relative_to(self.folder).parts[0] == "files":
+                continue
+            try:
+                found.append(json.loads(path.read_text(encoding="utf-8")))
+            except (OSError, ValueError):
+                continue
+        return found
 
     def _restore(self, out: dict[str, Any]) -> NotebookNode:
         data = out.get("data", {})
@@ -205,7 +229,7 @@ class Found:
 
 def find_run(
     cache: ExecutionCache,
-    frozen: FrozenOutputs,
+    frozen: FrozenOutputs | None,
     place: tuple[str, str],
     nb: NotebookNode,
     code: CacheKey,
@@ -218,10 +242,10 @@ def find_run(
     on a host of ``own_class`` with ``gpus`` GPUs. A device-dependent notebook is keyed on
     the class; a cached run of a bigger class comes first, then a frozen one, then the
     host's own; a notebook that does not depend on the device shares one entry across
-    hosts."""
+    hosts. ``frozen`` None: frozen outputs are not shown (a side build's)."""
     page, framework = place
     wanted = gpus_wanted(nb)
-    entry = frozen.find(page, framework, nb, code.digest, reporter)
+    entry = frozen.find(page, framework, nb, code.digest, reporter) if frozen else None
     if not devices.device_dependent(nb):
         key = code.on(identity).digest
         return Found(key, code.digest, cache.get(key, gpus, wanted))
@@ -230,7 +254,7 @@ def find_run(
         lent = cache.get(code.on(identity, bigger).digest, gpus, wanted)
         if lent is not None:
             return Found(key, code.digest, lent)
-    lent = frozen.lend(entry, own_class) if entry is not None else None
+    lent = frozen.lend(entry, own_class) if frozen and entry is not None else None
     if lent is not None:
         return Found(key, code.digest, lent, frozen=True)
     return Found(key, code.digest, cache.get(key, gpus, wanted))

@@ -101,7 +101,7 @@ def plan(
     """The notebooks to run; cached and code-free ones go straight into ``report``.
     ``expected`` holds the last runs' durations (:func:`timings`)."""
     jobs: list[Job] = []
-    frozen = FrozenOutputs(config.root)
+    frozen = None if config.side else FrozenOutputs(config.root)  # a side build runs all
     for fw, env in environments.items():
         identity = env.identity()
         usage = LibraryUsage.of(config, fw, libraries[fw])

@@ -12,6 +12,7 @@ import hashlib
 import json
 import logging
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from nbformat import NotebookNode
@@ -87,8 +88,11 @@ def build_eval(
     reporter: Reporter,
     pages: set[str] | None = None,
     inventory: Inventory | None = None,
+    given: Mapping[str, venvs.Environment] | None = None,
 ) -> EvalReport:
-    """Execute (or take from the cache) every notebook; failures are reported, not raised."""
+    """Execute (or take from the cache) every notebook; failures are reported, not raised.
+    ``given``: the environments to run in, set up already (a side build's), instead of the
+    book's."""
     report = EvalReport()
     cache = execution_cache(config)
     expected = timings(config)
@@ -99,7 +103,9 @@ def build_eval(
         for path, nb in notebooks[fw]:
             report.executed[(path, fw)] = nb  # rendered without outputs
     ready = tuple(fw for fw in ready if config.framework(fw).declared)
-    if config.executor == "dask":  # the workers hold the environments; here, their pins
+    if given is not None:
+        environments = {fw: given[fw] for fw in ready if fw in given}
+    elif config.executor == "dask":  # the workers hold the environments; here, their pins
         root, device = envs_root(config.envs_dir), devices.resolve_device(config.device)
         environments = {fw: venvs.book_environment(config, fw, device, root) for fw in ready}
     else:

@@ -10,6 +10,7 @@ ignored.
 from __future__ import annotations
 
 from polybook.config.schema.book import BOOK_KEYS
+from polybook.config.schema.drift import DRIFT_KEYS
 from polybook.config.schema.key import (
     ENV_SECTION,
     FALSE,
@@ -49,7 +50,7 @@ __all__ = [
     "split_words",
 ]
 
-KEYS: tuple[Key, ...] = (*BOOK_KEYS, *LIBRARY_KEYS, *OUTPUT_KEYS)
+KEYS: tuple[Key, ...] = (*BOOK_KEYS, *LIBRARY_KEYS, *OUTPUT_KEYS, *DRIFT_KEYS)
 
 # Keys d2lbook defines in the sections polybook reads, that polybook does not implement.
 D2LBOOK_IGNORED: dict[str, tuple[str, ...]] = {

@@ -4,13 +4,14 @@ helpers its values are read with."""
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Literal
 
-Kind = Literal["bool", "int", "str", "choice", "words", "path", "name"]
-Value = bool | int | str | tuple[str, ...]
+Kind = Literal["bool", "int", "float", "str", "choice", "words", "patterns", "path", "name"]
+Value = bool | int | float | str | tuple[str, ...]
 
 TRUE = ("true", "yes", "on", "1")
 FALSE = ("false", "no", "off", "0")
@@ -53,6 +54,10 @@ class Key:
             return _boolean(text)
         if self.kind == "int":
             return self._integer(text)
+        if self.kind == "float":
+            return _number(text)
+        if self.kind == "patterns":
+            return _patterns(text)
         if self.kind == "choice":
             return self._choose(text.lower())
         if self.kind == "words":
@@ -108,6 +113,10 @@ class Key:
             return "boolean"
         if self.kind == "int":
             return f"integer ≥ {self.minimum}"
+        if self.kind == "float":
+            return "number ≥ 0"
+        if self.kind == "patterns":
+            return "regular expressions, one a line"
         listed = ", ".join(f"`{c}`" for c in self.choices)
         if self.kind == "choice":
             return f"one of {listed}"
@@ -140,6 +149,26 @@ def _boolean(text: str) -> bool:
     if word in FALSE:
         return False
     raise BadValue(f"{text!r} is not a boolean: use true/false, yes/no, on/off or 1/0")
+
+
+def _number(text: str) -> float:
+    try:
+        number = float(text)
+    except ValueError:
+        raise BadValue(f"{text!r} is not a number") from None
+    if not number >= 0:  # also rejects nan
+        raise BadValue(f"{text!r} is not a number ≥ 0")
+    return number
+
+
+def _patterns(text: str) -> tuple[str, ...]:
+    found = tuple(line.strip() for line in text.splitlines() if line.strip())
+    for pattern in found:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise BadValue(f"{pattern!r} is not a regular expression ({exc})") from None
+    return found
 
 
 def _check_pairs(words: tuple[str, ...]) -> None:

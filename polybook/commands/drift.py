@@ -1,0 +1,128 @@
+"""``polybook diff``, ``polybook upgrade`` and ``polybook baseline`` around the drift stage:
+the sides read, the comparison, its reports (terminal, HTML, JSON) and the exit status that
+``--fail-on`` asks for."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from rich.console import Console
+
+from polybook.commands.build import finish, locked, resolve_pages
+from polybook.config import BookConfig
+from polybook.diagnostics import Diagnostic, Location, PolybookError, Reporter
+from polybook.drift.baseline import check_name, save_baseline, saved_baselines
+from polybook.drift.model import DriftReport, Side
+from polybook.drift.report_html import render_html
+from polybook.drift.report_text import print_summary, to_json
+from polybook.drift.sides import CURRENT, current_build, resolve
+from polybook.drift.stage import Comparison, compare_sides
+from polybook.drift.upgrade import UpgradeRequest, side_build
+from polybook.fsutil import write_atomic
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.") or "report"
+
+
+def _report(
+    drift: DriftReport, config: BookConfig, args: argparse.Namespace, reporter: Reporter, name: str
+) -> int:
+    """Write the reports, print the summary, and fail as ``--fail-on`` says."""
+    html = Path(args.html) if args.html else config.layout.drift_reports / f"{_slug(name)}.html"
+    html = html.resolve()
+    write_atomic(html, render_html(drift, config.layout, html))
+    if args.json:
+        write_atomic(Path(args.json), json.dumps(to_json(drift), indent=1) + "\n")
+    try:
+        shown = html.relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        shown = str(html)
+    print_summary(drift, Console(file=sys.stdout), shown)
+    for cell, change in drift.failing(args.fail_on):
+        message = f"{change.kind}: {change.detail}"
+        reporter.error(Diagnostic(cell.location, message, f"drift.{change.kind}", "error"))
+    return finish(reporter, strict=False)
+
+
+def _holds_notebooks(side: Side, tabs: tuple[str, ...]) -> None:
+    """A located error when ``side`` holds no executed notebook of ``tabs``."""
+    if not side.notebooks:
+        hint = " (`polybook build eval` first)" if side.label == CURRENT else ""
+        message = f"{side.label} holds no executed notebook of {', '.join(tabs)}{hint}"
+        raise PolybookError(Location(side.label), message, "drift")
+
+
+def _compare(before: Side, after: Side, config: BookConfig, reporter: Reporter) -> DriftReport:
+    if not set(before.notebooks) & set(after.notebooks):
+        message = f"no page is in both {before.label} and {after.label}: nothing to compare"
+        raise PolybookError(Location(after.label), message, "drift")
+    return compare_sides(Comparison(before, after), config, reporter)
+
+
+def _diff(args: argparse.Namespace, config: BookConfig, tabs: tuple[str, ...], r: Reporter) -> int:
+    current = current_build(config, tabs)
+    _holds_notebooks(current, tabs)
+    before = resolve(config, args.base, tabs)
+    _holds_notebooks(before, tabs)
+    drift = _compare(before, current, config, r)
+    return _report(drift, config, args, r, f"diff-{args.base or before.label}")
+
+
+def _upgrade(
+    args: argparse.Namespace, config: BookConfig, tabs: tuple[str, ...], r: Reporter
+) -> int:
+    if len(tabs) != 1 or not args.tab or args.tab == "all":
+        raise PolybookError(Location("--tab"), "name the one framework to upgrade", "cli")
+    pages = resolve_pages(config, args.pages)
+    name = args.name or _slug(Path(args.requirements).stem)
+    request = UpgradeRequest(tabs[0], Path(args.requirements), name, pages)
+    with locked(config):
+        current = current_build(config, tabs)
+    chosen = {k: nb for k, nb in current.notebooks.items() if pages is None or k[0] in pages}
+    before = Side(current.label, chosen, current.versions)
+    _holds_notebooks(before, tabs)  # before the side build: it is what the report compares
+    check_name(name, "side build")
+    with locked(replace(config, side=name)):
+        after = side_build(request, config, r)
+    if after is None:
+        return finish(r, strict=False)
+    return _report(_compare(before, after, config, r), config, args, r, f"upgrade-{name}")
+
+
+def _baseline(args: argparse.Namespace, config: BookConfig, tabs: tuple[str, ...]) -> int:
+    if args.action == "list":
+        for saved in saved_baselines(config):
+            versions = ", ".join(
+                f"{name} {found[name]}"
+                for fw, found in sorted(saved.versions.items())
+                for name in config.framework(fw).distribution
+                if name in found
+            )
+            print(f"{saved.name}\t{saved.saved}\t{saved.notebooks} notebooks\t{versions}")
+        return 0
+    if not args.name:
+        raise PolybookError(Location("polybook baseline save"), "name the baseline", "cli")
+    saved = save_baseline(config, args.name, tabs)
+    folder = config.layout.baselines / saved.name
+    print(f"saved baseline {saved.name}: {saved.notebooks} notebooks, in {folder}")
+    return 0
+
+
+def drift_command(
+    args: argparse.Namespace, config: BookConfig, tabs: tuple[str, ...], reporter: Reporter
+) -> int:
+    """Run ``polybook diff|upgrade|baseline`` as parsed in ``args``. The build folder's lock
+    is held while the current build is read; a side build holds its own folder's, so that
+    builds go on while it runs."""
+    if args.command == "upgrade":
+        return _upgrade(args, config, tabs, reporter)
+    with locked(config):
+        if args.command == "diff":
+            return _diff(args, config, tabs, reporter)
+        return _baseline(args, config, tabs)
