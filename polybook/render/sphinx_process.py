@@ -11,7 +11,10 @@ leaves nothing behind.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -65,6 +68,7 @@ class EarlySphinx:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
+            start_new_session=True,  # a group of its own: stop() ends what it started too
         )
 
     @classmethod
@@ -107,7 +111,8 @@ class EarlySphinx:
         if self.process is None:
             return
         process, self.process = self.process, None
-        process.kill()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)  # with its extensions' processes
         process.communicate()
         for kept, _ in self._files():
             kept.unlink(missing_ok=True)

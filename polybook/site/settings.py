@@ -50,8 +50,12 @@ def html_config(
 ) -> dict[str, Any]:
     """The site's Sphinx settings; ``notebooks`` names the frameworks whose notebooks the
     site holds, ``generated`` the pages it adds (API pages, references)."""
+    sitemap = ["sphinx_sitemap"] if config.base_url else []
     core = core_config(
-        config, libraries, leading=["sphinx_copybutton"], output=["polybook.site.sphinx_ext"]
+        config,
+        libraries,
+        leading=["sphinx_copybutton"],
+        output=["polybook.site.sphinx_ext", *sitemap],
     )
     return {
         **core,
@@ -69,7 +73,16 @@ def html_config(
         "html_css_files": _book_assets(config, "*.css"),
         "html_js_files": _book_assets(config, "*.js"),
         **_reader_config(config, notebooks, generated),
+        **_published(config),
     }
+
+
+def _published(config: BookConfig) -> dict[str, Any]:
+    """Where the site is published, when ``[html] base_url`` says: each page's canonical URL
+    and the sitemap (sphinx-sitemap) name pages there."""
+    if not config.base_url:
+        return {}
+    return {"html_baseurl": config.base_url, "sitemap_url_scheme": "{link}"}
 
 
 def _assets_digest(config: BookConfig) -> str:
