@@ -1,5 +1,5 @@
-"""Command line: ``polybook build|check|serve|env|cache|freeze|lab|worker``; it parses the
-arguments and calls the command (:mod:`polybook.commands.build`) or the stage."""
+"""Command line: ``polybook build|check|linkcheck|serve|env|cache|freeze|lab|worker``; it
+parses the arguments and calls the command (:mod:`polybook.commands.build`) or the stage."""
 
 from __future__ import annotations
 
@@ -47,6 +47,18 @@ def _common(parser: argparse.ArgumentParser, top: bool) -> None:
     )
 
 
+def _add_linkcheck(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    linkcheck = sub.add_parser(
+        "linkcheck", help="build the site, then check its external links (where online)"
+    )
+    _common(linkcheck, top=False)
+    linkcheck.add_argument("--tab", default="", help="framework(s) to build, or 'all'")
+    linkcheck.add_argument("--strict", action="store_true", help="warnings fail the check")
+    linkcheck.add_argument(
+        "--timeout", type=float, default=15.0, help="seconds to wait for each server"
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="polybook", description=__doc__)
     _common(parser, top=True)
@@ -70,6 +82,7 @@ def _parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="check the sources without executing anything")
     _common(check, top=False)
     check.add_argument("--tab", default="", help="framework(s) to check, or 'all'")
+    _add_linkcheck(sub)
     env = sub.add_parser("env", help="framework environments")
     _common(env, top=False)
     env.add_argument("action", choices=["setup", "kernels"])
@@ -173,6 +186,8 @@ def run(args: argparse.Namespace) -> int:
         build = ["build", "html", "--tab", args.tab or "all", "--root", str(config.root)]
         build += ["--quiet"] if args.quiet else []
         return serve(config, lambda: run(_parser().parse_args(build)), args.port)
+    if args.command == "linkcheck":
+        return _linkcheck(config, tabs, reporter, args.timeout)
     if args.command == "freeze" and not args.pages and not args.all:
         raise PolybookError(Location("polybook freeze"), "name the pages, or --all", "cli")
     with commands.locked(config):
@@ -183,6 +198,22 @@ def run(args: argparse.Namespace) -> int:
             return commands.clear_cache(config)
         request = BuildRequest(args.target, tabs, commands.resolve_pages(config, args.pages))
         return commands.build(request, config, reporter, args.report)
+
+
+def _linkcheck(
+    config: BookConfig, tabs: tuple[str, ...], reporter: Reporter, timeout: float
+) -> int:
+    """``polybook linkcheck``: the site's build (which checks its internal links), then its
+    external links; the worse of the two exit statuses."""
+    from polybook.commands.linkcheck import check_external
+
+    with commands.locked(config):
+        built = commands.build(BuildRequest("html", tabs), config, reporter)
+    if built or not (config.layout.html / "index.html").is_file():
+        return built or 1
+    external = Reporter(suppressed=frozenset(config.suppress_warnings))
+    check_external(config, external, timeout)
+    return commands.finish(external, config.strict)
 
 
 def _terminate(signum: int, frame: FrameType | None) -> None:

@@ -45,6 +45,15 @@ def _pdf(
         logger.info("wrote %s", path.relative_to(config.root))
 
 
+def _epub(
+    executed: Executed, config: BookConfig, reporter: Reporter, early: EarlySphinx | None
+) -> None:
+    from polybook.epub.stage import build_epub
+
+    for path in build_epub(executed, config, reporter):
+        logger.info("wrote %s", path.relative_to(config.root))
+
+
 def _notebooks(
     executed: Executed, config: BookConfig, reporter: Reporter, early: EarlySphinx | None
 ) -> None:
@@ -60,7 +69,12 @@ def _notebooks(
 
 
 Output = Callable[["Executed", BookConfig, Reporter, "EarlySphinx | None"], None]
-OUTPUTS: dict[str, Output] = {"html": _site, "pdf": _pdf, "notebooks": _notebooks}
+OUTPUTS: dict[str, Output] = {
+    "html": _site,
+    "pdf": _pdf,
+    "epub": _epub,
+    "notebooks": _notebooks,
+}
 
 
 @dataclass
