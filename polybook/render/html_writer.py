@@ -1,6 +1,6 @@
 """Sphinx's HTML writer with what assistive technology needs beside it (the site and the
-epub use it): the navigation's captions are headings with a level, citations are items of
-their list, and a cell's badge is a note that says so."""
+epub use it): the navigation's captions are headings with a level, and citations are items
+of their list."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from sphinx.application import Sphinx
 from sphinx.writers.html5 import HTML5Translator
 
 CAPTION = 'class="caption" role="heading"'  # Sphinx's toctree caption, without a level
-NOTE_PREFIX = '<span class="pb-sr-only">Note: </span>'  # read before a badge's text
 
 
 class AccessibleHTMLTranslator(HTML5Translator):
@@ -33,14 +32,6 @@ class AccessibleHTMLTranslator(HTML5Translator):
         ``doc-biblioentry`` role is not one a list may hold."""
         super().visit_citation(node)
         self.body[-1] = self.body[-1].replace('role="doc-biblioentry"', 'role="listitem"')
-
-    def visit_container(self, node: nodes.container) -> None:
-        """A cell's badge (a cell not run here) is a note, read as one."""
-        if "pb-badge" not in node["classes"]:
-            super().visit_container(node)
-            return
-        self.body.append(self.starttag(node, "div", CLASS="docutils container", role="note"))
-        self.body.append(NOTE_PREFIX)
 
 
 def setup_writer(app: Sphinx) -> None:

@@ -28,6 +28,10 @@ class pb_panel(nodes.General, nodes.Element):
     """One framework's content inside a :class:`pb_tabset`."""
 
 
+class pb_badge(nodes.container):
+    """A one-line notice where a cell's outputs would be (the cell was not run here)."""
+
+
 def display_name(config: Any, name: str) -> str:
     """A tab's display name, as the book declares it (else the tab's own name)."""
     return str(config.pb_tab_names.get(name, name))
@@ -92,6 +96,20 @@ def depart_tabset_html(self: Any, node: pb_tabset) -> None:
     if _tabbed(self):
         self.pb_open = self.pb_open[:-1]
     self.body.append("</div>")
+
+
+def visit_badge_html(self: Any, node: pb_badge) -> None:
+    """A badge is a note, read as one: "Note:" before its text, for screen readers."""
+    self.body.append(self.starttag(node, "div", role="note"))
+    self.body.append('<span class="pb-sr-only">Note: </span>')
+
+
+def visit_badge_latex(self: Any, node: pb_badge) -> None:
+    self.visit_container(node)  # its classes' environments (the PDF's preamble has them)
+
+
+def depart_badge_latex(self: Any, node: pb_badge) -> None:
+    self.depart_container(node)
 
 
 def visit_passthrough(self: Any, node: nodes.Element) -> None:
@@ -176,8 +194,8 @@ def _cell(data: dict[str, Any], env: Any, owners: list[str]) -> list[nodes.Node]
         ids, links = library_links.saved_links(env, data["source"], owners)
         code["ids"].extend(ids)
         result += [code, *links]
-    if data.get("badge"):  # a one-line notice where the outputs would be
-        note = nodes.container(classes=["pb-output", "pb-badge"])
+    if data.get("badge"):
+        note = pb_badge(classes=["pb-output", "pb-badge"])
         note += nodes.inline(text=data["badge"])
         result.append(note)
     if data.get("provenance"):
@@ -241,6 +259,12 @@ def setup(app: Sphinx) -> dict[str, Any]:
         pb_panel,
         html=(visit_panel_html, depart_div_html),
         latex=(visit_passthrough, depart_passthrough),
+        text=(visit_passthrough, depart_passthrough),
+    )
+    app.add_node(
+        pb_badge,
+        html=(visit_badge_html, depart_div_html),
+        latex=(visit_badge_latex, depart_badge_latex),
         text=(visit_passthrough, depart_passthrough),
     )
     app.add_directive("pb-tabset", TabSetDirective)
