@@ -127,21 +127,10 @@
     setNote(set, '');
   }
 
-  /* Show `set` as the view has it; false where it does not compare (the tabs show it). */
-  function applyTo(set, name) {
-    if (!comparable(set)) return false;
-    const on = comparing(set);
-    toolsOf(set).querySelector('.pb-compare').setAttribute('aria-pressed', String(on));
-    if (!on) {
-      leave(set);
-      return false;
-    }
-    const names = namesOf(set);
-    const shown = [name, partner].filter((n) => n && names.indexOf(n) >= 0);
+  /* Select the tabs and show the panels of `shown` (in that order on screen); the panels
+   * shown, or an empty list where the set is hidden for having none of them. */
+  function show(set, shown) {
     set.hidden = shown.length === 0;
-    if (set.hidden) return true;
-    set.classList.add('pb-comparing');
-    barOf(set).setAttribute('aria-multiselectable', 'true');
     tabs.tabsOf(set).forEach((tab) => {
       const side = shown.indexOf(tab.getAttribute('data-pb-tab'));
       tab.setAttribute('aria-selected', String(side >= 0));
@@ -161,6 +150,25 @@
         panel.removeAttribute('data-pb-side');
       }
     });
+    return sides;
+  }
+
+  /* Show `set` as the view has it; false where the tabs show it as they do. */
+  function applyTo(set, name) {
+    const tools = toolsOf(set);
+    const on = comparing(set);
+    const names = namesOf(set);
+    if (tools) tools.querySelector('.pb-compare').setAttribute('aria-pressed', String(on));
+    if (!on) {
+      if (tools) leave(set);
+      // While the page compares, a set without the first framework shows the second's.
+      if (!pageOn || names.indexOf(name) >= 0 || names.indexOf(partner) < 0) return false;
+      show(set, [partner]);
+      return true;
+    }
+    const sides = show(set, [name, partner].filter((n) => n && names.indexOf(n) >= 0));
+    set.classList.toggle('pb-comparing', sides.length > 0);
+    barOf(set).setAttribute('aria-multiselectable', 'true');
     const missing = [name, partner].find((n) => n && names.indexOf(n) < 0);
     setNote(set, missing ? 'No ' + tabs.label(missing) + ' version here' : '');
     const diff = window.polybookDiff;
