@@ -42,14 +42,15 @@ PAGES = {
 # ---- reading a page and resolving its links ----------------------------------------------
 
 
-def test_a_page_gives_its_anchors_and_links_not_those_of_scripts_or_comments() -> None:
+def test_a_page_gives_its_anchors_and_links_not_those_of_scripts_comments_or_code() -> None:
     page = read_page(
         '<html><head><link rel="stylesheet" href="_static/a.css?v=1">'
         '<script src="_static/b.js"></script><script>x = \'<a href="js.html">\'</script>'
         '<style>a[href="css.html"] {}</style></head><body id="top">'
         '<!-- <a href="comment.html"> --><h2 id="sec-1">S</h2><a name="old"></a>'
         '<a href=\'single.html?x=1&amp;y=2#f\'>q</a><img src="../_images/p.png" alt="">'
-        "</body></html>"
+        '<pre><span class="s1">&#39;&lt;img src="code.png"&gt;&#39;</span></pre>'
+        '<a title="a > b" href=unquoted.html>t</a></body></html>'
     )
     assert page.anchors == frozenset({"top", "sec-1", "old"})
     assert page.links == (
@@ -57,6 +58,7 @@ def test_a_page_gives_its_anchors_and_links_not_those_of_scripts_or_comments() -
         "_static/b.js",
         "single.html?x=1&y=2#f",
         "../_images/p.png",
+        "unquoted.html",
     )
 
 

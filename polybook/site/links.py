@@ -26,8 +26,12 @@ from polybook.render.names import MAP_SUFFIX
 
 # Comments, and the bodies of scripts and styles, hold no links of the page.
 SKIPPED = re.compile(r"<!--.*?-->|(<(script|style)\b[^>]*>).*?</\2\s*>", re.S | re.I)
-# Sphinx writes attributes quoted and escapes quotes in text: an attribute is one of these.
-ATTRIBUTE = re.compile(r"""\s(id|name|href|src)\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.I)
+# A start tag (text has "<" escaped: a tag starts with "<" and a letter), its attributes
+# quoted or not, ">" allowed inside quotes.
+TAG = re.compile(
+    r"""<[a-zA-Z][\w:-]*((?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'>]+))?)*)\s*/?>"""
+)
+ATTRIBUTE = re.compile(r"""\s(id|name|href|src)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.I)
 EXTERNAL = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|//)")  # a scheme, or another host
 KIND = "site.link"
 
@@ -44,13 +48,14 @@ def read_page(text: str) -> PageLinks:
     """The anchors and links of an HTML page."""
     anchors: set[str] = set()
     links: list[str] = []
-    for match in ATTRIBUTE.finditer(SKIPPED.sub(lambda m: m.group(1) or "", text)):
-        value = match.group(2) if match.group(2) is not None else match.group(3)
-        value = html.unescape(value) if "&" in value else value
-        if match.group(1).lower() in ("id", "name"):
-            anchors.add(value)
-        else:
-            links.append(value)
+    for tag in TAG.finditer(SKIPPED.sub(lambda m: m.group(1) or "", text)):
+        for match in ATTRIBUTE.finditer(tag.group(1)):
+            value = next(v for v in match.groups()[1:] if v is not None)
+            value = html.unescape(value) if "&" in value else value
+            if match.group(1).lower() in ("id", "name"):
+                anchors.add(value)
+            else:
+                links.append(value)
     return PageLinks(frozenset(anchors), tuple(links))
 
 
