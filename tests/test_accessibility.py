@@ -116,7 +116,7 @@ def test_figures_are_described_by_their_captions(shipped_site: Path) -> None:
     assert "`" not in str(image["alt"])  # the caption's markup is not read out
     for path in _pages(html):
         for img in _soup(path).select("article img"):
-            assert img.get("alt", "").strip(), (path, img)
+            assert str(img.get("alt", "")).strip(), (path, img)
 
 
 def test_focus_is_visible_and_scrolling_boxes_are_reachable(

@@ -25,12 +25,11 @@ from polybook.fsutil import write_atomic
 from polybook.render.names import MAP_SUFFIX
 
 # Comments, and the bodies of scripts and styles, hold no links of the page.
-SKIPPED = re.compile(r"<!--.*?-->|(<(script|style)\b[^>]*>).*?</\2\s*>", re.S | re.I)
-# A start tag (text has "<" escaped: a tag starts with "<" and a letter), its attributes
-# quoted or not, ">" allowed inside quotes.
-TAG = re.compile(
-    r"""<[a-zA-Z][\w:-]*((?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'>]+))?)*)\s*/?>"""
-)
+COMMENT = re.compile(r"<!--.*?-->", re.S)
+CODE = re.compile(r"(<(?:script|style)\b[^>]*>).*?</(?:script|style)\s*>", re.S | re.I)
+# A start tag with an attribute that matters here: text has its "<" escaped, and Sphinx and
+# Jinja escape ">" in attributes.
+TAG = re.compile(r"<[a-zA-Z][^>]*?\s(?:id|name|href|src)\s*=[^>]*>", re.I)
 ATTRIBUTE = re.compile(r"""\s(id|name|href|src)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.I)
 EXTERNAL = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|//)")  # a scheme, or another host
 KIND = "site.link"
@@ -48,8 +47,8 @@ def read_page(text: str) -> PageLinks:
     """The anchors and links of an HTML page."""
     anchors: set[str] = set()
     links: list[str] = []
-    for tag in TAG.finditer(SKIPPED.sub(lambda m: m.group(1) or "", text)):
-        for match in ATTRIBUTE.finditer(tag.group(1)):
+    for tag in TAG.finditer(CODE.sub(r"\1", COMMENT.sub("", text))):
+        for match in ATTRIBUTE.finditer(tag.group(0)):
             value = next(v for v in match.groups()[1:] if v is not None)
             value = html.unescape(value) if "&" in value else value
             if match.group(1).lower() in ("id", "name"):
@@ -81,10 +80,11 @@ class SiteIndex:
             return {}
         return data if isinstance(data, dict) else {}
 
-    def read(self, path: Path) -> PageLinks:
-        name = path.relative_to(self.folder).as_posix()
+    def read(self, name: str) -> PageLinks:
+        """The page at ``name`` (relative to the site)."""
         if name in self.pages:
             return self.pages[name]
+        path = self.folder / name
         info = path.stat()
         stamp = [info.st_mtime_ns, info.st_size]
         old = self._old.get(name)
@@ -132,7 +132,7 @@ def dead_reason(index: SiteIndex, files: set[str], page: str, link: str) -> str:
     fragment = unquote(parts.fragment)
     if not fragment or not target.endswith(".html"):
         return ""
-    if fragment not in index.read(index.folder / target).anchors:
+    if fragment not in index.read(target).anchors:
         return f"{posixpath.basename(target)} has no anchor #{fragment}"
     return ""
 
@@ -199,13 +199,17 @@ def check_links(root: Path, folder: Path, srcdir: Path, cache: Path) -> list[Dea
     index = SiteIndex(folder, cache)
     files = site_files(folder)
     found: list[DeadLink] = []
+    known: dict[tuple[str, str], str] = {}  # (the page's folder, or itself, link) -> reason
     for name in site_pages(files):
-        page = folder / name
-        for link in dict.fromkeys(index.read(page).links):
+        for link in dict.fromkeys(index.read(name).links):
             if not link.strip() or is_external(link):
                 continue
-            reason = dead_reason(index, files, name, link)
+            key = (name if link.startswith("#") else posixpath.dirname(name), link)
+            if key not in known:
+                known[key] = dead_reason(index, files, name, link)
+            reason = known[key]
             if reason:
+                page = folder / name
                 fallback = page.relative_to(root).as_posix() if page.is_relative_to(root) else name
                 where = locate(root, srcdir, name.removesuffix(".html"), link, fallback)
                 found.append(DeadLink(name, link, reason, where))
@@ -218,7 +222,7 @@ def external_links(folder: Path, cache: Path) -> dict[str, list[str]]:
     index = SiteIndex(folder, cache)
     found: dict[str, list[str]] = {}
     for name in site_pages(site_files(folder)):
-        for link in index.read(folder / name).links:
+        for link in index.read(name).links:
             if link.startswith(("http://", "https://")) and name not in found.get(link, []):
                 found.setdefault(link, []).append(name)
     index.save()
