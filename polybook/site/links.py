@@ -204,7 +204,7 @@ def check_links(root: Path, folder: Path, srcdir: Path, cache: Path) -> list[Dea
         for link in dict.fromkeys(index.read(name).links):
             if not link.strip() or is_external(link):
                 continue
-            key = (name if link.startswith("#") else posixpath.dirname(name), link)
+            key = (name if link.startswith(("#", "?")) else posixpath.dirname(name), link)
             if key not in known:
                 known[key] = dead_reason(index, files, name, link)
             reason = known[key]
