@@ -2,20 +2,23 @@
 zip: the structure EPUB 3 asks for (an uncompressed ``mimetype`` first, ``container.xml``
 naming the package document, a manifest and spine that hold every content file), every
 section of the book, each framework's own code and prose, math as MathML, and the site's
-links to each epub."""
+links to each epub; and, without building, the metadata Sphinx's EPUB 3 builder asks for."""
 
 from __future__ import annotations
 
+import logging
 import re
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
 
 from polybook.config import load_config
+from polybook.epub.stage import EpubJob, epub_config, identifier
 
-pytestmark = pytest.mark.slow
+from .books import Collect, build, write_book
 
 FRAMEWORKS = ("pytorch", "mxnet", "jax", "tensorflow")
 CHAPTER = "chapter_builders-guide"
@@ -68,6 +71,24 @@ def _package(book: zipfile.ZipFile) -> tuple[str, ElementTree.Element]:
     return path, ElementTree.fromstring(book.read(path))
 
 
+def test_the_epubs_metadata_is_complete_and_names_its_framework(tmp_path: Path) -> None:
+    root = write_book(tmp_path / "book", {}, "[project]\nname = nb\ntitle = A Book\n")
+    config = load_config(root)
+    settings = epub_config(config, EpubJob(config, "pytorch"))
+    # What Sphinx's EPUB 3 builder warns about when it is empty.
+    for key in ("epub_title", "epub_author", "epub_contributor", "epub_description"):
+        assert settings[key], key
+    for key in ("epub_publisher", "epub_copyright", "epub_identifier", "version"):
+        assert settings[key], key
+    assert settings["epub_title"] == "A Book (PyTorch)"
+    assert settings["epub_identifier"] == "urn:polybook:nb:pytorch:0"
+    assert settings["html_math_renderer"] == "mathml"  # no script, no network
+    assert "polybook.epub.sphinx_epub" in settings["extensions"]
+    published = replace(config, base_url="https://example.org/nb/", release="2.0")
+    assert identifier(published, "jax") == "https://example.org/nb/_epub/nb-jax.epub"
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("fw", FRAMEWORKS)
 def test_each_epub_is_a_valid_package(shipped_site: Path, fw: str) -> None:
     with _epub(shipped_site, fw) as book:
@@ -97,6 +118,7 @@ def test_each_epub_is_a_valid_package(shipped_site: Path, fw: str) -> None:
         assert any(b"<math" in book.read(name) for name in content)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fw", FRAMEWORKS)
 def test_each_epub_holds_every_section_in_its_framework(shipped_site: Path, fw: str) -> None:
     with _epub(shipped_site, fw) as book:
@@ -119,6 +141,7 @@ def test_each_epub_holds_every_section_in_its_framework(shipped_site: Path, fw: 
         assert "Raina" in _text(book, "references.xhtml")  # the bibliography, cited entries
 
 
+@pytest.mark.slow
 def test_the_site_links_each_frameworks_epub(shipped_site: Path) -> None:
     html = shipped_site / "_build" / "html"
     page = (html / CHAPTER / "use-gpu.html").read_text(encoding="utf-8")
@@ -127,3 +150,28 @@ def test_the_site_links_each_frameworks_epub(shipped_site: Path) -> None:
         assert f'data-pb-follow="{fw}" href="{href}"' in page
         held = (html / CHAPTER / href).resolve()
         assert held.read_bytes() == (shipped_site / "_build" / "epub" / held.name).read_bytes()
+
+
+@pytest.mark.slow
+def test_a_formula_mathml_cannot_hold_shows_as_tex_with_a_warning_at_its_line(
+    tmp_path: Path,
+) -> None:
+    page = "Fine: $a^2 + b_i$.\n\nNot MathML: $\\undefinedmacro{x}$.\n"
+    root = write_book(
+        tmp_path / "book",
+        {"index.md": "# Math\n\n```toc\nmath\n```\n", "math.md": f"# Formulas\n\n{page}"},
+        "[project]\nname = m\ntitle = M\n\n[build]\ntabs = jax\n",
+    )
+    collect = Collect()
+    logger = logging.getLogger("polybook")
+    logger.addHandler(collect)
+    try:
+        assert build(root, "epub") == 0
+    finally:
+        logger.removeHandler(collect)
+    [warning] = [m for m in collect.messages if "[polybook.render.epub.math]" in m]
+    assert warning.startswith("math.md:5 [jax]: this formula shows as TeX in the epub")
+    with zipfile.ZipFile(root / "_build" / "epub" / "m-jax.epub") as book:
+        text = book.read("math.xhtml").decode()
+    assert "<math" in text and "<msubsup>" not in text  # a^2 and b_i: msup, msub
+    assert '<code class="pb-tex">\\undefinedmacro{x}</code>' in text

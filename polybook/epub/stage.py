@@ -18,6 +18,7 @@ from polybook.config import BookConfig
 from polybook.diagnostics import Diagnostic, Location, Reporter
 from polybook.environments import devices
 from polybook.fsutil import write_atomic
+from polybook.layout import EPUBS_LINK
 from polybook.library.model import SavedBlock
 from polybook.render.names import BIBFILE, INDEX_FILE
 from polybook.render.one_framework import framework_pages
@@ -53,6 +54,14 @@ class EpubJob:
         return self.config.layout.epub_name(self.framework).removesuffix(".epub")
 
 
+def identifier(config: BookConfig, framework: str) -> str:
+    """The epub's identifier: where the site holds it when ``[html] base_url`` says where the
+    site is, else a URN of the book, the framework and the release."""
+    if config.base_url:
+        return f"{config.base_url}{EPUBS_LINK}/{config.layout.epub_name(framework)}"
+    return f"urn:polybook:{config.name}:{framework}:{config.release or '0'}"
+
+
 def epub_config(config: BookConfig, job: EpubJob) -> dict[str, Any]:
     """Sphinx's settings for ``job``: the render core's and the epub's (its metadata, the
     book's styles for cells and outputs, math as MathML)."""
@@ -69,8 +78,7 @@ def epub_config(config: BookConfig, job: EpubJob) -> dict[str, Any]:
         "epub_publisher": author,
         "epub_copyright": config.copyright or author,
         "epub_description": f"{config.title}, with its code and outputs in {display}",
-        "epub_identifier": f"{config.base_url or 'urn:polybook:' + config.name}"
-        f"#{job.framework}-{release}",
+        "epub_identifier": identifier(config, job.framework),
         "epub_scheme": "URL" if config.base_url else "URN",
         "epub_uid": "BookId",
         "epub_show_urls": "no",
