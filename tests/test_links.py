@@ -298,3 +298,36 @@ def test_a_published_site_has_a_sitemap_and_canonical_urls(tmp_path: Path) -> No
     assert build(plain, "html") == 0
     assert not (plain / "_build" / "html" / "sitemap.xml").exists()
     assert 'rel="canonical"' not in (plain / "_build" / "html" / "one.html").read_text()
+
+
+def _processes_naming(text: str) -> list[str]:
+    """The command lines of the running processes that name ``text``."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            command = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if text in command:
+            found.append(command)
+    return found
+
+
+@pytest.mark.slow
+def test_sphinx_and_the_processes_its_extensions_start_end_with_each_build(
+    tmp_path: Path,
+) -> None:
+    config = CONFIG + "\n[html]\nbase_url = https://example.org/links\n"  # sphinx-sitemap
+    root = pages_book(tmp_path / "book", {"one": "One.\n"}, config)
+    command = [sys.executable, "-m", "polybook", "--quiet", "--root", str(root), "build", "html"]
+
+    def build_in_a_process() -> None:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
+        assert done.returncode == 0, done.stderr
+
+    build_in_a_process()  # Sphinx run to the end
+    (root / "config.ini").write_text(config.replace("Links", "Links 2"), encoding="utf-8")
+    build_in_a_process()  # an early Sphinx started, then stopped unused: new settings
+    (root / "one.md").write_text("# one\n\nOne, edited.\n", encoding="utf-8")
+    build_in_a_process()  # the early Sphinx runs
+    assert _processes_naming(str(root)) == []

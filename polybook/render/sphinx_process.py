@@ -47,14 +47,42 @@ def _crash(returncode: int, stderr: str) -> str:
     return "\n".join(["the HTML build failed", *tail])
 
 
+def _start(command: list[str], stdin: int | None = None) -> subprocess.Popen[str]:
+    """Sphinx's process, in a group of its own: ended, it ends with what it started (an
+    extension's processes, which would hold its pipes)."""
+    return subprocess.Popen(
+        command,
+        stdin=stdin,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+
+
+def _kill(process: subprocess.Popen[str]) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.communicate()
+
+
+def _finish(process: subprocess.Popen[str], given: str | None = None) -> str:
+    """Wait for ``process`` (given ``given`` on stdin); its stderr. Interrupted (Ctrl-C,
+    SIGTERM), it is ended with its group: it no longer gets the terminal's signals."""
+    try:
+        return process.communicate(given)[1]
+    except BaseException:
+        _kill(process)
+        raise
+
+
 def run_sphinx(settings_file: Path, settings: dict[str, Any], fresh: bool) -> str:
     """Run Sphinx in a process of its own; returns the crash's message, or ""."""
     Path(settings["diagnostics"]).unlink(missing_ok=True)
     options = ["--fresh"] if fresh else []
-    done = subprocess.run(
-        _command(settings_file, *options), capture_output=True, text=True, check=False
-    )
-    return _crash(done.returncode, done.stderr)
+    process = _start(_command(settings_file, *options))
+    stderr = _finish(process)
+    return _crash(process.returncode, stderr)
 
 
 class EarlySphinx:
@@ -62,13 +90,8 @@ class EarlySphinx:
 
     def __init__(self, settings_file: Path, settings: dict[str, Any]) -> None:
         self.settings = settings  # as the file holds them
-        self.process: subprocess.Popen[str] | None = subprocess.Popen(
-            _command(settings_file, "--when-told"),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,  # a group of its own: stop() ends what it started too
+        self.process: subprocess.Popen[str] | None = _start(
+            _command(settings_file, "--when-told"), stdin=subprocess.PIPE
         )
 
     @classmethod
@@ -100,7 +123,7 @@ class EarlySphinx:
         if self.process is None:
             raise RuntimeError("the early Sphinx process was used already")
         process, self.process = self.process, None
-        _, stderr = process.communicate(GO + "\n")
+        stderr = _finish(process, GO + "\n")
         for kept, final in self._files():
             if kept.is_file():
                 kept.replace(final)
@@ -111,8 +134,6 @@ class EarlySphinx:
         if self.process is None:
             return
         process, self.process = self.process, None
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)  # with its extensions' processes
-        process.communicate()
+        _kill(process)
         for kept, _ in self._files():
             kept.unlink(missing_ok=True)
