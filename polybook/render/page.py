@@ -221,8 +221,9 @@ def references_page() -> Page:
 
 
 def with_toctree(root: Page, docnames: Sequence[str], hidden: bool = True) -> Page:
-    """The root page with a toctree of the generated pages: hidden, the site's sidebar
-    shows it; else the page's text does too (the epub's contents list only those)."""
+    """The root page with a toctree of the generated pages: hidden, only the site's
+    sidebar shows it; not hidden, the page shows it too, and the epub's table of contents
+    lists them (it leaves hidden toctrees out)."""
     if not docnames:
         return root
     lines = Lines(list(root.lines.text), list(root.lines.origin))
