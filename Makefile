@@ -10,7 +10,7 @@ TABS ?= all
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all html lib eval check test lint bench bench-book clean setup envs system-deps serve screenshots \
-	notebooks dist lab pdf pdf-deps
+	notebooks dist lab pdf pdf-deps epub linkcheck
 
 all: html
 
@@ -23,7 +23,8 @@ $(TOOL)/.stamp: requirements/tool.txt requirements/tool-nodeps.txt pyproject.tom
 	$(TOOL)/bin/python -m compileall -q polybook  # as pip does for what it installs
 	touch $@
 
-# Browser assets served with the site (MathJax), from the npm registry, pinned by lock file.
+# Browser assets served with the site (MathJax), and axe-core, which the accessibility tests
+# inject into its pages; from the npm registry, pinned by lock file.
 $(ENVS)/node/.stamp: requirements/node/package.json requirements/node/package-lock.json
 	mkdir -p $(ENVS)/node
 	cp requirements/node/package.json requirements/node/package-lock.json $(ENVS)/node/
@@ -64,6 +65,16 @@ pdf-deps:
 # `make pdf html` builds both, and the site links the PDFs.
 pdf: envs pdf-deps
 	$(POLYBOOK) build pdf --tab $(TABS)
+
+# An epub per framework, _build/epub/<name>-<framework>.epub (math as MathML). `make epub html`
+# builds both, and the site links the epubs.
+epub: envs
+	$(POLYBOOK) build epub --tab $(TABS)
+
+# The site built, then its external links checked (skipped, with a note, without a network).
+# Internal links are checked by every build of the site.
+linkcheck: envs
+	$(POLYBOOK) linkcheck --tab $(TABS)
 
 # Live preview: builds, serves on 127.0.0.1, rebuilds on save and reloads open pages.
 serve: envs

@@ -19,6 +19,7 @@ LOCK_FILE = ".lock"
 STATE_FILE = "state.json"
 NOTEBOOKS_LINK = "_notebooks"  # in the site: _notebooks/<framework>/<page>.ipynb
 PDFS_LINK = "_pdf"  # in the site: _pdf/<name>-<framework>.pdf
+EPUBS_LINK = "_epub"  # in the site: _epub/<name>-<framework>.epub
 # Browser assets installed from npm (requirements/node): MathJax, for offline math.
 NODE_MODULES = SOURCE_ROOT / ".envs" / "node" / "node_modules"
 
@@ -124,6 +125,11 @@ class Layout:
         """The site's Sphinx warnings, kept per page across runs."""
         return self.build / "site-diagnostics.json"
 
+    @property
+    def site_links(self) -> Path:
+        """The anchors and links of each page of the site, as last read."""
+        return self.build / "site-links.json"
+
     def sphinx_file(self, builder: str, suffix: str) -> Path:
         """``sphinx-html.json``, ``sphinx-html.log``, ``sphinx-html.diagnostics.jsonl``."""
         return self.build / f"sphinx-{builder}{suffix}"
@@ -149,6 +155,26 @@ class Layout:
     def latex(self, framework: str) -> Path:
         """One framework's Sphinx sources, doctrees and LaTeX run."""
         return self.build / "latex" / framework
+
+    @property
+    def epub_dir(self) -> Path:
+        return self.build / "epub"
+
+    def epub_name(self, framework: str) -> str:
+        return f"{self.name}-{framework}.epub"
+
+    def epub(self, framework: str) -> Path:
+        """The finished epub of ``framework``."""
+        return self.epub_dir / self.epub_name(framework)
+
+    def built_epubs(self, tabs: tuple[str, ...]) -> dict[str, Path]:
+        """The frameworks of ``tabs`` that have a finished epub, with its path."""
+        found = {fw: self.epub(fw) for fw in tabs}
+        return {fw: path for fw, path in found.items() if path.is_file()}
+
+    def epub_work(self, framework: str) -> Path:
+        """One framework's Sphinx sources, doctrees and epub build."""
+        return self.build / "epub_work" / framework
 
     @property
     def notebooks(self) -> Path:

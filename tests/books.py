@@ -81,6 +81,28 @@ def copy_shipped(
     return target
 
 
+def link_cache(source: Path, target: Path) -> None:
+    """A copy of an execution cache: hard links where the file system allows them."""
+
+    def link(src: str, dst: str) -> None:
+        try:
+            os.link(src, dst)
+        except OSError:
+            shutil.copy2(src, dst)
+
+    if source.is_dir():
+        shutil.copytree(source, target, copy_function=link)
+
+
+def shipped_with_cache(target: Path) -> Path:
+    """The shipped book at ``target``, its execution cache starting as a copy of the
+    repository's (nothing runs again where that one is warm)."""
+    copy_shipped(target)
+    cache = Path("_build") / "cache" / "exec"
+    link_cache(SOURCE_ROOT / cache, target / cache)
+    return target
+
+
 def write_book(root: Path, files: Mapping[str, str | bytes], config: str | None = ONE_TAB) -> Path:
     """A book at ``root`` made of ``files`` (path -> text or bytes) and ``config`` as its
     ``config.ini`` (None: none, or the one ``files`` holds)."""

@@ -1,5 +1,6 @@
-"""Shared fixtures: copies of the fixture book, so that no test writes into the repo, and the
-fixture book built once end to end for the modules that read it back."""
+"""Shared fixtures: copies of the fixture book, so that no test writes into the repo, the
+fixture book built once end to end for the modules that read it back, and the shipped book's
+epubs and site, built once from the execution cache for the modules that check them."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from .books import Built, Collect, build, copy_fixture, tree_digest
+from .books import Built, Collect, build, copy_fixture, shipped_with_cache, tree_digest
 
 
 @pytest.fixture
@@ -30,3 +31,12 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Built]:
     finally:
         logger.removeHandler(collect)
     yield Built(root, before, code, collect.messages)
+
+
+@pytest.fixture(scope="session")
+def shipped_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The shipped book, its epubs built, then its site (which links them); its root."""
+    root = shipped_with_cache(tmp_path_factory.mktemp("shipped") / "book")
+    assert build(root, "epub", "--tab", "all") == 0
+    assert build(root, "html", "--tab", "all") == 0
+    return root

@@ -82,12 +82,22 @@ def test_shared_cells_show_once_and_prose_tabs_are_grouped(
     assert "MXNet calls them ndarrays." in panel_text(prose[0], "mxnet")
 
 
+def test_its_site_has_no_dead_link_though_its_code_writes_tags(built: Built) -> None:
+    assert built.code == 0
+    assert [w for w in built.warnings if "[polybook.site.link]" in w] == []
+    assert '&lt;img src="x.png"' in (built.root / "_build/html/chap/more.html").read_text()
+
+
 def test_gpu_cells_show_a_badge_and_references_resolve(
     built: Built,
 ) -> None:
     soup = page(built.root, "chap/tensors.html")
-    badges = [b.get_text(strip=True) for b in soup.select("div.pb-badge")]
-    assert badges == ["needs 2 GPUs; built on a host with 0"]
+    badges = soup.select("div.pb-badge")
+    shown = [b.select_one("span:not(.pb-sr-only)").get_text(strip=True) for b in badges]  # type: ignore[union-attr]
+    assert shown == ["needs 2 GPUs; built on a host with 0"]
+    assert [(b["role"], b.select_one(".pb-sr-only").get_text()) for b in badges] == [  # type: ignore[union-attr]
+        ("note", "Note: ")
+    ]
     text = soup.get_text()
     assert "Fig. 1.1.1" in text and "Section 1" in text and "(1.1.1)" in text
     assert soup.select_one('meta[name="pb-tabs"]')["content"] == ",".join(TABS)  # type: ignore[index]

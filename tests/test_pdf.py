@@ -9,7 +9,6 @@ that LaTeX cannot typeset, and the site's links to the PDFs.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import unicodedata
@@ -29,7 +28,7 @@ from polybook.pdf.sphinx_latex import resolve_markers
 from polybook.source.book import load_book
 from polybook.source.split import split_book
 
-from .books import copy_fixture, copy_shipped
+from .books import copy_fixture, shipped_with_cache
 
 REPO = Path(__file__).resolve().parent.parent
 CHAPTER = "chapter_builders-guide"
@@ -64,19 +63,6 @@ def pages_text(pdf: Path) -> list[str]:
     return [flat(page.extract_text()) for page in PdfReader(pdf).pages]
 
 
-def link_cache(source: Path, target: Path) -> None:
-    """A copy of an execution cache: hard links where the file system allows them."""
-
-    def link(src: str, dst: str) -> None:
-        try:
-            os.link(src, dst)
-        except OSError:
-            shutil.copy2(src, dst)
-
-    if source.is_dir():
-        shutil.copytree(source, target, copy_function=link)
-
-
 def build(root: Path, target: str, *options: str) -> int:
     return main(["--quiet", "--root", str(root), "build", target, *options])
 
@@ -87,10 +73,8 @@ def build(root: Path, target: str, *options: str) -> int:
 @pytest.fixture(scope="module")
 def shipped(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """The text of each framework's PDF of the shipped book."""
-    root = tmp_path_factory.mktemp("pdf") / "book"
-    copy_shipped(root)
+    root = shipped_with_cache(tmp_path_factory.mktemp("pdf") / "book")
     shutil.copy(load_config(REPO).bibfile, root)
-    link_cache(REPO / "_build" / "cache" / "exec", root / "_build" / "cache" / "exec")
     assert build(root, "pdf", "--tab", "all") == 0
     pdfs = {fw: root / "_build" / "pdf" / f"builders-guide-{fw}.pdf" for fw in FRAMEWORKS}
     return {fw: "\n".join(pages_text(path)) for fw, path in pdfs.items()}

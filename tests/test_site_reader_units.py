@@ -13,7 +13,7 @@ from polybook.library.model import SavedBlock
 from polybook.nb import new_code_cell, new_notebook, reads, writes
 from polybook.render.outputs import clean_notebook, sanitize_html, scrub
 from polybook.site.api import api_page, entries
-from polybook.site.extras import links
+from polybook.site.extras import links, write_books
 from polybook.site.inputs import site_inputs
 
 CONFIG = "[project]\nname = u\n[build]\ntabs = pytorch, jax\nresources = img/\n"
@@ -120,6 +120,7 @@ def test_notebook_platform_links_follow_the_repositories_configured(tmp_path: Pa
     assert plain == {
         "notebooks": {"pytorch": "_notebooks/pytorch/", "jax": ""},
         "pdf": {"pytorch": "", "jax": ""},  # no PDF was built
+        "epub": {"pytorch": "", "jax": ""},  # nor an epub
         "colab": {"pytorch": "", "jax": ""},
         "sagemaker": {"pytorch": "", "jax": ""},
     }
@@ -137,6 +138,25 @@ def test_notebook_platform_links_follow_the_repositories_configured(tmp_path: Pa
         "pytorch": "https://colab.research.google.com/github/o/torch-colab/blob/main/",
         "jax": "",
     }
+
+
+def test_the_site_holds_and_links_the_books_built_before_it(tmp_path: Path) -> None:
+    config = load_config(_book(tmp_path))
+    layout = config.layout
+    layout.epub("jax").parent.mkdir(parents=True)
+    layout.epub("jax").write_bytes(b"an epub")
+    layout.pdf("pytorch").parent.mkdir(parents=True)
+    layout.pdf("pytorch").write_bytes(b"a pdf")
+    assert write_books(config)
+    assert not write_books(config)  # copied once
+    shown = links(config, config.tabs, ())
+    assert shown["epub"] == {"pytorch": "", "jax": f"_epub/{layout.epub_name('jax')}"}
+    assert shown["pdf"] == {"pytorch": f"_pdf/{layout.pdf_name('pytorch')}", "jax": ""}
+    held = layout.site_extra / "_epub" / layout.epub_name("jax")
+    assert held.read_bytes() == b"an epub"
+    layout.epub("jax").unlink()  # no longer built: the site no longer holds it
+    assert write_books(config)
+    assert not held.exists() and links(config, config.tabs, ())["epub"]["jax"] == ""
 
 
 def test_the_preview_watches_pages_config_figures_static_and_library(tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
-"""Command line: ``polybook build|check|serve|env|cache|freeze|diff|upgrade|baseline|lab|
-worker``; it parses the arguments and calls the command (:mod:`polybook.commands.build`,
-:mod:`polybook.commands.drift`) or the stage."""
+"""Command line: ``polybook build|check|linkcheck|serve|env|cache|freeze|diff|upgrade|
+baseline|lab|worker``; it parses the arguments and calls the command
+(:mod:`polybook.commands.build`, :mod:`polybook.commands.drift`) or the stage."""
 
 from __future__ import annotations
 
@@ -93,6 +93,18 @@ def _drift_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     baseline.add_argument("--tab", default="", help="framework(s), default: the book's tabs")
 
 
+def _add_linkcheck(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    linkcheck = sub.add_parser(
+        "linkcheck", help="build the site, then check its external links (where online)"
+    )
+    _common(linkcheck, top=False)
+    linkcheck.add_argument("--tab", default="", help="framework(s) to build, or 'all'")
+    linkcheck.add_argument("--strict", action="store_true", help="warnings fail the check")
+    linkcheck.add_argument(
+        "--timeout", type=float, default=15.0, help="seconds to wait for each server"
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="polybook", description=__doc__)
     _common(parser, top=True)
@@ -116,6 +128,7 @@ def _parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="check the sources without executing anything")
     _common(check, top=False)
     check.add_argument("--tab", default="", help="framework(s) to check, or 'all'")
+    _add_linkcheck(sub)
     env = sub.add_parser("env", help="framework environments")
     _common(env, top=False)
     env.add_argument("action", choices=["setup", "kernels"])
@@ -219,6 +232,8 @@ def run(args: argparse.Namespace) -> int:
         return run_lab(config, tabs, args.port, args.lab_options)
     if args.command == "serve":
         return _serve(args, config)
+    if args.command == "linkcheck":
+        return _linkcheck(config, tabs, reporter, args.timeout)
     if args.command == "freeze" and not args.pages and not args.all:
         raise PolybookError(Location("polybook freeze"), "name the pages, or --all", "cli")
     if args.command in DRIFT_COMMANDS:  # each takes the locks it needs
@@ -254,6 +269,22 @@ def _serve(args: argparse.Namespace, config: BookConfig) -> int:
         return serve(config, rebuild, args.port)
     finally:
         keeper.close()
+
+
+def _linkcheck(
+    config: BookConfig, tabs: tuple[str, ...], reporter: Reporter, timeout: float
+) -> int:
+    """``polybook linkcheck``: the site's build (which checks its internal links), then its
+    external links; the worse of the two exit statuses."""
+    from polybook.commands.linkcheck import check_external
+
+    with commands.locked(config):
+        built = commands.build(BuildRequest("html", tabs), config, reporter)
+    if built or not (config.layout.html / "index.html").is_file():
+        return built or 1
+    external = Reporter(suppressed=frozenset(config.suppress_warnings))
+    check_external(config, external, timeout)
+    return commands.finish(external, config.strict)
 
 
 def _terminate(signum: int, frame: FrameType | None) -> None:

@@ -89,6 +89,7 @@ class BookConfig:
     sagemaker_branch: str = "main"  # [sagemaker] branch
     favicon: str = ""  # [html]
     html_logo: str = ""  # [html]
+    base_url: str = ""  # [html]
     serve_port: int = 0  # [html]
     bibfile: str = ""  # [pdf]
     latex_logo: str = ""  # [pdf]

@@ -8,13 +8,11 @@ copied atomically to ``_build/pdf/``; a failed run leaves the last good one ther
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,13 +20,12 @@ from polybook.config import BookConfig
 from polybook.diagnostics import Diagnostic, Location
 from polybook.fsutil import write_atomic
 from polybook.library.model import SavedBlock
-from polybook.nb import strip_ansi
 from polybook.pdf import log as latex_log
-from polybook.render import warning_store
 from polybook.render.names import BIBFILE, INDEX_FILE
 from polybook.render.page import Page
 from polybook.render.sources import write_sources
 from polybook.render.sphinx_config import bibfile, core_config, tool_digest
+from polybook.render.sphinx_job import job_settings, job_warnings, run_job_sphinx
 from polybook.render.sphinx_process import CRASH_LINES
 
 PDF_CODE = Path(__file__).resolve().parent
@@ -179,48 +176,6 @@ def write_job_sources(config: BookConfig, job: LatexJob, pages: list[Page]) -> N
         write_atomic(job.srcdir / BIBFILE, bib.read_bytes())
 
 
-def _sphinx(job: LatexJob, settings: dict[str, Any]) -> tuple[str, bool]:
-    """Run Sphinx's LaTeX builder in a process of its own: (the crash's message or "",
-    whether it read every page). A new tool reads every page: Sphinx does not know when
-    its extensions change."""
-    settings_file = job.work / "sphinx.json"
-    try:
-        previous = json.loads(settings_file.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        previous = None
-    fresh = not isinstance(previous, dict) or previous.get("tool") != settings["tool"]
-    write_atomic(settings_file, json.dumps(settings, indent=1))
-    Path(settings["diagnostics"]).unlink(missing_ok=True)
-    done = subprocess.run(
-        [sys.executable, "-m", "polybook.render.sphinx_run", str(settings_file)]
-        + (["--fresh"] if fresh else []),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if done.returncode == 0:
-        return "", fresh
-    settings_file.unlink(missing_ok=True)  # the next run reads every page again
-    tail = strip_ansi(done.stderr).strip().splitlines()[-CRASH_LINES:]
-    return "\n".join(["Sphinx failed to write the LaTeX", *tail]), fresh
-
-
-def _sphinx_diagnostics(job: LatexJob, settings: dict[str, Any], fresh: bool) -> list[Diagnostic]:
-    """The Sphinx run's warnings, kept per page across runs, each located in the framework."""
-    store_file = job.work / warning_store.STORE
-    store = warning_store.load(store_file) or {}
-    run = warning_store.read_run(Path(settings["diagnostics"]))
-    store = warning_store.merge(store, run, fresh)
-    warning_store.save(store_file, store)
-    found = []
-    for entries in store.values():
-        for _, diag in entries:
-            located = replace(diag, location=replace(diag.location, framework=job.framework))
-            if located not in found:
-                found.append(located)
-    return found
-
-
 def _latexmk(job: LatexJob) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "max_print_line": "10000", "error_line": "254", "half_error_line": "238"}
     options = ["-interaction=nonstopmode", "-halt-on-error", "-file-line-error"]
@@ -239,18 +194,10 @@ def run_job(config: BookConfig, job: LatexJob) -> LatexResult:
     """Sphinx, then LaTeX, for one framework whose sources are written."""
     result = LatexResult()
     logo, result.diagnostics = _logo(config, job)
-    settings = {
-        "srcdir": str(job.srcdir),
-        "outdir": str(job.outdir),
-        "builder": "latex",
-        "doctreedir": str(job.work / "doctrees"),
-        "diagnostics": str(job.work / "sphinx.diagnostics.jsonl"),
-        "log": str(job.work / "sphinx.log"),
-        "config": latex_config(config, job, logo),
-        "tool": tool_digest(PDF_CODE),
-    }
-    crash, fresh = _sphinx(job, settings)
-    result.diagnostics += _sphinx_diagnostics(job, settings, fresh)
+    latex = latex_config(config, job, logo)
+    settings = job_settings(job.work, "latex", latex, tool_digest(PDF_CODE), out="tex")
+    crash, fresh = run_job_sphinx(job.work, settings, "Sphinx failed to write the LaTeX")
+    result.diagnostics += job_warnings(job.work, settings, fresh, job.framework)
     if crash:
         where = Location("sphinx", 0, job.framework)
         result.diagnostics.append(Diagnostic(where, crash, "pdf", "error"))

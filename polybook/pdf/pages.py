@@ -1,8 +1,5 @@
-"""The PDF's pages: each page as one framework shows it, as MyST with its line map.
-
-The site's renderer (:func:`polybook.render.page.render_page`) given a single framework
-gives just that: its code and outputs, its ``:begin_tab:`` prose, untabbed cells once, and
-the same line maps. Outputs are cleaned as the site's are; an HTML output gives way to its
+"""The PDF's pages: each page as one framework shows it, as MyST with its line map
+(:func:`polybook.render.one_framework.framework_pages`); an HTML output gives way to its
 plain text, which LaTeX can show. The root page ends with the bibliography.
 """
 
@@ -13,11 +10,9 @@ from collections.abc import Mapping, Sequence
 from nbformat import NotebookNode
 
 from polybook.diagnostics import Reporter
-from polybook.render.outputs import clean_notebook
-from polybook.render.page import Page, render_page
+from polybook.render.one_framework import framework_pages
+from polybook.render.page import Page
 from polybook.source.book import Book
-
-ROOT_DOC = "index"
 
 
 def drop_html(nb: NotebookNode) -> NotebookNode:
@@ -39,18 +34,9 @@ def pdf_pages(
     host_gpus: int = 0,
     bibliography: bool = False,
 ) -> list[Page]:
-    """Every page of ``book`` as ``framework`` shows it; ``executed`` holds the notebooks
-    ((page path, framework) -> notebook) and ``roots`` the paths outputs must not show."""
-    pages = []
-    for doc in book.documents:
-        nb = executed.get((doc.path, framework))
-        notebooks = {}
-        if nb is not None:
-            cleaned = clean_notebook(nb, roots, doc.path, framework, reporter)  # a copy
-            notebooks[framework] = drop_html(cleaned)
-        page = render_page(doc, notebooks, (framework,), reporter, host_gpus)
-        if doc.docname == ROOT_DOC and bibliography:
-            last = page.lines.origin[-1] if page.lines.origin else 1
-            page.lines.add("\n```{bibliography}\n```", last)
-        pages.append(page)
-    return pages
+    """Every page of ``book`` as ``framework`` shows it in the PDF; ``executed`` holds the
+    notebooks ((page path, framework) -> notebook) and ``roots`` the paths outputs must not
+    show."""
+    return framework_pages(
+        book, executed, framework, reporter, roots, host_gpus, bibliography, drop_html
+    )

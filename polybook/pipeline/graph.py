@@ -46,6 +46,15 @@ def _pdf(
         logger.info("wrote %s", path.relative_to(config.root))
 
 
+def _epub(
+    executed: Executed, config: BookConfig, reporter: Reporter, early: WarmSphinx | None
+) -> None:
+    from polybook.epub.stage import build_epub
+
+    for path in build_epub(executed, config, reporter):
+        logger.info("wrote %s", path.relative_to(config.root))
+
+
 def _notebooks(
     executed: Executed, config: BookConfig, reporter: Reporter, early: WarmSphinx | None
 ) -> None:
@@ -61,7 +70,12 @@ def _notebooks(
 
 
 Output = Callable[["Executed", BookConfig, Reporter, "WarmSphinx | None"], None]
-OUTPUTS: dict[str, Output] = {"html": _site, "pdf": _pdf, "notebooks": _notebooks}
+OUTPUTS: dict[str, Output] = {
+    "html": _site,
+    "pdf": _pdf,
+    "epub": _epub,
+    "notebooks": _notebooks,
+}
 
 
 @dataclass

@@ -48,5 +48,8 @@ TARGETS: dict[str, Target] = {
         ),
         Target("html", "the site", True, lambda lay, tabs: [lay.html / "index.html"]),
         Target("pdf", "a PDF per framework", True, lambda lay, tabs: [lay.pdf(fw) for fw in tabs]),
+        Target(
+            "epub", "an epub per framework", True, lambda lay, tabs: [lay.epub(fw) for fw in tabs]
+        ),
     )
 }

@@ -19,6 +19,8 @@ WIDTH = re.compile(r"^:width:`([^`]+)`\s*$")
 EQLABEL = re.compile(r"^:eqlabel:`([^`]+)`\s*$")
 FIGURE = re.compile(r"^!\[(?P<caption>.*)\]\((?P<src>[^)\s]+)\)\s*$")
 ROLE = re.compile(r":(numref|ref|eqref|cite|citet|citep|numref):`([^`]+)`")
+CITATION = re.compile(r"\s*:(cite|citet|citep):`[^`]+`")
+LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 SLIDE_KEEP = re.compile(r"\(\*\*(.+?)\*\*\)", re.S)
 SLIDE_ONLY = re.compile(r"\(~~(.+?)~~\)", re.S)
 MYST_ROLE = {"numref": "numref", "ref": "ref", "eqref": "eq"}
@@ -26,6 +28,10 @@ MYST_ROLE = {"numref": "numref", "ref": "ref", "eqref": "eq"}
 # starts with ":" (not a mark such as ":label:`x`") or "Table:".
 CAPTION = re.compile(r"^(?::(?![\w-]+:`)|Table:)\s*(.*)$")
 EVAL_RST = "eval_rst"
+NO_ALT = (
+    "the figure {src} has no caption, which is its text for readers who cannot see it:"
+    " write one between the brackets, ![Caption](…)"
+)
 _markdown = MarkdownIt("commonmark").enable("table").disable("inline")
 
 
@@ -60,13 +66,54 @@ def inline(text: str, where: Location, reporter: Reporter) -> str:
     return ROLE.sub(role, text)
 
 
-def _figure(match: re.Match[str], label: str, width: str) -> list[str]:
+def plain_text(caption: str) -> str:
+    """A caption as alt text: what a reader hears, without markup, roles or citations."""
+    text = CITATION.sub("", caption)
+    text = ROLE.sub(lambda match: match.group(2), text)
+    text = LINK.sub(r"\1", text)
+    text = re.sub(r"[*`$\\]", "", text)
+    return " ".join(text.split()).rstrip(" ,;")
+
+
+def _figure(match: re.Match[str], label: str, width: str, alt: str) -> list[str]:
     head = [f"```{{figure}} {match.group('src')}"]
+    if alt:
+        head.append(f":alt: {alt}")
     if label:
         head.append(f":name: {label}")
     if width:
         head.append(f":width: {width}")
     return [*head, "", match.group("caption"), "```"]
+
+
+def _figure_lines(
+    figure: re.Match[str],
+    raw: list[str],
+    index: int,
+    where: Location,
+    reporter: Reporter,
+    out: Lines,
+) -> int:
+    """A figure and the ``:label:`` and ``:width:`` lines after it (from ``index``) as a MyST
+    figure, its caption also its alt text; returns the index of the line after them."""
+    label = width = ""
+    while index < len(raw):
+        following = raw[index].strip()
+        if m := LABEL.match(following):
+            label = m.group(1)
+        elif m := WIDTH.match(following):
+            width = m.group(1)
+        else:
+            break
+        index += 1
+    caption = inline(figure.group("caption"), where, reporter)
+    fixed = FIGURE.match(f"![{caption}]({figure.group('src')})")
+    alt = plain_text(figure.group("caption"))
+    if not alt:
+        reporter.warn(where, NO_ALT.format(src=figure.group("src")), "render.alt")
+    if fixed:
+        out.add("\n".join(_figure(fixed, label, width, alt)), where.line)
+    return index
 
 
 @dataclass(frozen=True)
@@ -191,20 +238,7 @@ def prose_to_myst(text: str, first_line: int, path: str, reporter: Reporter) -> 
             continue
         figure = FIGURE.match(stripped)
         if figure:
-            label = width = ""
-            while index < len(raw):
-                following = raw[index].strip()
-                if m := LABEL.match(following):
-                    label = m.group(1)
-                elif m := WIDTH.match(following):
-                    width = m.group(1)
-                else:
-                    break
-                index += 1
-            caption = inline(figure.group("caption"), where, reporter)
-            fixed = FIGURE.match(f"![{caption}]({figure.group('src')})")
-            if fixed:
-                out.add("\n".join(_figure(fixed, label, width)), number)
+            index = _figure_lines(figure, raw, index, where, reporter, out)
             continue
         heading_label = LABEL.match(stripped)
         if heading_label:

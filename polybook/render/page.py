@@ -6,7 +6,7 @@ import base64
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from nbformat import NotebookNode
@@ -19,6 +19,7 @@ from polybook.render.myst import Lines, prose_to_myst
 from polybook.render.names import OUTPUT_DIR
 from polybook.source.model import Block, CodeCell, Document, Prose, TabProse, Toc
 
+REFERENCES = "references"  # the docname of the bibliography's page
 IMAGE_TYPES = {"image/png": "png", "image/svg+xml": "svg", "image/jpeg": "jpg"}
 
 
@@ -210,3 +211,24 @@ def _tab_prose(
             out.extend(by_tab[fw])
             out.add(":::::", line)
     out.add("::::::", line)
+
+
+def references_page() -> Page:
+    """A page of the book's bibliography (the entries its pages cite)."""
+    page = Page(REFERENCES, Lines())
+    page.lines.add("# References\n\n```{bibliography}\n```", 1)
+    return page
+
+
+def with_toctree(root: Page, docnames: Sequence[str], hidden: bool = True) -> Page:
+    """The root page with a toctree of the generated pages: hidden, only the site's
+    sidebar shows it; not hidden, the page shows it too, and the epub's table of contents
+    lists them (it leaves hidden toctrees out)."""
+    if not docnames:
+        return root
+    lines = Lines(list(root.lines.text), list(root.lines.origin))
+    last = lines.origin[-1] if lines.origin else 1
+    options = ":hidden:\n" if hidden else ""
+    lines.add(f"\n```{{toctree}}\n{options}:caption: Reference\n", last)
+    lines.add("\n".join([*docnames, "```"]), last)
+    return replace(root, lines=lines)

@@ -21,7 +21,7 @@ RENDER_CODE = Path(__file__).resolve().parent
 LIBRARY_CODE = PACKAGE_ROOT / "library"
 # Packages that shape every page.
 PACKAGES = (
-    *("sphinx", "myst-parser", "furo", "docutils", "sphinx-copybutton"),
+    *("sphinx", "myst-parser", "furo", "docutils", "sphinx-copybutton", "sphinx-sitemap"),
     *("sphinxcontrib-bibtex", "pybtex", "nh3"),
 )
 

@@ -15,7 +15,7 @@ from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
-from polybook.render import cite, library_links, sphinx_log, stable_config
+from polybook.render import cite, html_writer, library_links, sphinx_log, stable_config
 from polybook.render.names import CELLS_SUFFIX
 from polybook.render.outputs import sanitize_html
 
@@ -28,35 +28,88 @@ class pb_panel(nodes.General, nodes.Element):
     """One framework's content inside a :class:`pb_tabset`."""
 
 
+class pb_badge(nodes.container):
+    """A one-line notice where a cell's outputs would be (the cell was not run here)."""
+
+
 def display_name(config: Any, name: str) -> str:
     """A tab's display name, as the book declares it (else the tab's own name)."""
     return str(config.pb_tab_names.get(name, name))
 
 
-def visit_tabset_html(self: Any, node: pb_tabset) -> None:
-    tabs = [child["tab"] for child in node.children if isinstance(child, pb_panel)]
-    buttons = "".join(
-        f'<button type="button" class="pb-tab{" is-active" if i == 0 else ""}" role="tab" '
-        f'data-pb-tab="{html.escape(t)}" aria-selected="{"true" if i == 0 else "false"}">'
-        f"{html.escape(display_name(self.builder.config, t))}</button>"
-        for i, t in enumerate(tabs)
+def _tabbed(self: Any) -> bool:
+    """Whether tab sets show as tabs: on the site's pages, not in the epub (one framework)."""
+    return bool(self.builder.name != "epub")
+
+
+def _tab_button(number: int, tab: str, label: str, first: bool) -> str:
+    """A tab of tab set ``number``: it controls its panel; the first is selected and is
+    the one in the tab order (the script moves both with the reader's choice)."""
+    name = html.escape(tab)
+    return (
+        f'<button type="button" class="pb-tab{" is-active" if first else ""}" role="tab" '
+        f'id="pb-tab-{number}-{name}" aria-controls="pb-panel-{number}-{name}" '
+        f'data-pb-tab="{name}" aria-selected="{"true" if first else "false"}" '
+        f'tabindex="{0 if first else -1}">{html.escape(label)}</button>'
     )
+
+
+def visit_tabset_html(self: Any, node: pb_tabset) -> None:
+    """The tab set and its tab bar, as the WAI-ARIA tabs pattern has them; tab sets are
+    numbered in the page for their ids."""
+    kind = html.escape(node["kind"])
+    if not _tabbed(self):
+        self.body.append(f'<div class="pb-tabset pb-untabbed" data-pb-kind="{kind}">')
+        return
+    self.pb_count = number = getattr(self, "pb_count", 0) + 1
+    self.pb_open = [*getattr(self, "pb_open", []), number]  # the tab sets being written
+    tabs = [child["tab"] for child in node.children if isinstance(child, pb_panel)]
+    config = self.builder.config
+    buttons = "".join(
+        _tab_button(number, t, display_name(config, t), i == 0) for i, t in enumerate(tabs)
+    )
+    label = "Framework" if node["kind"] == "code" else "Framework of this text"
     self.body.append(
-        f'<div class="pb-tabset" data-pb-kind="{html.escape(node["kind"])}">'
-        f'<div class="pb-tabbar" role="tablist">{buttons}</div>'
+        f'<div class="pb-tabset" data-pb-kind="{kind}" id="pb-set-{number}">'
+        f'<div class="pb-tabbar" role="tablist" aria-label="{label}">{buttons}</div>'
     )
 
 
 def visit_panel_html(self: Any, node: pb_panel) -> None:
-    first = node.parent is None or node.parent.index(node) == 0
-    hidden = "" if first else " hidden"
+    tab = html.escape(node["tab"])
+    if not isinstance(node.parent, pb_tabset) or not _tabbed(self):
+        self.body.append(f'<div class="pb-panel" data-pb-tab="{tab}">')
+        return
+    hidden = "" if node.parent.index(node) == 0 else " hidden"
+    number = self.pb_open[-1]
     self.body.append(
-        f'<div class="pb-panel" role="tabpanel" data-pb-tab="{html.escape(node["tab"])}"{hidden}>'
+        f'<div class="pb-panel" role="tabpanel" id="pb-panel-{number}-{tab}" '
+        f'aria-labelledby="pb-tab-{number}-{tab}" data-pb-tab="{tab}"{hidden}>'
     )
 
 
 def depart_div_html(self: Any, node: nodes.Element) -> None:
     self.body.append("</div>")
+
+
+def depart_tabset_html(self: Any, node: pb_tabset) -> None:
+    if _tabbed(self):
+        self.pb_open = self.pb_open[:-1]
+    self.body.append("</div>")
+
+
+def visit_badge_html(self: Any, node: pb_badge) -> None:
+    """A badge is a note, read as one: "Note:" before its text, for screen readers."""
+    self.body.append(self.starttag(node, "div", role="note"))
+    self.body.append('<span class="pb-sr-only">Note: </span>')
+
+
+def visit_badge_latex(self: Any, node: pb_badge) -> None:
+    self.visit_container(node)  # its classes' environments (the PDF's preamble has them)
+
+
+def depart_badge_latex(self: Any, node: pb_badge) -> None:
+    self.depart_container(node)
 
 
 def visit_passthrough(self: Any, node: nodes.Element) -> None:
@@ -141,8 +194,8 @@ def _cell(data: dict[str, Any], env: Any, owners: list[str]) -> list[nodes.Node]
         ids, links = library_links.saved_links(env, data["source"], owners)
         code["ids"].extend(ids)
         result += [code, *links]
-    if data.get("badge"):  # a one-line notice where the outputs would be
-        note = nodes.container(classes=["pb-output", "pb-badge"])
+    if data.get("badge"):
+        note = pb_badge(classes=["pb-output", "pb-badge"])
         note += nodes.inline(text=data["badge"])
         result.append(note)
     if data.get("provenance"):
@@ -193,11 +246,12 @@ def setup(app: Sphinx) -> dict[str, Any]:
         sphinx_log.install(app, app.config.pb_diagnostics)
     library_links.setup(app)
     stable_config.setup(app)
+    html_writer.setup_writer(app)
     app.add_config_value("pb_bibliography", False, "env")
     cite.setup(app, app.config.pb_bibliography)
     app.add_node(
         pb_tabset,
-        html=(visit_tabset_html, depart_div_html),
+        html=(visit_tabset_html, depart_tabset_html),
         latex=(visit_passthrough, depart_passthrough),
         text=(visit_passthrough, depart_passthrough),
     )
@@ -205,6 +259,12 @@ def setup(app: Sphinx) -> dict[str, Any]:
         pb_panel,
         html=(visit_panel_html, depart_div_html),
         latex=(visit_passthrough, depart_passthrough),
+        text=(visit_passthrough, depart_passthrough),
+    )
+    app.add_node(
+        pb_badge,
+        html=(visit_badge_html, depart_div_html),
+        latex=(visit_badge_latex, depart_badge_latex),
         text=(visit_passthrough, depart_passthrough),
     )
     app.add_directive("pb-tabset", TabSetDirective)

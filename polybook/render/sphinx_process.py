@@ -12,8 +12,11 @@ after each run; stopped unused, it leaves nothing behind.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -47,14 +50,48 @@ def _crash(returncode: int, stderr: str) -> str:
     return "\n".join(["the HTML build failed", *tail])
 
 
+def _start(
+    command: list[str],
+    stdin: int | None = None,
+    stdout: int = subprocess.DEVNULL,
+    stderr: Any = None,
+) -> subprocess.Popen[str]:
+    """Sphinx's process, in a group of its own: ended, it ends with what it started (an
+    extension's processes, which would hold its pipes). Its stderr is a pipe unless
+    ``stderr`` names a file."""
+    return subprocess.Popen(
+        command,
+        stdin=stdin,
+        stdout=stdout,
+        stderr=subprocess.PIPE if stderr is None else stderr,
+        text=True,
+        start_new_session=True,
+    )
+
+
+def _kill(process: subprocess.Popen[str]) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.communicate()
+
+
+def _finish(process: subprocess.Popen[str], given: str | None = None) -> str:
+    """Wait for ``process`` (given ``given`` on stdin); its stderr. Interrupted (Ctrl-C,
+    SIGTERM), it is ended with its group: it no longer gets the terminal's signals."""
+    try:
+        return process.communicate(given)[1]
+    except BaseException:
+        _kill(process)
+        raise
+
+
 def run_sphinx(settings_file: Path, settings: dict[str, Any], fresh: bool) -> str:
     """Run Sphinx in a process of its own; returns the crash's message, or ""."""
     Path(settings["diagnostics"]).unlink(missing_ok=True)
     options = ["--fresh"] if fresh else []
-    done = subprocess.run(
-        _command(settings_file, *options), capture_output=True, text=True, check=False
-    )
-    return _crash(done.returncode, done.stderr)
+    process = _start(_command(settings_file, *options))
+    stderr = _finish(process)
+    return _crash(process.returncode, stderr)
 
 
 class WarmSphinx:
@@ -64,12 +101,11 @@ class WarmSphinx:
     def __init__(self, settings_file: Path, settings: dict[str, Any]) -> None:
         self.settings = settings  # as the file holds them
         self.errors = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 (a crash's traceback)
-        self.process: subprocess.Popen[str] | None = subprocess.Popen(
+        self.process: subprocess.Popen[str] | None = _start(
             _command(settings_file, "--when-told"),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.errors,
-            text=True,
         )
 
     @classmethod
@@ -115,6 +151,9 @@ class WarmSphinx:
                     break
         except (OSError, ValueError):
             pass
+        except BaseException:  # interrupted: it no longer gets the terminal's signals
+            self.stop()
+            raise
         for kept, final in self._files():
             if kept.is_file():
                 shutil.copyfile(kept, final)
@@ -129,8 +168,7 @@ class WarmSphinx:
         if self.process is None:
             return
         process, self.process = self.process, None
-        process.kill()
-        process.communicate()
+        _kill(process)
         for kept, _ in self._files():
             kept.unlink(missing_ok=True)
         self.errors.close()

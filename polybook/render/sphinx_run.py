@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import multiprocessing
 import os
 import sys
 from typing import Any
@@ -109,4 +110,9 @@ if __name__ == "__main__":
     logging.shutdown()
     sys.stdout.flush()
     sys.stderr.flush()
+    # Processes an extension started (sphinx-sitemap's multiprocessing manager) end with
+    # Python's teardown, which is skipped: they would outlive this one, holding its pipes.
+    for child in multiprocessing.active_children():
+        child.terminate()
+        child.join(timeout=5)
     os._exit(status)

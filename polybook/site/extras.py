@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from nbformat import NotebookNode
@@ -13,18 +13,17 @@ from nbformat import NotebookNode
 from polybook.config import BookConfig
 from polybook.config.schema import for_framework
 from polybook.fsutil import write_atomic
-from polybook.layout import NOTEBOOKS_LINK, PDFS_LINK
+from polybook.layout import EPUBS_LINK, NOTEBOOKS_LINK, PDFS_LINK
 from polybook.library.model import SavedBlock
 from polybook.nb import writes
-from polybook.render.myst import Lines
 from polybook.render.names import BIBFILE, INDEX_FILE
-from polybook.render.page import Page
+from polybook.render.page import Page, references_page
 from polybook.render.sphinx_config import bibfile
 from polybook.site.api import api_index, api_pages
 
-REFERENCES = "references"
 COLAB = "https://colab.research.google.com/github"
 SAGEMAKER = "https://studiolab.sagemaker.aws/import/github"
+BOOK_KINDS = ("pdf", "epub")  # the books built per framework that the site links
 
 
 @dataclass(frozen=True)
@@ -52,12 +51,10 @@ def links(
     site's root for the notebooks it holds, of ``notebooks``' frameworks); "" for none."""
     colab = (COLAB, config.github_repo, config.branch, "colab")
     sagemaker = (SAGEMAKER, config.sagemaker_repo, config.sagemaker_branch, "sagemaker")
-    pdfs = site_pdfs(config)
+    books = {kind: site_books(config, kind) for kind in BOOK_KINDS}
     return {
         "notebooks": {fw: f"{NOTEBOOKS_LINK}/{fw}/" if fw in notebooks else "" for fw in tabs},
-        "pdf": {
-            fw: f"{PDFS_LINK}/{config.layout.pdf_name(fw)}" if fw in pdfs else "" for fw in tabs
-        },
+        **{kind: {fw: held.get(fw, "") for fw in tabs} for kind, held in books.items()},
         "colab": {fw: _platform(*colab, fw) for fw in tabs},
         "sagemaker": {fw: _platform(*sagemaker, fw) for fw in tabs},
     }
@@ -67,21 +64,8 @@ def generated_pages(config: BookConfig, extras: SiteExtras, taken: Collection[st
     """The API pages and the references page, leaving out docnames the book uses."""
     pages = api_pages(config, extras.libraries, extras.tabs)
     if bibfile(config):
-        page = Page(REFERENCES, Lines())
-        page.lines.add("# References\n\n```{bibliography}\n```", 1)
-        pages.append(page)
+        pages.append(references_page())
     return [p for p in pages if p.docname not in taken]
-
-
-def with_toctree(root: Page, docnames: Sequence[str]) -> Page:
-    """The root page with a hidden toctree of the generated pages (the sidebar shows it)."""
-    if not docnames:
-        return root
-    lines = Lines(list(root.lines.text), list(root.lines.origin))
-    last = lines.origin[-1] if lines.origin else 1
-    lines.add("\n```{toctree}\n:hidden:\n:caption: Reference\n", last)
-    lines.add("\n".join([*docnames, "```"]), last)
-    return replace(root, lines=lines)
 
 
 def write_index(config: BookConfig, extras: SiteExtras, srcdir: Path) -> bool:
@@ -116,22 +100,39 @@ def write_notebooks(
     return changed
 
 
-def site_pdfs(config: BookConfig) -> list[str]:
-    """The frameworks whose PDF the site holds (copied by :func:`write_pdfs`)."""
-    folder = config.layout.site_extra / PDFS_LINK
-    return [fw for fw in config.tabs if (folder / config.layout.pdf_name(fw)).is_file()]
+def _books(config: BookConfig, kind: str) -> tuple[str, dict[str, Path]]:
+    """The site's folder for the books of ``kind`` ("pdf", "epub"), and those built, by
+    framework."""
+    layout = config.layout
+    if kind == "pdf":
+        return PDFS_LINK, layout.built_pdfs(config.tabs)
+    return EPUBS_LINK, layout.built_epubs(config.tabs)
 
 
-def write_pdfs(config: BookConfig) -> bool:
-    """Copy the built PDFs (``_build/pdf``) into the site's extra files, removing those no
-    longer built; True if anything changed."""
-    folder = config.layout.site_extra / PDFS_LINK
-    wanted = {path.name: path for path in config.layout.built_pdfs(config.tabs).values()}
+def site_books(config: BookConfig, kind: str) -> dict[str, str]:
+    """The frameworks whose book of ``kind`` the site holds (copied by
+    :func:`write_books`), with its path in the site."""
+    link, _ = _books(config, kind)
+    folder = config.layout.site_extra / link
+    layout = config.layout
+    names = {
+        fw: layout.pdf_name(fw) if kind == "pdf" else layout.epub_name(fw) for fw in config.tabs
+    }
+    return {fw: f"{link}/{name}" for fw, name in names.items() if (folder / name).is_file()}
+
+
+def write_books(config: BookConfig) -> bool:
+    """Copy the built PDFs and epubs (``_build/pdf``, ``_build/epub``) into the site's extra
+    files, removing those no longer built; True if anything changed."""
     changed = False
-    for name, path in wanted.items():
-        changed |= write_atomic(folder / name, path.read_bytes())
-    for old in folder.glob("*.pdf") if folder.is_dir() else ():
-        if old.name not in wanted:
-            old.unlink()
-            changed = True
+    for kind in BOOK_KINDS:
+        link, built = _books(config, kind)
+        folder = config.layout.site_extra / link
+        wanted = {path.name: path for path in built.values()}
+        for name, path in wanted.items():
+            changed |= write_atomic(folder / name, path.read_bytes())
+        for old in folder.glob(f"*.{kind}") if folder.is_dir() else ():
+            if old.name not in wanted:
+                old.unlink()
+                changed = True
     return changed

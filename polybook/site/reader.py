@@ -46,12 +46,13 @@ def visit_downloads_html(self: Any, node: pb_downloads) -> None:
                 f'<a class="pb-download" {follow} href="{html.escape(href)}" download>'
                 f"Download the {name} notebook</a>"
             )
-        if links.get("pdf", {}).get(fw):
-            href = relative_uri(page, links["pdf"][fw])
-            parts.append(
-                f'<a class="pb-pdf" {follow} href="{html.escape(href)}">'
-                f'The book as PDF<span class="pb-fw"> ({name})</span></a>'
-            )
+        for kind, label in (("pdf", "PDF"), ("epub", "EPUB")):
+            if links.get(kind, {}).get(fw):
+                href = relative_uri(page, links[kind][fw])
+                parts.append(
+                    f'<a class="pb-{kind}" {follow} href="{html.escape(href)}">'
+                    f'The book as {label}<span class="pb-fw"> ({name})</span></a>'
+                )
         for key, label in (("colab", "Colab"), ("sagemaker", "SageMaker Studio Lab")):
             if links[key].get(fw):
                 href = html.escape(links[key][fw] + notebook)

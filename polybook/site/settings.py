@@ -10,7 +10,7 @@ from typing import Any
 from polybook.config import BookConfig
 from polybook.library.model import SavedBlock
 from polybook.render.sphinx_config import core_config, hash_tree, tool_digest
-from polybook.site.extras import links, site_pdfs
+from polybook.site.extras import BOOK_KINDS, links, site_books
 
 SITE_CODE = Path(__file__).resolve().parent  # the site's code, its extension and static files
 STATIC = SITE_CODE / "static"  # the tool's own CSS and JavaScript
@@ -33,7 +33,7 @@ def _reader_config(
         "pb_links": links(config, config.tabs, notebooks),
         "pb_generated": list(generated),
     }
-    if notebooks or site_pdfs(config):
+    if notebooks or any(site_books(config, kind) for kind in BOOK_KINDS):
         settings["html_extra_path"] = [str(config.layout.site_extra)]
     for key in ("favicon", "html_logo"):
         path = getattr(config, key)
@@ -50,8 +50,12 @@ def html_config(
 ) -> dict[str, Any]:
     """The site's Sphinx settings; ``notebooks`` names the frameworks whose notebooks the
     site holds, ``generated`` the pages it adds (API pages, references)."""
+    sitemap = ["sphinx_sitemap"] if config.base_url else []
     core = core_config(
-        config, libraries, leading=["sphinx_copybutton"], output=["polybook.site.sphinx_ext"]
+        config,
+        libraries,
+        leading=["sphinx_copybutton"],
+        output=["polybook.site.sphinx_ext", *sitemap],
     )
     return {
         **core,
@@ -69,7 +73,16 @@ def html_config(
         "html_css_files": _book_assets(config, "*.css"),
         "html_js_files": _book_assets(config, "*.js"),
         **_reader_config(config, notebooks, generated),
+        **_published(config),
     }
+
+
+def _published(config: BookConfig) -> dict[str, Any]:
+    """Where the site is published, when ``[html] base_url`` says: each page's canonical URL
+    and the sitemap (sphinx-sitemap) name pages there."""
+    if not config.base_url:
+        return {}
+    return {"html_baseurl": config.base_url, "sitemap_url_scheme": "{link}"}
 
 
 def _assets_digest(config: BookConfig) -> str:

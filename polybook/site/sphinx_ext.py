@@ -42,6 +42,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     navigation.setup(app)
     app.connect("html-page-context", _meta_tabs)
     app.connect("builder-inited", _keep_compiled_templates)
-    app.add_js_file("polybook-tabs.js")
+    for script in ("polybook-tabs.js", "polybook-diff.js", "polybook-compare.js"):
+        app.add_js_file(script)  # in this order: the compare view is a view of the tabs
     app.add_css_file("polybook.css")
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -18,21 +18,21 @@ from polybook.config import BookConfig
 from polybook.diagnostics import Diagnostic, Location, Reporter
 from polybook.environments import devices
 from polybook.fsutil import write_atomic
-from polybook.layout import NODE_MODULES, NOTEBOOKS_LINK, PDFS_LINK
+from polybook.layout import EPUBS_LINK, NODE_MODULES, NOTEBOOKS_LINK, PDFS_LINK
 from polybook.render import warning_store
 from polybook.render.outputs import clean_notebook, path_roots
-from polybook.render.page import Page, render_page
+from polybook.render.page import Page, render_page, with_toctree
 from polybook.render.sources import keepable, sync_tree, write_sources
 from polybook.render.sphinx_config import bibfile
 from polybook.render.sphinx_process import WarmSphinx, run_sphinx
 from polybook.site.extras import (
     SiteExtras,
     generated_pages,
-    with_toctree,
+    write_books,
     write_index,
     write_notebooks,
-    write_pdfs,
 )
+from polybook.site.links import check_links
 from polybook.site.settings import site_digest, site_settings
 
 if TYPE_CHECKING:
@@ -161,6 +161,30 @@ def write_mathjax(srcdir: Path) -> bool:
     return sync_tree(MATHJAX / fonts, static / fonts) or changed
 
 
+def _write_extras(
+    config: BookConfig,
+    extras: SiteExtras,
+    srcdir: Path,
+    outdir: Path,
+    keep: Collection[str],
+    reporter: Reporter,
+) -> bool:
+    """MathJax, the API index, the notebooks for download, and the site's copies of files
+    no longer there removed; True if anything changed."""
+    changed = False
+    if MATHJAX.is_dir():
+        changed |= write_mathjax(srcdir)
+    else:
+        message = "MathJax is not installed: run `make setup`"
+        reporter.warn(Location(str(MATHJAX)), message, "render")
+    changed |= write_index(config, extras, srcdir)
+    extra = config.layout.site_extra
+    changed |= write_notebooks(extra / NOTEBOOKS_LINK, extras.notebooks, keep)
+    for link in (NOTEBOOKS_LINK, PDFS_LINK, EPUBS_LINK):
+        _prune_copies(extra / link, outdir / link)
+    return changed
+
+
 def write_site(
     config: BookConfig,
     pages: Sequence[Page],
@@ -184,7 +208,7 @@ def write_site(
     names = [p.docname for p in generated]
     pages = [with_toctree(p, names) if p.docname == "index" else p for p in pages]
     held = {fw for _, fw in extras.notebooks}
-    pdfs_changed = write_pdfs(config)  # before the settings, which link them
+    books_changed = write_books(config)  # before the settings, which link them
     frameworks = [fw for fw in config.tabs if fw in held]
     settings = site_settings(config, frameworks, names, extras.libraries)
     srcdir, outdir = Path(settings["srcdir"]), Path(settings["outdir"])
@@ -195,23 +219,14 @@ def write_site(
         message = f"[pdf] bibfile: no such file: {config.bibfile}"
         reporter.warn(Location("config.ini"), message, "config")
     changed = write_sources(config, [*pages, *generated], srcdir, keep)
-    if MATHJAX.is_dir():
-        changed |= write_mathjax(srcdir)
-    else:
-        message = "MathJax is not installed: run `make setup`"
-        reporter.warn(Location(str(MATHJAX)), message, "render")
-    changed |= write_index(config, extras, srcdir)
-    extra = layout.site_extra / NOTEBOOKS_LINK
-    changed |= write_notebooks(extra, extras.notebooks, keep)
-    _prune_copies(extra, outdir / NOTEBOOKS_LINK)
-    changed |= pdfs_changed
-    _prune_copies(layout.site_extra / PDFS_LINK, outdir / PDFS_LINK)
+    changed |= _write_extras(config, extras, srcdir, outdir, keep, reporter) | books_changed
     settings_file = layout.sphinx_file("html", ".json")
     store_file = layout.site_warnings
     store = warning_store.load(store_file)
     run, fresh = plan_run(_load(settings_file), settings, changed)
     if not run and store is not None and (outdir / "index.html").is_file():
         warning_store.report(store, reporter)  # the warnings of the site as it is
+        reporter.forward(_dead_links(config, reporter))
         return outdir
     fresh = fresh or store is None  # without the other pages' warnings: read them all
     write_atomic(settings_file, json.dumps(settings, indent=1))
@@ -227,4 +242,22 @@ def write_site(
     if crash:
         settings_file.unlink(missing_ok=True)  # the next build runs Sphinx again, afresh
         reporter.error(Diagnostic(Location("sphinx"), crash, "render", "error"))
+    else:
+        reporter.forward(_dead_links(config, reporter))
     return outdir
+
+
+def _dead_links(config: BookConfig, reporter: Reporter) -> list[Diagnostic]:
+    """The site's internal links that lead nowhere, located in the pages that write them;
+    not those that a warning of Sphinx's about the page names already (a reference MyST
+    could not resolve)."""
+    layout = config.layout
+    said: dict[str, list[str]] = {}
+    for diag in reporter.diagnostics:
+        said.setdefault(diag.location.path, []).append(diag.message)
+    found = []
+    for dead in check_links(config.root, layout.html, layout.site_src, layout.site_links):
+        messages = said.get(dead.location.path, [])
+        if not any(f"'{name}'" in message for name in dead.names for message in messages):
+            found.append(dead.diagnostic)
+    return found

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Literal
 
-Kind = Literal["bool", "int", "float", "str", "choice", "words", "patterns", "path", "name"]
+Kind = Literal["bool", "int", "float", "str", "choice", "words", "patterns", "path", "name", "url"]
 Value = bool | int | float | str | tuple[str, ...]
 
 TRUE = ("true", "yes", "on", "1")
@@ -62,6 +62,8 @@ class Key:
             return self._choose(text.lower())
         if self.kind == "words":
             return self._words(text)
+        if self.kind == "url":
+            return _url(text)
         if self.kind == "name" and not text.isidentifier():
             raise BadValue(f"{text!r} is not a Python module name (letters, digits, _)")
         if self.kind == "path" and self.suffix and not text.endswith(self.suffix):
@@ -126,6 +128,8 @@ class Key:
             return f"words from {listed}" if self.choices else "names" if self.names else "words"
         if self.kind == "name":
             return "module name"
+        if self.kind == "url":
+            return "`http(s)://` address"
         if self.kind == "path":
             return f"path to a `{self.suffix}` file" if self.suffix else "path"
         return "text"
@@ -140,6 +144,14 @@ class Key:
         if isinstance(self.default, tuple):
             return f"`{' '.join(self.default)}`" if self.default else "none"
         return f"`{self.default}`" if self.default != "" else "empty"
+
+
+def _url(text: str) -> str:
+    """An absolute ``http(s)`` address, ending with ``/``."""
+    scheme, _, rest = text.partition("://")
+    if scheme.lower() not in ("http", "https") or not rest.split("/")[0]:
+        raise BadValue(f"{text!r} is not an http:// or https:// address")
+    return text if text.endswith("/") else text + "/"
 
 
 def _boolean(text: str) -> bool:

@@ -69,6 +69,15 @@ OUTPUT_KEYS: tuple[Key, ...] = (
     ),
     Key(
         "html",
+        "base_url",
+        "url",
+        "",
+        "the address the site is published at (`https://example.org/book/`): each page"
+        " names its canonical URL there, and the site gets a `sitemap.xml`",
+        d2lbook=False,
+    ),
+    Key(
+        "html",
         "serve_port",
         "int",
         0,

@@ -31,9 +31,20 @@
  *    history.replaceState and keeps the tab at the same place on screen (instantly, even
  *    where the theme asks for smooth scrolling);
  *  - clicking a same-site relative link adds `?tab=NAME` to it, so that the choice carries
- *    to the next page even where localStorage is unavailable.
+ *    to the next page even where localStorage is unavailable;
+ *  - code and output boxes that scroll are put in the tab order (tabindex=0), so that a
+ *    keyboard can scroll them, and taken out again when they no longer scroll.
  *
- * The only global is window.polybookTabs = {select(name), current()}.
+ * Other scripts add views of the tab sets (polybook-compare.js) with `register(view)`, before
+ * the page is loaded; a view may have prepare() (once, before the tab sets are first
+ * shown), start(fresh) -> a framework to start on, before(name, previous), applyTo(tabset,
+ * name) -> whether it showed the set itself, applied(name, previous), click(tab) and
+ * keydown(event, tab) -> whether it handled them, and params() -> {name: value or null}
+ * for the links.
+ *
+ * The only global is window.polybookTabs = {select(name), current(), frameworks(),
+ * label(name), resolve(value), setParam(key, value), readParam(key), register(view),
+ * tabsOf(tabset), panelsOf(tabset), tabsets(), apply()}.
  */
 (function () {
   'use strict';
@@ -44,7 +55,14 @@
 
   let frameworks = [];
   let aliases = {}; // normalised name or display name -> name
+  let labels = {}; // name -> display name
   let current = null;
+  const views = []; // registered by other scripts: see the header
+
+  /* Ask each view in turn; the first that answers true has handled it. */
+  function viewHandles(method, ...args) {
+    return views.some((view) => typeof view[method] === 'function' && view[method](...args));
+  }
 
   function childrenWithClass(el, cls) {
     return Array.prototype.filter.call(el.children, (c) => c.classList.contains(cls));
@@ -98,14 +116,20 @@
       found[normalise(name)] = name;
     });
     const meta = document.querySelector('meta[name="pb-tab-labels"]');
-    const labels = meta ? (meta.getAttribute('content') || '').split(',') : [];
-    labels.forEach((label, i) => {
-      if (frameworks[i] && label.trim()) found[normalise(label)] = frameworks[i];
+    const given = meta ? (meta.getAttribute('content') || '').split(',') : [];
+    given.forEach((label, i) => {
+      if (frameworks[i] && label.trim()) {
+        found[normalise(label)] = frameworks[i];
+        labels[frameworks[i]] = label.trim();
+      }
     });
     tabsets().forEach((set) => {
       tabsOf(set).forEach((tab) => {
         const name = tab.getAttribute('data-pb-tab');
-        if (isFramework(name)) found[normalise(tab.textContent)] = name;
+        if (isFramework(name)) {
+          found[normalise(tab.textContent)] = name;
+          labels[name] = labels[name] || tab.textContent.trim();
+        }
       });
     });
     return found;
@@ -145,23 +169,29 @@
     }
   }
 
-  function readParam() {
+  function readParam(key) {
     try {
-      return new URLSearchParams(window.location.search).get(PARAM);
+      return new URLSearchParams(window.location.search).get(key || PARAM);
     } catch (e) {
       return null;
     }
   }
 
-  function writeParam(name) {
+  /* Set (or, for null, remove) a parameter of the address, without a new history entry. */
+  function setParam(key, value) {
     try {
       const url = new URL(window.location.href);
-      if (url.searchParams.get(PARAM) === name) return;
-      url.searchParams.set(PARAM, name);
+      if (url.searchParams.get(key) === value) return;
+      if (value === null) url.searchParams.delete(key);
+      else url.searchParams.set(key, value);
       window.history.replaceState(window.history.state, '', url.href);
     } catch (e) {
       // replaceState can be refused (sandboxed frames, some file:// setups).
     }
+  }
+
+  function writeParam(name) {
+    setParam(PARAM, name);
   }
 
   let uid = 0;
@@ -182,6 +212,7 @@
   }
 
   function applyTo(tabset, name) {
+    if (viewHandles('applyTo', tabset, name)) return;
     const tabs = tabsOf(tabset);
     const has = tabs.some((t) => t.getAttribute('data-pb-tab') === name);
     if (!has) {
@@ -201,12 +232,41 @@
   }
 
   function apply(name) {
+    const previous = current;
+    views.forEach((view) => view.before && view.before(name, previous));
     current = name;
     document.documentElement.setAttribute('data-pb-tab', name);
     tabsets().forEach((set) => applyTo(set, name));
     document.querySelectorAll('[data-pb-follow]').forEach((el) => {
       el.hidden = el.getAttribute('data-pb-follow') !== name;
     });
+    views.forEach((view) => view.applied && view.applied(name, previous));
+    markScrollable();
+  }
+
+  /* Boxes whose content scrolls are keyboard-focusable (WCAG 2.1.1); others are not. */
+  const SCROLLERS = 'article pre, article .pb-output, article .table-wrapper';
+
+  function markScrollable() {
+    document.querySelectorAll(SCROLLERS).forEach((box) => {
+      const scrolls =
+        box.scrollWidth > box.clientWidth + 1 || box.scrollHeight > box.clientHeight + 1;
+      const ours = box.hasAttribute('data-pb-scroll');
+      if (scrolls && !box.hasAttribute('tabindex')) {
+        box.setAttribute('tabindex', '0');
+        box.setAttribute('data-pb-scroll', '');
+      } else if (!scrolls && ours) {
+        box.removeAttribute('tabindex');
+        box.removeAttribute('data-pb-scroll');
+      }
+    });
+  }
+
+  let resizing = 0;
+
+  function onResize() {
+    window.clearTimeout(resizing);
+    resizing = window.setTimeout(markScrollable, 150);
   }
 
   /* Scroll by `delta` at once: the theme's smooth scrolling would animate the correction. */
@@ -246,7 +306,7 @@
     if (!tab || !tab.parentElement || !tab.parentElement.classList.contains('pb-tabbar')) {
       return false;
     }
-    choose(tab.getAttribute('data-pb-tab'), tab);
+    if (!viewHandles('click', tab)) choose(tab.getAttribute('data-pb-tab'), tab);
     return true;
   }
 
@@ -256,6 +316,7 @@
       return;
     }
     if (event.altKey || event.ctrlKey || event.metaKey) return;
+    if (viewHandles('keydown', event, tab)) return;
     const tabs = childrenWithClass(tab.parentElement, 'pb-tab');
     const i = tabs.indexOf(tab);
     let j;
@@ -305,6 +366,13 @@
     }
     const params = new URLSearchParams(query);
     params.set(PARAM, name);
+    views.forEach((view) => {
+      const more = view.params ? view.params() : {};
+      Object.keys(more).forEach((key) => {
+        if (more[key] === null) params.delete(key);
+        else params.set(key, more[key]);
+      });
+    });
     return rest + '?' + params.toString() + hash;
   }
 
@@ -323,7 +391,11 @@
 
   /* The framework to show: a new ?tab= choice, else the stored one, else the default. */
   function startingChoice(fresh) {
-    const fromParam = resolve(readParam());
+    let fromParam = resolve(readParam());
+    views.forEach((view) => {
+      const wanted = view.start ? resolve(view.start(fresh)) : null;
+      if (wanted) fromParam = wanted;
+    });
     const stored = readStorage();
     if (fromParam && !(isFramework(stored) && !fresh)) {
       writeStorage(fromParam);
@@ -345,8 +417,10 @@
     if (frameworks.length === 0) return;
     aliases = bookAliases();
     tabsets().forEach(ensureIds);
+    views.forEach((view) => view.prepare && view.prepare());
     apply(startingChoice(!revisited()));
     window.addEventListener('pageshow', onPageShow);
+    window.addEventListener('resize', onResize);
     document.addEventListener('click', onClick);
     document.addEventListener('auxclick', onLinkClick);
     document.addEventListener('keydown', onKeydown);
@@ -355,6 +429,16 @@
   window.polybookTabs = {
     select: (name) => choose(name, null),
     current: () => current,
+    frameworks: () => frameworks.slice(),
+    label: (name) => labels[name] || name,
+    resolve: resolve,
+    readParam: readParam,
+    setParam: setParam,
+    register: (view) => views.push(view),
+    tabsOf: tabsOf,
+    panelsOf: panelsOf,
+    tabsets: tabsets,
+    apply: () => current && apply(current),
   };
 
   if (document.readyState === 'loading') {

@@ -1,0 +1,2 @@
+"""The epub: one per framework, through Sphinx's epub builder, for readers offline.
+Entry point: :mod:`polybook.epub.stage`."""

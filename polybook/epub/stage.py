@@ -1,0 +1,153 @@
+"""The epub stage's entry point: an epub per framework from the build's executed notebooks.
+
+Each framework has a folder of its own, ``_build/epub_work/<framework>/``: Sphinx's sources
+(``src``), its doctrees and the epub builder's output (``out``), so that a second build
+rereads only what changed. The finished epub is copied atomically to ``_build/epub/``; a
+framework whose notebooks or Sphinx run failed keeps its last good one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from polybook.config import BookConfig
+from polybook.diagnostics import Diagnostic, Location, Reporter
+from polybook.environments import devices
+from polybook.fsutil import write_atomic
+from polybook.layout import EPUBS_LINK
+from polybook.library.model import SavedBlock
+from polybook.render.names import BIBFILE, INDEX_FILE
+from polybook.render.one_framework import framework_pages
+from polybook.render.outputs import path_roots
+from polybook.render.page import REFERENCES, references_page, with_toctree
+from polybook.render.sources import write_sources
+from polybook.render.sphinx_config import bibfile, core_config, tool_digest
+from polybook.render.sphinx_job import job_settings, job_warnings, run_job_sphinx
+
+if TYPE_CHECKING:
+    from polybook.execution.stage import Executed
+
+EPUB_CODE = Path(__file__).resolve().parent
+STATIC = EPUB_CODE / "static"
+STALE = "the epub is not rebuilt: a notebook of this framework failed; the last good epub stays"
+
+
+@dataclass(frozen=True)
+class EpubJob:
+    """Where one framework's epub is made."""
+
+    config: BookConfig
+    framework: str
+    # The book's libraries, which autodoc imports (see polybook.render.autodoc).
+    libraries: Mapping[str, Sequence[SavedBlock]] = field(default_factory=dict, compare=False)
+
+    @property
+    def work(self) -> Path:
+        return self.config.layout.epub_work(self.framework)
+
+    @property
+    def basename(self) -> str:
+        return self.config.layout.epub_name(self.framework).removesuffix(".epub")
+
+
+def identifier(config: BookConfig, framework: str) -> str:
+    """The epub's identifier: where the site holds it when ``[html] base_url`` says where the
+    site is, else a URN of the book, the framework and the release."""
+    if config.base_url:
+        return f"{config.base_url}{EPUBS_LINK}/{config.layout.epub_name(framework)}"
+    return f"urn:polybook:{config.name}:{framework}:{config.release or '0'}"
+
+
+def epub_config(config: BookConfig, job: EpubJob) -> dict[str, Any]:
+    """Sphinx's settings for ``job``: the render core's and the epub's (its metadata, the
+    book's styles for cells and outputs, math as MathML)."""
+    settings = core_config(config, job.libraries, output=["polybook.epub.sphinx_epub"])
+    display = config.framework(job.framework).display_name
+    author = config.author or config.title
+    release = config.release or "0"
+    settings |= {
+        "version": release,
+        "epub_basename": job.basename,
+        "epub_title": f"{config.title} ({display})",
+        "epub_author": author,
+        "epub_contributor": author,
+        "epub_publisher": author,
+        "epub_copyright": config.copyright or author,
+        "epub_description": f"{config.title}, with its code and outputs in {display}",
+        "epub_identifier": identifier(config, job.framework),
+        "epub_scheme": "URL" if config.base_url else "URN",
+        "epub_uid": "BookId",
+        "epub_show_urls": "no",
+        "epub_use_index": False,
+        "epub_tocdepth": 3,
+        "html_static_path": [str(STATIC)],
+        "html_css_files": ["polybook-epub.css"],
+        "html_math_renderer": "mathml",
+    }
+    return settings
+
+
+def write_job_sources(
+    config: BookConfig, job: EpubJob, executed: Executed, reporter: Reporter
+) -> None:
+    """The framework's pages, their cell data and outputs, the resources and the BibTeX file."""
+    pages = framework_pages(
+        executed.library.book,
+        executed.notebooks,
+        job.framework,
+        reporter,
+        path_roots(config),
+        devices.host_gpus(),
+    )
+    if bibfile(config):  # the references after the last chapter, a page of their own
+        pages = [
+            with_toctree(p, [REFERENCES], hidden=False) if p.docname == "index" else p
+            for p in pages
+        ]
+        pages.append(references_page())
+    srcdir = job.work / "src"
+    write_sources(config, pages, srcdir)
+    write_atomic(srcdir / INDEX_FILE, "{}")  # no API pages in the epub
+    bib = bibfile(config)
+    if bib:
+        write_atomic(srcdir / BIBFILE, bib.read_bytes())
+
+
+def run_job(config: BookConfig, job: EpubJob) -> tuple[list[Diagnostic], Path | None]:
+    """Sphinx's epub builder for one framework whose sources are written: its diagnostics,
+    and the epub when it was written."""
+    settings = job_settings(job.work, "epub", epub_config(config, job), tool_digest(EPUB_CODE))
+    crash, fresh = run_job_sphinx(job.work, settings, "Sphinx failed to write the epub")
+    found = job_warnings(job.work, settings, fresh, job.framework)
+    built = job.work / "out" / f"{job.basename}.epub"
+    if crash or not built.is_file():
+        where = Location("sphinx", 0, job.framework)
+        found.append(Diagnostic(where, crash or f"no epub in {built.parent}", "epub", "error"))
+        return found, None
+    target = config.layout.epub(job.framework)
+    write_atomic(target, built.read_bytes())
+    return found, target
+
+
+def build_epub(executed: Executed, config: BookConfig, reporter: Reporter) -> list[Path]:
+    """Build ``_build/epub/<name>-<framework>.epub`` for each framework of the build; returns
+    those written. A framework whose notebooks failed keeps its last good epub."""
+    jobs = []
+    for fw in executed.library.tabs:
+        broken = sorted(path for path, framework in executed.failed if framework == fw)
+        if broken:
+            reporter.warn(Location(broken[0], 0, fw), STALE, "epub.stale")
+            continue
+        job = EpubJob(config, fw, executed.library.blocks)
+        write_job_sources(config, job, executed, reporter)
+        jobs.append(job)
+    workers = max(1, min(len(jobs), config.effective_jobs))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        results = list(pool.map(lambda job: run_job(config, job), jobs))
+    for diagnostics, _ in results:
+        reporter.forward(diagnostics)
+    return [epub for _, epub in results if epub is not None]

@@ -1,0 +1,229 @@
+"""Every internal link of the built site, checked: each ``href`` and ``src`` that stays in
+the site names a file the site holds, and its ``#fragment`` an anchor of that page.
+
+What each page holds (its anchors and links) is read from its HTML once and kept beside the
+build (``_build/site-links.json``) for as long as the file is the same, so that a rebuild
+reads only the pages Sphinx wrote. A dead link is located at the line of the author's page
+that writes it, where that line can be found (the page's generated MyST names the target;
+its line map leads back to the Markdown), else at the page.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import posixpath
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from polybook.diagnostics import Diagnostic, Location
+from polybook.fsutil import write_atomic
+from polybook.render.names import MAP_SUFFIX
+
+# Comments, and the bodies of scripts and styles, hold no links of the page.
+COMMENT = re.compile(r"<!--.*?-->", re.S)
+CODE = re.compile(r"(<(?:script|style)\b[^>]*>).*?</(?:script|style)\s*>", re.S | re.I)
+# A start tag with an attribute that matters here: text has its "<" escaped, and Sphinx and
+# Jinja escape ">" in attributes.
+TAG = re.compile(r"<[a-zA-Z][^>]*?\s(?:id|name|href|src)\s*=[^>]*>", re.I)
+ATTRIBUTE = re.compile(r"""\s(id|name|href|src)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.I)
+EXTERNAL = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|//)")  # a scheme, or another host
+KIND = "site.link"
+
+
+@dataclass(frozen=True)
+class PageLinks:
+    """A page's anchors (``id`` and ``name`` values) and links, in order."""
+
+    anchors: frozenset[str]
+    links: tuple[str, ...]
+
+
+def read_page(text: str) -> PageLinks:
+    """The anchors and links of an HTML page."""
+    anchors: set[str] = set()
+    links: list[str] = []
+    for tag in TAG.finditer(CODE.sub(r"\1", COMMENT.sub("", text))):
+        for match in ATTRIBUTE.finditer(tag.group(0)):
+            value = next(v for v in match.groups()[1:] if v is not None)
+            value = html.unescape(value) if "&" in value else value
+            if match.group(1).lower() in ("id", "name"):
+                anchors.add(value)
+            else:
+                links.append(value)
+    return PageLinks(frozenset(anchors), tuple(links))
+
+
+def is_external(link: str) -> bool:
+    """Whether ``link`` leaves the site (a scheme such as ``https:``, or ``//host``)."""
+    return bool(EXTERNAL.match(link.strip()))
+
+
+class SiteIndex:
+    """The site's pages, read once each, and kept by file stamp in ``cache``."""
+
+    def __init__(self, folder: Path, cache: Path) -> None:
+        self.folder = folder
+        self.cache = cache
+        self.pages: dict[str, PageLinks] = {}
+        self._stamps: dict[str, list[int]] = {}
+        self._old = self._load()
+
+    def _load(self) -> dict[str, dict[str, list[Any]]]:
+        try:
+            data = json.loads(self.cache.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def read(self, name: str) -> PageLinks:
+        """The page at ``name`` (relative to the site)."""
+        if name in self.pages:
+            return self.pages[name]
+        path = self.folder / name
+        info = path.stat()
+        stamp = [info.st_mtime_ns, info.st_size]
+        old = self._old.get(name)
+        if isinstance(old, dict) and old.get("stamp") == stamp:
+            page = PageLinks(frozenset(old["anchors"]), tuple(old["links"]))
+        else:
+            page = read_page(path.read_text(encoding="utf-8", errors="replace"))
+        self.pages[name], self._stamps[name] = page, stamp
+        return page
+
+    def save(self) -> None:
+        data = {
+            name: {"stamp": self._stamps[name], "anchors": sorted(p.anchors), "links": p.links}
+            for name, p in sorted(self.pages.items())
+        }
+        write_atomic(self.cache, json.dumps(data))
+
+
+def site_files(folder: Path) -> set[str]:
+    """Every file of the site, as a path relative to it."""
+    found: set[str] = set()
+    for parent, _, names in os.walk(folder):
+        base = Path(parent).relative_to(folder).as_posix()
+        found.update(name if base == "." else f"{base}/{name}" for name in names)
+    return found
+
+
+def site_pages(files: set[str]) -> list[str]:
+    """The site's HTML pages (not the theme's or the extensions' static files)."""
+    return sorted(f for f in files if f.endswith(".html") and not f.startswith("_static/"))
+
+
+def dead_reason(index: SiteIndex, files: set[str], page: str, link: str) -> str:
+    """Why an internal ``link`` of ``page`` (both relative to the site) leads nowhere, or ""
+    when it resolves."""
+    parts = urlsplit(link.strip())
+    target = page
+    if parts.path:
+        joined = posixpath.normpath(posixpath.join(posixpath.dirname(page), unquote(parts.path)))
+        if joined == ".." or joined.startswith("../") or joined.startswith("/"):
+            return "it leads outside the site"
+        target = joined if joined in files else posixpath.join(joined, "index.html")
+        if target not in files:
+            return "no such file in the site"
+    fragment = unquote(parts.fragment)
+    if not fragment or not target.endswith(".html"):
+        return ""
+    if fragment not in index.read(target).anchors:
+        return f"{posixpath.basename(target)} has no anchor #{fragment}"
+    return ""
+
+
+@dataclass(frozen=True)
+class DeadLink:
+    """An internal link of a page of the site (``page``, its path there) that leads nowhere,
+    and where the author wrote it."""
+
+    page: str
+    link: str
+    reason: str
+    location: Location
+
+    @property
+    def names(self) -> set[str]:
+        """What the link names (its path, its fragment), as a message about it would."""
+        parts = urlsplit(self.link)
+        return {n for n in (self.link, parts.path, unquote(parts.fragment)) if n}
+
+    @property
+    def diagnostic(self) -> Diagnostic:
+        return Diagnostic(self.location, f"dead link {self.link}: {self.reason}", KIND)
+
+
+def _needles(link: str) -> list[str]:
+    """What an author's page may write for ``link``, most specific first: the link, its
+    page as Markdown (with its fragment), its path, its fragment."""
+    parts = urlsplit(link)
+    path, fragment = parts.path, unquote(parts.fragment)
+    page = path.removesuffix(".html") + ".md" if path.endswith(".html") else ""
+    anchored = f"{page}#{fragment}" if page and fragment else ""
+    found = [link, anchored, path, page, f"#{fragment}" if fragment else "", fragment]
+    return [n for n in dict.fromkeys(found) if n and n not in (".", "..")]
+
+
+def _written(needle: str) -> re.Pattern[str]:
+    """``needle`` where a link target is written: between brackets, quotes or backticks."""
+    return re.compile(rf"(?<=[(\"'`<#/\s]){re.escape(needle)}(?=[)\"'`>#\s]|$)")
+
+
+def locate(root: Path, srcdir: Path, docname: str, link: str, fallback: str) -> Location:
+    """The author's line that writes ``link`` on page ``docname``, else the page (the
+    book's ``<docname>.md``; ``fallback`` for pages the site makes itself)."""
+    author = f"{docname}.md"
+    if not (root / author).is_file():
+        return Location(fallback)
+    try:
+        text = (srcdir / author).read_text(encoding="utf-8").split("\n")
+        origin = [int(n) for n in json.loads((srcdir / f"{docname}{MAP_SUFFIX}").read_text())]
+    except (OSError, ValueError):
+        return Location(author)
+    for needle in _needles(link):
+        written = _written(needle)
+        for number, line in enumerate(text):
+            if written.search(line):
+                return Location(author, origin[number] if number < len(origin) else 0)
+    return Location(author)
+
+
+def check_links(root: Path, folder: Path, srcdir: Path, cache: Path) -> list[DeadLink]:
+    """The dead internal links of the site in ``folder`` (its pages' sources in
+    ``srcdir``, the book at ``root``), once per page and link."""
+    index = SiteIndex(folder, cache)
+    files = site_files(folder)
+    found: list[DeadLink] = []
+    known: dict[tuple[str, str], str] = {}  # (the page's folder, or itself, link) -> reason
+    for name in site_pages(files):
+        for link in dict.fromkeys(index.read(name).links):
+            if not link.strip() or is_external(link):
+                continue
+            key = (name if link.startswith(("#", "?")) else posixpath.dirname(name), link)
+            if key not in known:
+                known[key] = dead_reason(index, files, name, link)
+            reason = known[key]
+            if reason:
+                page = folder / name
+                fallback = page.relative_to(root).as_posix() if page.is_relative_to(root) else name
+                where = locate(root, srcdir, name.removesuffix(".html"), link, fallback)
+                found.append(DeadLink(name, link, reason, where))
+    index.save()
+    return found
+
+
+def external_links(folder: Path, cache: Path) -> dict[str, list[str]]:
+    """The site's links that leave it (``http``/``https``), each with the pages that hold it."""
+    index = SiteIndex(folder, cache)
+    found: dict[str, list[str]] = {}
+    for name in site_pages(site_files(folder)):
+        for link in index.read(name).links:
+            if link.startswith(("http://", "https://")) and name not in found.get(link, []):
+                found.setdefault(link, []).append(name)
+    index.save()
+    return found

@@ -1,0 +1,403 @@
+/*
+ * polybook-compare.js: two frameworks side by side, on one tab set or on every tab set of
+ * the page. A view of polybook-tabs.js (loaded before it); plain ES2017, no dependencies.
+ *
+ * What the reader gets:
+ *  - beside the tab bar of each tab set with two frameworks or more, a "Compare" button
+ *    (aria-pressed); pressed, the set shows the chosen framework and a second one side by
+ *    side (stacked where the set is too narrow), each with its outputs underneath, and the
+ *    lines of code that differ marked (polybook-diff.js);
+ *  - at the top of the page, a switch that compares every tab set of the page, and, while
+ *    it is on, two lists that choose the pair;
+ *  - both panels stay tab panels, both of their tabs selected: the tab list is
+ *    multiselectable while it compares. A click on (or Enter on) another tab makes it the
+ *    second framework, a click on the second one swaps the two; the arrow keys, Home and
+ *    End move the focus among the tabs without changing the pair (manual activation);
+ *  - `?compare=pytorch,jax` opens the page comparing PyTorch (first) and JAX; the page-level
+ *    choice is kept in localStorage['polybook.compare'] (the second framework) and in the
+ *    address, and carried by links, as the framework choice is;
+ *  - what changes is announced in a polite live region ("Comparing PyTorch and JAX: 2 and 3
+ *    lines differ").
+ */
+(function () {
+  'use strict';
+
+  const tabs = window.polybookTabs;
+  if (!tabs) return;
+
+  const STORAGE_KEY = 'polybook.compare';
+  const PARAM = 'compare';
+  const WIDE = 'pb-compare-wide'; // on <html> while something is compared: a wider column
+
+  let partner = null; // the second framework
+  let pageOn = false; // the page-level switch
+  const own = new Set(); // tab sets compared on their own
+  const closed = new Set(); // tab sets closed while the page-level switch is on
+  let status = null; // the live region
+  let pageControl = null;
+  let pending = ''; // what to announce once the tab sets are shown
+  let acted = false; // the reader changed something: the address follows
+
+  function barOf(set) {
+    return Array.prototype.find.call(set.children, (c) => c.classList.contains('pb-tabbar'));
+  }
+
+  function toolsOf(set) {
+    return Array.prototype.find.call(set.children, (c) => c.classList.contains('pb-tools'));
+  }
+
+  function namesOf(set) {
+    return tabs.tabsOf(set).map((tab) => tab.getAttribute('data-pb-tab'));
+  }
+
+  function comparable(set) {
+    return !!toolsOf(set);
+  }
+
+  function comparing(set) {
+    return comparable(set) && (pageOn ? !closed.has(set) : own.has(set));
+  }
+
+  function readStored() {
+    try {
+      return window.localStorage.getItem(STORAGE_KEY);
+    } catch (e) {
+      return null;
+    }
+  }
+
+  function store() {
+    try {
+      if (pageOn) window.localStorage.setItem(STORAGE_KEY, partner);
+      else window.localStorage.removeItem(STORAGE_KEY);
+    } catch (e) {
+      // Storage disabled: the address still carries the choice.
+    }
+  }
+
+  function otherThan(name, among) {
+    return among.find((other) => other !== name) || null;
+  }
+
+  /* `?compare=A,B` as two different frameworks, or null. */
+  function pair(value) {
+    const names = (value || '').split(',').map((part) => tabs.resolve(part.trim()));
+    return names.length === 2 && names[0] && names[1] && names[0] !== names[1] ? names : null;
+  }
+
+  /* The framework to start on: the first of a new ?compare= choice; else the stored state. */
+  function start(fresh) {
+    const asked = pair(tabs.readParam(PARAM));
+    if (fresh && asked) {
+      pageOn = true;
+      partner = asked[1];
+      store();
+      return asked[0];
+    }
+    const stored = tabs.resolve(readStored());
+    pageOn = !!stored;
+    partner = stored || partner;
+    return null;
+  }
+
+  /* Before the tab sets are shown for `name`: the second framework is another one. */
+  function before(name, previous) {
+    const all = tabs.frameworks();
+    if (partner && partner !== name && all.indexOf(partner) >= 0) return;
+    partner = previous && previous !== name ? previous : otherThan(name, all);
+    store();
+  }
+
+  function setNote(set, text) {
+    const note = toolsOf(set).querySelector('.pb-compare-note');
+    note.textContent = text;
+    note.hidden = !text;
+  }
+
+  function leave(set) {
+    const bar = barOf(set);
+    if (bar) bar.removeAttribute('aria-multiselectable');
+    set.classList.remove('pb-comparing');
+    tabs.tabsOf(set).forEach((tab) => tab.removeAttribute('data-pb-side'));
+    tabs.panelsOf(set).forEach((panel) => {
+      panel.removeAttribute('data-pb-side');
+      if (window.polybookDiff) window.polybookDiff.unmark(panel);
+    });
+    set.pbDiff = null;
+    setNote(set, '');
+  }
+
+  /* Select the tabs and show the panels of `shown` (in that order on screen); the panels
+   * shown, or an empty list where the set is hidden for having none of them. */
+  function show(set, shown) {
+    set.hidden = shown.length === 0;
+    tabs.tabsOf(set).forEach((tab) => {
+      const side = shown.indexOf(tab.getAttribute('data-pb-tab'));
+      tab.setAttribute('aria-selected', String(side >= 0));
+      tab.classList.toggle('is-active', side >= 0);
+      tab.setAttribute('tabindex', side === 0 ? '0' : '-1');
+      if (side >= 0) tab.setAttribute('data-pb-side', String(side + 1));
+      else tab.removeAttribute('data-pb-side');
+    });
+    const sides = [];
+    tabs.panelsOf(set).forEach((panel) => {
+      const side = shown.indexOf(panel.getAttribute('data-pb-tab'));
+      panel.hidden = side < 0;
+      if (side >= 0) {
+        panel.setAttribute('data-pb-side', String(side + 1));
+        sides[side] = panel;
+      } else {
+        panel.removeAttribute('data-pb-side');
+      }
+    });
+    return sides;
+  }
+
+  /* Show `set` as the view has it; false where the tabs show it as they do. */
+  function applyTo(set, name) {
+    const tools = toolsOf(set);
+    const on = comparing(set);
+    const names = namesOf(set);
+    if (tools) tools.querySelector('.pb-compare').setAttribute('aria-pressed', String(on));
+    if (!on) {
+      if (tools) leave(set);
+      // While the page compares, a set without the first framework shows the second's.
+      if (!pageOn || names.indexOf(name) >= 0 || names.indexOf(partner) < 0) return false;
+      show(set, [partner]);
+      return true;
+    }
+    const sides = show(set, [name, partner].filter((n) => n && names.indexOf(n) >= 0));
+    set.classList.toggle('pb-comparing', sides.length > 0);
+    barOf(set).setAttribute('aria-multiselectable', 'true');
+    const missing = [name, partner].find((n) => n && names.indexOf(n) < 0);
+    setNote(set, missing ? 'No ' + tabs.label(missing) + ' version here' : '');
+    const diff = window.polybookDiff;
+    set.pbDiff = null;
+    if (diff && sides.length === 2 && set.getAttribute('data-pb-kind') === 'code') {
+      set.pbDiff = diff.mark(sides[0], sides[1]);
+    } else if (diff) {
+      sides.forEach((panel) => diff.unmark(panel));
+    }
+    return true;
+  }
+
+  function describe(set) {
+    const first = tabs.label(tabs.current());
+    const second = tabs.label(partner);
+    const text = 'Comparing ' + first + ' and ' + second;
+    if (set && set.pbDiff) {
+      return text + ': ' + set.pbDiff[0] + ' and ' + set.pbDiff[1] + ' lines differ';
+    }
+    return set ? text : text + ' on every tab set of this page';
+  }
+
+  function announce(text) {
+    if (!status) return;
+    status.textContent = '';
+    // A new text node in the next frame is announced even when the text repeats.
+    window.requestAnimationFrame(() => {
+      status.textContent = text;
+    });
+  }
+
+  function updatePageControl() {
+    if (!pageControl) return;
+    const button = pageControl.querySelector('.pb-compare-all');
+    button.setAttribute('aria-pressed', String(pageOn));
+    const choice = pageControl.querySelector('.pb-pair');
+    choice.hidden = !pageOn;
+    const lists = choice.querySelectorAll('select');
+    lists[0].value = tabs.current();
+    lists[1].value = partner;
+  }
+
+  function applied(name) {
+    updatePageControl();
+    document.documentElement.classList.toggle(WIDE, tabs.tabsets().some(comparing));
+    if (acted || tabs.readParam(PARAM) !== null) {
+      tabs.setParam(PARAM, pageOn ? name + ',' + partner : null);
+    }
+    if (typeof pending === 'function') announce(pending());
+    else if (pending) announce(pending);
+    pending = '';
+  }
+
+  /* A change the reader made: announced, and kept in the address. */
+  function act(message) {
+    acted = true;
+    pending = message;
+  }
+
+  /* Make sure the second framework is one `set` has, when it has two. */
+  function partnerFor(set) {
+    const names = namesOf(set);
+    if (names.indexOf(partner) < 0) partner = otherThan(tabs.current(), names) || partner;
+  }
+
+  function toggleSet(set) {
+    const on = !comparing(set);
+    if (pageOn) {
+      if (on) closed.delete(set);
+      else closed.add(set);
+    } else if (on) {
+      own.add(set);
+    } else {
+      own.delete(set);
+    }
+    if (on) partnerFor(set);
+    store();
+    act(on ? () => describe(set) : 'Compare view closed');
+    tabs.apply();
+  }
+
+  function togglePage() {
+    pageOn = !pageOn;
+    own.clear();
+    closed.clear();
+    store();
+    act(pageOn ? () => describe(null) : 'Compare view closed on this page');
+    tabs.apply();
+  }
+
+  function choosePartner(name, set) {
+    if (name === tabs.current()) return;
+    if (name === partner) {
+      partner = tabs.current(); // the second becomes the first: swap
+      store();
+      act(() => describe(set));
+      tabs.select(name);
+      return;
+    }
+    partner = name;
+    store();
+    act(() => describe(set));
+    tabs.apply();
+  }
+
+  function click(tab) {
+    const set = tab.closest('.pb-tabset');
+    if (!set || !comparing(set)) return false;
+    choosePartner(tab.getAttribute('data-pb-tab'), set);
+    return true;
+  }
+
+  /* While a set compares, the arrows, Home and End only move the focus. */
+  function keydown(event, tab) {
+    const set = tab.closest('.pb-tabset');
+    if (!set || !comparing(set)) return false;
+    const all = tabs.tabsOf(set);
+    const i = all.indexOf(tab);
+    const moves = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: all.length - 1 };
+    if (!(event.key in moves)) return false;
+    event.preventDefault();
+    const target = all[(moves[event.key] + all.length) % all.length];
+    all.forEach((other) => other.setAttribute('tabindex', other === target ? '0' : '-1'));
+    target.focus();
+    return true;
+  }
+
+  function params() {
+    return { compare: pageOn ? tabs.current() + ',' + partner : null };
+  }
+
+  function element(tag, className, text) {
+    const made = document.createElement(tag);
+    if (className) made.className = className;
+    if (text) made.textContent = text;
+    return made;
+  }
+
+  function addTools(set) {
+    const bar = barOf(set);
+    if (!bar || tabs.tabsOf(set).length < 2) return;
+    const tools = element('div', 'pb-tools');
+    const button = element('button', 'pb-compare');
+    button.type = 'button';
+    button.setAttribute('aria-pressed', 'false');
+    button.setAttribute('aria-label', 'Compare two frameworks side by side');
+    button.setAttribute('aria-controls', tabs.panelsOf(set).map((p) => p.id).join(' '));
+    button.appendChild(element('span', 'pb-compare-icon', '\u21c6')).setAttribute(
+      'aria-hidden',
+      'true'
+    );
+    button.appendChild(document.createTextNode('Compare'));
+    const note = element('span', 'pb-compare-note');
+    note.hidden = true;
+    tools.appendChild(button);
+    tools.appendChild(note);
+    bar.insertAdjacentElement('afterend', tools);
+    tabs.panelsOf(set).forEach((panel) => {
+      panel.setAttribute('data-pb-label', tabs.label(panel.getAttribute('data-pb-tab')));
+    });
+  }
+
+  function list(label, side) {
+    const wrapper = element('label', 'pb-pick', label + ' ');
+    const select = element('select');
+    select.setAttribute('data-pb-side', side);
+    tabs.frameworks().forEach((name) => {
+      const option = element('option', '', tabs.label(name));
+      option.value = name;
+      select.appendChild(option);
+    });
+    wrapper.appendChild(select);
+    return wrapper;
+  }
+
+  /* The page-level switch, after the page's notebook links (or its title). */
+  function addPageControl(first) {
+    const group = element('div', 'pb-compare-page');
+    group.setAttribute('role', 'group');
+    group.setAttribute('aria-label', 'Compare frameworks');
+    const button = element('button', 'pb-compare-all');
+    button.type = 'button';
+    button.setAttribute('aria-pressed', 'false');
+    button.appendChild(element('span', 'pb-compare-icon', '\u21c6')).setAttribute(
+      'aria-hidden',
+      'true'
+    );
+    button.appendChild(document.createTextNode('Compare frameworks side by side'));
+    const choice = element('span', 'pb-pair');
+    choice.appendChild(list('Show', '1'));
+    choice.appendChild(list('beside', '2'));
+    group.appendChild(button);
+    group.appendChild(choice);
+    const after = document.querySelector('.pb-downloads') || document.querySelector('h1');
+    if (after && after.parentNode) after.insertAdjacentElement('afterend', group);
+    else first.insertAdjacentElement('beforebegin', group);
+    pageControl = group;
+  }
+
+  function onClick(event) {
+    const target = event.target.closest && event.target.closest('.pb-compare, .pb-compare-all');
+    if (!target) return;
+    if (target.classList.contains('pb-compare-all')) togglePage();
+    else toggleSet(target.closest('.pb-tabset'));
+  }
+
+  function onChange(event) {
+    const select = event.target;
+    if (!pageControl || !pageControl.contains(select) || select.tagName !== 'SELECT') return;
+    if (select.getAttribute('data-pb-side') === '1') {
+      act(() => describe(null));
+      tabs.select(select.value);
+    } else {
+      choosePartner(select.value, null);
+    }
+  }
+
+  function prepare() {
+    tabs.tabsets().forEach(addTools);
+    const sets = tabs.tabsets().filter(comparable);
+    if (sets.length === 0) return;
+    addPageControl(sets[0]);
+    status = element('div', 'pb-sr-only');
+    status.setAttribute('role', 'status');
+    status.setAttribute('aria-live', 'polite');
+    document.body.appendChild(status);
+    document.addEventListener('click', onClick);
+    document.addEventListener('change', onChange);
+  }
+
+  tabs.register({ prepare, start, before, applyTo, applied, click, keydown, params });
+})();
