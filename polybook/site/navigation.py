@@ -1,86 +1,137 @@
-"""The site's navigation tree, computed once per folder instead of once per page.
+"""The site's navigation tree, computed once instead of once per page.
 
-The theme asks each page for the whole book's toctree (every page, expanded) with the page's
-branch marked "current". Sphinx builds it anew for each page, copying the toctree of every
-page of the book: the cost grows with the square of the book's size, and was two thirds of
-the site's build on a 200-page book. Links in it are relative, so they are the same for
-every page of one folder; what differs is the marking, which this module adds to the
-folder's tree as Sphinx does: the page's own link becomes ``#`` with the ``current`` class,
-and each list and item around it gets ``current``. Where the page's link is found twice,
-Sphinx's own tree is used.
+The theme (furo) shows on each page the whole book's toctree, every page expanded, the
+page's branch marked "current". Sphinx builds it anew for each page, copying the toctree of
+every page of the book, and furo then reads and rewrites it as HTML: the cost grows with the
+square of the book's size, and was two thirds of the site's build on a 200-page book.
+
+Here the tree is made once, for the book's root: its links are relative, so each folder's
+tree is the root's with its links made relative to that folder. For a page, its folder's
+tree is marked as Sphinx and furo mark it: the page's own link becomes ``#`` with the
+``current`` class; each list and item around it gets ``current``, each item's expanding
+checkbox is ``checked``, the innermost item is the ``current-page``. Where the tree holds
+what these rules do not cover (an image in a title, a page named twice), Sphinx and furo make
+the page's tree as before.
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable
 from typing import Any
 
 from sphinx.application import Sphinx
+from sphinx.util.osutil import relative_uri
 
-CACHE = "pb_navigation"  # on the builder: (folder, options) -> the folder's tree
-NEUTRAL = "__pb_navigation__"  # a docname no toctree names, in the page's folder
+CACHE = "pb_navigation"  # on the builder: folder -> that folder's tree
+NEUTRAL = "__pb_navigation__"  # a docname no toctree names
+FURO = {"collapse": False, "titles_only": True, "maxdepth": -1, "includehidden": True}
 TAG = re.compile(r"<ul>|<ul class=\"[^\"]*\">|</ul>|<li class=\"[^\"]*\">|</li>")
+INTERNAL = re.compile(r'<a class="reference internal" href="([^"#]*)(#[^"]*)?">')
+CHECKBOX = re.compile(r'<input aria-label="[^"]*"( class="toctree-checkbox")')
 
 
-def mark_current(tree: str, href: str) -> str | None:
-    """``tree`` (a toctree's HTML with nothing current) as Sphinx gives it to the page whose
-    link is ``<a class="reference internal" href="HREF">``: unchanged where no toctree
-    names the page; None where it is named twice (Sphinx's own rules then apply)."""
+def neutral(folder: str) -> str:
+    return posixpath.join(folder, NEUTRAL) if folder else NEUTRAL
+
+
+def mark_current(tree: str, href: str, furo: bool = False) -> str | None:
+    """``tree`` (the navigation with nothing current) as the page whose link is ``<a
+    class="reference internal" href="HREF">`` shows it: unchanged where no toctree names the
+    page; None where it is named twice. ``furo``: ``tree`` is furo's navigation (items with
+    children carry a checkbox and ``has-children``)."""
     link = f'<a class="reference internal" href="{href}">'
     at = tree.find(link)
     if at < 0:
         return tree
     if tree.find(link, at + 1) >= 0:
         return None
-    open_tags: list[re.Match[str]] = []  # the ul and li elements around ``at``
+    around: list[re.Match[str]] = []  # the ul and li elements around ``at``
     for tag in TAG.finditer(tree, 0, at):
         if tag.group().startswith("</"):
-            open_tags.pop()
+            around.pop()
         else:
-            open_tags.append(tag)
-    parts, last = [], 0
-    for tag in open_tags:
+            around.append(tag)
+    items = [tag for tag in around if tag.group().startswith("<li")]
+    edits = [(at, len(link), '<a class="current reference internal" href="#">')]
+    for tag in around:
         text = tag.group()
-        parts.append(tree[last : tag.start()])
-        parts.append('<ul class="current">' if text == "<ul>" else text[:-2] + ' current">')
-        last = tag.end()
-    parts.append(tree[last:at] + '<a class="current reference internal" href="#">')
-    parts.append(tree[at + len(link) :])
+        if text == "<ul>":
+            edits.append((tag.start(), len(text), '<ul class="current">'))
+            continue
+        level, _, rest = text.removeprefix('<li class="').removesuffix('">').partition(" ")
+        classes = [level, "current", *rest.split()]
+        if furo and tag is items[-1]:
+            classes.append("current-page")
+        edits.append((tag.start(), len(text), f'<li class="{" ".join(classes)}">'))
+        box = CHECKBOX.search(tree, tag.end()) if "has-children" in classes else None
+        if box is not None:  # furo's checkbox of the item (before its list): checked
+            edits.append((box.start(1), 0, ' checked=""'))
+    parts, last = [], 0
+    for position, length, text in sorted(edits):
+        parts += [tree[last:position], text]
+        last = position + length
+    parts.append(tree[last:])
     return "".join(parts)
 
 
-def _neutral(folder: str) -> str:
-    return posixpath.join(folder, NEUTRAL) if folder else NEUTRAL
+def _relinked(root_tree: str, app: Sphinx, folder: str) -> str | None:
+    """The root's tree with its links relative to ``folder``; None where it has other
+    relative addresses (an image)."""
+    if " src=" in root_tree:
+        return None
+    builder = app.builder
+    base = builder.get_target_uri(neutral(folder))
+    root = builder.get_target_uri(neutral(""))
+
+    def move(match: re.Match[str]) -> str:
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(root), match.group(1)))
+        href = relative_uri(base, target) + (match.group(2) or "")
+        return f'<a class="reference internal" href="{href}">'
+
+    return INTERNAL.sub(move, root_tree)
 
 
-def _folder_tree(app: Sphinx, folder: str, options: dict[str, Any]) -> str:
-    cache: dict[tuple[str, str], str] = app.builder.__dict__.setdefault(CACHE, {})
-    key = (folder, repr(sorted(options.items())))
+def folder_tree(app: Sphinx, folder: str, furo: Callable[[str], str] | None = None) -> str:
+    """The navigation of the pages of ``folder`` with nothing current (furo's, given its
+    rewriting ``furo``); computed once per build."""
+    cache: dict[tuple[str, bool], str] = app.builder.__dict__.setdefault(CACHE, {})
+    key = (folder, furo is not None)
     if key not in cache:
         builder: Any = app.builder  # Sphinx's HTML builder: the theme asks it the same
-        cache[key] = str(builder._get_local_toctree(_neutral(folder), **options))
+        if furo is not None:
+            cache[key] = furo(folder_tree(app, folder))
+        elif not folder:
+            cache[key] = str(builder._get_local_toctree(neutral(""), **FURO))
+        else:
+            moved = _relinked(folder_tree(app, ""), app, folder)
+            made = (
+                moved if moved is not None else builder._get_local_toctree(neutral(folder), **FURO)
+            )
+            cache[key] = str(made)
     return cache[key]
 
 
-def navigation_context(
-    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
-) -> None:
-    """Before the theme's handler: the page's ``toctree`` function answers the full tree
-    from its folder's, marked for the page."""
-    original = context.get("toctree")
-    if original is None or app.builder.format != "html":
+def install_furo(app: Sphinx) -> None:
+    """Furo's navigation from the folders' trees, marked for each page."""
+    if app.builder.format != "html" or app.config.html_theme != "furo":
         return
+    import furo
+    from furo.navigation import get_navigation_tree
 
-    def toctree(**options: Any) -> str:
-        if options.get("collapse", True) is not False:  # a collapsed tree is the page's own
-            return str(original(**options))
-        folder = posixpath.dirname(pagename)
-        href = app.builder.get_relative_uri(_neutral(folder), pagename)
-        marked = mark_current(_folder_tree(app, folder, options), href)
-        return marked if marked is not None else str(original(**options))
+    computed = furo._compute_navigation_tree
 
-    context["toctree"] = toctree
+    def navigation(context: dict[str, Any]) -> str:
+        page = str(context.get("pagename", ""))
+        if "toctree" not in context or not page:
+            return str(computed(context))
+        folder = posixpath.dirname(page)
+        href = app.builder.get_relative_uri(neutral(folder), page)
+        marked = mark_current(folder_tree(app, folder, get_navigation_tree), href, furo=True)
+        return marked if marked is not None else str(computed(context))
+
+    furo._compute_navigation_tree = navigation
 
 
 def forget(app: Sphinx, *args: Any) -> None:
@@ -89,5 +140,5 @@ def forget(app: Sphinx, *args: Any) -> None:
 
 
 def setup(app: Sphinx) -> None:
-    app.connect("html-page-context", navigation_context, priority=400)  # before the theme
+    app.connect("builder-inited", install_furo)
     app.connect("env-updated", forget)
