@@ -180,15 +180,22 @@ def block_info(code: str) -> BlockInfo:
 
 def notebook_reads(nb: NotebookNode, module: str) -> set[str] | None:
     """Library names ``nb``'s code cells read; None when that cannot be decided."""
+    sources = tuple(str(c.source) for c in nb.cells if c.cell_type == "code")
+    found = _sources_read(sources, module)
+    return None if found is None else set(found)
+
+
+@functools.lru_cache(maxsize=1024)
+def _sources_read(sources: tuple[str, ...], module: str) -> frozenset[str] | None:
+    """:func:`notebook_reads` of code cells ``sources`` (read once while they stay the same:
+    ``polybook serve`` asks again after each edit)."""
     package, _, name = module.rpartition(".")
     modules: set[str] = set()  # names bound to the library module
     packages: set[tuple[str, str]] = set()  # (name bound to its package, module's name)
     direct: set[str] = set()
     trees: list[list[ast.AST]] = []  # each cell's nodes
-    for cell in nb.cells:
-        if cell.cell_type != "code":
-            continue
-        lines = str(cell.source).split("\n")
+    for source in sources:
+        lines = source.split("\n")
         try:  # read once for cell_digest too, where there is no magic to blank
             tree = parse_code("\n".join("" if MAGIC.match(line) else line for line in lines))
         except SyntaxError:
@@ -216,7 +223,7 @@ def notebook_reads(nb: NotebookNode, module: str) -> set[str] | None:
         if dynamic:
             return None
         reads |= through
-    return reads
+    return frozenset(reads)
 
 
 def package_init(config: BookConfig, framework: str) -> bytes:
