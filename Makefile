@@ -22,11 +22,11 @@ $(TOOL)/.stamp: requirements/tool.txt pyproject.toml
 	$(TOOL)/bin/python -m compileall -q polybook  # as pip does for what it installs
 	touch $@
 
-# Browser assets served with the site (MathJax), from the npm registry, pinned by lock file.
-$(ENVS)/node/.stamp: requirements/node/package.json requirements/node/package-lock.json
-	mkdir -p $(ENVS)/node
-	cp requirements/node/package.json requirements/node/package-lock.json $(ENVS)/node/
-	cd $(ENVS)/node && npm ci --no-audit --no-fund --loglevel=error
+# Browser assets served with the site (MathJax), from the npm registry, pinned by the lock
+# file in polybook/requirements/node (package data: an installed polybook reads the same).
+NODE_LOCK := polybook/requirements/node/package.json polybook/requirements/node/package-lock.json
+$(ENVS)/node/.stamp: $(TOOL)/.stamp $(NODE_LOCK)
+	$(POLYBOOK) env assets
 	touch $@
 
 setup: $(TOOL)/.stamp $(ENVS)/node/.stamp

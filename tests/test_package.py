@@ -9,14 +9,16 @@ import sys
 import zipfile
 from pathlib import Path
 
-from polybook.paths import PACKAGE_ROOT, SOURCE_ROOT
+from polybook.paths import PACKAGE_ROOT
+
+from .books import REPO
 
 
 def test_the_wheel_holds_every_sub_package_and_data_file(tmp_path: Path) -> None:
     source = tmp_path / "src"
     source.mkdir()
     for name in ("pyproject.toml", "README.md"):
-        shutil.copy2(SOURCE_ROOT / name, source / name)
+        shutil.copy2(REPO / name, source / name)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     shutil.copytree(PACKAGE_ROOT, source / "polybook", ignore=ignore)
     command = [sys.executable, "-m", "build", "--wheel", "--no-isolation"]
@@ -30,7 +32,7 @@ def test_the_wheel_holds_every_sub_package_and_data_file(tmp_path: Path) -> None
     (wheel,) = (tmp_path / "dist").glob("polybook-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     shipped = {
-        path.relative_to(SOURCE_ROOT).as_posix()
+        path.relative_to(REPO).as_posix()
         for path in PACKAGE_ROOT.rglob("*")
         if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc"
     }

@@ -20,8 +20,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from polybook.paths import SOURCE_ROOT
-
+REPO = Path(__file__).resolve().parent.parent
 BOOK_FILES = ("config.ini", "index.md", "d2l.bib")
 BOOK_DIRS = ("img", "d2l", "static")
 BOOK_PAGES = 200  # the synthetic book's (benchmarks/make_book.py)
@@ -162,7 +161,7 @@ def executors(folder: Path) -> tuple[float, float]:
     walls: dict[str, list[float]] = {"local": [], "dask": []}
     for n, kind in enumerate(("local", "dask", "dask", "local")):
         root = folder / f"{kind}{n}"
-        copy_book(SOURCE_ROOT, root)
+        copy_book(REPO, root)
         run = build(root, "eval", "--jobs", "2") if kind == "local" else cluster_build(root)
         walls[kind].append(run.wall)
     return min(walls["local"]), min(walls["dask"])
@@ -193,7 +192,7 @@ def embedded() -> None:
     """The embedded book's figures: builds with real notebooks, edits, executors."""
     with tempfile.TemporaryDirectory(prefix="polybook-bench-") as tmp:
         root = Path(tmp) / "book"
-        copy_book(SOURCE_ROOT, root)
+        copy_book(REPO, root)
         cold = build(root)
         ran = cold.report["ran"]
         assert isinstance(ran, list)
@@ -208,7 +207,7 @@ def embedded() -> None:
         comment = build(root)
         edit_saved(root, "    pass  # edited by the benchmark")
         saved = build(root)
-        counts = rebuilds(SOURCE_ROOT)
+        counts = rebuilds(REPO)
         expected = counts.precise[("pytorch", function)]
         local, dask = executors(Path(tmp))
         peak = max(r.peak_rss_mb for r in (cold, noop, prose, comment, saved))
@@ -258,7 +257,7 @@ def show(title: str, rows: list[tuple[str, str, str]]) -> None:
 
 def make_book(root: Path, pages: int) -> None:
     """The synthetic book of ``benchmarks/make_book.py``."""
-    generator = SOURCE_ROOT / "benchmarks" / "make_book.py"
+    generator = REPO / "benchmarks" / "make_book.py"
     command = [sys.executable, str(generator), str(root), "--pages", str(pages)]
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
 
@@ -325,7 +324,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages", type=int, default=BOOK_PAGES, help="the book section's")
     args = parser.parse_args(argv)
     # As an installed tool has it (pip compiles what it installs; an editable install, not).
-    compileall.compile_dir(SOURCE_ROOT / "polybook", quiet=1)
+    compileall.compile_dir(REPO / "polybook", quiet=1)
     if args.only != "book":
         embedded()
     if args.only != "embedded":

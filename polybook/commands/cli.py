@@ -17,7 +17,6 @@ from polybook.commands import build as commands
 from polybook.config import BookConfig, find_book_root, load_config
 from polybook.diagnostics import Location, PolybookError, Reporter
 from polybook.environments.prepare import ensure_all
-from polybook.layout import envs_root
 from polybook.pipeline.request import TARGETS, BuildRequest
 
 logger = logging.getLogger("polybook")
@@ -72,7 +71,12 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--tab", default="", help="framework(s) to check, or 'all'")
     env = sub.add_parser("env", help="framework environments")
     _common(env, top=False)
-    env.add_argument("action", choices=["setup", "kernels"])
+    env.add_argument(
+        "action",
+        choices=["setup", "kernels", "assets"],
+        help="setup: the framework environments; kernels: their Jupyter kernels; assets: the"
+        " site's browser assets (MathJax, from npm)",
+    )
     env.add_argument("--tab", default="", help="framework(s), default: the book's tabs")
     env.add_argument("--device", choices=["auto", "cpu", "cuda"], default="")
     env.add_argument("--user", action="store_true", help="kernels: into the user's Jupyter path")
@@ -140,6 +144,11 @@ def run(args: argparse.Namespace) -> int:
         from polybook.execution.dask_worker import start_worker
 
         return start_worker(args.scheduler, args.nthreads, args.envs_dir, args.gpus)
+    if args.command == "env" and args.action == "assets":
+        from polybook.site.assets import install_assets
+
+        print(f"the browser assets are in {install_assets()}")
+        return 0
     config = load_config(_root(args), _overrides(args))
     reporter = Reporter(suppressed=frozenset(config.suppress_warnings))
     reporter.forward(config.ignored)
@@ -153,9 +162,8 @@ def run(args: argparse.Namespace) -> int:
         from polybook.authoring.lab import install_user_kernels
 
         if not args.user:
-            kernels = envs_root(config.envs_dir) / "kernels"
-            ensure_all(config, tabs)
-            print(f"the kernels are in {kernels}; --user installs them for any Jupyter")
+            kernels = sorted({str(env.kernels_dir) for env in ensure_all(config, tabs)})
+            print(f"the kernels are in {', '.join(kernels)}; --user installs them for any Jupyter")
             return 0
         for place in install_user_kernels(config, tabs):
             print(f"installed {place.name} in {place}")

@@ -57,9 +57,7 @@ def sanitize_html(text: str) -> str:
 
 def path_roots(config: BookConfig) -> list[tuple[str, str]]:
     """(path prefix, placeholder) pairs, longest prefix first, each as given and resolved."""
-    from polybook.layout import envs_root
-
-    roots = {"envs": envs_root(config.envs_dir), "book": config.root}
+    roots = {"envs": config.envs.path, "book": config.root}
     pairs: set[tuple[str, str]] = set()
     for key, placeholder in PLACEHOLDERS:
         path = Path(roots[key])

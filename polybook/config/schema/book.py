@@ -94,10 +94,12 @@ BOOK_KEYS: tuple[Key, ...] = (
         "envs_dir",
         "path",
         "",
-        "where the framework environments live (relative to the book root)",
+        "where the framework environments live (relative to the book root); any folder but"
+        " the book's own `.envs` is shared by books, one environment per requirement set"
+        " (e.g. `~/.cache/polybook/envs`)",
         d2lbook=False,
         absolute=True,
-        default_text="`$POLYBOOK_ENVS`, else `.envs` beside polybook",
+        default_text="`$POLYBOOK_ENVS`, else the book's `.envs`",
     ),
     Key(
         "build",
