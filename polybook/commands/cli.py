@@ -1,5 +1,5 @@
-"""Command line: ``polybook build|check|serve|env|cache|freeze|lab|worker``; it parses the
-arguments and calls the command (:mod:`polybook.commands.build`) or the stage."""
+"""Command line: ``polybook new|build|check|serve|env|doctor|cache|freeze|lab|worker``; it
+parses the arguments and calls the command (:mod:`polybook.commands.build`) or the stage."""
 
 from __future__ import annotations
 
@@ -46,6 +46,19 @@ def _common(parser: argparse.ArgumentParser, top: bool) -> None:
     )
 
 
+def _starting(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``polybook new`` and ``polybook doctor``: what starts a book, and checks a host."""
+    new = sub.add_parser("new", help="start a book that builds at once")
+    new.add_argument("dir", help="the book's folder (new, or empty)")
+    new.add_argument("--frameworks", default="pytorch", help="its tabs, e.g. pytorch,jax")
+    new.add_argument("--ci", choices=["github"], default="", help="write a CI workflow")
+    new.add_argument(
+        "--gpu-runner", default="", help="--ci: a self-hosted runner's label to execute on"
+    )
+    doctor = sub.add_parser("doctor", help="what is installed, what is missing and its fix")
+    _common(doctor, top=False)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="polybook", description=__doc__)
     _common(parser, top=True)
@@ -64,7 +77,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     build.add_argument("--report", default="", help="write a JSON summary of the build here")
     build.add_argument("--strict", action="store_true", help="warnings fail the build")
-    build.add_argument("--executor", choices=["local", "dask"], default="", help="where to run")
+    build.add_argument(
+        "--executor",
+        choices=["local", "dask", "none"],
+        default="",
+        help="where notebooks run (none: only from the execution cache)",
+    )
     build.add_argument("--scheduler", default="", help="the Dask scheduler, tcp://HOST:PORT")
     check = sub.add_parser("check", help="check the sources without executing anything")
     _common(check, top=False)
@@ -85,6 +103,7 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="setup: trust environments that look set up (skip importing each framework)",
     )
+    _starting(sub)
     freeze = sub.add_parser("freeze", help="commit a GPU host's outputs of pages in _freeze/")
     _common(freeze, top=False)
     freeze.add_argument("pages", nargs="*", help="the pages whose outputs to freeze")
@@ -139,11 +158,28 @@ def _root(args: argparse.Namespace) -> Path:
     return root
 
 
+def _book_here(args: argparse.Namespace) -> BookConfig | None:
+    """The book of ``--root``, else of the current folder if it is in one."""
+    if args.root is None and not any(
+        (folder / "config.ini").is_file() for folder in (Path.cwd(), *Path.cwd().parents)
+    ):
+        return None
+    return load_config(_root(args), _overrides(args))
+
+
 def run(args: argparse.Namespace) -> int:
     if args.command == "worker":  # a host of a cluster: no book here
         from polybook.execution.dask_worker import start_worker
 
         return start_worker(args.scheduler, args.nthreads, args.envs_dir, args.gpus)
+    if args.command == "new":
+        from polybook.starter.book import new_book
+
+        return new_book(Path(args.dir), args.frameworks, args.ci, args.gpu_runner)
+    if args.command == "doctor":
+        from polybook.commands.doctor import doctor
+
+        return doctor(_book_here(args))
     if args.command == "env" and args.action == "assets":
         from polybook.site.assets import install_assets
 

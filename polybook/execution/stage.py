@@ -98,7 +98,7 @@ def build_eval(
         for path, nb in notebooks[fw]:
             report.executed[(path, fw)] = nb  # rendered without outputs
     ready = tuple(fw for fw in ready if config.framework(fw).declared)
-    if config.executor == "dask":  # the workers hold the environments; here, their pins
+    if config.executor != "local":  # the workers (or no one) hold them; here, their pins
         device = devices.resolve_device(config.device)
         environments = {fw: venvs.book_environment(config, fw, device, config.envs) for fw in ready}
     else:

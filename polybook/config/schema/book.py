@@ -123,9 +123,11 @@ BOOK_KEYS: tuple[Key, ...] = (
         "executor",
         "choice",
         "local",
-        "where notebooks run: `local` worker processes, or a Dask cluster (`dask`)",
+        "where notebooks run: `local` worker processes, a Dask cluster (`dask`), or nowhere"
+        " (`none`: every notebook from the execution cache or `_freeze/`, no framework"
+        " installed; one missing there is an error, as in CI's job that builds the outputs)",
         d2lbook=False,
-        choices=("local", "dask"),
+        choices=("local", "dask", "none"),
     ),
     Key(
         "build",
