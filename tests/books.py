@@ -20,7 +20,7 @@ from polybook.diagnostics import Reporter
 from polybook.environments import venvs
 from polybook.execution.plan import EvalReport
 from polybook.execution.scheduler import Inventory
-from polybook.frameworks import REGISTRY
+from polybook.frameworks import DEVICES, REGISTRY
 from polybook.layout import ENVS_DIR, EnvsFolder
 from polybook.library.extract import extract_libraries
 from polybook.library.model import SavedBlock
@@ -73,20 +73,26 @@ def copy_shipped(
 def link_environments(folder: Path) -> Path:
     """A folder shared by books (``envs_dir``, ``$POLYBOOK_ENVS``) that holds links to the
     shipped book's framework environments, each named as a shared folder names it: by the
-    requirement set it was installed from (its stamp)."""
+    requirement set it was installed from (its stamp), with its kernel written, as
+    ``env setup`` leaves it (Dask workers offer what has one)."""
     folder.mkdir(parents=True, exist_ok=True)
+    shared = EnvsFolder(folder, shared=True)
     for name in REGISTRY:
         installed = REPO_ENVS.path / name
         try:
             stamp = (installed / venvs.STAMP).read_text(encoding="utf-8").split()[0]
         except (OSError, IndexError):
             continue  # not set up here
-        link = EnvsFolder(folder, shared=True).environment(name, stamp)
+        link = shared.environment(name, stamp)
         if not link.is_symlink():
             made = link.with_name(f".{link.name}.{os.getpid()}")
             made.unlink(missing_ok=True)
             made.symlink_to(installed)
             made.replace(link)
+        for device in DEVICES:
+            env = venvs.environment(name, device, shared)
+            if env.path == link:
+                venvs.write_kernelspec(env)
     return folder
 
 

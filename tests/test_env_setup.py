@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from polybook.commands.cli import main
 from polybook.config import load_config
 from polybook.environments import atomic, venvs
 from polybook.layout import EnvsFolder, envs_folder
@@ -183,3 +184,25 @@ def test_sigkill_during_setup_leaves_nothing_the_next_setup_trusts(tmp_path: Pat
         with contextlib.suppress(ProcessLookupError):
             os.killpg(setup.pid, signal.SIGKILL)  # what it started, still running
         setup.communicate(timeout=30)
+
+
+def test_doctor_says_what_is_missing_and_the_command_that_fixes_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tiny_book(tmp_path / "book", "bare, mini")
+    mini = looks_installed(environment(root, "mini"))
+    venvs.write_kernelspec(mini)
+    assert main(["--root", str(root), "doctor"]) == 1  # bare is not set up
+    out = capsys.readouterr().out
+    assert f"environments in {root.resolve() / '.envs'} (the book's own):" in out
+    assert f"  ✗ bare          {root.resolve() / '.envs' / 'bare'}: it is not set up" in out
+    assert "      fix: polybook env setup --tab bare" in out
+    assert f"  ✓ mini          toolz, cpu set, in {mini.path}; kernel polybook-mini" in out
+    for topic in ("GPUs", "TeX (PDF)", "Chromium", "node assets"):
+        assert f" {topic} " in out
+    looks_installed(environment(root, "bare"))
+    assert main(["--root", str(root), "doctor"]) == 1  # its kernelspec is not written yet
+    assert "its kernelspec is not current" in capsys.readouterr().out
+    monkeypatch.chdir(tmp_path)
+    assert main(["doctor"]) == 0  # no book here: the host alone
+    assert "no book here" in capsys.readouterr().out

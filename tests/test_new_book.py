@@ -72,6 +72,8 @@ def test_new_refuses_a_folder_with_files_and_an_unknown_framework(
     err = capsys.readouterr().err
     assert "--frameworks: unknown framework 'pytroch'" in err and "[polybook.new]" in err
     assert not (tmp_path / "other").exists()
+    assert main(["new", str(tmp_path / "other"), "--gpu-runner", "a100"]) == 1
+    assert "--gpu-runner: names the runner of a CI workflow" in capsys.readouterr().err
 
 
 def test_the_github_workflow_passes_actionlint_and_actionlint_can_fail(tmp_path: Path) -> None:

@@ -87,7 +87,7 @@ def _parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="check the sources without executing anything")
     _common(check, top=False)
     check.add_argument("--tab", default="", help="framework(s) to check, or 'all'")
-    env = sub.add_parser("env", help="framework environments")
+    env = sub.add_parser("env", help="framework environments, their kernels, browser assets")
     _common(env, top=False)
     env.add_argument(
         "action",

@@ -54,6 +54,9 @@ def book_files(name: str, names: tuple[str, ...]) -> dict[str, str]:
 def new_book(target: Path, given: str, ci: str = "", gpu_runner: str = "") -> int:
     """Write a new book into ``target`` (new, or an empty folder) and print what to run."""
     names = _frameworks(given)
+    if gpu_runner and ci != "github":
+        message = "names the runner of a CI workflow: give --ci github too"
+        raise PolybookError(Location("--gpu-runner"), message, "new")
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         message = "exists and is not an empty folder: polybook new writes a new book only"
         raise PolybookError(Location(str(target)), message, "new")
