@@ -160,11 +160,13 @@ def _root(args: argparse.Namespace) -> Path:
 
 def _book_here(args: argparse.Namespace) -> BookConfig | None:
     """The book of ``--root``, else of the current folder if it is in one."""
-    if args.root is None and not any(
-        (folder / "config.ini").is_file() for folder in (Path.cwd(), *Path.cwd().parents)
-    ):
-        return None
-    return load_config(_root(args), _overrides(args))
+    try:
+        root = _root(args)
+    except PolybookError:
+        if args.root is not None:
+            raise
+        return None  # not in a book
+    return load_config(root, _overrides(args))
 
 
 def run(args: argparse.Namespace) -> int:
