@@ -30,7 +30,6 @@ from polybook.nb import merge_streams, reads
 from polybook.notebooks.stage import colab_url
 from polybook.paths import REQUIREMENTS
 
-from .books import REPO_ENVS
 from .books import copy_fixture as copy_book
 
 pytestmark = pytest.mark.slow
@@ -253,7 +252,7 @@ def test_the_colab_notebooks_run_in_a_fresh_venv_outside_the_book(
     home = tmp_path / "student"
     shutil.copytree(book / "_build" / "notebooks" / "pytorch" / "colab", home)
     eval_dir = book / "_build" / "eval" / "pytorch"
-    build_env = venvs.environment("pytorch", "cpu", REPO_ENVS).path
+    build_env = venvs.environment("pytorch", "cpu", load_config(book).envs).path
     for page in ("chap/tensors", "chap/more"):
         nb = run(home / f"{page}.ipynb", python, (home / page).parent, tmp_path / "kernels")
         ran = {c.id: c for c in nb.cells if c.cell_type == "code"}
