@@ -20,9 +20,9 @@ import pytest
 from polybook.commands.cli import main
 from polybook.config import load_config
 from polybook.environments import atomic, venvs
-from polybook.layout import EnvsFolder, envs_folder
+from polybook.layout import ENVS_VARIABLE, EnvsFolder, envs_folder
 
-from .books import FENCE, looks_installed, pages_book, write_book
+from .books import FENCE, link_environments, looks_installed, pages_book, write_book
 
 FRAMEWORKS = {  # name: (module, pins)
     "tiny": ("tabulate", "tabulate==0.9.0\nipykernel==7.1.0\n"),
@@ -206,3 +206,22 @@ def test_doctor_says_what_is_missing_and_the_command_that_fixes_it(
     monkeypatch.chdir(tmp_path)
     assert main(["doctor"]) == 0  # no book here: the host alone
     assert "no book here" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_two_pytorch_setups_at_once_on_a_new_book_both_succeed_and_it_builds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The issue's own case, on the shipped pytorch environment through a folder of links
+    (shared by books: the new book pins the same set, so it finds it)."""
+    monkeypatch.setenv(ENVS_VARIABLE, str(link_environments(tmp_path / "envs")))
+    assert main(["new", str(tmp_path / "book"), "--frameworks", "pytorch"]) == 0
+    root = tmp_path / "book"
+    first, second = (polybook(root, "env", "setup", "--tab", "pytorch") for _ in range(2))
+    answers = [first.communicate(timeout=600), second.communicate(timeout=600)]
+    assert (first.returncode, second.returncode) == (0, 0), answers
+    assert not list((tmp_path / "envs").glob(".pytorch*"))  # nothing half-made beside it
+    built = run(root, "--quiet", "build", "eval", "--tab", "pytorch")
+    assert built.returncode == 0, built.stderr
+    executed = root / "_build" / "eval" / "pytorch" / "chapter_intro" / "tensors.ipynb"
+    assert "tensor([1., 1., 1.])" in executed.read_text()
