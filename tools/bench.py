@@ -34,12 +34,20 @@ class Run:
 
 
 def copy_book(src: Path, dst: Path) -> None:
+    """The book at ``src`` copied to ``dst``, its environments links to the repository's."""
+    from polybook.frameworks import REGISTRY
+    from polybook.layout import ENVS_DIR
+
     dst.mkdir(parents=True)
     for name in BOOK_FILES:
         shutil.copy2(src / name, dst / name)
     for folder in [*BOOK_DIRS, *(p.name for p in src.glob("chapter_*"))]:
         if (src / folder).is_dir():
             shutil.copytree(src / folder, dst / folder)
+    (dst / ENVS_DIR).mkdir()
+    for name in REGISTRY:
+        if (REPO / ENVS_DIR / name).is_dir():
+            (dst / ENVS_DIR / name).symlink_to((REPO / ENVS_DIR / name).resolve())
 
 
 def build(root: Path, target: str = "html", *options: str) -> Run:
