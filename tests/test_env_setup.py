@@ -21,6 +21,7 @@ from polybook.commands.cli import main
 from polybook.config import load_config
 from polybook.environments import atomic, venvs
 from polybook.layout import ENVS_VARIABLE, EnvsFolder, envs_folder
+from polybook.render.outputs import path_roots, scrub
 
 from .books import FENCE, link_environments, looks_installed, pages_book, write_book
 
@@ -225,3 +226,13 @@ def test_two_pytorch_setups_at_once_on_a_new_book_both_succeed_and_it_builds(
     assert built.returncode == 0, built.stderr
     executed = root / "_build" / "eval" / "pytorch" / "chapter_intro" / "tensors.ipynb"
     assert "tensor([1., 1., 1.])" in executed.read_text()
+
+
+def test_outputs_name_an_environment_by_its_framework_wherever_it_lives(tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    root = tiny_book(tmp_path / "book", "tiny", str(shared))
+    env = environment(root, "tiny")
+    env.path.mkdir(parents=True)
+    printed = f"{env.path}/lib/python3.11/site-packages/tabulate.py and {shared}/other"
+    scrubbed = scrub(printed, path_roots(load_config(root)))
+    assert scrubbed == "$ENVS/tiny/lib/python3.11/site-packages/tabulate.py and $ENVS/other"
