@@ -24,11 +24,11 @@ $(TOOL)/.stamp: requirements/tool.txt requirements/tool-nodeps.txt pyproject.tom
 	touch $@
 
 # Browser assets served with the site (MathJax), and axe-core, which the accessibility tests
-# inject into its pages; from the npm registry, pinned by lock file.
-$(ENVS)/node/.stamp: requirements/node/package.json requirements/node/package-lock.json
-	mkdir -p $(ENVS)/node
-	cp requirements/node/package.json requirements/node/package-lock.json $(ENVS)/node/
-	cd $(ENVS)/node && npm ci --no-audit --no-fund --loglevel=error
+# inject into its pages; from the npm registry, pinned by the lock file in
+# polybook/requirements/node (package data: an installed polybook reads the same).
+NODE_LOCK := polybook/requirements/node/package.json polybook/requirements/node/package-lock.json
+$(ENVS)/node/.stamp: $(TOOL)/.stamp $(NODE_LOCK)
+	$(POLYBOOK) env assets
 	touch $@
 
 setup: $(TOOL)/.stamp $(ENVS)/node/.stamp

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
 
-from polybook.paths import PACKAGE_ROOT, SOURCE_ROOT
+from polybook.paths import PACKAGE_ROOT, REQUIREMENTS
 
 SECTION_PREFIX = "framework-"
 DEVICES = ("cpu", "cuda")
@@ -52,7 +52,7 @@ class Framework:
         when the declaration names none for ``device``; it may not exist when it names none."""
         files = dict(self.requirement_files)
         found = files.get(device) or files.get("cpu", "")
-        return Path(found) if found else SOURCE_ROOT / "requirements" / device / f"{self.name}.txt"
+        return Path(found) if found else REQUIREMENTS / device / f"{self.name}.txt"
 
     def device_indices(self, code: str) -> list[int]:
         """Device indices ``code`` names in this framework's own conventions."""
@@ -105,7 +105,7 @@ def _shipped() -> Mapping[str, Framework]:
     found: dict[str, Framework] = {}
     for section in parser.sections():
         name = section.removeprefix(SECTION_PREFIX)
-        found[name] = declare(name, dict(parser.items(section)), SOURCE_ROOT)
+        found[name] = declare(name, dict(parser.items(section)), PACKAGE_ROOT)
     return MappingProxyType(found)
 
 

@@ -11,29 +11,60 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from polybook.paths import SOURCE_ROOT
-
 BUILD_DIR = "_build"
 FREEZE_DIR = "_freeze"  # frozen outputs of a GPU host, committed with the book
+ENVS_DIR = ".envs"  # a book's own environments
+ENVS_VARIABLE = "POLYBOOK_ENVS"  # a folder of environments shared by books
 LOCK_FILE = ".lock"
 STATE_FILE = "state.json"
 NOTEBOOKS_LINK = "_notebooks"  # in the site: _notebooks/<framework>/<page>.ipynb
 PDFS_LINK = "_pdf"  # in the site: _pdf/<name>-<framework>.pdf
 EPUBS_LINK = "_epub"  # in the site: _epub/<name>-<framework>.epub
-# Browser assets installed from npm (requirements/node): MathJax, for offline math.
-NODE_MODULES = SOURCE_ROOT / ".envs" / "node" / "node_modules"
+KEY_LENGTH = 16  # hex digits of a requirement set's hash in a shared folder's names
 
 
-def envs_root(configured: str = "") -> Path:
-    """``[build] envs_dir``, else ``$POLYBOOK_ENVS``, else ``.envs`` beside polybook's source."""
-    chosen = configured or os.environ.get("POLYBOOK_ENVS", "")
-    return Path(chosen).resolve() if chosen else SOURCE_ROOT / ".envs"
+@dataclass(frozen=True)
+class EnvsFolder:
+    """A folder of framework environments: a book's own ``.envs`` holds one per framework,
+    by name (``pytorch``); a folder books share holds one per requirement set
+    (``pytorch-<hash of its requirement files>``), so that two books meet in one
+    environment only when they pin the same packages."""
+
+    path: Path
+    shared: bool = False
+
+    def environment(self, framework: str, requirements_hash: str) -> Path:
+        """The venv of ``framework`` installed from the requirement set of that hash."""
+        if not self.shared:
+            return self.path / framework
+        return self.path / f"{framework}-{requirements_hash[:KEY_LENGTH]}"
+
+    def kernels(self, environment: Path) -> Path:
+        """The kernelspecs' folder of the venv at ``environment``: the book's, beside its
+        venvs; in a shared folder, one per venv (the book's own holds one per framework)."""
+        if self.shared:
+            return self.path / "jupyter" / environment.name / "kernels"
+        return self.path / "kernels"
+
+    def side(self, name: str) -> EnvsFolder:
+        """A side environment's own folder (``polybook upgrade``): ``side/<name>/`` here, a
+        level deeper than the framework environments, so no host takes it for one."""
+        return EnvsFolder(self.path / "side" / name)
+
+    def candidates(self, framework: str) -> list[Path]:
+        """The venvs of ``framework`` this folder holds, whatever their requirement set."""
+        if not self.shared:
+            return [self.path / framework]
+        return sorted(self.path.glob(f"{framework}-{'?' * KEY_LENGTH}"))
 
 
-def side_env(configured: str, name: str) -> Path:
-    """A side environment (``polybook upgrade``): ``side/<name>/`` under the environments'
-    root, a level deeper than the framework environments, so no host takes it for one."""
-    return envs_root(configured) / "side" / name
+def envs_folder(book_root: Path, configured: str = "") -> EnvsFolder:
+    """``[build] envs_dir``, else ``$POLYBOOK_ENVS``, else the book's own ``.envs``; any
+    folder but the book's own is taken as shared by books."""
+    own = (book_root / ENVS_DIR).resolve()
+    chosen = configured or os.environ.get(ENVS_VARIABLE, "")
+    path = Path(chosen).expanduser().resolve() if chosen else own
+    return EnvsFolder(path, shared=path != own)
 
 
 def notebook_file(page: str) -> str:

@@ -5,10 +5,12 @@ from here (and from the other helpers: ``browser``, ``golden``), never from each
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import io
 import logging
 import os
 import shutil
+import venv
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,10 +19,11 @@ from typing import TYPE_CHECKING, Any
 from polybook.commands.cli import main
 from polybook.config import load_config
 from polybook.diagnostics import Reporter
+from polybook.environments import venvs
 from polybook.execution.plan import EvalReport
 from polybook.execution.scheduler import Inventory
-from polybook.frameworks import REGISTRY
-from polybook.layout import Layout
+from polybook.frameworks import DEVICES, REGISTRY
+from polybook.layout import ENVS_DIR, EnvsFolder, Layout
 from polybook.library.extract import extract_libraries
 from polybook.library.model import SavedBlock
 from polybook.library.stage import write_libraries
@@ -33,13 +36,14 @@ from polybook.meta import (
     set_notebook_meta,
 )
 from polybook.nb import Notebooks, new_code_cell, new_notebook, writes
-from polybook.paths import SOURCE_ROOT
 from polybook.source.book import load_book
 from polybook.source.split import split_book
 
 if TYPE_CHECKING:
     from nbformat import NotebookNode
 
+REPO = Path(__file__).resolve().parent.parent  # polybook's checkout, the shipped book
+REPO_ENVS = EnvsFolder(REPO / ENVS_DIR)  # the shipped book's own environments
 FIXTURES = Path(__file__).parent / "fixtures"
 FENCE = "`" * 3
 SHIPPED_FILES = ("config.ini", "index.md", "d2l.bib")
@@ -61,20 +65,18 @@ def copy_shipped(
 ) -> Path:
     """The book this repository ships (``folders`` and ``files`` of it) at ``target``.
     ``link_envs``: its ``envs_dir`` is a folder of links to polybook's framework
-    environments, so that kernels it installs stay with the copy."""
+    environments (:func:`link_environments`), so that kernels it installs stay with the
+    copy."""
     target.mkdir(parents=True, exist_ok=True)
     for name in files:
-        shutil.copy2(SOURCE_ROOT / name, target / name)
+        shutil.copy2(REPO / name, target / name)
     for name in folders:
-        if (SOURCE_ROOT / name).is_dir():
+        if (REPO / name).is_dir():
             shutil.copytree(
-                SOURCE_ROOT / name, target / name, ignore=shutil.ignore_patterns("__pycache__")
+                REPO / name, target / name, ignore=shutil.ignore_patterns("__pycache__")
             )
     if link_envs:
-        envs = target.parent / "envs"
-        envs.mkdir()
-        for name in REGISTRY:
-            (envs / name).symlink_to(SOURCE_ROOT / ".envs" / name)
+        envs = link_environments(target.parent / "envs")
         config = target / "config.ini"
         text = config.read_text(encoding="utf-8")
         config.write_text(text.replace("[build]\n", f"[build]\nenvs_dir = {envs}\n", 1))
@@ -99,8 +101,46 @@ def shipped_with_cache(target: Path) -> Path:
     repository's (nothing runs again where that one is warm)."""
     copy_shipped(target)
     cache = Path("_build") / "cache" / "exec"
-    link_cache(SOURCE_ROOT / cache, target / cache)
+    link_cache(REPO / cache, target / cache)
     return target
+
+
+def link_environments(folder: Path) -> Path:
+    """A folder shared by books (``envs_dir``, ``$POLYBOOK_ENVS``) that holds links to the
+    shipped book's framework environments, each named as a shared folder names it: by the
+    requirement set it was installed from (its stamp), with its kernel written, as
+    ``env setup`` leaves it (Dask workers offer what has one)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    shared = EnvsFolder(folder, shared=True)
+    for name in REGISTRY:
+        installed = REPO_ENVS.path / name
+        try:
+            stamp = (installed / venvs.STAMP).read_text(encoding="utf-8").split()[0]
+        except (OSError, IndexError):
+            continue  # not set up here
+        link = shared.environment(name, stamp)
+        if not link.is_symlink():
+            made = link.with_name(f".{link.name}.{os.getpid()}")
+            made.unlink(missing_ok=True)
+            made.symlink_to(installed)
+            made.replace(link)
+        for device in DEVICES:
+            env = venvs.environment(name, device, shared)
+            if env.path == link:
+                venvs.write_kernelspec(env)
+    return folder
+
+
+def looks_installed(env: venvs.Environment) -> venvs.Environment:
+    """``env`` made a venv that looks installed from its pins (this Python's pip, its stamp)
+    but holds none of them: no framework, no ipykernel, no kernelspec yet."""
+    venv.EnvBuilder(with_pip=False, symlinks=True).create(env.path)
+    (site,) = env.path.glob("lib/python*/site-packages")
+    pip = importlib.util.find_spec("pip")
+    assert pip is not None and pip.origin is not None
+    (site / "pip").symlink_to(Path(pip.origin).parent)
+    (env.path / venvs.STAMP).write_text(env.requirements_hash() + "\n", encoding="utf-8")
+    return env
 
 
 def write_book(root: Path, files: Mapping[str, str | bytes], config: str | None = ONE_TAB) -> Path:

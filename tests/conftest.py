@@ -1,6 +1,7 @@
-"""Shared fixtures: copies of the fixture book, so that no test writes into the repo, the
-fixture book built once end to end for the modules that read it back, and the shipped book's
-epubs and site, built once from the execution cache for the modules that check them."""
+"""Shared fixtures: the shipped book's framework environments for every book a test makes,
+copies of the fixture book, so that no test writes into the repo, the fixture book built
+once end to end for the modules that read it back, and the shipped book's epubs and site,
+built once from the execution cache for the modules that check them."""
 
 from __future__ import annotations
 
@@ -10,7 +11,29 @@ from pathlib import Path
 
 import pytest
 
-from .books import Built, Collect, build, copy_fixture, shipped_with_cache, tree_digest
+from polybook.layout import ENVS_VARIABLE
+
+from .books import (
+    REPO_ENVS,
+    Built,
+    Collect,
+    build,
+    copy_fixture,
+    link_environments,
+    shipped_with_cache,
+    tree_digest,
+)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def shared_environments() -> Iterator[Path]:
+    """Books made in temporary folders have no ``.envs`` of their own: they share a folder
+    of links to the shipped book's environments (``$POLYBOOK_ENVS``), which keeps what
+    tests set up there (a fifth framework's environment, kernels) between runs."""
+    folder = link_environments(REPO_ENVS.path / "tests-shared")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(ENVS_VARIABLE, str(folder))
+        yield folder
 
 
 @pytest.fixture

@@ -14,13 +14,13 @@ import pytest
 from bs4 import BeautifulSoup
 from playwright.sync_api import Browser, Page
 
-from polybook.layout import NODE_MODULES
+from polybook.paths import node_modules
 
 from .browser import file_url, launch_chromium, new_context, watch_errors
 
 pytestmark = pytest.mark.slow
 
-AXE = NODE_MODULES / "axe-core" / "axe.min.js"
+AXE = node_modules() / "axe-core" / "axe.min.js"
 GPUS = "chapter_builders-guide/use-gpu.html"
 # Each violation of impact serious or critical: rule, impact, the first nodes and why.
 AXE_RUN = """async () => {

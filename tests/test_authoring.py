@@ -22,17 +22,16 @@ import pytest
 import websocket
 
 from polybook.nb import strip_ansi
-from polybook.paths import SOURCE_ROOT
 
-from .books import copy_shipped
+from .books import REPO, copy_shipped
 from .browser import browser_context
 
 pytestmark = pytest.mark.slow
 
 TOKEN = "polybook-test-token"
 PAGES = sorted(
-    p.relative_to(SOURCE_ROOT).as_posix()
-    for p in [SOURCE_ROOT / "index.md", *SOURCE_ROOT.glob("chapter_builders-guide/*.md")]
+    p.relative_to(REPO).as_posix()
+    for p in [REPO / "index.md", *REPO.glob("chapter_builders-guide/*.md")]
 )
 
 
@@ -110,7 +109,7 @@ def test_the_four_framework_kernels_are_listed_by_display_name(lab: Lab) -> None
 
 @pytest.mark.parametrize("page", PAGES)
 def test_every_page_of_the_shipped_book_round_trips_byte_identical(lab: Lab, page: str) -> None:
-    original = (SOURCE_ROOT / page).read_bytes()
+    original = (REPO / page).read_bytes()
     model = lab.notebook(page)
     nb = model["content"]
     fences = original.decode().count("```{.python .input}")

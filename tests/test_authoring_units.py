@@ -13,18 +13,19 @@ import pytest
 from polybook.authoring.kernel_ext import Tab, _book_library, tab_names
 from polybook.authoring.pages import PageError, to_notebook, to_page
 from polybook.environments import venvs
+from polybook.layout import EnvsFolder
 from polybook.nb import new_code_cell, new_markdown_cell, validate
-from polybook.paths import SOURCE_ROOT
+
+from .books import REPO, looks_installed
 
 FIXTURE_PAGES = sorted(
-    p.relative_to(SOURCE_ROOT).as_posix()
-    for p in (SOURCE_ROOT / "tests" / "fixtures").rglob("*.md")
+    p.relative_to(REPO).as_posix() for p in (REPO / "tests" / "fixtures").rglob("*.md")
 )
 
 
 @pytest.mark.parametrize("page", FIXTURE_PAGES)
 def test_every_fixture_page_round_trips_byte_identical(page: str) -> None:
-    raw = (SOURCE_ROOT / page).read_bytes().decode("utf-8")
+    raw = (REPO / page).read_bytes().decode("utf-8")
     nb = to_notebook(raw)
     validate(nb)
     assert to_page(nb) == raw
@@ -103,11 +104,7 @@ def test_the_kernel_puts_the_book_found_above_its_folder_on_the_path(
 
 def fake_env(root: Path) -> venvs.Environment:
     """A jax environment whose packages look installed (no kernelspec yet)."""
-    env = venvs.environment("jax", "cpu", root)
-    env.python.parent.mkdir(parents=True)
-    env.python.symlink_to(sys.executable)
-    (env.path / venvs.STAMP).write_text(env.requirements_hash() + "\n")
-    return env
+    return looks_installed(venvs.environment("jax", "cpu", EnvsFolder(root, shared=True)))
 
 
 def test_a_changed_kernelspec_is_rewritten_without_installing(tmp_path: Path) -> None:
@@ -142,7 +139,7 @@ def test_env_kernels_user_installs_into_the_users_jupyter_path(tmp_path: Path) -
     book = tmp_path / "book"
     book.mkdir()
     (book / "config.ini").write_text(f"[build]\ntabs = jax\nenvs_dir = {tmp_path / 'envs'}\n")
-    fake_env(tmp_path / "envs")
+    env = fake_env(tmp_path / "envs")
     environ = {**os.environ, "JUPYTER_DATA_DIR": str(tmp_path / "data")}
     command = [
         sys.executable,
@@ -158,6 +155,5 @@ def test_env_kernels_user_installs_into_the_users_jupyter_path(tmp_path: Path) -
     assert done.returncode == 0, done.stderr
     target = tmp_path / "data" / "kernels" / "polybook-jax"
     assert f"installed polybook-jax in {target}" in done.stdout
-    assert (target / "kernel.json").read_bytes() == (
-        tmp_path / "envs" / "kernels" / "polybook-jax" / "kernel.json"
-    ).read_bytes()
+    spec = env.kernels_dir / "polybook-jax" / "kernel.json"
+    assert (target / "kernel.json").read_bytes() == spec.read_bytes()

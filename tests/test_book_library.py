@@ -11,9 +11,8 @@ import pytest
 from polybook.commands.cli import main
 from polybook.config import load_config
 from polybook.environments import venvs
-from polybook.layout import envs_root
 
-from .books import copy_shipped
+from .books import REPO_ENVS, copy_shipped
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parent.parent
@@ -35,7 +34,7 @@ print(json.dumps({"names": names, "methods": methods, "added": added, "file": li
 
 
 def probe(framework: str) -> dict[str, list[str]]:
-    env = venvs.environment(framework, "cpu", envs_root())
+    env = venvs.environment(framework, "cpu", REPO_ENVS)
     lib = CONFIG.library_for(framework).lib_name
     module = {"pytorch": "torch"}.get(framework, framework)
     done = subprocess.run(

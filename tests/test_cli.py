@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 
 from polybook.commands.cli import main
-from polybook.paths import SOURCE_ROOT
 
-from .books import index_page, write_book
+from .books import REPO, index_page, write_book
 
 SAVED = "```{{.python .input}}\n%%tab {tabs}\ndef {name}(x):  #@save\n    return x\n```\n"
 
@@ -73,7 +72,7 @@ def test_warnings_are_shown_again_by_a_no_op_build_and_fail_it_when_strict(
 def test_check_passes_on_the_shipped_book_and_fails_on_a_warning(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["--quiet", "--root", str(SOURCE_ROOT), "check"]) == 0
+    assert main(["--quiet", "--root", str(REPO), "check"]) == 0
     root = write_book(tmp_path / "book", BOOK, TWO_TABS)
     assert main(["--quiet", "--root", str(root), "check"]) == 1
     assert "[polybook.library.parity]" in capsys.readouterr().err

@@ -7,7 +7,8 @@ import pytest
 
 from polybook.config import KEYS, BookConfig, find_book_root, load_config, with_table
 from polybook.diagnostics import Location, PolybookError, Reporter
-from polybook.paths import SOURCE_ROOT
+
+from .books import REPO
 
 
 def write(root: Path, text: str) -> Path:
@@ -230,9 +231,9 @@ def test_the_schema_defaults_are_the_dataclass_defaults() -> None:
 
 
 def test_the_book_of_this_repository_reads_without_warnings() -> None:
-    assert load_config(SOURCE_ROOT).ignored == ()
+    assert load_config(REPO).ignored == ()
 
 
 def test_the_configuration_reference_is_generated_from_the_schema() -> None:
-    reference = (SOURCE_ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
+    reference = (REPO / "docs" / "configuration.md").read_text(encoding="utf-8")
     assert with_table(reference) == reference, "run .envs/tool/bin/python tools/config_table.py"

@@ -16,11 +16,10 @@ from polybook import frameworks
 from polybook.commands.cli import main
 from polybook.config import load_config
 from polybook.environments import venvs
-from polybook.layout import envs_root
 from polybook.library.dist import imports
 
+from .books import REPO_ENVS, copy_shipped
 from .books import copy_fixture as copy_book
-from .books import copy_shipped
 
 REPO = Path(__file__).resolve().parent.parent
 MODULES = {"pytorch": "torch", "mxnet": "mxnet", "jax": "jax", "tensorflow": "tensorflow"}
@@ -122,7 +121,7 @@ def test_each_module_imports_with_only_its_framework_and_imports_no_other(
     pip = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index"]
     subprocess.run([*pip, "--target", str(target), str(wheel_of(dist))], check=True)
     for framework, module in MODULES.items():
-        python = venvs.environment(framework, "cpu", envs_root()).python
+        python = venvs.environment(framework, "cpu", REPO_ENVS).python
         environ = {"PATH": os.environ["PATH"], "PYTHONPATH": str(target)}
         done = subprocess.run(
             [str(python), "-c", PROBE, module],

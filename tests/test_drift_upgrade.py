@@ -20,6 +20,7 @@ from bs4 import BeautifulSoup
 
 from polybook.commands.cli import main
 from polybook.environments.packages import resolved_versions
+from polybook.layout import EnvsFolder
 
 from .books import copy_fixture, drawn_png, executed_notebook, put_executed, tree_digest
 from .browser import file_url, offline_page
@@ -42,7 +43,7 @@ def folder_digest(folder: Path) -> str:
 @dataclass(frozen=True)
 class Upgraded:
     root: Path
-    envs: Path
+    env: Path  # the current environment
     built: int  # the current build's exit status
     status: int  # the upgrade's
     stdout: str
@@ -53,10 +54,12 @@ class Upgraded:
     sources: tuple[dict[str, str], dict[str, str]]
 
 
-def current_state(root: Path, envs: Path) -> dict[str, str]:
+def current_state(root: Path, env: Path) -> dict[str, str]:
+    """Digests of the current environment (a folder shared by books: ``envs_dir``), its
+    kernels and the build."""
     places = {
-        "environment": envs / "numpy",
-        "kernels": envs / "kernels",
+        "environment": env,
+        "kernels": EnvsFolder(env.parent, shared=True).kernels(env),
         "eval": root / "_build/eval",
         "cache": root / "_build/cache",
         "site": root / "_build/html",
@@ -72,9 +75,10 @@ def upgraded(tmp_path_factory: pytest.TempPathFactory) -> Upgraded:
     config = root / "config.ini"
     config.write_text(config.read_text().replace("[build]\n", f"[build]\nenvs_dir = {envs}\n"))
     built = main(["--quiet", "--root", str(root), "build", "html"])  # NumPy 2: trapz fails
-    python = envs / "numpy" / "bin" / "python"
+    (env,) = EnvsFolder(envs, shared=True).candidates("numpy")
+    python = env / "bin" / "python"
     before, versions, sources = (
-        current_state(root, envs),
+        current_state(root, env),
         resolved_versions(python),
         tree_digest(root),
     )
@@ -84,13 +88,13 @@ def upgraded(tmp_path_factory: pytest.TempPathFactory) -> Upgraded:
     done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=900)
     return Upgraded(
         root,
-        envs,
+        env,
         built,
         done.returncode,
         done.stdout,
         done.stderr,
         json.loads(out.read_text(encoding="utf-8")) if out.is_file() else {},
-        (before, current_state(root, envs)),
+        (before, current_state(root, env)),
         (versions, resolved_versions(python)),
         (sources, tree_digest(root)),
     )
@@ -149,7 +153,7 @@ def test_the_current_environment_cache_and_site_are_untouched(upgraded: Upgraded
     assert upgraded.versions[1] == upgraded.versions[0]
     assert upgraded.sources[1] == upgraded.sources[0]
     # The side environment is a folder of its own, with its own kernelspec.
-    (side,) = (upgraded.envs / "side").iterdir()
+    (side,) = (upgraded.env.parent / "side").iterdir()
     assert side.name.startswith("numpy-")
     spec = json.loads((side / "kernels/polybook-numpy/kernel.json").read_text())
     assert spec["argv"][0] == str(side / "numpy/bin/python")
@@ -214,4 +218,4 @@ def test_pins_that_do_not_install_are_a_located_error(upgraded: Upgraded, tmp_pa
     assert done.returncode == 1
     assert f"{pins}: the side environment of numpy could not be set up in" in done.stderr
     assert "pb-no-such-package" in done.stderr and "[polybook.drift.upgrade]" in done.stderr
-    assert current_state(upgraded.root, upgraded.envs) == upgraded.hashes[0]
+    assert current_state(upgraded.root, upgraded.env) == upgraded.hashes[0]

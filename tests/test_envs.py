@@ -9,9 +9,10 @@ import pytest
 from polybook import frameworks
 from polybook.config.requirements import normalized_pin, pins
 from polybook.environments import venvs
-from polybook.paths import SOURCE_ROOT
+from polybook.layout import EnvsFolder
+from polybook.paths import REQUIREMENTS as PACKAGE_REQUIREMENTS
 
-REQUIREMENTS = SOURCE_ROOT / "requirements"
+REQUIREMENTS = PACKAGE_REQUIREMENTS
 
 
 def test_build_variants_normalize_to_one_name() -> None:
@@ -34,7 +35,7 @@ def test_every_line_is_pinned_and_the_cuda_set_pins_the_cpu_versions(name: str) 
 
 def test_cpu_and_cuda_environments_share_one_cache_identity(tmp_path: Path) -> None:
     for name in frameworks.REGISTRY:
-        cpu = venvs.environment(name, "cpu", tmp_path)
-        cuda = venvs.environment(name, "cuda", tmp_path)
+        cpu = venvs.environment(name, "cpu", EnvsFolder(tmp_path))
+        cuda = venvs.environment(name, "cuda", EnvsFolder(tmp_path))
         assert cpu.identity() == cuda.identity()
         assert cpu.requirements_hash() != cuda.requirements_hash()

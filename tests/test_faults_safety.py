@@ -19,8 +19,9 @@ import pytest
 
 from polybook.commands.cli import main
 from polybook.environments import venvs
+from polybook.layout import EnvsFolder
 
-from .books import cache_entries, cells_book, processes_in
+from .books import cache_entries, cells_book, looks_installed, processes_in
 
 pytestmark = pytest.mark.slow
 
@@ -135,12 +136,9 @@ def test_a_second_build_on_the_same_tree_waits_for_the_first(tmp_path: Path) -> 
     assert {k: v for k, v in checksums(root).items() if not k.startswith("d2l/")} == sources
 
 
-def fake_environment(envs_dir: Path, python: str) -> None:
+def fake_environment(envs_dir: Path) -> None:
     """A pytorch environment that looks set up but whose Python has no ipykernel."""
-    env = venvs.environment("pytorch", "cpu", envs_dir)
-    env.python.parent.mkdir(parents=True)
-    env.python.symlink_to(python)
-    (env.path / venvs.STAMP).write_text(env.requirements_hash() + "\n")
+    env = looks_installed(venvs.environment("pytorch", "cpu", EnvsFolder(envs_dir, shared=True)))
     venvs.write_kernelspec(env)
 
 
@@ -156,7 +154,7 @@ def test_a_broken_environment_is_reported_at_the_notebook_with_the_repair_comman
     tmp_path: Path,
 ) -> None:
     root = book_with_envs_dir(tmp_path)
-    fake_environment(tmp_path / "envs", sys._base_executable)  # type: ignore[attr-defined]
+    fake_environment(tmp_path / "envs")
     build = polybook(root, "build", "eval")
     _, err = build.communicate(timeout=180)
     assert build.returncode == 1

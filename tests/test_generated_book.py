@@ -18,11 +18,10 @@ from polybook.config import load_config
 from polybook.diagnostics import Reporter
 from polybook.library.extract import extract_libraries, library_text
 from polybook.library.pages import libraries_from_pages, read_saves
-from polybook.paths import SOURCE_ROOT
 from polybook.source.book import load_book
 from polybook.source.split import split_book
 
-from .books import Collect
+from .books import REPO, Collect
 
 PAGES = 12
 
@@ -86,7 +85,7 @@ def test_the_library_made_from_cells_is_the_one_made_from_notebooks(tmp_path: Pa
     root = tmp_path / "book"
     write_book(root, PAGES)
     assert "LayerC01S03" in _libraries(root)["tensorflow"]
-    assert _libraries(SOURCE_ROOT)  # the shipped book
+    assert _libraries(REPO)  # the shipped book
     assert _libraries(Path(__file__).parent / "fixtures" / "d2lbook_book")
 
 

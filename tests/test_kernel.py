@@ -8,8 +8,9 @@ import pytest
 
 from polybook.environments import venvs
 from polybook.execution.kernel import KernelEnv, execute
-from polybook.layout import envs_root
 from polybook.nb import new_code_cell, new_notebook
+
+from .books import REPO_ENVS
 
 pytestmark = pytest.mark.slow
 
@@ -24,7 +25,7 @@ print('e')"""
 
 
 def test_a_run_of_stream_outputs_is_kept_as_one_whatever_the_flushes(tmp_path: Path) -> None:
-    env = venvs.environment("pytorch", "cpu", envs_root())
+    env = venvs.environment("pytorch", "cpu", REPO_ENVS)
     venvs.ensure(env)
     nb = new_notebook()
     nb.cells.append(new_code_cell(FLUSHED, "flushed"))

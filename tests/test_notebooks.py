@@ -26,10 +26,9 @@ from polybook.commands.cli import main
 from polybook.config import load_config
 from polybook.config.schema import KEYS, BadValue
 from polybook.environments import venvs
-from polybook.layout import envs_root
 from polybook.nb import merge_streams, reads
 from polybook.notebooks.stage import colab_url
-from polybook.paths import SOURCE_ROOT
+from polybook.paths import REQUIREMENTS
 
 from .books import copy_fixture as copy_book
 
@@ -189,7 +188,7 @@ def test_config_pairs_name_frameworks_and_colab_links_follow_the_layout(book: Pa
 def fresh_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("student") / "venv"
     venv.EnvBuilder(with_pip=True).create(path)
-    pins = SOURCE_ROOT / "requirements" / "cpu" / "pytorch.txt"
+    pins = REQUIREMENTS / "cpu" / "pytorch.txt"
     pip = [str(path / "bin" / "python"), "-m", "pip", "install", "-q", "-c", str(pins)]
     # numpy stands for what every platform ships: torch warns on import without it.
     subprocess.run([*pip, "torch==2.13.0", "numpy", "ipykernel"], check=True)
@@ -225,7 +224,7 @@ def run(path: Path, python: Path, cwd: Path, kernels: Path) -> NotebookNode:
     environ = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     environ["PATH"] = f"{python.parent}{os.pathsep}{environ['PATH']}"
     # What pip resolves beyond the notebook's own pins, it resolves as the build's set.
-    environ["PIP_CONSTRAINT"] = str(SOURCE_ROOT / "requirements" / "cpu" / "pytorch.txt")
+    environ["PIP_CONSTRAINT"] = str(REQUIREMENTS / "cpu" / "pytorch.txt")
     command = [sys.executable, "-c", RUNNER, str(path), str(kernels), str(cwd)]
     subprocess.run(command, check=True, env=environ, cwd=cwd)
     return reads(path.read_text(encoding="utf-8"))
@@ -253,7 +252,7 @@ def test_the_colab_notebooks_run_in_a_fresh_venv_outside_the_book(
     home = tmp_path / "student"
     shutil.copytree(book / "_build" / "notebooks" / "pytorch" / "colab", home)
     eval_dir = book / "_build" / "eval" / "pytorch"
-    build_env = venvs.environment("pytorch", "cpu", envs_root()).path
+    build_env = venvs.environment("pytorch", "cpu", load_config(book).envs).path
     for page in ("chap/tensors", "chap/more"):
         nb = run(home / f"{page}.ipynb", python, (home / page).parent, tmp_path / "kernels")
         ran = {c.id: c for c in nb.cells if c.cell_type == "code"}

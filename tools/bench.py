@@ -23,8 +23,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from polybook.paths import SOURCE_ROOT
-
+REPO = Path(__file__).resolve().parent.parent
 BOOK_FILES = ("config.ini", "index.md", "d2l.bib")
 BOOK_DIRS = ("img", "d2l", "static")
 BOOK_PAGES = 200  # the synthetic book's (benchmarks/make_book.py)
@@ -88,12 +87,20 @@ class Sampler(threading.Thread):
 
 
 def copy_book(src: Path, dst: Path) -> None:
+    """The book at ``src`` copied to ``dst``, its environments links to the repository's."""
+    from polybook.frameworks import REGISTRY
+    from polybook.layout import ENVS_DIR
+
     dst.mkdir(parents=True)
     for name in BOOK_FILES:
         shutil.copy2(src / name, dst / name)
     for folder in [*BOOK_DIRS, *(p.name for p in src.glob("chapter_*"))]:
         if (src / folder).is_dir():
             shutil.copytree(src / folder, dst / folder)
+    (dst / ENVS_DIR).mkdir()
+    for name in REGISTRY:
+        if (REPO / ENVS_DIR / name).is_dir():
+            (dst / ENVS_DIR / name).symlink_to((REPO / ENVS_DIR / name).resolve())
 
 
 def build(root: Path, target: str = "html", *options: str) -> Run:
@@ -228,9 +235,9 @@ def kernel_start(framework: str) -> float:
     """One kernel start of ``framework``: its Python, ipykernel, IPython and the framework
     imported (the cost a build pays once per framework)."""
     from polybook.environments.venvs import environment
-    from polybook.layout import envs_root
+    from polybook.layout import ENVS_DIR, EnvsFolder
 
-    python = str(environment(framework, "cpu", envs_root()).python)
+    python = str(environment(framework, "cpu", EnvsFolder(REPO / ENVS_DIR)).python)
     module = {"pytorch": "torch"}.get(framework, framework)
     code = f"import ipykernel.kernelapp, IPython, {module}"
     started = time.monotonic()
@@ -283,7 +290,7 @@ def executors(folder: Path) -> tuple[float, float]:
     walls: dict[str, list[float]] = {"local": [], "dask": []}
     for n, kind in enumerate(("local", "dask", "dask", "local")):
         root = folder / f"{kind}{n}"
-        copy_book(SOURCE_ROOT, root)
+        copy_book(REPO, root)
         run = build(root, "eval", "--jobs", "2") if kind == "local" else cluster_build(root)
         walls[kind].append(run.wall)
     return min(walls["local"]), min(walls["dask"])
@@ -314,7 +321,7 @@ def embedded() -> None:
     """The embedded book's figures: builds with real notebooks, edits, executors, serve."""
     with tempfile.TemporaryDirectory(prefix="polybook-bench-") as tmp:
         root = Path(tmp) / "book"
-        copy_book(SOURCE_ROOT, root)
+        copy_book(REPO, root)
         cold = build(root, "eval")
         ran = cold.report["ran"]
         assert isinstance(ran, list)
@@ -332,7 +339,7 @@ def embedded() -> None:
         comment = build(root)
         edit_saved(root, "    pass  # edited by the benchmark")
         saved = build(root)
-        counts = rebuilds(SOURCE_ROOT)
+        counts = rebuilds(REPO)
         expected = counts.precise[("pytorch", function)]
         latency = serve_latency(root)
         local, dask = executors(Path(tmp))
@@ -389,7 +396,7 @@ def show(title: str, rows: list[tuple[str, str, str]]) -> None:
 
 def make_book(root: Path, pages: int) -> None:
     """The synthetic book of ``benchmarks/make_book.py``."""
-    generator = SOURCE_ROOT / "benchmarks" / "make_book.py"
+    generator = REPO / "benchmarks" / "make_book.py"
     command = [sys.executable, str(generator), str(root), "--pages", str(pages)]
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
 
@@ -456,7 +463,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages", type=int, default=BOOK_PAGES, help="the book section's")
     args = parser.parse_args(argv)
     # As an installed tool has it (pip compiles what it installs; an editable install, not).
-    compileall.compile_dir(SOURCE_ROOT / "polybook", quiet=1)
+    compileall.compile_dir(REPO / "polybook", quiet=1)
     if args.only in (None, "embedded"):
         embedded()
     if args.only in (None, "book"):

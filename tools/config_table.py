@@ -6,11 +6,12 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from polybook.config import with_table
-from polybook.paths import SOURCE_ROOT
 
-README = SOURCE_ROOT / "docs" / "configuration.md"
+REPO = Path(__file__).resolve().parent.parent
+README = REPO / "docs" / "configuration.md"
 
 
 def main(argv: list[str]) -> int:

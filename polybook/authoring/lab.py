@@ -1,7 +1,9 @@
 """``polybook lab``: JupyterLab on the book; ``polybook env kernels``: the kernels elsewhere.
 
-Lab runs from an environment of its own (``.envs/lab``, from ``requirements/lab.txt``:
-JupyterLab's packages would slow every polybook command in the tool's environment), on
+In polybook's checkout, Lab runs from an environment of its own (``.envs/lab``, from
+``requirements/lab.txt``: JupyterLab's packages would slow every polybook command in the
+tool's environment); an installed polybook runs the JupyterLab installed beside it
+(``pip install 'polybook[lab]'``). It listens
 127.0.0.1 with a token, rooted at the book. Its
 configuration is written under ``_build/lab/`` (nothing in the book's sources): the
 contents manager that opens pages as notebooks, the framework kernels as the only ones,
@@ -12,9 +14,11 @@ view (jupytext's JupyterLab extension; its own contents manager is left off).
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import subprocess
+import sys
 import venv
 from pathlib import Path
 from typing import Any
@@ -24,8 +28,7 @@ from polybook.diagnostics import Location, PolybookError
 from polybook.environments import venvs
 from polybook.environments.prepare import ensure_all
 from polybook.fsutil import write_atomic
-from polybook.layout import envs_root
-from polybook.paths import SOURCE_ROOT
+from polybook.paths import CHECKOUT, IMPORT_ROOT
 
 CONTENTS_MANAGER = "polybook.authoring.contents.PageContentsManager"
 NOTEBOOK_VIEW = "Jupytext Notebook"  # jupytext's notebook view of text files
@@ -68,8 +71,8 @@ def write_lab_config(config: BookConfig, kernels: list[str], framework: str) -> 
     return target
 
 
-LAB_REQUIREMENTS = SOURCE_ROOT / "requirements" / "lab.txt"
-PYPROJECT = SOURCE_ROOT / "pyproject.toml"
+LAB_REQUIREMENTS = IMPORT_ROOT / "requirements" / "lab.txt"  # in the checkout
+PYPROJECT = IMPORT_ROOT / "pyproject.toml"
 
 
 def lab_stamp() -> str:
@@ -80,9 +83,18 @@ def lab_stamp() -> str:
     return digest.hexdigest()
 
 
-def ensure_lab_env(configured_root: str = "") -> Path:
+def lab_python(config: BookConfig) -> Path:
+    """The Python that runs JupyterLab: the checkout's lab environment, else this one."""
+    if CHECKOUT is not None:
+        return ensure_lab_env(config.envs.path / "lab")
+    if importlib.util.find_spec("jupyterlab") is None:
+        message = "JupyterLab is not installed beside polybook: pip install 'polybook[lab]'"
+        raise PolybookError(Location("polybook lab"), message, "env")
+    return Path(sys.executable)
+
+
+def ensure_lab_env(root: Path) -> Path:
     """The lab environment's Python, set up (or brought up to date) first when needed."""
-    root = envs_root(configured_root) / "lab"
     python, stamp = root / "bin" / "python", root / venvs.STAMP
     wanted = lab_stamp()
     if python.exists() and stamp.is_file() and stamp.read_text().strip() == wanted:
@@ -93,7 +105,7 @@ def ensure_lab_env(configured_root: str = "") -> Path:
     pip = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
     for command in (
         [*pip, "-r", str(LAB_REQUIREMENTS)],
-        [*pip, "--no-deps", "-e", str(SOURCE_ROOT)],
+        [*pip, "--no-deps", "-e", str(IMPORT_ROOT)],
     ):
         done = subprocess.run(command, capture_output=True, text=True, check=False)
         if done.returncode != 0:
@@ -122,8 +134,9 @@ def run_lab(config: BookConfig, tabs: tuple[str, ...], port: int, extra: list[st
     kernels = [env.kernel_name for env in found]
     config_file = write_lab_config(config, kernels, tabs[0])
     # Jupyter finds kernels in <each JUPYTER_PATH folder>/kernels: the environments' folder.
-    path = os.pathsep.join([str(found[0].kernels_dir.parent), os.environ.get("JUPYTER_PATH", "")])
-    python = ensure_lab_env(config.envs_dir)
+    places = dict.fromkeys(str(env.kernels_dir.parent) for env in found)
+    path = os.pathsep.join([*places, os.environ.get("JUPYTER_PATH", "")])
+    python = lab_python(config)
     lab = subprocess.Popen(lab_command(python, config_file, port, extra), env=lab_environ(path))
     try:
         return lab.wait()

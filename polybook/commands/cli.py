@@ -1,5 +1,5 @@
-"""Command line: ``polybook build|check|linkcheck|serve|env|cache|freeze|diff|upgrade|
-baseline|lab|worker``; it parses the arguments and calls the command
+"""Command line: ``polybook new|build|check|linkcheck|serve|env|doctor|cache|freeze|diff|
+upgrade|baseline|lab|worker``; it parses the arguments and calls the command
 (:mod:`polybook.commands.build`, :mod:`polybook.commands.drift`) or the stage."""
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from polybook.commands import build as commands
 from polybook.config import BookConfig, find_book_root, load_config
 from polybook.diagnostics import Location, PolybookError, Reporter
 from polybook.environments.prepare import ensure_all
-from polybook.layout import envs_root
 from polybook.pipeline.request import TARGETS, BuildRequest
 
 logger = logging.getLogger("polybook")
@@ -105,6 +104,19 @@ def _add_linkcheck(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     )
 
 
+def _starting(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``polybook new`` and ``polybook doctor``: what starts a book, and checks a host."""
+    new = sub.add_parser("new", help="start a book that builds at once")
+    new.add_argument("dir", help="the book's folder (new, or empty)")
+    new.add_argument("--frameworks", default="pytorch", help="its tabs, e.g. pytorch,jax")
+    new.add_argument("--ci", choices=["github"], default="", help="write a CI workflow")
+    new.add_argument(
+        "--gpu-runner", default="", help="--ci: a self-hosted runner's label to execute on"
+    )
+    doctor = sub.add_parser("doctor", help="what is installed, what is missing and its fix")
+    _common(doctor, top=False)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="polybook", description=__doc__)
     _common(parser, top=True)
@@ -123,15 +135,25 @@ def _parser() -> argparse.ArgumentParser:
     )
     build.add_argument("--report", default="", help="write a JSON summary of the build here")
     build.add_argument("--strict", action="store_true", help="warnings fail the build")
-    build.add_argument("--executor", choices=["local", "dask"], default="", help="where to run")
+    build.add_argument(
+        "--executor",
+        choices=["local", "dask", "none"],
+        default="",
+        help="where notebooks run (none: only from the execution cache)",
+    )
     build.add_argument("--scheduler", default="", help="the Dask scheduler, tcp://HOST:PORT")
     check = sub.add_parser("check", help="check the sources without executing anything")
     _common(check, top=False)
     check.add_argument("--tab", default="", help="framework(s) to check, or 'all'")
     _add_linkcheck(sub)
-    env = sub.add_parser("env", help="framework environments")
+    env = sub.add_parser("env", help="framework environments, their kernels, browser assets")
     _common(env, top=False)
-    env.add_argument("action", choices=["setup", "kernels"])
+    env.add_argument(
+        "action",
+        choices=["setup", "kernels", "assets"],
+        help="setup: the framework environments; kernels: their Jupyter kernels; assets: the"
+        " site's browser assets (MathJax, from npm)",
+    )
     env.add_argument("--tab", default="", help="framework(s), default: the book's tabs")
     env.add_argument("--device", choices=["auto", "cpu", "cuda"], default="")
     env.add_argument("--user", action="store_true", help="kernels: into the user's Jupyter path")
@@ -140,6 +162,7 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="setup: trust environments that look set up (skip importing each framework)",
     )
+    _starting(sub)
     freeze = sub.add_parser("freeze", help="commit a GPU host's outputs of pages in _freeze/")
     _common(freeze, top=False)
     freeze.add_argument("pages", nargs="*", help="the pages whose outputs to freeze")
@@ -198,11 +221,35 @@ def _root(args: argparse.Namespace) -> Path:
     return root
 
 
+def _book_here(args: argparse.Namespace) -> BookConfig | None:
+    """The book of ``--root``, else of the current folder if it is in one."""
+    try:
+        root = _root(args)
+    except PolybookError:
+        if args.root is not None:
+            raise
+        return None  # not in a book
+    return load_config(root, _overrides(args))
+
+
 def run(args: argparse.Namespace) -> int:
     if args.command == "worker":  # a host of a cluster: no book here
         from polybook.execution.dask_worker import start_worker
 
         return start_worker(args.scheduler, args.nthreads, args.envs_dir, args.gpus)
+    if args.command == "new":
+        from polybook.starter.book import new_book
+
+        return new_book(Path(args.dir), args.frameworks, args.ci, args.gpu_runner)
+    if args.command == "doctor":
+        from polybook.commands.doctor import doctor
+
+        return doctor(_book_here(args))
+    if args.command == "env" and args.action == "assets":
+        from polybook.site.assets import install_assets
+
+        print(f"the browser assets are in {install_assets()}")
+        return 0
     config = load_config(_root(args), _overrides(args))
     reporter = Reporter(suppressed=frozenset(config.suppress_warnings))
     reporter.forward(config.ignored)
@@ -216,9 +263,8 @@ def run(args: argparse.Namespace) -> int:
         from polybook.authoring.lab import install_user_kernels
 
         if not args.user:
-            kernels = envs_root(config.envs_dir) / "kernels"
-            ensure_all(config, tabs)
-            print(f"the kernels are in {kernels}; --user installs them for any Jupyter")
+            kernels = sorted({str(env.kernels_dir) for env in ensure_all(config, tabs)})
+            print(f"the kernels are in {', '.join(kernels)}; --user installs them for any Jupyter")
             return 0
         for place in install_user_kernels(config, tabs):
             print(f"installed {place.name} in {place}")

@@ -15,7 +15,7 @@ from types import MappingProxyType
 from polybook import frameworks
 from polybook.diagnostics import Diagnostic
 from polybook.frameworks import Framework
-from polybook.layout import Layout
+from polybook.layout import EnvsFolder, Layout, envs_folder
 
 
 @dataclass(frozen=True)
@@ -120,6 +120,11 @@ class BookConfig:
     def layout(self) -> Layout:
         """Where this book's build reads and writes each thing."""
         return Layout(self.root, self.name, self.side)
+
+    @property
+    def envs(self) -> EnvsFolder:
+        """Where this book's framework environments are."""
+        return envs_folder(self.root, self.envs_dir)
 
     @property
     def build_dir(self) -> Path:

@@ -19,7 +19,7 @@ from polybook.drift.model import Side, Versions
 from polybook.environments import devices, venvs
 from polybook.environments.packages import canonical, resolved_versions
 from polybook.execution.freeze import FrozenOutputs
-from polybook.layout import FREEZE_DIR, envs_root
+from polybook.layout import FREEZE_DIR
 from polybook.meta import notebook_meta
 from polybook.nb import reads
 
@@ -59,8 +59,8 @@ def environment_versions(config: BookConfig, framework: str) -> dict[str, str]:
     if not python:
         try:
             device = devices.resolve_device(config.device)
-            root = envs_root(config.envs_dir)
-            python = str(venvs.book_environment(config, framework, device, root).python)
+            env = venvs.book_environment(config, framework, device, config.envs)
+            python = str(env.python)
         except PolybookError:
             return {}
     return resolved_versions(Path(python))

@@ -23,7 +23,6 @@ from polybook.environments.packages import resolved_versions
 from polybook.execution.stage import build_eval
 from polybook.frameworks import DEVICES
 from polybook.fsutil import write_atomic
-from polybook.layout import side_env
 from polybook.library.stage import build_library
 from polybook.source.model import SourceRequest
 from polybook.source.stage import read_sources
@@ -57,7 +56,7 @@ def side_environment(config: BookConfig, request: UpgradeRequest) -> venvs.Envir
     for extra in extras:
         digest.update(b"\0" + extra.read_bytes())
     spec = replace(fw, requirement_files=tuple((device, str(pins)) for device in DEVICES))
-    root = side_env(config.envs_dir, f"{request.tab}-{digest.hexdigest()[:12]}")
+    root = config.envs.side(f"{request.tab}-{digest.hexdigest()[:12]}")
     return venvs.environment(spec, DEVICES[0], root, extras)
 
 

@@ -27,8 +27,7 @@ from polybook.diagnostics import Location, PolybookError
 from polybook.environments import venvs
 from polybook.frameworks import Framework
 from polybook.fsutil import write_atomic
-from polybook.layout import envs_root
-from polybook.paths import SOURCE_ROOT
+from polybook.paths import IMPORT_ROOT
 
 logger = logging.getLogger("polybook")
 
@@ -117,7 +116,7 @@ def _probe(interpreter: Path, fw: Framework) -> dict[str, Any]:
     """Run :data:`PROBE` in ``interpreter``; ``{"error": …}`` when it does not run at all."""
     environ = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     environ.update(fw.kernel_env)
-    command = [str(interpreter), "-c", PROBE, fw.lib_name, str(SOURCE_ROOT), MARK]
+    command = [str(interpreter), "-c", PROBE, fw.lib_name, str(IMPORT_ROOT), MARK]
     try:
         done = subprocess.run(
             command, capture_output=True, text=True, timeout=600, check=False, env=environ
@@ -261,7 +260,7 @@ def fingerprints(config: BookConfig, tabs: tuple[str, ...]) -> list[Any]:
     """What a build of ``tabs`` depends on in their existing environments, read without
     running them (for the check that nothing changed since the last build)."""
     found: list[Any] = []
-    records = envs_root(config.envs_dir) / "existing"
+    records = config.envs.path / "existing"
     for name in tabs:
         settings = config.env_for(name)
         if not settings.python:

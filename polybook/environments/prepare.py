@@ -10,7 +10,6 @@ from polybook.config import BookConfig
 from polybook.environments import devices
 from polybook.environments.existing import existing_environment
 from polybook.environments.venvs import Environment, book_environment, ensure, is_ready
-from polybook.layout import envs_root
 
 logger = logging.getLogger("polybook")
 
@@ -20,11 +19,11 @@ def ensure_all(
 ) -> list[Environment]:
     """The environments of the book's tabs ``names``, set up where missing; ``verify`` also
     repairs broken ones (``polybook env setup``), at the cost of importing each once."""
-    root = envs_root(config.envs_dir)
+    folder = config.envs
     resolved = devices.resolve_device(config.device)
     given = [name for name in names if config.env_for(name).python]  # [env-<tab>] python
     ours = [name for name in names if name not in given]
-    envs = [book_environment(config, name, resolved, root) for name in ours]
+    envs = [book_environment(config, name, resolved, folder) for name in ours]
     missing = [env for env in envs if verify or not is_ready(env)]
     # Installs are mostly downloads and unpacking: set environments up side by side.
     with ThreadPoolExecutor(max_workers=max(1, len(missing))) as pool:
@@ -36,5 +35,5 @@ def ensure_all(
                 )
             elif done:
                 logger.info("refreshed the %s kernelspec in %s", env.framework, env.kernels_dir)
-    envs += [existing_environment(config, name, root, fresh=verify) for name in given]
+    envs += [existing_environment(config, name, folder.path, fresh=verify) for name in given]
     return envs

@@ -1,4 +1,5 @@
-"""Framework environments: one venv per framework from pinned requirements, one kernel each."""
+"""Framework environments: one venv per framework from pinned requirements, one kernel each;
+what keeps one from being trusted, and setting one up (atomically: :mod:`.atomic`)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,6 @@ import hashlib
 import json
 import logging
 import subprocess
-import venv
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -15,9 +15,11 @@ from polybook import frameworks
 from polybook.config import CONFIG_FILE, BookConfig
 from polybook.config.requirements import pins
 from polybook.diagnostics import Location, PolybookError
+from polybook.environments import atomic
 from polybook.frameworks import Framework
 from polybook.fsutil import write_atomic
-from polybook.paths import SOURCE_ROOT, running_python
+from polybook.layout import EnvsFolder
+from polybook.paths import IMPORT_ROOT, running_python
 
 logger = logging.getLogger("polybook")
 
@@ -87,9 +89,10 @@ class SetUpEnvironment:
 
 
 def environment(
-    framework: Framework | str, device: str, root: Path, extras: tuple[Path, ...] = ()
+    framework: Framework | str, device: str, folder: EnvsFolder, extras: tuple[Path, ...] = ()
 ) -> Environment:
-    """The environment of ``framework`` (a built-in one, when given by name) on ``device``."""
+    """The environment of ``framework`` (a built-in one, when given by name) on ``device``,
+    in ``folder``."""
     fw = frameworks.get(framework) if isinstance(framework, str) else framework
     if not fw.declared:
         raise undeclared(fw)
@@ -98,7 +101,9 @@ def environment(
         raise PolybookError(
             Location(str(requirements)), f"no {device} requirements for {fw.name}", "env"
         )
-    return Environment(fw, root / fw.name, root / "kernels", requirements, extras)
+    named = Environment(fw, folder.path / fw.name, folder.path, requirements, extras)
+    path = folder.environment(fw.name, named.requirements_hash())
+    return Environment(fw, path, folder.kernels(path), requirements, extras)
 
 
 def undeclared(fw: Framework, where: Location | None = None) -> PolybookError:
@@ -112,28 +117,58 @@ def undeclared(fw: Framework, where: Location | None = None) -> PolybookError:
     return PolybookError(where, message, "env.undeclared")
 
 
-def book_environment(config: BookConfig, name: str, device: str, root: Path) -> Environment:
+def book_environment(config: BookConfig, name: str, device: str, folder: EnvsFolder) -> Environment:
     """The environment of the book's tab ``name``, with the book's extra packages."""
-    return environment(config.framework(name), device, root, config.extra_requirements(name))
+    return environment(config.framework(name), device, folder, config.extra_requirements(name))
 
 
 def _stamp(env: Environment) -> list[str]:
-    """The stamp's lines: the hash of the requirements installed, then the book's packages."""
+    """The stamp's lines: the hash of the requirements installed (then, from polybook
+    0.1, the book's packages)."""
     try:
         return (env.path / STAMP).read_text(encoding="utf-8").split()
     except OSError:
         return []
 
 
-def _book_packages(env: Environment) -> set[str]:
-    """Names of the packages the book's own requirement files add to the framework's."""
-    own = {p.partition("==")[0] for p in pins(env.requirements)}
-    added = {p.partition("==")[0] for extra in env.extras for p in pins(extra)}
-    return added - own
+def _base_home(env: Environment) -> Path | None:
+    """The folder of the Python the venv was made from (``home`` in its ``pyvenv.cfg``)."""
+    try:
+        lines = (env.path / "pyvenv.cfg").read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        key, _, value = line.partition("=")
+        if key.strip() == "home":
+            return Path(value.strip())
+    return None
 
 
-def _packages_ready(env: Environment) -> bool:
-    return env.python.exists() and _stamp(env)[:1] == [env.requirements_hash()]
+def problem(env: Environment) -> str:
+    """What keeps ``env`` from being trusted, said for its owner ("" when nothing): not set
+    up, its interpreter missing, an install that did not finish, a stale stamp, no pip."""
+    if not env.path.exists():
+        return "it is not set up"
+    if not env.python.exists():
+        if env.python.is_symlink():
+            target = env.python.readlink()
+            return f"its interpreter is missing (bin/python links to {target}, which is gone)"
+        return "its interpreter is missing (no bin/python)"
+    home = _base_home(env)
+    if home is not None and not home.is_dir():
+        return f"its interpreter is missing (the Python it was made from, in {home}, is gone)"
+    stamp = _stamp(env)
+    if not stamp:
+        return "its install did not finish (no stamp: interrupted, or made by hand)"
+    if stamp[0] != env.requirements_hash():
+        return (
+            f"its stamp is stale: it was installed from other pins than {env.requirements}"
+            + (" and the book's requirement files" if env.extras else "")
+            + " name now"
+        )
+    if not any(env.path.glob("lib/python*/site-packages/pip/__init__.py")):
+        return "it has no pip"
+    return ""
 
 
 def is_ready(env: Environment) -> bool:
@@ -142,7 +177,7 @@ def is_ready(env: Environment) -> bool:
         spec = json.loads((env.kernels_dir / env.kernel_name / "kernel.json").read_bytes())
     except (OSError, ValueError):
         return False
-    if not (_packages_ready(env) and spec == kernelspec(env)):
+    if problem(env) or spec != kernelspec(env):
         return False
     try:
         return (env.path / RECORD).read_text(encoding="utf-8") == _record(env)
@@ -160,10 +195,11 @@ def _record(env: Environment) -> str:
     return json.dumps(made, indent=1, sort_keys=True) + "\n"
 
 
-def set_up_environments(root: Path) -> dict[str, SetUpEnvironment]:
-    """The environments under ``root`` that were set up completely, by framework: any
-    framework, a book's own too, as recorded when it was set up."""
-    found: dict[str, SetUpEnvironment] = {}
+def set_up_environments(root: Path) -> list[SetUpEnvironment]:
+    """The environments under ``root`` that were set up completely: any framework, a
+    book's own too, as recorded when it was set up (a shared folder may hold several of
+    one framework, one per requirement set)."""
+    found: list[SetUpEnvironment] = []
     for record in sorted(root.glob(f"*/{RECORD}")):
         try:
             made = json.loads(record.read_text(encoding="utf-8"))
@@ -171,12 +207,12 @@ def set_up_environments(root: Path) -> dict[str, SetUpEnvironment]:
             fw, identity, kernel = made["framework"], made["identity"], made["kernel_name"]
             complete = stamp[:1] == [made["requirements_hash"]]
         except (OSError, ValueError, KeyError, TypeError):
-            continue  # being set up, or not by polybook
-        kernels = root / "kernels"
+            continue  # not polybook's
+        kernels = EnvsFolder(root, shared=record.parent.name != fw).kernels(record.parent)
         python = record.parent / "bin" / "python"
         if complete and python.exists() and (kernels / str(kernel) / "kernel.json").is_file():
-            found[str(fw)] = SetUpEnvironment(
-                str(fw), str(identity), str(kernel), record.parent, kernels
+            found.append(
+                SetUpEnvironment(str(fw), str(identity), str(kernel), record.parent, kernels)
             )
     return found
 
@@ -186,25 +222,10 @@ def setup_command(framework: str) -> str:
     return f"polybook env setup --tab {framework}"
 
 
-def _run(command: list[str], env: Environment) -> None:
-    logger.info("%s environment: %s", env.framework, " ".join(command))
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, check=False)
-    except OSError as exc:
-        done = subprocess.CompletedProcess(command, 1, "", str(exc))
-    if done.returncode != 0:
-        tail = "\n".join((done.stdout + done.stderr).splitlines()[-15:])
-        message = (
-            f"the {env.framework} environment could not be set up in {env.path} from "
-            f"{env.requirements.name} ({setup_command(env.framework)} retries):\n{tail}"
-        )
-        raise PolybookError(Location(str(env.requirements)), message, "env")
-
-
 def kernelspec(env: Environment) -> dict[str, Any]:
     """The kernel: ipykernel with polybook's extension (``%%tab``, ``tab.selected``, ``d2l``),
-    imported from polybook's source, which leaves ``sys.path`` again once loaded."""
-    source = str(SOURCE_ROOT)
+    imported from where this polybook is, which leaves ``sys.path`` again once loaded."""
+    source = str(IMPORT_ROOT)
     boot = (
         f"import sys; sys.path.append({source!r}); "
         f"from polybook.authoring.kernel_ext import main; sys.path.remove({source!r}); main()"
@@ -229,39 +250,50 @@ def write_kernelspec(env: Environment) -> bool:
     return write_atomic(target, json.dumps(kernelspec(env), indent=1) + "\n")
 
 
-def is_healthy(env: Environment) -> bool:
-    """Whether the environment's Python starts and imports its framework and ipykernel."""
+def import_problem(env: Environment) -> str:
+    """Why the environment's Python does not import its framework and ipykernel ("": it
+    does)."""
     module = env.spec.lib_name
     try:
         done = subprocess.run(
             [str(env.python), "-c", f"import ipykernel, {module}"],
             capture_output=True,
+            text=True,
             timeout=300,
             check=False,
         )
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return done.returncode == 0
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"its Python does not run ({exc})"
+    if done.returncode == 0:
+        return ""
+    last = (done.stderr.strip().splitlines() or ["?"])[-1]
+    return f"it cannot import ipykernel and {module} ({last})"
+
+
+def lock_file(env: Environment) -> Path:
+    """The lock held while ``env`` is set up."""
+    return env.path.parent / ".locks" / f"{env.path.name}.lock"
 
 
 def ensure(env: Environment, verify: bool = False) -> Literal["", "kernelspec", "installed"]:
-    """Create or update ``env`` when its requirements changed (or, with ``verify``, when it
-    no longer imports its framework); what was done: nothing (""), the kernelspec rewritten
-    alone, or packages installed."""
-    packaged = _packages_ready(env)
-    if packaged and not (verify and not is_healthy(env)):
-        write_atomic(env.path / RECORD, _record(env))  # missing where set up before records
-        return "kernelspec" if write_kernelspec(env) else ""  # only it may be out of date
-    if not env.python.exists() or packaged:  # missing, or ready on paper but broken
-        venv.EnvBuilder(with_pip=True, clear=True).create(env.path)
-    dropped = set(_stamp(env)[1:]) - _book_packages(env)  # the book no longer asks for them
-    (env.path / STAMP).unlink(missing_ok=True)
-    pip = [str(env.python), "-m", "pip", "--disable-pip-version-check", "-q"]
-    _run([*pip, "install", *(f"--requirement={r}" for r in (env.requirements, *env.extras))], env)
-    if dropped:
-        _run([*pip, "uninstall", "-y", *sorted(dropped)], env)
-    write_kernelspec(env)
-    stamp = [env.requirements_hash(), *sorted(_book_packages(env))]
-    write_atomic(env.path / STAMP, "\n".join(stamp) + "\n")
-    write_atomic(env.path / RECORD, _record(env))
-    return "installed"
+    """Set ``env`` up where it cannot be trusted (with ``verify``, also where it no longer
+    imports its framework), rebuilt whole and put in place at once; what was done: nothing
+    (""), the kernelspec rewritten alone, or the environment (re)built."""
+    what = f"the {env.framework} environment ({env.path})"
+    with atomic.locked(lock_file(env), what):
+        for stale in atomic.clear_leftovers(env.path):
+            logger.warning("removed %s, left by a set-up of %s that did not finish", stale, what)
+        why = problem(env) or (import_problem(env) if verify else "")
+        if not why:
+            write_atomic(env.path / RECORD, _record(env))  # missing where set up before records
+            return "kernelspec" if write_kernelspec(env) else ""  # only it may be out of date
+        if env.path.exists() or env.path.is_symlink():
+            logger.warning("rebuilding %s: %s", what, why)
+        failed = (
+            f"the {env.framework} environment could not be set up in {env.path} from "
+            f"{env.requirements.name} ({setup_command(env.framework)} retries)"
+        )
+        marks = {STAMP: env.requirements_hash() + "\n", RECORD: _record(env)}
+        atomic.create_venv(env.path, (env.requirements, *env.extras), marks, failed)
+        write_kernelspec(env)
+        return "installed"

@@ -31,7 +31,7 @@ from polybook.execution.local import WorkerProcess
 from polybook.execution.scheduler import Inventory
 from polybook.execution.zygotes import ZygotePool
 from polybook.fsutil import write_atomic
-from polybook.layout import envs_root
+from polybook.layout import ENVS_DIR, ENVS_VARIABLE
 from polybook.parallel import usable_cpus
 
 GPU = "GPU"
@@ -53,18 +53,27 @@ def env_resource(framework: str, identity: str) -> str:
 
 
 @functools.cache
-def ready_environments(envs_dir: str = "") -> dict[str, venvs.SetUpEnvironment]:
-    """The framework environments set up on this host (any framework: a book's own too), as
-    they were when this process first looked: what a worker declared is what it holds."""
-    return venvs.set_up_environments(envs_root(envs_dir))
+def ready_environments(envs_dir: str = "") -> dict[tuple[str, str], venvs.SetUpEnvironment]:
+    """The framework environments set up on this host (any framework: a book's own too), by
+    framework and identity, as they were when this process first looked: what a worker
+    declared is what it holds."""
+    found = venvs.set_up_environments(worker_envs(envs_dir))
+    return {(env.framework, env.identity): env for env in found}
+
+
+def worker_envs(envs_dir: str = "") -> Path:
+    """A worker's folder of environments: ``--envs-dir``, else ``$POLYBOOK_ENVS``, else
+    ``.envs`` in the folder it starts in (a book's)."""
+    chosen = envs_dir or os.environ.get(ENVS_VARIABLE, "")
+    return Path(chosen).expanduser().resolve() if chosen else Path.cwd() / ENVS_DIR
 
 
 def worker_resources(envs_dir: str = "", gpus: int | None = None) -> dict[str, float]:
     """What ``polybook worker`` declares: ``GPU=N`` (when N > 0) and its environments."""
     count = devices.host_gpus() if gpus is None else gpus
     resources: dict[str, float] = {GPU: float(count)} if count else {}
-    for fw, env in ready_environments(envs_dir).items():
-        resources[env_resource(fw, env.identity)] = float(ENV_SLOTS)
+    for fw, identity in ready_environments(envs_dir):
+        resources[env_resource(fw, identity)] = float(ENV_SLOTS)
     return resources
 
 
@@ -95,7 +104,7 @@ def start_worker(
         )
         return 1
     if envs_dir:
-        os.environ["POLYBOOK_ENVS"] = str(envs_root(envs_dir))
+        os.environ[ENVS_VARIABLE] = str(worker_envs(envs_dir))
     for key, value in WORKER_CONFIG.items():  # Dask reads DASK_A__B_C as a.b-c
         os.environ.setdefault(
             "DASK_" + key.upper().replace(".", "__").replace("-", "_"), str(value)
@@ -169,7 +178,10 @@ def run_remote(payload: Mapping[str, Any], resources: Mapping[str, bytes]) -> di
 
     worker = get_worker()
     fw = str(payload["framework"])
-    env = ready_environments(os.environ.get("POLYBOOK_ENVS", "")).get(fw)
+    held = ready_environments(os.environ.get(ENVS_VARIABLE, ""))
+    env = held.get((fw, str(payload["identity"]))) or next(
+        (e for (name, _), e in held.items() if name == fw), None
+    )
     answer: dict[str, Any] = {"worker": worker.address}
     if env is None or env.identity != payload["identity"]:
         return {**answer, "status": "refused", "message": _refusal(payload, env, worker.address)}

@@ -173,6 +173,10 @@ def device_classes(
 
 def executor(config: BookConfig, inventory: Inventory | None) -> tuple[Executor, Inventory, int]:
     """The executor the configuration names, the devices it offers, and jobs at once."""
+    if config.executor == "none":
+        from polybook.execution.nowhere import NoExecutor
+
+        return NoExecutor(), inventory or Inventory(), 1
     if config.executor == "dask":
         from polybook.execution.dask_executor import DaskExecutor, resource_bundle
 

@@ -35,7 +35,6 @@ from polybook.execution.plan import (
 )
 from polybook.execution.scheduler import Executor, Inventory, Job, JobResult, Scheduler
 from polybook.fsutil import write_atomic
-from polybook.layout import envs_root
 from polybook.library.model import SavedBlock
 from polybook.library.stage import Library
 from polybook.meta import RunInfo, notebook_meta, update_notebook_meta
@@ -105,9 +104,9 @@ def build_eval(
     ready = tuple(fw for fw in ready if config.framework(fw).declared)
     if given is not None:
         environments = {fw: given[fw] for fw in ready if fw in given}
-    elif config.executor == "dask":  # the workers hold the environments; here, their pins
-        root, device = envs_root(config.envs_dir), devices.resolve_device(config.device)
-        environments = {fw: venvs.book_environment(config, fw, device, root) for fw in ready}
+    elif config.executor != "local":  # the workers (or no one) hold them; here, their pins
+        device = devices.resolve_device(config.device)
+        environments = {fw: venvs.book_environment(config, fw, device, config.envs) for fw in ready}
     else:
         found = ensure_all(config, ready)
         environments = {e.framework: e for e in found}

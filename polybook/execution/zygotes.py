@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from polybook.execution.zygote import READY
-from polybook.paths import SOURCE_ROOT
+from polybook.paths import IMPORT_ROOT
 
 logger = logging.getLogger("polybook")
 START_TIMEOUT = 300.0  # seconds a zygote may take to import its framework
@@ -59,7 +59,7 @@ class Zygote:
     def __init__(self, spec: ZygoteSpec, folder: Path, log: IO[Any] | int) -> None:
         self.spec = spec
         self.path = str(folder / f"zygote-{os.getpid()}-{id(self):x}.sock")
-        command = [spec.python, "-c", BOOT.format(source=str(SOURCE_ROOT)), self.path]
+        command = [spec.python, "-c", BOOT.format(source=str(IMPORT_ROOT)), self.path]
         self.process = subprocess.Popen(
             [*command, *spec.modules],
             stdin=subprocess.DEVNULL,

@@ -29,7 +29,7 @@ from polybook.config.requirements import normalized_pin, pins
 from polybook.diagnostics import Location, PolybookError, Reporter
 from polybook.frameworks import Framework
 from polybook.fsutil import write_atomic
-from polybook.layout import envs_root
+from polybook.layout import EnvsFolder
 
 if TYPE_CHECKING:
     from polybook.library.stage import Library
@@ -110,11 +110,15 @@ def _catches_import(handler: ast.ExceptHandler) -> bool:
 
 
 @functools.cache
-def distribution_of(module: str, framework: str, envs_dir: str = "") -> str:
+def distribution_of(module: str, framework: str, envs: EnvsFolder) -> str:
     """The distribution that installs ``module`` in the framework's environment: the one of
     that name, else the one whose files hold it (``tensorflow`` -> ``tensorflow_cpu``);
     ``module`` itself when the environment is not set up or none does."""
-    site = sorted((envs_root(envs_dir) / framework).glob("lib/python*/site-packages"))
+    site = [
+        found
+        for env in envs.candidates(framework)
+        for found in sorted(env.glob("lib/python*/site-packages"))
+    ]
     infos = sorted(site[0].glob("*.dist-info")) if site else []
     names = {i.name.removesuffix(".dist-info").rpartition("-")[0]: i for i in infos}
     if _pin_name(module) in {_pin_name(n) for n in names}:
@@ -205,7 +209,7 @@ def package_spec(config: BookConfig, tabs: tuple[str, ...] = ()) -> PackageSpec:
         own = [Requirement(n, pins[fw][n]) for n in framework.distribution if n in pins[fw]]
         own_modules = {framework.lib_name, *(r.name.replace("-", "_") for r in own)}
         for module in sorted(required - {folder.name}):
-            name = _pin_name(distribution_of(module, fw, config.envs_dir))
+            name = _pin_name(distribution_of(module, fw, config.envs))
             if name in shared:
                 lowest = min((p[name] for p in pins.values()), key=Version)
                 base[name] = Requirement(name, lowest)

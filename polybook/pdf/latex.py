@@ -30,7 +30,21 @@ from polybook.render.sphinx_process import CRASH_LINES
 
 PDF_CODE = Path(__file__).resolve().parent
 TOOLS = ("xelatex", "latexmk", "rsvg-convert")
-INSTALL = "run `make pdf`, which installs them (Debian: texlive-xetex, latexmk, librsvg2-bin)"
+# What a PDF needs from Debian (the Makefile's pdf-deps installs the same list).
+DEBIAN_PACKAGES = (
+    "texlive-xetex",
+    "texlive-latex-recommended",
+    "texlive-latex-extra",
+    "texlive-fonts-recommended",
+    "tex-gyre",
+    "fonts-freefont-otf",
+    "fonts-dejavu-core",
+    "latexmk",
+    "librsvg2-bin",
+    "poppler-utils",
+)
+INSTALL_COMMAND = "sudo apt-get install --no-install-recommends " + " ".join(DEBIAN_PACKAGES)
+INSTALL = f"install them (Debian: {INSTALL_COMMAND}; in polybook's repository, `make pdf`)"
 FONTS = ("FreeSerif", "FreeSans", "DejaVu Sans Mono")  # main, sans, mono by default
 TEX_SPECIAL = {
     **{c: "\\" + c for c in "&%$#_{}"},

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import nh3
@@ -25,7 +24,6 @@ if TYPE_CHECKING:  # the Sphinx extension imports this module: it stays light
 
 JAVASCRIPT = "application/javascript"
 TEXT_MIMES = ("text/plain", "text/html", "text/markdown", "text/latex", "image/svg+xml")
-PLACEHOLDERS = (("envs", "$ENVS"), ("book", "$BOOK"))
 # What an HTML output may keep: no script, style, image, frame or form; no id or style.
 HTML_TAGS = {
     *("a", "abbr", "b", "blockquote", "br", "caption", "code", "col", "colgroup", "dd"),
@@ -56,13 +54,14 @@ def sanitize_html(text: str) -> str:
 
 
 def path_roots(config: BookConfig) -> list[tuple[str, str]]:
-    """(path prefix, placeholder) pairs, longest prefix first, each as given and resolved."""
-    from polybook.layout import envs_root
-
-    roots = {"envs": envs_root(config.envs_dir), "book": config.root}
+    """(path prefix, placeholder) pairs, longest prefix first, each as given and resolved.
+    A framework's environment reads ``$ENVS/<framework>`` wherever it lives (in a folder
+    shared by books, its name carries its requirement set's hash)."""
+    roots = [(config.envs.path, "$ENVS"), (config.root, "$BOOK")]
+    for fw in config.tabs:
+        roots += [(env, f"$ENVS/{fw}") for env in config.envs.candidates(fw)]
     pairs: set[tuple[str, str]] = set()
-    for key, placeholder in PLACEHOLDERS:
-        path = Path(roots[key])
+    for path, placeholder in roots:
         for variant in (path, path.resolve()):
             if str(variant) not in ("", "/"):
                 pairs.add((str(variant), placeholder))

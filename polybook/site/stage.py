@@ -18,13 +18,14 @@ from polybook.config import BookConfig
 from polybook.diagnostics import Diagnostic, Location, Reporter
 from polybook.environments import devices
 from polybook.fsutil import write_atomic
-from polybook.layout import EPUBS_LINK, NODE_MODULES, NOTEBOOKS_LINK, PDFS_LINK
+from polybook.layout import EPUBS_LINK, NOTEBOOKS_LINK, PDFS_LINK
 from polybook.render import warning_store
 from polybook.render.outputs import clean_notebook, path_roots
 from polybook.render.page import Page, render_page, with_toctree
 from polybook.render.sources import keepable, sync_tree, write_sources
 from polybook.render.sphinx_config import bibfile
 from polybook.render.sphinx_process import WarmSphinx, run_sphinx
+from polybook.site.assets import mathjax
 from polybook.site.extras import (
     SiteExtras,
     generated_pages,
@@ -40,7 +41,6 @@ if TYPE_CHECKING:
 
     from polybook.execution.stage import Executed
 
-MATHJAX = NODE_MODULES / "mathjax" / "es5"
 STALE = "page kept from the last good build: its inputs failed"
 
 
@@ -153,12 +153,12 @@ def _prune_copies(source: Path, copy: Path) -> None:
 
 
 def write_mathjax(srcdir: Path) -> bool:
-    """MathJax (from npm, see ``requirements/node``) in the site's static files, for math
+    """MathJax (from npm: :mod:`polybook.site.assets`) in the site's static files, for math
     that works offline; True if anything changed."""
-    static = srcdir / "_static" / "mathjax"
-    changed = write_atomic(static / "tex-chtml.js", (MATHJAX / "tex-chtml.js").read_bytes())
+    static, installed = srcdir / "_static" / "mathjax", mathjax()
+    changed = write_atomic(static / "tex-chtml.js", (installed / "tex-chtml.js").read_bytes())
     fonts = Path("output") / "chtml" / "fonts" / "woff-v2"
-    return sync_tree(MATHJAX / fonts, static / fonts) or changed
+    return sync_tree(installed / fonts, static / fonts) or changed
 
 
 def _write_extras(
@@ -172,11 +172,11 @@ def _write_extras(
     """MathJax, the API index, the notebooks for download, and the site's copies of files
     no longer there removed; True if anything changed."""
     changed = False
-    if MATHJAX.is_dir():
+    if mathjax().is_dir():
         changed |= write_mathjax(srcdir)
     else:
-        message = "MathJax is not installed: run `make setup`"
-        reporter.warn(Location(str(MATHJAX)), message, "render")
+        message = "MathJax is not installed: `polybook env assets` installs it"
+        reporter.warn(Location(str(mathjax())), message, "render")
     changed |= write_index(config, extras, srcdir)
     extra = config.layout.site_extra
     changed |= write_notebooks(extra / NOTEBOOKS_LINK, extras.notebooks, keep)

@@ -105,10 +105,12 @@ BOOK_KEYS: tuple[Key, ...] = (
         "envs_dir",
         "path",
         "",
-        "where the framework environments live (relative to the book root)",
+        "where the framework environments live (relative to the book root); any folder but"
+        " the book's own `.envs` is shared by books, one environment per requirement set"
+        " (e.g. `~/.cache/polybook/envs`)",
         d2lbook=False,
         absolute=True,
-        default_text="`$POLYBOOK_ENVS`, else `.envs` beside polybook",
+        default_text="`$POLYBOOK_ENVS`, else the book's `.envs`",
     ),
     Key(
         "build",
@@ -132,9 +134,11 @@ BOOK_KEYS: tuple[Key, ...] = (
         "executor",
         "choice",
         "local",
-        "where notebooks run: `local` worker processes, or a Dask cluster (`dask`)",
+        "where notebooks run: `local` worker processes, a Dask cluster (`dask`), or nowhere"
+        " (`none`: every notebook from the execution cache or `_freeze/`, no framework"
+        " installed; one missing there is an error, as in CI's job that builds the outputs)",
         d2lbook=False,
-        choices=("local", "dask"),
+        choices=("local", "dask", "none"),
     ),
     Key(
         "build",

@@ -1,0 +1,166 @@
+"""The GitHub Actions workflow of a new book, as d2l's books run theirs: a job per framework
+executes its notebooks (the execution cache restored and saved by ``actions/cache``, keyed
+on the requirement files), one job builds every output from those executions with no
+framework installed (``--executor none``) and uploads them, and the default branch deploys
+the site to GitHub Pages."""
+
+from __future__ import annotations
+
+import sys
+
+from polybook.pdf.latex import DEBIAN_PACKAGES
+from polybook.pipeline.request import TARGETS
+
+WORKFLOW = ".github/workflows/book.yml"
+LINT_CONFIG = ".github/actionlint.yaml"
+OUTPUTS = ("notebooks", "slides", "pdf", "html")  # the site last: it links the others
+EXEC_CACHE = "_build/cache/exec"
+
+TEMPLATE = """\
+# Builds the book: a job per framework executes its notebooks, keeping the execution cache
+# between runs; one job builds the notebooks, PDFs and site from those executions and uploads
+# them; the default branch deploys the site to GitHub Pages. Made by `polybook new --ci github`.
+name: book
+
+on:
+  push:
+  pull_request:
+  workflow_dispatch:
+
+permissions:
+  contents: read
+
+concurrency:
+  group: book-${{ github.ref }}
+  cancel-in-progress: true
+
+env:
+  PYTHON_VERSION: "@PYTHON@"
+
+jobs:
+  execute:
+    name: execute (${{ matrix.framework }})
+    runs-on: @RUNNER@
+    timeout-minutes: 360
+    strategy:
+      fail-fast: false
+      matrix:
+        framework: [@FRAMEWORKS@]
+    env:
+      FRAMEWORK: ${{ matrix.framework }}
+    steps:
+      - uses: actions/checkout@v5
+      - uses: actions/setup-python@v6
+        with:
+          python-version: ${{ env.PYTHON_VERSION }}
+          cache: pip
+          cache-dependency-path: requirements/**/*.txt
+      - name: Install polybook
+        run: python -m pip install -r requirements/polybook.txt
+      - name: Restore the execution cache
+        uses: actions/cache@v5
+        with:
+          path: _build/cache
+          key: >-
+            exec-${{ matrix.framework }}-${{ hashFiles(format('requirements/*/{0}.txt',
+            matrix.framework), 'requirements/polybook.txt') }}-${{ github.run_id }}
+          restore-keys: >-
+            exec-${{ matrix.framework }}-${{ hashFiles(format('requirements/*/{0}.txt',
+            matrix.framework), 'requirements/polybook.txt') }}-
+      - name: Set up the environment
+        run: polybook env setup --tab "$FRAMEWORK"
+      - name: Execute the notebooks
+        run: polybook build eval --tab "$FRAMEWORK"
+      - uses: actions/upload-artifact@v6
+        with:
+          name: exec-${{ matrix.framework }}
+          path: @EXEC_CACHE@
+          if-no-files-found: error
+          retention-days: 7
+
+  build:
+    needs: execute
+    runs-on: ubuntu-latest
+    timeout-minutes: 120
+    steps:
+      - uses: actions/checkout@v5
+      - uses: actions/setup-python@v6
+        with:
+          python-version: ${{ env.PYTHON_VERSION }}
+          cache: pip
+          cache-dependency-path: requirements/polybook.txt
+      - name: Install polybook, TeX and MathJax
+        run: |
+          python -m pip install -r requirements/polybook.txt
+          sudo apt-get update -q
+          sudo apt-get install -y -q --no-install-recommends \\
+            @TEX@
+          polybook env assets
+      - uses: actions/download-artifact@v7
+        with:
+          pattern: exec-*
+          path: @EXEC_CACHE@
+          merge-multiple: true
+      - name: Build the outputs from the executed notebooks
+        run: |
+@BUILDS@
+      - uses: actions/upload-artifact@v6
+        with:
+          name: book
+          path: |
+@UPLOADS@
+      - uses: actions/upload-pages-artifact@v4
+        with:
+          path: _build/html
+
+  deploy:
+    if: >-
+      github.event_name != 'pull_request'
+      && github.ref_name == github.event.repository.default_branch
+    needs: build
+    runs-on: ubuntu-latest
+    permissions:
+      pages: write
+      id-token: write
+    environment:
+      name: github-pages
+      url: ${{ steps.deployment.outputs.page_url }}
+    steps:
+      - id: deployment
+        uses: actions/deploy-pages@v5
+"""
+
+
+def workflow(frameworks: tuple[str, ...], gpu_runner: str = "") -> str:
+    """The workflow's text; ``gpu_runner``: the label of a self-hosted runner with GPUs
+    that executes the notebooks (its CUDA requirement sets chosen by detection)."""
+    outputs = [t for t in OUTPUTS if t in TARGETS]
+    builds = "\n".join(f"          polybook build {t} --executor none" for t in outputs)
+    folders = {"notebooks": "_build/notebooks", "pdf": "_build/pdf", "html": "_build/html"}
+    uploads = "\n".join(f"            {folders.get(t, f'_build/{t}')}" for t in outputs)
+    runner = f"[self-hosted, {gpu_runner}]" if gpu_runner else "ubuntu-latest"
+    python = f"{sys.version_info.major}.{sys.version_info.minor}"
+    replacements = {
+        "@PYTHON@": python,
+        "@RUNNER@": runner,
+        "@FRAMEWORKS@": ", ".join(frameworks),
+        "@EXEC_CACHE@": EXEC_CACHE,
+        "@TEX@": " ".join(DEBIAN_PACKAGES),
+        "@BUILDS@": builds,
+        "@UPLOADS@": uploads,
+    }
+    text = TEMPLATE
+    for mark, value in replacements.items():
+        text = text.replace(mark, value)
+    return text
+
+
+def workflow_files(frameworks: tuple[str, ...], gpu_runner: str = "") -> dict[str, str]:
+    """The workflow, and actionlint's settings naming the self-hosted runner's label."""
+    files = {WORKFLOW: workflow(frameworks, gpu_runner)}
+    if gpu_runner:
+        files[LINT_CONFIG] = (
+            "# The labels of the book's self-hosted runners, for actionlint.\n"
+            f"self-hosted-runner:\n  labels:\n    - {gpu_runner}\n"
+        )
+    return files

@@ -1,0 +1,158 @@
+"""``polybook new``: a book that checks at once, its requirement files the pins polybook
+ships, its CI workflow valid for actionlint; ``--executor none`` runs nothing."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from polybook.commands.cli import main
+from polybook.config import load_config
+from polybook.diagnostics import PolybookError
+from polybook.frameworks import REGISTRY
+from polybook.pdf.latex import DEBIAN_PACKAGES
+from polybook.site.assets import assets_current, install_assets
+
+from .books import REPO
+
+ACTIONLINT = Path(sys.executable).parent / "actionlint"
+
+
+def new(tmp_path: Path, *options: str) -> tuple[int, Path]:
+    target = tmp_path / "my-book"
+    return main(["new", str(target), *options]), target
+
+
+def actionlint(book: Path) -> subprocess.CompletedProcess[str]:
+    """actionlint on the book's workflows, with its settings file where the book has one."""
+    workflows = sorted(str(p) for p in (book / ".github" / "workflows").glob("*.yml"))
+    settings = book / ".github" / "actionlint.yaml"
+    config = ["-config-file", str(settings)] if settings.is_file() else []
+    command = [str(ACTIONLINT), "-no-color", *config, *workflows]
+    return subprocess.run(command, capture_output=True, text=True, cwd=book, check=False)
+
+
+def test_a_new_book_checks_at_once_and_pins_what_polybook_ships(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, book = new(tmp_path, "--frameworks", "pytorch,jax")
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert f"cd {book}" in printed and "polybook build html" in printed
+    config = load_config(book)
+    assert config.tabs == ("pytorch", "jax")
+    assert config.name == "my-book" and config.title == "My Book"
+    assert config.ignored == ()  # every key known, nothing warned
+    for fw in ("pytorch", "jax"):
+        for device in ("cpu", "cuda"):
+            copied = book / "requirements" / device / f"{fw}.txt"
+            assert config.framework(fw).requirements(device) == copied
+            assert copied.read_bytes() == REGISTRY[fw].requirements(device).read_bytes()
+    assert ".envs/" in (book / ".gitignore").read_text().splitlines()
+    assert "polybook" in (book / "requirements" / "polybook.txt").read_text()
+    assert main(["--quiet", "--root", str(book), "check"]) == 0
+    assert main(["--quiet", "--root", str(book), "build", "lib"]) == 0
+    for module in ("torch", "jax"):
+        assert "def ones(n):" in (book / "d2l" / f"{module}.py").read_text()
+
+
+def test_new_refuses_a_folder_with_files_and_an_unknown_framework(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "my-book").mkdir()
+    (tmp_path / "my-book" / "notes.txt").write_text("mine")
+    assert new(tmp_path)[0] == 1
+    assert "exists and is not an empty folder" in capsys.readouterr().err
+    assert sorted(p.name for p in (tmp_path / "my-book").iterdir()) == ["notes.txt"]
+    assert main(["new", str(tmp_path / "other"), "--frameworks", "pytroch"]) == 1
+    err = capsys.readouterr().err
+    assert "--frameworks: unknown framework 'pytroch'" in err and "[polybook.new]" in err
+    assert not (tmp_path / "other").exists()
+    assert main(["new", str(tmp_path / "other"), "--gpu-runner", "a100"]) == 1
+    assert "--gpu-runner: names the runner of a CI workflow" in capsys.readouterr().err
+
+
+def test_the_github_workflow_passes_actionlint_and_actionlint_can_fail(tmp_path: Path) -> None:
+    code, book = new(tmp_path, "--frameworks", "pytorch,mxnet", "--ci", "github")
+    assert code == 0
+    done = actionlint(book)
+    assert done.returncode == 0, done.stdout + done.stderr
+    workflow = (book / ".github" / "workflows" / "book.yml").read_text()
+    assert "framework: [pytorch, mxnet]" in workflow
+    assert "runs-on: ubuntu-latest" in workflow
+    assert "uses: actions/cache@" in workflow and "hashFiles(format('requirements/*/{0}.txt'" in (
+        workflow
+    )
+    assert "polybook build html --executor none" in workflow
+    assert " ".join(DEBIAN_PACKAGES) in workflow
+    assert "uses: actions/deploy-pages@" in workflow
+    # The check is real: a misspelt input of a known action fails it.
+    (book / ".github" / "workflows" / "book.yml").write_text(
+        workflow.replace("merge-multiple: true", "merge-multiples: true")
+    )
+    assert actionlint(book).returncode == 1
+
+
+def test_a_self_hosted_gpu_runner_executes_and_actionlint_knows_its_label(tmp_path: Path) -> None:
+    code, book = new(tmp_path, "--ci", "github", "--gpu-runner", "a100")
+    assert code == 0
+    workflow = (book / ".github" / "workflows" / "book.yml").read_text()
+    assert "runs-on: [self-hosted, a100]" in workflow
+    done = actionlint(book)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (book / ".github" / "actionlint.yaml").unlink()
+    unknown = actionlint(book)
+    assert unknown.returncode == 1 and 'label "a100" is unknown' in unknown.stdout
+
+
+def test_executor_none_runs_nothing_and_names_the_command_that_executes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, book = new(tmp_path, "--frameworks", "jax")
+    assert code == 0
+    envs = tmp_path / "envs"
+    text = (book / "config.ini").read_text().replace("[build]\n", f"[build]\nenvs_dir = {envs}\n")
+    (book / "config.ini").write_text(text)
+    capsys.readouterr()
+    assert main(["--root", str(book), "build", "eval", "--executor", "none"]) == 1
+    err = capsys.readouterr().err
+    assert "chapter_intro/tensors.md [jax]: not executed" in err
+    assert "`polybook build eval --tab jax` with the same cache executes it" in err
+    assert "[polybook.exec.uncached]" in err
+    assert not envs.exists()  # no environment was set up
+
+
+def test_the_makefile_installs_the_tex_packages_the_pdf_stage_names() -> None:
+    makefile = (REPO / "Makefile").read_text()
+    start = makefile.index("PDF_PACKAGES :=")
+    block = makefile[start : makefile.index("\npdf-deps:", start)]
+    listed = block.removeprefix("PDF_PACKAGES :=").replace("\\\n", " ").split()
+    assert tuple(listed) == DEBIAN_PACKAGES
+
+
+def test_env_assets_without_npm_says_what_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(PolybookError) as raised:
+        install_assets(tmp_path / "node")
+    assert "npm is not installed: install Node.js" in str(raised.value)
+    assert "[polybook.env.assets]" in str(raised.value)
+    assert not (tmp_path / "node").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("npm") is None, reason="needs npm")
+def test_env_assets_installs_mathjax_from_the_shipped_lock_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = install_assets(tmp_path / "node")
+    assert (target / "node_modules" / "mathjax" / "es5" / "tex-chtml.js").is_file()
+    assert assets_current(target)
+    assert not list(tmp_path.glob(".node.partial-*"))
+    monkeypatch.setenv("PATH", str(tmp_path))  # no npm: current assets need none
+    assert install_assets(target) == target
