@@ -40,6 +40,10 @@ def _show_document(doc: Document) -> list[str]:
         else:
             body = block.source if isinstance(block, CodeCell) else block.text
         out.append(f"{head}: {body!r}")
+        for mark in getattr(block, "marks", ()):
+            kind = ("[" if mark.new_slide else "(") + ("**" if mark.in_book else "~~")
+            place = f" paragraph {mark.paragraph}" + (f" item {mark.item!r}" if mark.item else "")
+            out.append(f"  slide mark {kind} L{mark.line}{place}: {mark.text!r}")
     return out
 
 

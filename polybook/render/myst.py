@@ -19,8 +19,6 @@ WIDTH = re.compile(r"^:width:`([^`]+)`\s*$")
 EQLABEL = re.compile(r"^:eqlabel:`([^`]+)`\s*$")
 FIGURE = re.compile(r"^!\[(?P<caption>.*)\]\((?P<src>[^)\s]+)\)\s*$")
 ROLE = re.compile(r":(numref|ref|eqref|cite|citet|citep|numref):`([^`]+)`")
-SLIDE_KEEP = re.compile(r"\(\*\*(.+?)\*\*\)", re.S)
-SLIDE_ONLY = re.compile(r"\(~~(.+?)~~\)", re.S)
 MYST_ROLE = {"numref": "numref", "ref": "ref", "eqref": "eq"}
 # A table's caption, pandoc's way as d2lbook reads it: a paragraph before the table that
 # starts with ":" (not a mark such as ":label:`x`") or "Table:".
@@ -47,8 +45,7 @@ class Lines:
 
 
 def inline(text: str, where: Location, reporter: Reporter) -> str:
-    """Rewrite d2l's inline roles and slide marks for MyST."""
-    text = SLIDE_ONLY.sub("", SLIDE_KEEP.sub(r"\1", text))
+    """Rewrite d2l's inline roles for MyST (slide marks are read out by the parser)."""
 
     def role(match: re.Match[str]) -> str:
         name, target = match.group(1), match.group(2)

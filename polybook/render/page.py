@@ -198,10 +198,12 @@ def _tab_prose(
 ) -> None:
     by_tab: dict[str, Lines] = {}
     for _, block in group:
-        if isinstance(block, TabProse):
+        if isinstance(block, TabProse) and block.text.strip():  # not all for slides alone
             for fw in block.frameworks:
                 converted = prose_to_myst(block.text, block.line, path, reporter)
                 by_tab.setdefault(fw, Lines()).extend(converted)
+    if not by_tab:
+        return
     line = group[0][1].line
     out.add("::::::{pb-tabset} prose", line)
     for fw in tabs:

@@ -16,6 +16,7 @@ from markdown_it.token import Token
 from polybook import frameworks
 from polybook.diagnostics import Diagnostic, Location, PolybookError
 from polybook.source.model import Block, CodeCell, Document, Prose, TabProse, Toc
+from polybook.source.slide_marks import SlideMark, may_hold_marks, read_slide_marks
 
 CODE_INFO = re.compile(r"^\{\s*\.python\s+\.input\b[^}]*\}$")
 TAB_LINE = re.compile(r"^(?:%%tab|#@tab)\b(.*)$")
@@ -154,8 +155,19 @@ def _text(lines: list[str], start: int, end: int) -> tuple[str, int]:
     return "\n".join(lines[start:end]), start + 1
 
 
+def _literal_lines(tokens: list[Token]) -> set[int]:
+    """0-based lines inside code: fences (a cell's, or an example's) and indented code."""
+    return {
+        number
+        for token in tokens
+        if token.type in ("fence", "code_block") and token.map
+        for number in range(*token.map)
+    }
+
+
 class _Prose:
-    """Splits the prose between cells into shared and per-framework blocks."""
+    """Splits the prose between cells into shared and per-framework blocks, their slide
+    marks read."""
 
     def __init__(self, lines: list[str], tokens: list[Token], path: str, tabs: tuple[str, ...]):
         self.lines = lines
@@ -164,6 +176,19 @@ class _Prose:
         self.tabs = tabs
         self.open: OpenTab | None = None
         self.warnings: list[Diagnostic] = []
+        self.literal = _literal_lines(tokens) if may_hold_marks("\n".join(lines)) else set()
+
+    def _block(self, text: str, line: int, frameworks: tuple[str, ...] | None) -> Block:
+        """Shared prose (``frameworks`` None) or tab prose, its slide marks read."""
+        marked: tuple[SlideMark, ...] = ()
+        if may_hold_marks(text):
+            literal = {n - line + 1 for n in self.literal}
+            found = read_slide_marks(text, line, self.path, literal)
+            text, marked = found.book, found.marks
+            self.warnings.extend(found.problems)
+        if frameworks is None:
+            return Prose(text, line, marked)
+        return TabProse(frameworks, text, line, marked)
 
     def blocks(self, start: int, end: int) -> list[Block]:
         """The blocks of lines [start, end); an open ``:begin_tab:`` carries over."""
@@ -177,22 +202,22 @@ class _Prose:
             text, line = _text(self.lines, chunk, number)
             if names is not None:
                 if self.open is not None:  # closed by the next one, as d2lbook does
-                    out.append(TabProse(self.open[0], text, line))
+                    out.append(self._block(text, line, self.open[0]))
                     message = f":begin_tab: opened here has no :end_tab: before line {number + 1}"
                     opened = Location(self.path, self.open[1])
                     self.warnings.append(Diagnostic(opened, message, "parse.tab"))
                 elif text:
-                    out.append(Prose(text, line))
+                    out.append(self._block(text, line, None))
                 self.open = (parse_tab_names(names, self.tabs, where, ":begin_tab:"), number + 1)
             else:
                 if self.open is None:
                     raise PolybookError(where, ":end_tab: without :begin_tab:", "parse.tab")
-                out.append(TabProse(self.open[0], text, line))
+                out.append(self._block(text, line, self.open[0]))
                 self.open = None
             chunk = number + 1
         text, line = _text(self.lines, chunk, end)
         if text:
-            out.append(TabProse(self.open[0], text, line) if self.open else Prose(text, line))
+            out.append(self._block(text, line, self.open[0] if self.open else None))
         return out
 
 
