@@ -22,6 +22,7 @@ from polybook.notebooks.variants import Variant
 # d2l's marks on lines of their own: polybook reads them, a notebook shows them raw.
 MARK_LINE = re.compile(r"^\s*:(label|eqlabel|width):`[^`]*`\s*$")
 FENCE = re.compile(r"^\s*(```+|~~~+)")
+EVAL_RST = "eval_rst"
 # The build host's Python version left out: a fresh run and a cached one write the same.
 LANGUAGE_INFO = {
     "name": "python",
@@ -75,19 +76,24 @@ def _toc_links(source: str) -> str:
 
 
 def _markdown(source: str) -> str:
-    """d2l prose as a notebook shows it: toc blocks as links, label lines dropped."""
+    """d2l prose as a notebook shows it: toc blocks as links, label lines and
+    reStructuredText (``eval_rst``, which only Sphinx reads) dropped."""
     if source.startswith("```toc"):
         return _toc_links(source)
-    kept, fence = [], ""
+    kept, fence, rst = [], "", False
     for line in source.split("\n"):
         opened = FENCE.match(line)
         if opened and not fence:
-            fence = opened.group(1)
-        elif opened and opened.group(1).startswith(fence):
-            fence = ""
+            fence, rst = opened.group(1), line.strip()[len(opened.group(1)) :].strip() == EVAL_RST
+        elif opened and opened.group(1).startswith(fence) and not line.strip()[len(fence) :]:
+            fence, closing = "", rst
+            rst = False
+            if closing:
+                continue
         elif not fence and MARK_LINE.match(line):
             continue
-        kept.append(line)
+        if not rst:
+            kept.append(line)
     return "\n".join(kept).strip("\n")
 
 

@@ -76,7 +76,7 @@ def build_site(
             if (doc.path, fw) in executed.notebooks
         }
         cleaned.update(((doc.path, fw), nb) for fw, nb in nbs.items())
-        pages.append(render_page(doc, nbs, library.tabs, reporter, gpus))
+        pages.append(render_page(doc, nbs, library.tabs, reporter, gpus, config.root))
     extras = SiteExtras(cleaned, library.blocks, library.tabs)
     stale = frozenset(page.removesuffix(".md") for page, _ in executed.failed)
     return Site(write_site(config, pages, reporter, stale, extras, early))

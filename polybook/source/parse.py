@@ -15,11 +15,11 @@ from markdown_it.token import Token
 
 from polybook import frameworks
 from polybook.diagnostics import Diagnostic, Location, PolybookError
+from polybook.source.marks import TAB_LINE
 from polybook.source.model import Block, CodeCell, Document, Prose, TabProse, Toc
 from polybook.source.slide_marks import SlideMark, may_hold_marks, read_slide_marks
 
 CODE_INFO = re.compile(r"^\{\s*\.python\s+\.input\b[^}]*\}$")
-TAB_LINE = re.compile(r"^(?:%%tab|#@tab)\b(.*)$")
 BEGIN_TAB = re.compile(r"^:begin_tab:`([^`]*)`$")
 END_TAB = ":end_tab:"
 # A line that opens a fence: up to three spaces, a run of ``` or ~~~, an info string.
@@ -103,13 +103,15 @@ def _check_fence(token: Token, span: Span, lines: list[str], path: str) -> None:
 
 
 def _code_cell(token: Token, start: int, path: str, tabs: tuple[str, ...]) -> CodeCell:
+    """A code cell; its first line that is not blank may name its frameworks."""
     body = _content(token)
     first = start + 2
-    match = TAB_LINE.match(body[0].strip()) if body else None
+    lead = next((k for k, text in enumerate(body) if text.strip()), 0)
+    match = TAB_LINE.match(body[lead]) if body else None
     if match:
-        where = Location(path, first)
+        where = Location(path, first + lead)
         names = parse_tab_names(match.group(1), tabs, where, "%%tab")
-        return CodeCell(names, "\n".join(body[1:]), first + 1)
+        return CodeCell(names, "\n".join(body[lead + 1 :]), first + lead + 1)
     return CodeCell((tabs[0],), "\n".join(body), first)
 
 
