@@ -14,7 +14,8 @@ from nbformat import NotebookNode
 
 from polybook import frameworks
 from polybook.diagnostics import PolybookError, Reporter
-from polybook.library.extract import check_blocks, check_redefinitions, library_text
+from polybook.library.compose import library_text
+from polybook.library.extract import check_blocks, check_redefinitions
 from polybook.library.saves import extract_blocks
 from polybook.render.page import render_page
 from polybook.source.book import decode_page

@@ -35,17 +35,6 @@ class CompileError:
 Extracted = tuple[list[SavedBlock], Sequence[CompileError | None] | None]
 
 
-HEADER = '''"""The d2l library for {display}, extracted by polybook from the book's #@save code.
-
-Generated file: edit the book's sources instead.
-"""
-
-import sys
-
-d2l = sys.modules[__name__]
-'''
-
-
 def check_blocks(
     blocks: Sequence[SavedBlock],
     framework: str,
@@ -138,17 +127,6 @@ def redefinitions(blocks: Sequence[SavedBlock]) -> list[tuple[str, Location, Loc
     return found
 
 
-def _unbound_methods(block: SavedBlock) -> list[str]:
-    """Names ``add_to_class`` defs leave bound at module level, in order, for ``del``."""
-    pending: dict[str, None] = {}
-    for statement in block.statements:
-        for name in statement.names:
-            pending.pop(name, None)
-        for method in statement.methods:
-            pending[method.rpartition(".")[2]] = None
-    return list(pending)
-
-
 def parity_gaps(
     libraries: dict[str, list[SavedBlock]], allowed: Sequence[str]
 ) -> list[tuple[str, SavedBlock, list[str]]]:
@@ -166,19 +144,6 @@ def parity_gaps(
             ):
                 gaps.append((name, block, missing))
     return gaps
-
-
-def library_text(blocks: Sequence[SavedBlock], display: str) -> str:
-    """The library module: a header, then each block after a comment naming its source.
-
-    A method attached with ``add_to_class`` lives on its class only: its name is deleted
-    from the module after its block, as d2lbook's libraries have it.
-    """
-    parts = [HEADER.format(display=display)]
-    for block in blocks:
-        parts.append(f"\n# {block.path}:{block.line}\n{block.code}\n")
-        parts.extend(f"del {name}\n" for name in _unbound_methods(block))
-    return "".join(parts)
 
 
 def extract_libraries(notebooks: Notebooks, reporter: Reporter) -> dict[str, list[SavedBlock]]:

@@ -15,7 +15,8 @@ from polybook.config import BookConfig
 from polybook.diagnostics import Reporter
 from polybook.fsutil import remove_stale_temps, write_atomic
 from polybook.library.aliases import with_aliases
-from polybook.library.extract import check_parity, extract_libraries, library_text
+from polybook.library.compose import library_text
+from polybook.library.extract import check_parity, extract_libraries
 from polybook.library.model import SavedBlock
 from polybook.library.pages import PageSaves, libraries_from_pages, read_saves
 from polybook.library.rewrite import rewrite_notebooks
