@@ -121,8 +121,8 @@ def redefinitions(blocks: Sequence[SavedBlock]) -> list[tuple[str, Location, Loc
                 continue
             place = Location(block.path, block.source_line(statement.line))
             for name in sorted(statement.names | statement.methods):
-                if name in seen:
-                    found.append((name, seen[name], place))
+                if name in seen and not seen[name].path.endswith(".py"):
+                    found.append((name, seen[name], place))  # (not another tool's library)
                 seen[name] = place
     return found
 
@@ -146,29 +146,41 @@ def parity_gaps(
     return gaps
 
 
-def extract_libraries(notebooks: Notebooks, reporter: Reporter) -> dict[str, list[SavedBlock]]:
+def extract_libraries(
+    notebooks: Notebooks, reporter: Reporter, merge: Merge | None = None
+) -> dict[str, list[SavedBlock]]:
     """Each framework's saved code, checked; a framework whose code fails is left out.
 
     A definition that replaces an earlier one is reported (``library.redefined``).
     """
     extract = {fw: functools.partial(_unchecked, nbs, fw) for fw, nbs in notebooks.items()}
-    return checked_libraries(extract, reporter)
+    return checked_libraries(extract, reporter, merge)
 
 
 def _unchecked(notebooks: Sequence[tuple[str, NotebookNode]], fw: str) -> Extracted:
     return extract_blocks(notebooks, fw), None
 
 
+Merge = Callable[[str, list[SavedBlock]], list[SavedBlock]]  # a framework's, with others'
+
+
 def checked_libraries(
-    extract: Mapping[str, Callable[[], Extracted]], reporter: Reporter
+    extract: Mapping[str, Callable[[], Extracted]],
+    reporter: Reporter,
+    merge: Merge | None = None,
 ) -> dict[str, list[SavedBlock]]:
-    """Each framework's blocks, as ``extract`` gives them, checked (:func:`check_blocks`);
-    a framework whose code fails is left out, its error reported. Redefinitions are
-    reported too."""
+    """Each framework's blocks, as ``extract`` gives them (and ``merge`` completes them: see
+    :mod:`polybook.library.committed`), checked (:func:`check_blocks`); a framework whose
+    code fails is left out, its error reported. Redefinitions are reported too."""
     libraries: dict[str, list[SavedBlock]] = {}
     for fw, blocks_of in extract.items():
         try:
             blocks, compiled = blocks_of()
+            if merge is not None:
+                known = dict(zip(map(id, blocks), compiled or (), strict=False))
+                blocks = merge(fw, blocks)
+                if compiled is not None:  # the borrowed blocks compile here
+                    compiled = [known.get(id(b)) or compile_error(b.code) for b in blocks]
             check_blocks(blocks, fw, compiled)
         except PolybookError as err:
             reporter.error(err)
