@@ -9,11 +9,14 @@ import pytest
 from sphinx.util.inspect import stringify_signature
 
 from polybook.config import load_config
+from polybook.diagnostics import Reporter
 from polybook.library.model import SavedBlock
 from polybook.pdf.latex import LatexJob, latex_config
 from polybook.render.autodoc import autodoc_settings
 from polybook.render.library_stubs import module_from_source
 from polybook.render.sphinx_log import condensed
+from polybook.site.api import api_index, api_pages, documented_modules
+from polybook.source.book import load_book
 
 from .books import copy_fixture as copy_book
 
@@ -115,3 +118,20 @@ def test_a_warning_with_a_traceback_is_its_first_line_the_error_and_where() -> N
     )
     assert condensed("one line") == "one line"
     assert condensed("two\nlines") == "two\nlines"
+
+
+def test_a_module_the_book_documents_itself_gets_no_second_api_page(tmp_path: Path) -> None:
+    root = copy_book(tmp_path / "book", "d2lbook_book")
+    config = load_config(root)
+    reporter = Reporter()
+    book = load_book(config, reporter)
+    documented = documented_modules(book.documents)
+    assert documented == {"json": "chapter_b/api", "d2l.torch": "chapter_b/api"}
+    saved = "def numel(x):  #@save\n    return 1\n"
+    libraries = {fw: [SavedBlock("chapter_a/x.md", (1, 2), saved, 0)] for fw in config.tabs}
+    pages = api_pages(config, libraries, config.tabs, documented)
+    assert [page.docname for page in pages] == ["api/jax"]  # d2l.torch is on the book's page
+    index = api_index(config, libraries, config.tabs, documented)
+    assert index["pytorch"]["doc"] == "chapter_b/api"  # code links to autodoc's entries
+    assert index["pytorch"]["names"]["numel"]["id"] == "d2l.torch.numel"
+    assert index["jax"]["doc"] == "api/jax"

@@ -29,11 +29,13 @@ SAGEMAKER = "https://studiolab.sagemaker.aws/import/github"
 
 @dataclass(frozen=True)
 class SiteExtras:
-    """The build's notebooks ((page path, framework) -> notebook) and libraries."""
+    """The build's notebooks ((page path, framework) -> notebook) and libraries, and the
+    library modules the book's pages document themselves (module -> page)."""
 
     notebooks: Mapping[tuple[str, str], NotebookNode] = field(default_factory=dict)
     libraries: Mapping[str, Sequence[SavedBlock]] = field(default_factory=dict)
     tabs: tuple[str, ...] = ()
+    documented: Mapping[str, str] = field(default_factory=dict)  # modules the book documents
 
 
 def _platform(base: str, repos: tuple[str, ...], branch: str, folder: str, fw: str) -> str:
@@ -65,7 +67,7 @@ def links(
 
 def generated_pages(config: BookConfig, extras: SiteExtras, taken: Collection[str]) -> list[Page]:
     """The API pages and the references page, leaving out docnames the book uses."""
-    pages = api_pages(config, extras.libraries, extras.tabs)
+    pages = api_pages(config, extras.libraries, extras.tabs, extras.documented)
     if bibfile(config):
         page = Page(REFERENCES, Lines())
         page.lines.add("# References\n\n```{bibliography}\n```", 1)
@@ -86,7 +88,7 @@ def with_toctree(root: Page, docnames: Sequence[str]) -> Page:
 
 def write_index(config: BookConfig, extras: SiteExtras, srcdir: Path) -> bool:
     """The API index and the BibTeX file in the site's sources; True if either changed."""
-    index = api_index(config, extras.libraries, extras.tabs)
+    index = api_index(config, extras.libraries, extras.tabs, extras.documented)
     changed = write_atomic(srcdir / INDEX_FILE, json.dumps(index, indent=1, sort_keys=True))
     bib = bibfile(config)
     if bib:

@@ -25,6 +25,7 @@ from polybook.render.page import Page, render_page
 from polybook.render.sources import keepable, sync_tree, write_sources
 from polybook.render.sphinx_config import bibfile
 from polybook.render.sphinx_process import EarlySphinx, run_sphinx
+from polybook.site.api import documented_modules
 from polybook.site.extras import (
     SiteExtras,
     generated_pages,
@@ -77,7 +78,8 @@ def build_site(
         }
         cleaned.update(((doc.path, fw), nb) for fw, nb in nbs.items())
         pages.append(render_page(doc, nbs, library.tabs, reporter, gpus, config.root))
-    extras = SiteExtras(cleaned, library.blocks, library.tabs)
+    documented = documented_modules(library.book.documents)
+    extras = SiteExtras(cleaned, library.blocks, library.tabs, documented)
     stale = frozenset(page.removesuffix(".md") for page, _ in executed.failed)
     return Site(write_site(config, pages, reporter, stale, extras, early))
 
