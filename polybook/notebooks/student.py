@@ -18,6 +18,7 @@ from polybook.meta import KEY, cell_meta
 from polybook.nb import new_code_cell, new_markdown_cell, validate
 from polybook.notebooks.install import install_source
 from polybook.notebooks.variants import Variant
+from polybook.source.readable import Readable
 
 # d2l's marks on lines of their own: polybook reads them, a notebook shows them raw.
 MARK_LINE = re.compile(r"^\s*:(label|eqlabel|width):`[^`]*`\s*$")
@@ -75,9 +76,9 @@ def _toc_links(source: str) -> str:
     return "\n".join(f"- [{e}]({e.removesuffix('.md')}.ipynb)" for e in entries)
 
 
-def _markdown(source: str) -> str:
+def _markdown(source: str, refs: Readable | None = None) -> str:
     """d2l prose as a notebook shows it: toc blocks as links, label lines and
-    reStructuredText (``eval_rst``, which only Sphinx reads) dropped."""
+    reStructuredText (``eval_rst``, which only Sphinx reads) dropped, references as text."""
     if source.startswith("```toc"):
         return _toc_links(source)
     kept, fence, rst = [], "", False
@@ -94,7 +95,8 @@ def _markdown(source: str) -> str:
             continue
         if not rst:
             kept.append(line)
-    return "\n".join(kept).strip("\n")
+    text = "\n".join(kept).strip("\n")
+    return refs.text(text) if refs is not None else text
 
 
 def _clean_code(cell: NotebookNode, variant: Variant) -> None:
@@ -128,9 +130,14 @@ def _header(info: PageInfo, variant: Variant, gpu: bool) -> str:
 
 
 def student_notebook(
-    nb: NotebookNode, variant: Variant, info: PageInfo, kernelspec: dict[str, str]
+    nb: NotebookNode,
+    variant: Variant,
+    info: PageInfo,
+    kernelspec: dict[str, str],
+    refs: Readable | None = None,
 ) -> NotebookNode:
-    """The ``variant`` notebook of executed ``nb`` (left untouched)."""
+    """The ``variant`` notebook of executed ``nb`` (left untouched); ``refs`` reads its
+    roles as text."""
     gpu = needs_gpu(nb)
     out = copy.deepcopy(nb)
     out.metadata.pop(KEY, None)
@@ -141,7 +148,7 @@ def student_notebook(
     for cell in out.cells:
         cell.metadata.pop(KEY, None)
         if cell.cell_type == "markdown":
-            cell.source = _markdown(cell.source)
+            cell.source = _markdown(cell.source, refs)
             if not cell.source.strip():
                 continue
         elif cell.cell_type == "code":

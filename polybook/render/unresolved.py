@@ -4,23 +4,16 @@ located at the reference (of the type Sphinx's own warning has, so suppressions 
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
+from polybook.source.readable import unresolved
+
 logger = logging.getLogger(__name__)
 
-KINDS = {  # a label's prefix, as d2l books name them -> what the reference reads as
-    "fig": "Fig.",
-    "tab": "Table",
-    "sec": "Section",
-    "subsec": "Section",
-    "chap": "Chapter",
-    "eq": "",
-}
 WARNINGS = {  # Sphinx's messages for a reference to nothing
     "numref": "undefined label: {target!r}",
     "ref": "undefined label: {target!r}",
@@ -30,12 +23,7 @@ WARNINGS = {  # Sphinx's messages for a reference to nothing
 
 def readable(target: str, reftype: str) -> str:
     """What a reference to ``target`` reads as when it resolves to nothing."""
-    prefix, _, rest = target.partition("_")
-    kind = KINDS.get(prefix.lower()) if rest else None
-    words = " ".join(re.split(r"[_\-]+", rest if kind is not None else target)).strip()
-    if reftype == "eq" or kind == "":
-        return f"({words})"
-    return f"{kind} “{words}”" if kind else f"“{words}”"
+    return unresolved(target, "eqref" if reftype == "eq" else reftype)
 
 
 def on_missing_reference(
