@@ -10,7 +10,7 @@ TABS ?= all
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all html lib eval check test lint bench bench-book clean setup envs system-deps serve screenshots \
-	notebooks dist lab pdf pdf-deps
+	notebooks dist lab pdf pdf-deps slides
 
 all: html
 
@@ -22,7 +22,8 @@ $(TOOL)/.stamp: requirements/tool.txt pyproject.toml
 	$(TOOL)/bin/python -m compileall -q polybook  # as pip does for what it installs
 	touch $@
 
-# Browser assets served with the site (MathJax), from the npm registry, pinned by lock file.
+# Browser assets served with the site and the slides (MathJax, reveal.js), from the npm
+# registry, pinned by lock file.
 $(ENVS)/node/.stamp: requirements/node/package.json requirements/node/package-lock.json
 	mkdir -p $(ENVS)/node
 	cp requirements/node/package.json requirements/node/package-lock.json $(ENVS)/node/
@@ -84,6 +85,12 @@ eval: envs
 # _build/notebooks/; executes only what the cache lacks.
 notebooks: envs
 	$(POLYBOOK) build notebooks --tab $(TABS)
+
+# A deck per section per framework, in _build/slides/<framework>/: RISE notebooks and
+# reveal.js pages (reveal.js and MathJax from requirements/node); `make slides html` links
+# them from the site.
+slides: envs
+	$(POLYBOOK) build slides --tab $(TABS)
 
 # The d2l package as an sdist and a wheel, in _build/dist/.
 dist: setup

@@ -226,7 +226,7 @@ def test_the_schema_defaults_are_the_dataclass_defaults() -> None:
     fields = {f.name: f.default for f in dataclasses.fields(BookConfig)}
     for key in KEYS:
         if not key.section.startswith(("library-", "framework-", "env-")):
-            assert fields[key.name] == key.default, key.name
+            assert fields[key.field_name] == key.default, key.name
 
 
 def test_the_book_of_this_repository_reads_without_warnings() -> None:

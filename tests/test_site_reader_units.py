@@ -120,6 +120,7 @@ def test_notebook_platform_links_follow_the_repositories_configured(tmp_path: Pa
     assert plain == {
         "notebooks": {"pytorch": "_notebooks/pytorch/", "jax": ""},
         "pdf": {"pytorch": "", "jax": ""},  # no PDF was built
+        "slides": {"pytorch": "", "jax": ""},  # nor slides
         "colab": {"pytorch": "", "jax": ""},
         "sagemaker": {"pytorch": "", "jax": ""},
     }

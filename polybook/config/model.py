@@ -94,6 +94,9 @@ class BookConfig:
     main_font: str = ""  # [pdf]
     sans_font: str = ""  # [pdf]
     mono_font: str = ""  # [pdf]
+    slides_top_left: str = ""  # [slides] top_left
+    slides_top_right: str = ""  # [slides] top_right
+    slides_repo: tuple[str, ...] = ()  # [slides] github_repo
     requirements: tuple[str, ...] = ()  # [build]: FILE or tab:FILE, relative to the root
     libraries: Mapping[str, LibraryTarget] = field(default_factory=lambda: MappingProxyType({}))
     env_settings: Mapping[str, EnvSettings] = field(default_factory=lambda: MappingProxyType({}))

@@ -25,8 +25,7 @@ from polybook.notebooks.student import PageInfo, needs_gpu, page_title, student_
 from polybook.notebooks.variants import REGISTRY
 from polybook.notebooks.writer import remove_stale, resource_files, write_files, zip_folder
 from polybook.source.book import Book
-from polybook.source.numbering import numbering
-from polybook.source.readable import Readable, read_citations
+from polybook.source.readable import book_readable
 
 if TYPE_CHECKING:
     from polybook.execution.stage import Executed
@@ -74,17 +73,6 @@ def _page_info(
     )
 
 
-def readable(config: BookConfig, book: Book, framework: str) -> Readable:
-    """The book's references as students read them, linked to the site when it is published."""
-
-    def link(page: str, anchor: str) -> str:
-        url = site_url(config, page + ".md", framework)
-        return f"{url}#{anchor}" if url and anchor else url
-
-    bib = Path(config.bibfile) if config.bibfile else None
-    return Readable(numbering(book), read_citations(bib), link)
-
-
 def build_notebooks(executed: Executed, config: BookConfig, reporter: Reporter) -> NotebooksReport:
     """The students' notebooks of every framework of the build."""
     library = executed.library
@@ -117,7 +105,7 @@ def write_notebooks(
         keep: set[Path] = set()
         pages = {page: nb for (page, f), nb in executed.items() if f == fw}
         infos = {page: _page_info(config, page, fw, nb, needs) for page, nb in pages.items()}
-        refs = readable(config, book, fw) if book is not None else None
+        refs = book_readable(config, book, fw) if book is not None else None
         for variant in REGISTRY.values():
             folder = base / variant.folder if variant.folder else base
             kernelspec = variant.kernelspec(config, fw)

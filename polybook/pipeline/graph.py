@@ -59,8 +59,27 @@ def _notebooks(
     )
 
 
+def _slides(
+    executed: Executed, config: BookConfig, reporter: Reporter, early: EarlySphinx | None
+) -> None:
+    from polybook.slides.stage import build_slides
+
+    made = build_slides(executed, config, reporter)
+    logger.info(
+        "slides written to %s (%d decks, %d files changed)",
+        made.folder,
+        len(made.decks),
+        made.changed,
+    )
+
+
 Output = Callable[["Executed", BookConfig, Reporter, "EarlySphinx | None"], None]
-OUTPUTS: dict[str, Output] = {"html": _site, "pdf": _pdf, "notebooks": _notebooks}
+OUTPUTS: dict[str, Output] = {
+    "html": _site,
+    "pdf": _pdf,
+    "notebooks": _notebooks,
+    "slides": _slides,
+}
 
 
 @dataclass

@@ -48,5 +48,11 @@ TARGETS: dict[str, Target] = {
         ),
         Target("html", "the site", True, lambda lay, tabs: [lay.html / "index.html"]),
         Target("pdf", "a PDF per framework", True, lambda lay, tabs: [lay.pdf(fw) for fw in tabs]),
+        Target(
+            "slides",
+            "a deck per section per framework: RISE notebooks and reveal.js pages",
+            True,
+            lambda lay, tabs: [lay.slides / fw for fw in tabs],
+        ),
     )
 }

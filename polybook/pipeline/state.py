@@ -55,7 +55,7 @@ def _outputs(config: BookConfig) -> dict[str, str]:
 def build_inputs(config: BookConfig, request: BuildRequest) -> str:
     """The fingerprint of what ``request``'s build reads: the command, the host's device,
     the environments' pins (existing interpreters: what they hold), the site's own files,
-    the frozen outputs, and for the site the PDFs built before it, which it links."""
+    the frozen outputs, and for the site the PDFs and decks built before it, which it links."""
     from polybook.environments import devices
     from polybook.environments.existing import fingerprints
     from polybook.site.inputs import site_inputs
@@ -70,8 +70,12 @@ def build_inputs(config: BookConfig, request: BuildRequest) -> str:
     pins += [path for fw in request.tabs for path in config.extra_requirements(fw)]
     freeze = config.layout.freeze  # frozen outputs (polybook.execution.freeze)
     frozen = sorted(p for p in freeze.rglob("*") if p.is_file()) if freeze.is_dir() else []
-    built = config.layout.built_pdfs(config.tabs) if request.target == "html" else {}
-    extra = [*pins, *site_inputs(config), *frozen, *built.values()]
+    layout = config.layout
+    built = list(layout.built_pdfs(config.tabs).values()) if request.target == "html" else []
+    if request.target == "html":  # the decks built before it, which it links too
+        decks = layout.built_decks(config.tabs)
+        built += [layout.deck(fw, page, ".html") for fw, pages in decks.items() for page in pages]
+    extra = [*pins, *site_inputs(config), *frozen, *built]
     return fingerprint(config, json.dumps(command), extra)
 
 

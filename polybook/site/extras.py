@@ -13,7 +13,7 @@ from nbformat import NotebookNode
 from polybook.config import BookConfig
 from polybook.config.schema import for_framework
 from polybook.fsutil import write_atomic
-from polybook.layout import NOTEBOOKS_LINK, PDFS_LINK
+from polybook.layout import NOTEBOOKS_LINK, PDFS_LINK, SLIDES_LINK
 from polybook.library.model import SavedBlock
 from polybook.nb import writes
 from polybook.render.myst import Lines
@@ -23,6 +23,7 @@ from polybook.render.sphinx_config import bibfile
 from polybook.site.api import api_index, api_pages
 
 REFERENCES = "references"
+STATIC_FOLDER = "_static"  # the decks' shared assets, beside their framework folders
 COLAB = "https://colab.research.google.com/github"
 SAGEMAKER = "https://studiolab.sagemaker.aws/import/github"
 
@@ -60,6 +61,7 @@ def links(
         "pdf": {
             fw: f"{PDFS_LINK}/{config.layout.pdf_name(fw)}" if fw in pdfs else "" for fw in tabs
         },
+        "slides": {fw: f"{SLIDES_LINK}/{fw}/" if fw in site_decks(config) else "" for fw in tabs},
         "colab": {fw: _platform(*colab, fw) for fw in tabs},
         "sagemaker": {fw: _platform(*sagemaker, fw) for fw in tabs},
     }
@@ -136,4 +138,38 @@ def write_pdfs(config: BookConfig) -> bool:
         if old.name not in wanted:
             old.unlink()
             changed = True
+    return changed
+
+
+def site_decks(config: BookConfig) -> dict[str, list[str]]:
+    """Per framework, the pages whose reveal.js deck the site holds (see :func:`write_slides`)."""
+    folder = config.layout.site_extra / SLIDES_LINK
+    found = {}
+    for fw in config.tabs:
+        decks = folder / fw
+        pages = decks.rglob("*.html") if decks.is_dir() else ()
+        found[fw] = sorted(p.relative_to(decks).with_suffix("").as_posix() for p in pages)
+    return {fw: pages for fw, pages in found.items() if pages}
+
+
+def write_slides(config: BookConfig) -> bool:
+    """Copy the built reveal.js decks (``_build/slides``) and their assets into the site's
+    extra files, removing those no longer built; True if anything changed."""
+    source, folder = config.layout.slides, config.layout.site_extra / SLIDES_LINK
+    wanted = {}
+    for fw, pages in config.layout.built_decks(config.tabs).items():
+        for page in pages:
+            wanted[f"{fw}/{page}.html"] = config.layout.deck(fw, page, ".html")
+    static = source / STATIC_FOLDER
+    if wanted and static.is_dir():
+        wanted |= {p.relative_to(source).as_posix(): p for p in static.rglob("*") if p.is_file()}
+    changed = False
+    for name, path in wanted.items():
+        changed |= write_atomic(folder / name, path.read_bytes())
+    for old in sorted(folder.rglob("*"), reverse=True) if folder.is_dir() else ():
+        if old.is_file() and old.relative_to(folder).as_posix() not in wanted:
+            old.unlink()
+            changed = True
+        elif old.is_dir() and not any(old.iterdir()):
+            old.rmdir()
     return changed

@@ -18,11 +18,12 @@ from polybook.config import BookConfig
 from polybook.diagnostics import Diagnostic, Location, Reporter
 from polybook.environments import devices
 from polybook.fsutil import write_atomic
-from polybook.layout import NODE_MODULES, NOTEBOOKS_LINK, PDFS_LINK
+from polybook.layout import NOTEBOOKS_LINK, PDFS_LINK, SLIDES_LINK
 from polybook.render import warning_store
+from polybook.render.assets import INSTALL, MATHJAX, write_mathjax
 from polybook.render.outputs import clean_notebook, path_roots
 from polybook.render.page import Page, render_page
-from polybook.render.sources import keepable, sync_tree, write_sources
+from polybook.render.sources import keepable, write_sources
 from polybook.render.sphinx_config import bibfile
 from polybook.render.sphinx_process import EarlySphinx, run_sphinx
 from polybook.site.api import documented_modules
@@ -33,6 +34,7 @@ from polybook.site.extras import (
     write_index,
     write_notebooks,
     write_pdfs,
+    write_slides,
 )
 from polybook.site.settings import site_digest, site_settings
 
@@ -41,7 +43,6 @@ if TYPE_CHECKING:
 
     from polybook.execution.stage import Executed
 
-MATHJAX = NODE_MODULES / "mathjax" / "es5"
 STALE = "page kept from the last good build: its inputs failed"
 
 
@@ -122,15 +123,6 @@ def _prune_copies(source: Path, copy: Path) -> None:
             path.unlink()
 
 
-def write_mathjax(srcdir: Path) -> bool:
-    """MathJax (from npm, see ``requirements/node``) in the site's static files, for math
-    that works offline; True if anything changed."""
-    static = srcdir / "_static" / "mathjax"
-    changed = write_atomic(static / "tex-chtml.js", (MATHJAX / "tex-chtml.js").read_bytes())
-    fonts = Path("output") / "chtml" / "fonts" / "woff-v2"
-    return sync_tree(MATHJAX / fonts, static / fonts) or changed
-
-
 def write_site(
     config: BookConfig,
     pages: Sequence[Page],
@@ -155,6 +147,7 @@ def write_site(
     pages = [with_toctree(p, names) if p.docname == "index" else p for p in pages]
     held = {fw for _, fw in extras.notebooks}
     pdfs_changed = write_pdfs(config)  # before the settings, which link them
+    pdfs_changed |= write_slides(config)
     frameworks = [fw for fw in config.tabs if fw in held]
     settings = site_settings(config, frameworks, names, extras.libraries)
     srcdir, outdir = Path(settings["srcdir"]), Path(settings["outdir"])
@@ -166,9 +159,9 @@ def write_site(
         reporter.warn(Location("config.ini"), message, "config")
     changed = write_sources(config, [*pages, *generated], srcdir, keep)
     if MATHJAX.is_dir():
-        changed |= write_mathjax(srcdir)
+        changed |= write_mathjax(srcdir / "_static")
     else:
-        message = "MathJax is not installed: run `make setup`"
+        message = f"MathJax {INSTALL}"
         reporter.warn(Location(str(MATHJAX)), message, "render")
     changed |= write_index(config, extras, srcdir)
     extra = layout.site_extra / NOTEBOOKS_LINK
@@ -176,6 +169,7 @@ def write_site(
     _prune_copies(extra, outdir / NOTEBOOKS_LINK)
     changed |= pdfs_changed
     _prune_copies(layout.site_extra / PDFS_LINK, outdir / PDFS_LINK)
+    _prune_copies(layout.site_extra / SLIDES_LINK, outdir / SLIDES_LINK)
     settings_file = layout.sphinx_file("html", ".json")
     store_file = layout.site_warnings
     store = warning_store.load(store_file)

@@ -11,7 +11,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from polybook.source.numbering import Target
+from polybook.config import BookConfig
+from polybook.source.book import Book
+from polybook.source.numbering import Target, numbering
 
 ROLE = re.compile(r":(numref|ref|eqref|cite|citet|citep):`([^`]+)`")
 EXPLICIT = re.compile(r"^(.*?)\s*<([^<>]+)>\s*$", re.S)  # :numref:`Title %s <label>`
@@ -122,3 +124,22 @@ class Readable:
                 fence = opener.group(1)
             out.append(line if fence or opener else self._line(line))
         return "\n".join(out)
+
+
+def site_link(site_url: str, framework: str) -> Link:
+    """Links into the published site (``[project] site_url``; none without it), its tabs set
+    to ``framework``."""
+    base = site_url.rstrip("/")
+
+    def link(page: str, anchor: str) -> str:
+        if not base:
+            return ""
+        return f"{base}/{page}.html?tab={framework}" + (f"#{anchor}" if anchor else "")
+
+    return link
+
+
+def book_readable(config: BookConfig, book: Book, framework: str) -> Readable:
+    """The references of ``book`` as ``framework``'s readers read them outside the site."""
+    bib = Path(config.bibfile) if config.bibfile else None
+    return Readable(numbering(book), read_citations(bib), site_link(config.site_url, framework))
