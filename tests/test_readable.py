@@ -59,6 +59,8 @@ PAGE_B = """# Second
 
 $$y$$
 :eqlabel:`eq_second`
+
+$$z$$ :eqlabel:`eq_third`
 """
 PREFACE = (
     "# Preface\n:label:`sec_preface`\n\n![Before the chapters.](img/x.svg)\n:label:`fig_pre`\n"
@@ -97,6 +99,7 @@ def test_labels_are_numbered_as_the_site_numbers_them(tmp_path: Path) -> None:
         "tab_sizes": ("table", "1.1.1", "intro/a", "tab-sizes"),
         "fig_second": ("figure", "1.2.1", "intro/b", "fig-second"),  # the unlabelled: none
         "eq_second": ("equation", "1.2.1", "intro/b", "equation-eq-second"),
+        "eq_third": ("equation", "1.2.2", "intro/b", "equation-eq-third"),  # on its line
     }
     assert found["fig_two"].title == "A caption over two lines."
 
@@ -130,6 +133,7 @@ def test_roles_read_as_text_linked_to_the_site_and_code_stays_as_written(
     )
     plain = Readable(targets)  # a book not published: the words, no links
     assert plain.text("As :eqref:`eq_second` says.") == "As (1.2.1) says."
+    assert plain.text("Two backticks: :eqref:``eq_third``.") == "Two backticks: (1.2.2)."
 
 
 def test_a_notebook_cell_drops_rst_and_labels_and_reads_its_references(tmp_path: Path) -> None:

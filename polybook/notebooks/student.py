@@ -19,6 +19,7 @@ from polybook.nb import new_code_cell, new_markdown_cell, validate
 from polybook.notebooks.install import install_source
 from polybook.notebooks.variants import Variant
 from polybook.source.readable import Readable
+from polybook.source.references import TRAILING_EQLABEL
 
 # d2l's marks on lines of their own: polybook reads them, a notebook shows them raw.
 MARK_LINE = re.compile(r"^\s*:(label|eqlabel|width):`[^`]*`\s*$")
@@ -93,6 +94,8 @@ def _markdown(source: str, refs: Readable | None = None) -> str:
                 continue
         elif not fence and MARK_LINE.match(line):
             continue
+        elif not fence and (trailing := TRAILING_EQLABEL.match(line)):
+            line = trailing.group("math")  # noqa: PLW2901  # the math without its label
         if not rst:
             kept.append(line)
     text = "\n".join(kept).strip("\n")

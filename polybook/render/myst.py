@@ -14,12 +14,13 @@ from markdown_it.token import Token
 
 from polybook.diagnostics import Location, Reporter
 from polybook.render.rst_files import PageFiles, rst_lines
+from polybook.source.references import TRAILING_EQLABEL
 
 LABEL = re.compile(r"^:label:`([^`]+)`\s*$")
 WIDTH = re.compile(r"^:width:`([^`]+)`\s*$")
 EQLABEL = re.compile(r"^:eqlabel:`([^`]+)`\s*$")
 FIGURE = re.compile(r"^!\[(?P<caption>.*)\]\((?P<src>[^)\s]+)\)\s*$")
-ROLE = re.compile(r":(numref|ref|eqref|cite|citet|citep|numref):`([^`]+)`")
+ROLE = re.compile(r":(numref|ref|eqref|cite|citet|citep):(``?)([^`]+)\2")
 MYST_ROLE = {"numref": "numref", "ref": "ref", "eqref": "eq"}
 # A table's caption, pandoc's way as d2lbook reads it: a paragraph before the table that
 # starts with ":" (not a mark such as ":label:`x`") or "Table:".
@@ -49,7 +50,7 @@ def inline(text: str, where: Location, reporter: Reporter) -> str:
     """Rewrite d2l's inline roles for MyST (slide marks are read out by the parser)."""
 
     def role(match: re.Match[str]) -> str:
-        name, target = match.group(1), match.group(2)
+        name, target = match.group(1), match.group(3)
         if name in MYST_ROLE:
             return f"{{{MYST_ROLE[name]}}}`{target}`"
         keys = ",".join(k.strip() for k in target.split(","))  # linked by sphinxcontrib-bibtex
@@ -207,6 +208,10 @@ def prose_to_myst(
         eqlabel = EQLABEL.match(stripped)
         if eqlabel:
             _attach_eqlabel(out, eqlabel.group(1), where, reporter)
+            continue
+        if trailing := TRAILING_EQLABEL.match(line):  # the label on the math's own line
+            out.add(inline(trailing.group("math"), where, reporter), number)
+            _attach_eqlabel(out, trailing.group("label"), where, reporter)
             continue
         out.add(inline(line, where, reporter), number)
     return out

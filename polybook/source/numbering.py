@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from polybook.source.book import Book, toc_targets
 from polybook.source.model import Document, Prose, TabProse, Toc
+from polybook.source.references import TRAILING_EQLABEL
 
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 LABEL = re.compile(r"^\s*:(label|eqlabel):`([^`]+)`\s*$")
@@ -131,8 +132,11 @@ class _Page:
             number = self.counters.next(kind, self.section)
         return Target(kind, number, title, self.page, anchor_of(label, kind))
 
-    def line(self, stripped: str) -> Target | None:
-        """Read one line; the target of the label on it, if any (``.label`` names it)."""
+    def line(self, stripped: str) -> tuple[str, Target] | None:
+        """Read one line; the label on it and its target, if any."""
+        if trailing := TRAILING_EQLABEL.match(stripped):
+            name = trailing.group("label")
+            return name, self.target("equation", "", name)
         label = LABEL.match(stripped)
         if self.image or (stripped.startswith("![") and not label):
             self.image = f"{self.image} {stripped}".strip()
@@ -142,11 +146,11 @@ class _Page:
         if heading := HEADING.match(stripped):
             self.heading(len(heading.group(1)), heading.group(2))
         elif label and label.group(1) == "eqlabel":
-            return self.target("equation", "", label.group(2))
+            return label.group(2), self.target("equation", "", label.group(2))
         elif label and self.last[0]:
             found = self.target(*self.last, label.group(2))
             self.last = ("", "")
-            return found
+            return label.group(2), found
         elif caption := CAPTION.match(stripped):
             self.last = ("table", caption.group(1))
         elif stripped and not stripped.startswith(("|", ":width:")):
@@ -162,9 +166,7 @@ def numbering(book: Book) -> dict[str, Target]:
     for doc in book.documents:
         scan = _Page(doc.path.removesuffix(".md"), numbers.get(doc.path), counters)
         for text in _lines(doc):
-            stripped = text.strip()
-            target = scan.line(stripped)
-            label = LABEL.match(stripped)
-            if target is not None and label is not None:
-                found.setdefault(label.group(2), target)
+            labelled = scan.line(text.strip())
+            if labelled is not None:
+                found.setdefault(*labelled)
     return found

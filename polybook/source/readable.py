@@ -15,10 +15,10 @@ from polybook.config import BookConfig
 from polybook.source.book import Book
 from polybook.source.numbering import Target, numbering
 
-ROLE = re.compile(r":(numref|ref|eqref|cite|citet|citep):`([^`]+)`")
+ROLE = re.compile(r":(numref|ref|eqref|cite|citet|citep):(``?)([^`]+)\2")
 EXPLICIT = re.compile(r"^(.*?)\s*<([^<>]+)>\s*$", re.S)  # :numref:`Title %s <label>`
 # A role, or a code span (whose roles stay as written): the first that starts, roles first.
-ROLE_OR_CODE = re.compile(ROLE.pattern + r"|(`+).+?(?<!`)\3(?!`)")
+ROLE_OR_CODE = re.compile(ROLE.pattern + r"|(`+).+?(?<!`)\4(?!`)")
 FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 FORMATS = {"section": "Section {}", "figure": "Fig. {}", "table": "Table {}", "equation": "({})"}
 KINDS = {"fig": "Fig.", "tab": "Table", "sec": "Section", "subsec": "Section", "chap": "Chapter"}
@@ -103,13 +103,13 @@ class Readable:
         return self._linked(text, REFERENCES_PAGE, "")
 
     def _role(self, match: re.Match[str]) -> str:
-        role, spec = match.group(1), match.group(2)
+        role, spec = match.group(1), match.group(3)
         if role in ("cite", "citet", "citep"):
             return self._citation(role, spec)
         return self._reference(role, spec)
 
     def _line(self, text: str) -> str:
-        return ROLE_OR_CODE.sub(lambda m: m.group(0) if m.group(3) else self._role(m), text)
+        return ROLE_OR_CODE.sub(lambda m: m.group(0) if m.group(4) else self._role(m), text)
 
     def text(self, source: str) -> str:
         """``source`` (Markdown) with its roles as readers read them."""
