@@ -3,6 +3,11 @@ notebooks: which sections get one, their slides, and how marks and code become c
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
+from polybook.commands.cli import main
 from polybook.config import load_config
 from polybook.diagnostics import Reporter
 from polybook.slides.deck import Deck, make_deck, polish
@@ -11,7 +16,7 @@ from polybook.source.book import load_book
 from polybook.source.readable import book_readable
 from polybook.source.split import split_book
 
-from .books import FIXTURES
+from .books import FIXTURES, code, pages_book
 from .golden import check_golden
 
 BOOK = FIXTURES / "slides_book"
@@ -73,3 +78,29 @@ def test_a_sentence_on_a_slide_starts_capitalized_and_ends_without_a_comma() -> 
     assert polish("$$y = 1.$$") == "$$y = 1$$"
     assert polish("why?") == "Why?"
     assert polish("`x` grows") == "`x` grows"
+
+
+def test_build_slides_writes_decks_and_warns_of_a_corner_from_the_network(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    config = (
+        "[build]\ntabs = pytorch\neval_notebook = false\n\n"
+        "[slides]\ntop_right = <img src='https://example.org/logo.png'>\n"
+    )
+    root = pages_book(
+        tmp_path / "book",
+        {"Marked": "[**A slide.**]\n\n" + code("print(1)"), "Plain": "No marks.\n"},
+        config,
+    )
+    assert main(["--quiet", "--root", str(root), "build", "slides"]) == 0
+    warned = [m for m in caplog.messages if "[polybook.slides.remote]" in m]
+    assert [m.split(":", 2)[:2] for m in warned] == [["config.ini", "6"]]
+    decks = root / "_build/slides/pytorch"
+    assert sorted(p.name for p in decks.iterdir()) == [
+        "Marked.html",
+        "Marked.ipynb",
+        "README.md",
+        "rise.css",
+    ]
+    assert (root / "_build/slides/_static/reveal/reveal.js").is_file()
+    assert (root / "_build/slides/_static/mathjax/tex-chtml.js").is_file()

@@ -9,11 +9,12 @@ decks; files of decks no longer made are removed. Nothing is executed here.
 from __future__ import annotations
 
 import posixpath
+import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from polybook.config import BookConfig
+from polybook.config import BookConfig, key_location
 from polybook.config.schema import for_framework
 from polybook.diagnostics import Location, Reporter
 from polybook.fsutil import TEMP_SUFFIX, write_atomic
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from polybook.execution.stage import Executed
 
 NBVIEWER = "https://nbviewer.jupyter.org/format/slides/github"
+REMOTE = re.compile(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", re.I)
 
 
 @dataclass
@@ -84,6 +86,13 @@ def build_slides(executed: Executed, config: BookConfig, reporter: Reporter) -> 
     """Every deck of the build's frameworks (see the module's documentation)."""
     library = executed.library
     report = SlidesReport(config.layout.slides)
+    for key, corner in (
+        ("top_left", config.slides_top_left),
+        ("top_right", config.slides_top_right),
+    ):
+        if REMOTE.search(corner):
+            message = f"[slides] {key} loads a file from the network: the decks do too"
+            reporter.warn(key_location(config.root, "slides", key), message, "slides.remote")
     files: dict[str, bytes] = {}
     keep: set[Path] = set()
     roots = path_roots(config)
