@@ -27,6 +27,7 @@ from polybook.pdf.log import latex_diagnostic, missing_glyphs
 from polybook.pdf.pages import pdf_pages
 from polybook.pdf.sphinx_latex import resolve_markers
 from polybook.source.book import load_book
+from polybook.source.slide_marks import read_slide_marks
 from polybook.source.split import split_book
 
 from .books import copy_fixture, copy_shipped
@@ -97,9 +98,11 @@ def shipped(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 
 def headings(page: Path) -> tuple[str, list[str]]:
-    """A page's title and its ``##`` headings, outside code."""
+    """A page's title and its ``##`` headings, outside code, as the book shows them (slide
+    marks read out)."""
     title, subs, fenced = "", [], False
-    for line in page.read_text(encoding="utf-8").splitlines():
+    for raw in page.read_text(encoding="utf-8").splitlines():
+        line = read_slide_marks(raw, 1, page.name).book
         if line.startswith("```"):
             fenced = not fenced
         elif not fenced and line.startswith("# ") and not title:
