@@ -11,12 +11,10 @@ before it, ``add_to_class`` is not its outermost decorator, or it names a privat
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from polybook.library.model import SavedBlock
-from polybook.library.syntax import added_to_class, statement_start
+from polybook.library.model import SavedBlock, Statement
 
 HEADER = '''"""The d2l library for {display}, extracted by polybook from the book's #@save code.
 
@@ -27,7 +25,6 @@ import sys
 
 d2l = sys.modules[__name__]
 '''
-DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 @dataclass
@@ -78,37 +75,12 @@ def _trimmed(lines: list[str]) -> list[str]:
     return lines[:end]
 
 
-def _private_names(node: ast.AST) -> bool:
-    """Whether ``node`` names an ``__attribute``, which Python mangles inside a class."""
-    for inner in ast.walk(node):
-        name = inner.id if isinstance(inner, ast.Name) else getattr(inner, "attr", "")
-        if isinstance(name, str) and name.startswith("__") and not name.endswith("__"):
-            return True
-    return False
-
-
-def _target(node: ast.stmt, classes: dict[str, _Class]) -> _Class | None:
-    """The class ``node`` (a def) moves into, or None where it stays at module level."""
-    if not isinstance(node, DEFS) or not node.decorator_list:
-        return None
-    added = added_to_class(node)
-    outermost = node.decorator_list[0]
-    if len(added) != 1 or added[0][1] != outermost.lineno or _private_names(node):
-        return None
-    return classes.get(added[0][0])
-
-
-def _class(node: ast.ClassDef, lines: list[str], start: int, end: int) -> _Class:
-    """The class at ``node`` from the block's ``lines`` [start, end) (0-based)."""
-    body_starts = [statement_start(stmt) - 1 for stmt in node.body]
-    head = lines[start : body_starts[0]]
-    members = []
-    for k, stmt in enumerate(node.body):
-        last = body_starts[k + 1] if k + 1 < len(node.body) else (node.end_lineno or 0)
-        name = stmt.name if isinstance(stmt, DEFS) else ""
-        members.append(_Member(name, lines[body_starts[k] : last]))
-    indent = " " * node.body[0].col_offset
-    return _Class(node.name, indent, head, members, lines[node.end_lineno or 0 : end])
+def _class(statement: Statement, lines: list[str], start: int, end: int) -> _Class:
+    """The class of ``statement`` from the block's ``lines`` [start, end) (0-based)."""
+    members = [_Member(m.name, lines[m.start - 1 : m.end]) for m in statement.members]
+    head = lines[start : statement.members[0].start - 1]
+    tail = lines[statement.end : end]
+    return _Class(statement.name, " " * statement.indent, head, members, tail)
 
 
 class _Composer:
@@ -127,26 +99,28 @@ class _Composer:
 
     def add(self, block: SavedBlock) -> None:
         lines = block.code.split("\n")
-        body = block.tree.body
-        starts = [statement_start(node) - 1 for node in body]
+        statements = block.statements
+        if not any(s.members or s.added_to for s in statements):
+            self.text_unit().extend(["", f"# {block.path}:{block.line}", *lines])
+            return  # most blocks: no class to write into, nothing to move
         headed = False
         pending: dict[str, None] = {}  # methods left at module level, to delete
-        for k, node in enumerate(body):
-            end = starts[k + 1] if k + 1 < len(body) else len(lines)
-            begin = 0 if k == 0 else starts[k]
-            target = _target(node, self.classes)
-            if target is not None and isinstance(node, DEFS):
-                self.move(node, block, lines, target)
+        for k, statement in enumerate(statements):
+            end = statements[k + 1].line - 1 if k + 1 < len(statements) else len(lines)
+            begin = 0 if k == 0 else statement.line - 1
+            target = self.classes.get(statement.added_to[0]) if statement.added_to else None
+            if target is not None and statement.movable:
+                self.move(statement, block, lines, target)
                 continue
             if not headed:
                 self.text_unit().extend(["", f"# {block.path}:{block.line}"])
                 headed = True
-            for name in _bound(node):
+            for name in statement.names:
                 pending.pop(name, None)
-            if added_to_class(node) and isinstance(node, DEFS):
-                pending[node.name] = None
-            if isinstance(node, ast.ClassDef) and node.body:
-                found = _class(node, lines, begin, end)
+            if statement.added_to and statement.name:
+                pending[statement.name] = None
+            if statement.members:
+                found = _class(statement, lines, begin, end)
                 self.units.append(found)
                 self.classes[found.name] = found
             else:
@@ -155,19 +129,14 @@ class _Composer:
             self.text_unit().extend(f"del {name}" for name in pending)
 
     def move(
-        self,
-        node: ast.FunctionDef | ast.AsyncFunctionDef,
-        block: SavedBlock,
-        lines: list[str],
-        target: _Class,
+        self, statement: Statement, block: SavedBlock, lines: list[str], target: _Class
     ) -> None:
-        """The method ``node`` into ``target``'s body, without its ``add_to_class``."""
-        after = node.decorator_list[0].end_lineno or node.decorator_list[0].lineno
-        method = _trimmed(lines[after : node.end_lineno])
-        place = block.source_line(statement_start(node))
+        """The method of ``statement`` into ``target``'s body, without its add_to_class."""
+        method = _trimmed(lines[statement.movable - 1 : statement.end])
+        place = block.source_line(statement.line)
         indent = target.indent
         moved = [f"{indent}# {block.path}:{place}", *(indent + t if t else t for t in method)]
-        target.attach(node.name, moved)
+        target.attach(statement.name, moved)
 
     def text(self, display: str) -> str:
         out: list[str] = []
@@ -175,16 +144,6 @@ class _Composer:
             out.extend(unit.text() if isinstance(unit, _Class) else unit)
         body = "\n".join(out) + "\n" if out else ""
         return HEADER.format(display=display) + body
-
-
-def _bound(node: ast.stmt) -> set[str]:
-    """Module-level names a statement binds (what a pending ``del`` must not undo)."""
-    if isinstance(node, (ast.ClassDef, *DEFS)):
-        return {node.name}
-    if isinstance(node, (ast.Import, ast.ImportFrom)):
-        return {(a.asname or a.name).split(".")[0] for a in node.names}
-    targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
-    return {n.id for t in targets if t is not None for n in ast.walk(t) if isinstance(n, ast.Name)}
 
 
 def library_text(blocks: Sequence[SavedBlock], display: str) -> str:
