@@ -7,6 +7,7 @@ line numbers agree with markdown-it's and with editors' (a form feed is not a li
 
 from __future__ import annotations
 
+import bisect
 import re
 from difflib import get_close_matches
 
@@ -171,20 +172,24 @@ class _Prose:
     """Splits the prose between cells into shared and per-framework blocks, their slide
     marks read."""
 
-    def __init__(self, lines: list[str], tokens: list[Token], path: str, tabs: tuple[str, ...]):
+    def __init__(
+        self, text: str, lines: list[str], tokens: list[Token], path: str, tabs: tuple[str, ...]
+    ):
         self.lines = lines
         self.marks = _tab_marks(tokens, lines)
         self.path = path
         self.tabs = tabs
         self.open: OpenTab | None = None
         self.warnings: list[Diagnostic] = []
-        self.literal = _literal_lines(tokens) if may_hold_marks("\n".join(lines)) else set()
+        self.literal = sorted(_literal_lines(tokens)) if may_hold_marks(text) else []
 
     def _block(self, text: str, line: int, frameworks: tuple[str, ...] | None) -> Block:
         """Shared prose (``frameworks`` None) or tab prose, its slide marks read."""
         marked: tuple[SlideMark, ...] = ()
         if may_hold_marks(text):
-            literal = {n - line + 1 for n in self.literal}
+            first = bisect.bisect_left(self.literal, line - 1)
+            last = bisect.bisect_left(self.literal, line - 1 + text.count("\n") + 1)
+            literal = [n - line + 1 for n in self.literal[first:last]]
             found = read_slide_marks(text, line, self.path, literal)
             text, marked = found.book, found.marks
             self.warnings.extend(found.problems)
@@ -229,7 +234,7 @@ def parse(text: str, path: str, tabs: tuple[str, ...]) -> Document:
     lines = text.split("\n")
     # A final newline lets a fence left open at the end be told from a closed one.
     tokens = _markdown.parse(text if text.endswith("\n") else text + "\n")
-    prose = _Prose(lines, tokens, path, tabs)
+    prose = _Prose(text, lines, tokens, path, tabs)
     blocks: list[Block] = []
     cursor = 0
     for token in tokens:

@@ -13,6 +13,7 @@ with the marks and what is wrong with them (located).
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
@@ -21,7 +22,10 @@ from polybook.diagnostics import Diagnostic, Location
 
 OPENERS = {"[**": "**]", "(**": "**)", "[~~": "~~]", "(~~": "~~)"}
 CLOSERS = {closer: opener for opener, closer in OPENERS.items()}
-TOKEN = re.compile(r"\[\*\*|\(\*\*|\[~~|\(~~|\*\*\]|\*\*\)|~~\]|~~\)|`+")
+TOKEN = re.compile(r"\[\*\*|\(\*\*|\[~~|\(~~|\*\*\]|\*\*\)|~~\]|~~\)")
+# A code span: a run of backticks, what it holds, the same run again (a span that would
+# hold a blank line is none: it is dropped where found).
+CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.S)
 LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+$")
 EMPTY_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s*$")
 BLANK_LINE = re.compile(r"\n[ \t]*\n")
@@ -79,18 +83,14 @@ def _is_link(text: str, end: int) -> bool:
     return end < len(text) and text[end] in "(["
 
 
-def _literal_offsets(text: str, literal: Collection[int]) -> set[int]:
-    """Offsets in ``text`` of the characters of its lines ``literal`` (0-based)."""
+def _literal_spans(text: str, literal: Collection[int]) -> list[tuple[int, int]]:
+    """[start, end) offsets in ``text`` of its lines ``literal`` (0-based), in order."""
     lines = text.split("\n")
     starts = [0]
     for line in lines[:-1]:
         starts.append(starts[-1] + len(line) + 1)
-    return {
-        offset
-        for number in literal
-        if 0 <= number < len(lines)
-        for offset in range(starts[number], starts[number] + len(lines[number]) + 1)
-    }
+    numbers = sorted(n for n in literal if 0 <= n < len(lines))
+    return [(starts[n], starts[n] + len(lines[n]) + 1) for n in numbers]
 
 
 class _Scan:
@@ -100,7 +100,7 @@ class _Scan:
         self.text = text
         self.first_line = first_line
         self.path = path
-        self.skip = _literal_offsets(text, literal) if literal else set()
+        self.skip = _literal_spans(text, literal) if literal else []
         self.problems: list[Diagnostic] = []
         self.marks: list[tuple[int, int, SlideMark]] = []  # (start, end, mark)
         self.current: _Open | None = None
@@ -109,24 +109,32 @@ class _Scan:
     def line(self, offset: int) -> int:
         return self.first_line + self.text.count("\n", 0, offset)
 
+    def literal(self, offset: int) -> bool:
+        """Whether ``offset`` is in code: a line of a fence, or a code span."""
+        at = bisect.bisect_right(self.skip, (offset, len(self.text) + 1)) - 1
+        return at >= 0 and self.skip[at][0] <= offset < self.skip[at][1]
+
     def warn(self, offset: int, message: str) -> None:
         where = Location(self.path, self.line(offset))
         self.problems.append(Diagnostic(where, message, "parse.slide"))
 
     def run(self) -> None:
-        text, position = self.text, 0
-        while match := TOKEN.search(text, position):
-            token, start, position = match.group(), match.start(), match.end()
-            if start in self.skip:
+        text = self.text
+        if "``" in text:  # code spans hold no marks either; a run of several backticks
+            found = CODE_SPAN.finditer(text)
+            spans = [m.span() for m in found if not BLANK_LINE.search(m.group(2))]
+            self.skip = sorted([*self.skip, *spans])
+        single = "`" in text and "``" not in text  # spans of one backtick: counted
+        for match in TOKEN.finditer(text):
+            token, start, end = match.group(), match.start(), match.end()
+            if self.skip and self.literal(start):
                 continue
-            if token.startswith("`"):  # a code span: it ends at the next run of as many
-                closer = re.compile(rf"(?<!`){token}(?!`)").search(text, position)
-                if closer and not BLANK_LINE.search(text, position, closer.start()):
-                    position = closer.end()
-            elif token in OPENERS:
+            if single and text.count("`", text.rfind("\n\n", 0, start) + 1, start) % 2:
+                continue  # inside `code`: an odd number of backticks since the paragraph began
+            if token in OPENERS:
                 self.opener(token, start)
             else:
-                self.closer(token, start, position)
+                self.closer(token, start, end)
         if self.current is not None:
             token = self.current.token
             self.warn(self.current.start, f"`{token}` opens a slide mark that is never closed")
