@@ -146,8 +146,8 @@ def write_site(
     names = [p.docname for p in generated]
     pages = [with_toctree(p, names) if p.docname == "index" else p for p in pages]
     held = {fw for _, fw in extras.notebooks}
-    pdfs_changed = write_pdfs(config)  # before the settings, which link them
-    pdfs_changed |= write_slides(config)
+    # The PDFs and decks built before the site, copied before the settings, which link them.
+    copies_changed = write_pdfs(config) | write_slides(config)
     frameworks = [fw for fw in config.tabs if fw in held]
     settings = site_settings(config, frameworks, names, extras.libraries)
     srcdir, outdir = Path(settings["srcdir"]), Path(settings["outdir"])
@@ -167,7 +167,7 @@ def write_site(
     extra = layout.site_extra / NOTEBOOKS_LINK
     changed |= write_notebooks(extra, extras.notebooks, keep)
     _prune_copies(extra, outdir / NOTEBOOKS_LINK)
-    changed |= pdfs_changed
+    changed |= copies_changed
     _prune_copies(layout.site_extra / PDFS_LINK, outdir / PDFS_LINK)
     _prune_copies(layout.site_extra / SLIDES_LINK, outdir / SLIDES_LINK)
     settings_file = layout.sphinx_file("html", ".json")
