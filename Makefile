@@ -10,7 +10,7 @@ TABS ?= all
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all html lib eval check test lint bench bench-book clean setup envs system-deps serve screenshots \
-	notebooks dist lab pdf pdf-deps epub linkcheck
+	notebooks dist lab pdf pdf-deps epub linkcheck slides
 
 all: html
 
@@ -23,9 +23,9 @@ $(TOOL)/.stamp: requirements/tool.txt requirements/tool-nodeps.txt pyproject.tom
 	$(TOOL)/bin/python -m compileall -q polybook  # as pip does for what it installs
 	touch $@
 
-# Browser assets served with the site (MathJax), and axe-core, which the accessibility tests
-# inject into its pages; from the npm registry, pinned by the lock file in
-# polybook/requirements/node (package data: an installed polybook reads the same).
+# Browser assets served with the site and the slides (MathJax, reveal.js), and axe-core,
+# which the accessibility tests inject into pages; from the npm registry, pinned by the lock
+# file in polybook/requirements/node (package data: an installed polybook reads the same).
 NODE_LOCK := polybook/requirements/node/package.json polybook/requirements/node/package-lock.json
 $(ENVS)/node/.stamp: $(TOOL)/.stamp $(NODE_LOCK)
 	$(POLYBOOK) env assets
@@ -96,6 +96,12 @@ eval: envs
 # _build/notebooks/; executes only what the cache lacks.
 notebooks: envs
 	$(POLYBOOK) build notebooks --tab $(TABS)
+
+# A deck per section per framework, in _build/slides/<framework>/: RISE notebooks and
+# reveal.js pages (reveal.js and MathJax from requirements/node); `make slides html` links
+# them from the site.
+slides: envs
+	$(POLYBOOK) build slides --tab $(TABS)
 
 # The d2l package as an sdist and a wheel, in _build/dist/.
 dist: setup

@@ -5,7 +5,7 @@ frameworks, written with the constructs of the shipped chapter: per-framework co
 (``%%tab``), ``tab.selected`` in shared cells, ``#@save`` functions and classes and
 methods added with ``@d2l.add_to_class``, ``:begin_tab:`` prose, labels with ``:numref:``
 across pages, captioned tables, numbered equations with ``:eqref:``, citations of a
-generated BibTeX file, a figure, and a numbered toc tree. Nothing is executed
+generated BibTeX file, a figure, slide marks, and a numbered toc tree. Nothing is executed
 (``eval_notebook = False``). The same arguments always write the same files.
 """
 
@@ -118,8 +118,11 @@ class Writer:
         return f"The {words[0]} {verb} the {' '.join(words[1:])}."
 
     def paragraph(self, extra: str = "", lines: int = 5) -> list[str]:
-        """A paragraph wrapped at about 85 characters; ``extra`` goes in its middle."""
+        """A paragraph wrapped at about 85 characters; ``extra`` goes in its middle. Its first
+        sentence is marked for the slides (a new slide or not), as d2l's pages mark them."""
         sentences = [self.sentence() for _ in range(lines)]
+        opener, closer = self.rng.choice([("[**", "**]"), ("(**", "**)")])
+        sentences[0] = f"{opener}{sentences[0]}{closer}"
         if extra:
             sentences.insert(lines // 2, extra)
         out, line = [], ""

@@ -229,30 +229,12 @@ class SyntheticRegressionData(d2l.DataModule):
 # chapter_builders-guide/toolkit.md:840
 class Trainer(d2l.HyperParameters):
     """Fits a Module to a DataModule."""
-    def __init__(self, max_epochs, num_gpus=0, gradient_clip_val=0):
-        self.save_hyperparameters()
-        assert num_gpus == 0, 'GPU support is added in a later section'
-
     def prepare_data(self, data):
         self.train_dataloader = data.train_dataloader()
         self.val_dataloader = data.val_dataloader()
         self.num_train_batches = len(self.train_dataloader)
         self.num_val_batches = (len(self.val_dataloader)
                                 if self.val_dataloader is not None else 0)
-
-    def prepare_model(self, model, key=None):
-        model.trainer = self
-        model.board.xlim = [0, self.max_epochs]
-        self.model = model
-        if key is None:
-            key = jax.random.PRNGKey(0)
-        first = next(iter(self.train_dataloader))
-        params = model.init(key, *first[:-1])['params']
-        self.state = train_state.TrainState.create(
-            apply_fn=model.apply, params=params, tx=self.optim)
-
-    def prepare_batch(self, batch):
-        return batch
 
     def fit(self, model, data, key=None):
         self.prepare_data(data)
@@ -284,6 +266,29 @@ class Trainer(d2l.HyperParameters):
         norm = jnp.sqrt(sum(jnp.sum(g ** 2) for g in leaves))
         scale = jnp.minimum(1.0, max_norm / (norm + 1e-6))
         return jax.tree_util.tree_map(lambda g: g * scale, grads)
+
+    # chapter_builders-guide/use-gpu.md:388
+    def __init__(self, max_epochs, num_gpus=0, gradient_clip_val=0):
+        self.save_hyperparameters()
+        self.gpus = [d2l.gpu(i) for i in range(min(num_gpus, d2l.num_gpus()))]
+
+    # chapter_builders-guide/use-gpu.md:465
+    def prepare_batch(self, batch):
+        device = self.gpus[0] if self.gpus else d2l.cpu()
+        return [d2l.to(a, device) for a in batch]
+
+    # chapter_builders-guide/use-gpu.md:470
+    def prepare_model(self, model, key=None):
+        model.trainer = self
+        model.board.xlim = [0, self.max_epochs]
+        self.model = model
+        if key is None:
+            key = jax.random.PRNGKey(0)
+        first = next(iter(self.train_dataloader))
+        params = model.init(key, *first[:-1])['params']
+        device = self.gpus[0] if self.gpus else d2l.cpu()
+        self.state = train_state.TrainState.create(
+            apply_fn=model.apply, params=d2l.to(params, device), tx=self.optim)
 
 # chapter_builders-guide/toolkit.md:1032
 class SGD(d2l.HyperParameters):
@@ -380,32 +385,3 @@ def to_numpy(x):
 def sync(x):
     """Wait until `x` has been computed; return `x`."""
     return x.block_until_ready()
-
-# chapter_builders-guide/use-gpu.md:388
-@d2l.add_to_class(d2l.Trainer)
-def __init__(self, max_epochs, num_gpus=0, gradient_clip_val=0):
-    self.save_hyperparameters()
-    self.gpus = [d2l.gpu(i) for i in range(min(num_gpus, d2l.num_gpus()))]
-del __init__
-
-# chapter_builders-guide/use-gpu.md:465
-@d2l.add_to_class(d2l.Trainer)
-def prepare_batch(self, batch):
-    device = self.gpus[0] if self.gpus else d2l.cpu()
-    return [d2l.to(a, device) for a in batch]
-del prepare_batch
-
-# chapter_builders-guide/use-gpu.md:470
-@d2l.add_to_class(d2l.Trainer)
-def prepare_model(self, model, key=None):
-    model.trainer = self
-    model.board.xlim = [0, self.max_epochs]
-    self.model = model
-    if key is None:
-        key = jax.random.PRNGKey(0)
-    first = next(iter(self.train_dataloader))
-    params = model.init(key, *first[:-1])['params']
-    device = self.gpus[0] if self.gpus else d2l.cpu()
-    self.state = train_state.TrainState.create(
-        apply_fn=model.apply, params=d2l.to(params, device), tx=self.optim)
-del prepare_model

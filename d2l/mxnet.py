@@ -141,6 +141,17 @@ class Module(nn.Block, d2l.HyperParameters):
     def configure_optimizers(self):
         raise NotImplementedError
 
+    # chapter_builders-guide/use-gpu.md:436
+    def set_scratch_params_device(self, device):
+        """Move parameters kept as plain arrays in attributes to `device`."""
+        for name, value in list(vars(self).items()):
+            if isinstance(value, np.ndarray):
+                value = value.as_in_ctx(device)
+                value.attach_grad()
+                setattr(self, name, value)
+            elif isinstance(value, d2l.Module):
+                value.set_scratch_params_device(device)
+
 # chapter_builders-guide/toolkit.md:519
 class DataModule(d2l.HyperParameters):
     """Base class of the data sets in this book."""
@@ -180,24 +191,12 @@ class SyntheticRegressionData(d2l.DataModule):
 # chapter_builders-guide/toolkit.md:783
 class Trainer(d2l.HyperParameters):
     """Fits a Module to a DataModule."""
-    def __init__(self, max_epochs, num_gpus=0, gradient_clip_val=0):
-        self.save_hyperparameters()
-        assert num_gpus == 0, 'GPU support is added in a later section'
-
     def prepare_data(self, data):
         self.train_dataloader = data.train_dataloader()
         self.val_dataloader = data.val_dataloader()
         self.num_train_batches = len(self.train_dataloader)
         self.num_val_batches = (len(self.val_dataloader)
                                 if self.val_dataloader is not None else 0)
-
-    def prepare_model(self, model):
-        model.trainer = self
-        model.board.xlim = [0, self.max_epochs]
-        self.model = model
-
-    def prepare_batch(self, batch):
-        return batch
 
     def fit(self, model, data):
         self.prepare_data(data)
@@ -231,6 +230,26 @@ class Trainer(d2l.HyperParameters):
         scale = np.minimum(1.0, max_norm / (norm + 1e-6))
         for g in grads:
             g[:] *= scale
+
+    # chapter_builders-guide/use-gpu.md:388
+    def __init__(self, max_epochs, num_gpus=0, gradient_clip_val=0):
+        self.save_hyperparameters()
+        self.gpus = [d2l.gpu(i) for i in range(min(num_gpus, d2l.num_gpus()))]
+
+    # chapter_builders-guide/use-gpu.md:447
+    def prepare_batch(self, batch):
+        if self.gpus:
+            batch = [d2l.to(a, self.gpus[0]) for a in batch]
+        return batch
+
+    # chapter_builders-guide/use-gpu.md:453
+    def prepare_model(self, model):
+        model.trainer = self
+        model.board.xlim = [0, self.max_epochs]
+        if self.gpus:
+            model.collect_params().reset_ctx(self.gpus[0])
+            model.set_scratch_params_device(self.gpus[0])
+        self.model = model
 
 # chapter_builders-guide/toolkit.md:1013
 class SGD(d2l.HyperParameters):
@@ -327,42 +346,3 @@ def sync(x):
     """Wait until `x` has been computed; return `x`."""
     x.wait_to_read()
     return x
-
-# chapter_builders-guide/use-gpu.md:388
-@d2l.add_to_class(d2l.Trainer)
-def __init__(self, max_epochs, num_gpus=0, gradient_clip_val=0):
-    self.save_hyperparameters()
-    self.gpus = [d2l.gpu(i) for i in range(min(num_gpus, d2l.num_gpus()))]
-del __init__
-
-# chapter_builders-guide/use-gpu.md:436
-@d2l.add_to_class(d2l.Module)
-def set_scratch_params_device(self, device):
-    """Move parameters kept as plain arrays in attributes to `device`."""
-    for name, value in list(vars(self).items()):
-        if isinstance(value, np.ndarray):
-            value = value.as_in_ctx(device)
-            value.attach_grad()
-            setattr(self, name, value)
-        elif isinstance(value, d2l.Module):
-            value.set_scratch_params_device(device)
-del set_scratch_params_device
-
-# chapter_builders-guide/use-gpu.md:447
-@d2l.add_to_class(d2l.Trainer)
-def prepare_batch(self, batch):
-    if self.gpus:
-        batch = [d2l.to(a, self.gpus[0]) for a in batch]
-    return batch
-del prepare_batch
-
-# chapter_builders-guide/use-gpu.md:453
-@d2l.add_to_class(d2l.Trainer)
-def prepare_model(self, model):
-    model.trainer = self
-    model.board.xlim = [0, self.max_epochs]
-    if self.gpus:
-        model.collect_params().reset_ctx(self.gpus[0])
-        model.set_scratch_params_device(self.gpus[0])
-    self.model = model
-del prepare_model

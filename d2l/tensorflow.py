@@ -187,24 +187,12 @@ class SyntheticRegressionData(d2l.DataModule):
 # chapter_builders-guide/toolkit.md:901
 class Trainer(d2l.HyperParameters):
     """Fits a Module to a DataModule."""
-    def __init__(self, max_epochs, num_gpus=0, gradient_clip_val=0):
-        self.save_hyperparameters()
-        assert num_gpus == 0, 'GPU support is added in a later section'
-
     def prepare_data(self, data):
         self.train_dataloader = data.train_dataloader()
         self.val_dataloader = data.val_dataloader()
         self.num_train_batches = len(self.train_dataloader)
         self.num_val_batches = (len(self.val_dataloader)
                                 if self.val_dataloader is not None else 0)
-
-    def prepare_model(self, model):
-        model.trainer = self
-        model.board.xlim = [0, self.max_epochs]
-        self.model = model
-
-    def prepare_batch(self, batch):
-        return batch
 
     def fit(self, model, data):
         self.prepare_data(data)
@@ -236,6 +224,27 @@ class Trainer(d2l.HyperParameters):
     def clip_gradients(self, max_norm, grads):
         clipped, _ = tf.clip_by_global_norm(grads, max_norm)
         return clipped
+
+    # chapter_builders-guide/use-gpu.md:388
+    def __init__(self, max_epochs, num_gpus=0, gradient_clip_val=0):
+        self.save_hyperparameters()
+        self.gpus = [d2l.gpu(i) for i in range(min(num_gpus, d2l.num_gpus()))]
+
+    # chapter_builders-guide/use-gpu.md:486
+    def prepare_batch(self, batch):
+        if self.gpus:
+            batch = [d2l.to(a, self.gpus[0]) for a in batch]
+        return batch
+
+    # chapter_builders-guide/use-gpu.md:492
+    def prepare_model(self, model):
+        model.trainer = self
+        model.board.xlim = [0, self.max_epochs]
+        if self.gpus:
+            first = self.prepare_batch(next(iter(self.train_dataloader)))
+            with tf.device(self.gpus[0]):
+                model(*first[:-1])
+        self.model = model
 
 # chapter_builders-guide/toolkit.md:1047
 class SGD(d2l.HyperParameters):
@@ -336,30 +345,3 @@ def sync(x):
     """Wait until `x` has been computed; return `x`."""
     tf.reduce_sum(x).numpy()
     return x
-
-# chapter_builders-guide/use-gpu.md:388
-@d2l.add_to_class(d2l.Trainer)
-def __init__(self, max_epochs, num_gpus=0, gradient_clip_val=0):
-    self.save_hyperparameters()
-    self.gpus = [d2l.gpu(i) for i in range(min(num_gpus, d2l.num_gpus()))]
-del __init__
-
-# chapter_builders-guide/use-gpu.md:486
-@d2l.add_to_class(d2l.Trainer)
-def prepare_batch(self, batch):
-    if self.gpus:
-        batch = [d2l.to(a, self.gpus[0]) for a in batch]
-    return batch
-del prepare_batch
-
-# chapter_builders-guide/use-gpu.md:492
-@d2l.add_to_class(d2l.Trainer)
-def prepare_model(self, model):
-    model.trainer = self
-    model.board.xlim = [0, self.max_epochs]
-    if self.gpus:
-        first = self.prepare_batch(next(iter(self.train_dataloader)))
-        with tf.device(self.gpus[0]):
-            model(*first[:-1])
-    self.model = model
-del prepare_model

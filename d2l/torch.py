@@ -181,24 +181,12 @@ class SyntheticRegressionData(d2l.DataModule):
 # chapter_builders-guide/toolkit.md:728
 class Trainer(d2l.HyperParameters):
     """Fits a Module to a DataModule."""
-    def __init__(self, max_epochs, num_gpus=0, gradient_clip_val=0):
-        self.save_hyperparameters()
-        assert num_gpus == 0, 'GPU support is added in a later section'
-
     def prepare_data(self, data):
         self.train_dataloader = data.train_dataloader()
         self.val_dataloader = data.val_dataloader()
         self.num_train_batches = len(self.train_dataloader)
         self.num_val_batches = (len(self.val_dataloader)
                                 if self.val_dataloader is not None else 0)
-
-    def prepare_model(self, model):
-        model.trainer = self
-        model.board.xlim = [0, self.max_epochs]
-        self.model = model
-
-    def prepare_batch(self, batch):
-        return batch
 
     def fit(self, model, data):
         self.prepare_data(data)
@@ -230,6 +218,25 @@ class Trainer(d2l.HyperParameters):
 
     def clip_gradients(self, max_norm, model):
         nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+
+    # chapter_builders-guide/use-gpu.md:388
+    def __init__(self, max_epochs, num_gpus=0, gradient_clip_val=0):
+        self.save_hyperparameters()
+        self.gpus = [d2l.gpu(i) for i in range(min(num_gpus, d2l.num_gpus()))]
+
+    # chapter_builders-guide/use-gpu.md:419
+    def prepare_batch(self, batch):
+        if self.gpus:
+            batch = [d2l.to(a, self.gpus[0]) for a in batch]
+        return batch
+
+    # chapter_builders-guide/use-gpu.md:425
+    def prepare_model(self, model):
+        model.trainer = self
+        model.board.xlim = [0, self.max_epochs]
+        if self.gpus:
+            model.to(self.gpus[0])
+        self.model = model
 
 # chapter_builders-guide/toolkit.md:993
 class SGD(d2l.HyperParameters):
@@ -327,28 +334,3 @@ def sync(x):
     if x.device.type == 'cuda':
         torch.cuda.synchronize(x.device)
     return x
-
-# chapter_builders-guide/use-gpu.md:388
-@d2l.add_to_class(d2l.Trainer)
-def __init__(self, max_epochs, num_gpus=0, gradient_clip_val=0):
-    self.save_hyperparameters()
-    self.gpus = [d2l.gpu(i) for i in range(min(num_gpus, d2l.num_gpus()))]
-del __init__
-
-# chapter_builders-guide/use-gpu.md:419
-@d2l.add_to_class(d2l.Trainer)
-def prepare_batch(self, batch):
-    if self.gpus:
-        batch = [d2l.to(a, self.gpus[0]) for a in batch]
-    return batch
-del prepare_batch
-
-# chapter_builders-guide/use-gpu.md:425
-@d2l.add_to_class(d2l.Trainer)
-def prepare_model(self, model):
-    model.trainer = self
-    model.board.xlim = [0, self.max_epochs]
-    if self.gpus:
-        model.to(self.gpus[0])
-    self.model = model
-del prepare_model

@@ -20,6 +20,7 @@ STATE_FILE = "state.json"
 NOTEBOOKS_LINK = "_notebooks"  # in the site: _notebooks/<framework>/<page>.ipynb
 PDFS_LINK = "_pdf"  # in the site: _pdf/<name>-<framework>.pdf
 EPUBS_LINK = "_epub"  # in the site: _epub/<name>-<framework>.epub
+SLIDES_LINK = "_slides"  # in the site: _slides/<framework>/<page>.html, as _build/slides
 KEY_LENGTH = 16  # hex digits of a requirement set's hash in a shared folder's names
 
 
@@ -210,6 +211,25 @@ class Layout:
     @property
     def notebooks(self) -> Path:
         return self.build / "notebooks"
+
+    @property
+    def slides(self) -> Path:
+        """The decks: ``<framework>/<page>.ipynb`` (RISE) and ``.html`` (reveal.js), with
+        the browser assets they share in ``_static/``."""
+        return self.build / "slides"
+
+    def deck(self, framework: str, page: str, suffix: str) -> Path:
+        """One section's deck of ``framework``: ``.ipynb`` or ``.html``."""
+        return self.slides / framework / (page.removesuffix(".md") + suffix)
+
+    def built_decks(self, tabs: tuple[str, ...]) -> dict[str, list[str]]:
+        """Per framework of ``tabs``, the pages (docnames) that have a reveal.js deck."""
+        found = {}
+        for fw in tabs:
+            folder = self.slides / fw
+            pages = folder.rglob("*.html") if folder.is_dir() else ()
+            found[fw] = sorted(p.relative_to(folder).with_suffix("").as_posix() for p in pages)
+        return {fw: pages for fw, pages in found.items() if pages}
 
     @property
     def dist(self) -> Path:

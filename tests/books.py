@@ -37,6 +37,7 @@ from polybook.meta import (
 )
 from polybook.nb import Notebooks, new_code_cell, new_notebook, writes
 from polybook.source.book import load_book
+from polybook.source.slide_marks import read_slide_marks
 from polybook.source.split import split_book
 
 if TYPE_CHECKING:
@@ -320,3 +321,18 @@ class Built:
     before: dict[str, str]  # its sources' hashes before the build
     code: int  # the command's exit status
     warnings: list[str]  # what the build logged
+
+
+def headings(page: Path) -> tuple[str, list[str]]:
+    """A page's title and its ``##`` headings, outside code, as the book shows them (slide
+    marks read out)."""
+    title, subs, fenced = "", [], False
+    for raw in page.read_text(encoding="utf-8").splitlines():
+        line = read_slide_marks(raw, 1, page.name).book
+        if line.startswith("```"):
+            fenced = not fenced
+        elif not fenced and line.startswith("# ") and not title:
+            title = line[2:].strip()
+        elif not fenced and line.startswith("## "):
+            subs.append(line[3:].strip())
+    return title, subs

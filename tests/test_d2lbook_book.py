@@ -149,7 +149,9 @@ def test_code_runs_per_framework_and_the_library_keeps_d2lbooks_contract(
             assert saved in text, (lib, saved)
         assert "d2l.DATA_HUB['tiny'] = (" in text
         assert f"def framework_name():\n    return '{name}'" in text
-        assert "del bump\n" in text
+        assert "class Counter:" in text and "    def bump(self):\n" in text  # in its class
+        assert "bump" not in [line.split("(")[0] for line in text.split("\n")[:1]]
+        assert "del bump" not in text and "\ndef bump" not in text
         assert not re.search(r"^\s*[%!]", text, re.M)
     for fw, aliases in ALIASES.items():
         nb = reads((root / f"_build/eval/{fw}/chapter_a/x.ipynb").read_text())

@@ -53,11 +53,18 @@ def local_cluster(workers: int, resources: dict[str, float]) -> LocalCluster:
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[LocalCluster]:
     # A killed worker's nanny starts a new one; the cluster must not give up on it first.
-    with (
-        dask.config.set({**WORKER_CONFIG, "distributed.deploy.lost-worker-timeout": "600s"}),
-        local_cluster(2, worker_resources()) as local,
-    ):
-        yield local
+    # The nannies set their workers' environment (one BLAS thread) in this process's: it is
+    # put back after, so that later tests' kernels get their own thread caps.
+    saved = dict(os.environ)
+    try:
+        with (
+            dask.config.set({**WORKER_CONFIG, "distributed.deploy.lost-worker-timeout": "600s"}),
+            local_cluster(2, worker_resources()) as local,
+        ):
+            yield local
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ links to each epub; and, without building, the metadata Sphinx's EPUB 3 builder 
 from __future__ import annotations
 
 import logging
-import re
 import zipfile
 from dataclasses import replace
 from pathlib import Path
@@ -18,7 +17,7 @@ import pytest
 from polybook.config import load_config
 from polybook.epub.stage import EpubJob, epub_config, identifier
 
-from .books import Collect, build, write_book
+from .books import Collect, build, headings, write_book
 
 FRAMEWORKS = ("pytorch", "mxnet", "jax", "tensorflow")
 CHAPTER = "chapter_builders-guide"
@@ -50,17 +49,6 @@ def _text(book: zipfile.ZipFile, name: str) -> str:
     """The text of a content document, its markup removed, whitespace single."""
     tree = ElementTree.fromstring(book.read(name))
     return " ".join("".join(tree.itertext()).replace("’", "'").split())
-
-
-def _headings(page: Path) -> list[str]:
-    """A page's ``#`` and ``##`` headings, outside code."""
-    found, fenced = [], False
-    for line in page.read_text(encoding="utf-8").splitlines():
-        if line.startswith("```"):
-            fenced = not fenced
-        elif not fenced and re.match(r"#{1,2} ", line):
-            found.append(line.split(" ", 1)[1].strip())
-    return found
 
 
 def _package(book: zipfile.ZipFile) -> tuple[str, ElementTree.Element]:
@@ -126,7 +114,8 @@ def test_each_epub_holds_every_section_in_its_framework(shipped_site: Path, fw: 
         for page in sorted((shipped_site / CHAPTER).glob("*.md")):
             name = f"{CHAPTER}/{page.stem}.xhtml"
             text = _text(book, name)
-            for heading in _headings(page):
+            title, subs = headings(page)
+            for heading in [title, *subs]:
                 plain = heading.replace("`", "")
                 assert plain in text, (name, heading)
                 assert plain in nav, (name, heading)

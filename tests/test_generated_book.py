@@ -16,7 +16,8 @@ from polybook import parallel
 from polybook.commands.cli import main
 from polybook.config import load_config
 from polybook.diagnostics import Reporter
-from polybook.library.extract import extract_libraries, library_text
+from polybook.library.compose import library_text
+from polybook.library.extract import extract_libraries
 from polybook.library.pages import libraries_from_pages, read_saves
 from polybook.source.book import load_book
 from polybook.source.split import split_book

@@ -14,7 +14,8 @@ from nbformat import NotebookNode
 
 from polybook import frameworks
 from polybook.diagnostics import PolybookError, Reporter
-from polybook.library.extract import check_blocks, check_redefinitions, library_text
+from polybook.library.compose import library_text
+from polybook.library.extract import check_blocks, check_redefinitions
 from polybook.library.saves import extract_blocks
 from polybook.render.page import render_page
 from polybook.source.book import decode_page
@@ -40,6 +41,10 @@ def _show_document(doc: Document) -> list[str]:
         else:
             body = block.source if isinstance(block, CodeCell) else block.text
         out.append(f"{head}: {body!r}")
+        for mark in getattr(block, "marks", ()):
+            kind = ("[" if mark.new_slide else "(") + ("**" if mark.in_book else "~~")
+            place = f" paragraph {mark.paragraph}" + (f" item {mark.item!r}" if mark.item else "")
+            out.append(f"  slide mark {kind} L{mark.line}{place}: {mark.text!r}")
     return out
 
 

@@ -166,3 +166,61 @@ download('tiny')
     assert "download('tiny')" not in text
     lib = _import(root / "d2l" / "torch.py")
     assert lib.download("tiny") == "http://example.org/tiny.csv"
+
+
+ATTACHED = """
+class Trainer:  #@save
+    \"\"\"Fits models.\"\"\"
+    def __init__(self):
+        self.epochs = 3
+
+    def fit(self):
+        return 'first'
+
+@d2l.add_to_class(Trainer)  #@save
+def fit(self):
+    return 'second'
+
+@d2l.add_to_class(Trainer)  #@save
+def report(self):
+    return f'{self.fit()} after {self.epochs}'
+
+@d2l.add_to_class(Trainer)  #@save
+def hidden(self):
+    return self.__secret
+
+@some_decorator
+@d2l.add_to_class(Trainer)  #@save
+def wrapped(self):
+    return 0
+"""
+HELPERS = """
+def add_to_class(Class):  #@save
+    def wrapper(obj):
+        setattr(Class, obj.__name__, obj)
+    return wrapper
+
+def some_decorator(f):  #@save
+    return f
+"""
+
+
+def test_attached_methods_are_written_into_their_class_body(tmp_path: Path) -> None:
+    page = "# A\n\n" + _cell(HELPERS) + _cell(ATTACHED)
+    root = _small_book(tmp_path / "book", {"a.md": page})
+    _lib(root)
+    text = (root / "d2l" / "torch.py").read_text()
+    body = text[text.index("class Trainer:") :]
+    # The later fit replaces the class's own, in its place; report goes at the end.
+    assert body.index("def __init__") < body.index("def fit") < body.index("def report")
+    assert "'first'" not in text and text.count("def fit(self):") == 1
+    assert "    # a.md:" in body  # each moved method names its place
+    # Where moving would change the code (a mangled __name, another outer decorator), the
+    # method stays a decorated function, deleted from the module after its block.
+    assert "\n@d2l.add_to_class(Trainer)\ndef hidden(self):" in text and "\ndel hidden" in text
+    assert "\n@some_decorator\n@d2l.add_to_class(Trainer)\ndef wrapped" in text
+    lib = _import(root / "d2l" / "torch.py")
+    trainer = lib.Trainer()
+    assert (trainer.fit(), trainer.report(), trainer.wrapped()) == ("second", "second after 3", 0)
+    public = {n for n in vars(lib) if not n.startswith("_")}
+    assert public == {"d2l", "sys", "add_to_class", "some_decorator", "Trainer"}

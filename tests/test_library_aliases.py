@@ -8,7 +8,8 @@ from polybook.config import load_config
 from polybook.config.model import LibraryAliases
 from polybook.diagnostics import Reporter
 from polybook.library.aliases import alias_lines, place_aliases
-from polybook.library.extract import check_parity, library_text
+from polybook.library.compose import library_text
+from polybook.library.extract import check_parity
 from polybook.library.model import SavedBlock
 
 CONFIG = """\

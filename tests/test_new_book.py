@@ -13,9 +13,9 @@ import pytest
 from polybook.commands.cli import main
 from polybook.config import load_config
 from polybook.diagnostics import PolybookError
+from polybook.environments.assets import assets_current, install_assets
 from polybook.frameworks import REGISTRY
 from polybook.pdf.latex import DEBIAN_PACKAGES
-from polybook.site.assets import assets_current, install_assets
 
 from .books import REPO
 

@@ -28,9 +28,8 @@ from polybook.pdf.sphinx_latex import resolve_markers
 from polybook.source.book import load_book
 from polybook.source.split import split_book
 
-from .books import copy_fixture, shipped_with_cache
+from .books import REPO, copy_fixture, headings, shipped_with_cache
 
-REPO = Path(__file__).resolve().parent.parent
 CHAPTER = "chapter_builders-guide"
 FRAMEWORKS = ("pytorch", "mxnet", "jax", "tensorflow")
 IMPORTS = {
@@ -78,19 +77,6 @@ def shipped(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     assert build(root, "pdf", "--tab", "all") == 0
     pdfs = {fw: root / "_build" / "pdf" / f"builders-guide-{fw}.pdf" for fw in FRAMEWORKS}
     return {fw: "\n".join(pages_text(path)) for fw, path in pdfs.items()}
-
-
-def headings(page: Path) -> tuple[str, list[str]]:
-    """A page's title and its ``##`` headings, outside code."""
-    title, subs, fenced = "", [], False
-    for line in page.read_text(encoding="utf-8").splitlines():
-        if line.startswith("```"):
-            fenced = not fenced
-        elif not fenced and line.startswith("# ") and not title:
-            title = line[2:].strip()
-        elif not fenced and line.startswith("## "):
-            subs.append(line[3:].strip())
-    return title, subs
 
 
 def toc_entries(page: Path) -> list[str]:

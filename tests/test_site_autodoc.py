@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
+import pytest
+from sphinx.util.inspect import stringify_signature
+
 from polybook.config import load_config
+from polybook.diagnostics import Reporter
 from polybook.library.model import SavedBlock
 from polybook.pdf.latex import LatexJob, latex_config
 from polybook.render.autodoc import autodoc_settings
+from polybook.render.library_stubs import module_from_source
 from polybook.render.sphinx_log import condensed
+from polybook.site.api import api_index, api_pages, documented_modules
+from polybook.source.book import load_book
 
 from .books import copy_fixture as copy_book
 
@@ -21,20 +29,70 @@ from . import sibling
 """
 
 
-def test_only_what_the_sphinx_python_cannot_import_is_mocked(tmp_path: Path) -> None:
+def test_the_library_is_read_from_source_and_nothing_it_imports_is_imported(
+    tmp_path: Path,
+) -> None:
     root = copy_book(tmp_path / "book", "d2lbook_book")
-    (root / "helpers.py").write_text("scale = 2\n")  # beside the book: importable there
+    (root / "helpers.py").write_text("scale = 2\n")  # importable here, yet not imported
     config = load_config(root)
     libraries = {"pytorch": [SavedBlock("chapter_a/x.md", (1, 2, 3, 4, 5), CODE, 0)]}
-    expected = {"pb_import_path": [str(root)], "autodoc_mock_imports": ["torch"]}
-    assert autodoc_settings(config, libraries) == expected
-    assert autodoc_settings(config, {}) == {
+    files = {"d2l.torch": str(root / "d2l/torch.py"), "d2l.jax": str(root / "d2l/jax.py")}
+    expected = {
         "pb_import_path": [str(root)],
-        "autodoc_mock_imports": [],
+        "pb_library_files": files,
+        "autodoc_mock_imports": ["helpers", "torch"],
     }
+    assert autodoc_settings(config, libraries) == expected
+    assert autodoc_settings(config, {})["autodoc_mock_imports"] == []
     settings = latex_config(config, LatexJob(config, "pytorch", libraries), "")
-    assert settings["autodoc_mock_imports"] == ["torch"]
-    assert settings["pb_import_path"] == [str(root)]
+    assert settings["autodoc_mock_imports"] == ["helpers", "torch"]
+    assert settings["pb_library_files"] == files
+
+
+LIBRARY = """\"\"\"A library.\"\"\"
+import torch
+import nothing_installed
+
+d2l = sys.modules[__name__]
+raise RuntimeError("this module is never run")
+
+class Trainer(nothing_installed.Base):
+    \"\"\"Fits models.\"\"\"
+    def __init__(self, max_epochs: int, lr=0.1 * 2, *args, device=torch.device('cpu'), **kw):
+        self.lr = lr
+
+    @property
+    def epochs(self):
+        \"\"\"How many epochs.\"\"\"
+        return 1
+
+@d2l.add_to_class(Trainer)
+def fit(self, model) -> 'Trainer':
+    \"\"\"Fit ``model``.\"\"\"
+del fit
+
+def helper(x, /, y=None):
+    return x
+
+def helper(x):
+    \"\"\"The later one.\"\"\"
+"""
+
+
+def test_a_library_module_is_made_from_its_source_without_running_it() -> None:
+    module = module_from_source("d2l.lib", LIBRARY, "/book/d2l/lib.py")
+    assert module.__doc__ == "A library."
+    assert sorted(n for n in vars(module) if not n.startswith("_")) == ["Trainer", "helper"]
+    trainer = module.Trainer
+    assert (trainer.__module__, trainer.__doc__) == ("d2l.lib", "Fits models.")
+    shown = stringify_signature(inspect.signature(trainer))  # as autodoc shows it
+    assert shown == "(max_epochs: int, lr=0.1 * 2, *args, device=torch.device('cpu'), **kw)"
+    assert stringify_signature(inspect.signature(trainer.fit)) == "(self, model) -> Trainer"
+    assert (trainer.fit.__qualname__, trainer.fit.__doc__) == ("Trainer.fit", "Fit ``model``.")
+    assert trainer.epochs.__doc__ == "How many epochs."
+    assert module.helper.__doc__ == "The later one."  # a later definition replaces one
+    with pytest.raises(NotImplementedError):
+        module.helper(1)
 
 
 FAILED_IMPORT = """\
@@ -60,3 +118,20 @@ def test_a_warning_with_a_traceback_is_its_first_line_the_error_and_where() -> N
     )
     assert condensed("one line") == "one line"
     assert condensed("two\nlines") == "two\nlines"
+
+
+def test_a_module_the_book_documents_itself_gets_no_second_api_page(tmp_path: Path) -> None:
+    root = copy_book(tmp_path / "book", "d2lbook_book")
+    config = load_config(root)
+    reporter = Reporter()
+    book = load_book(config, reporter)
+    documented = documented_modules(book.documents)
+    assert documented == {"json": "chapter_b/api", "d2l.torch": "chapter_b/api"}
+    saved = "def numel(x):  #@save\n    return 1\n"
+    libraries = {fw: [SavedBlock("chapter_a/x.md", (1, 2), saved, 0)] for fw in config.tabs}
+    pages = api_pages(config, libraries, config.tabs, documented)
+    assert [page.docname for page in pages] == ["api/jax"]  # d2l.torch is on the book's page
+    index = api_index(config, libraries, config.tabs, documented)
+    assert index["pytorch"]["doc"] == "chapter_b/api"  # code links to autodoc's entries
+    assert index["pytorch"]["names"]["numel"]["id"] == "d2l.torch.numel"
+    assert index["jax"]["doc"] == "api/jax"

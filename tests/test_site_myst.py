@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from polybook.diagnostics import Reporter
 from polybook.render.myst import prose_to_myst
 from polybook.render.page import render_page
+from polybook.render.unresolved import readable
 from polybook.source.parse import parse
+
+from .books import write_book
 
 EXAMPLE = """\
 Write a reference like this:
@@ -73,3 +80,52 @@ def test_toc_entries_keep_their_own_source_lines() -> None:
     lines = dict(zip(page.lines.text, page.lines.origin, strict=False))
     assert (lines["chap/a"], lines["chap/b"]) == (6, 9)
     assert lines["```{toctree}"] == 3
+
+
+RAW_PAGE = """\
+# Front
+
+```eval_rst
+.. raw:: html
+   :file: front.html
+```
+
+```eval_rst
+.. raw:: html
+   :file: ../../secret.html
+```
+"""
+
+
+def test_a_raw_file_is_read_relative_to_its_page_and_only_inside_the_book(
+    tmp_path: Path,
+) -> None:
+    root = write_book(
+        tmp_path / "book",
+        {"chap/front.html": "<p>front</p>", "chap/page.md": RAW_PAGE, "secret.html": "x"},
+    )
+    reporter = Reporter()
+    doc = parse(RAW_PAGE, "chap/page.md", ("pytorch",))
+    page = render_page(doc, {}, ("pytorch",), reporter, root=root)
+    assert page.files == {"chap/front.html": b"<p>front</p>"}  # beside the rendered page
+    assert "   :file: front.html" in page.lines.text
+    assert [str(d) for d in reporter.diagnostics] == [
+        "chap/page.md:10: `:file: ../../secret.html` is outside the book: left out"
+        " [polybook.render.raw]"
+    ]
+    left_out = page.lines.text[page.lines.origin.index(9)]
+    assert left_out == ".. left out: .. raw:: html"  # a comment: nothing is read or shown
+
+
+@pytest.mark.parametrize(
+    ("target", "reftype", "text"),
+    [
+        ("fig_lstm_2", "numref", "Fig. “lstm 2”"),
+        ("tab_glove", "numref", "Table “glove”"),
+        ("sec_linear-regression", "ref", "Section “linear regression”"),
+        ("eq_ftc", "eq", "(ftc)"),
+        ("orphan", "numref", "“orphan”"),
+    ],
+)
+def test_a_reference_to_nothing_reads_as_words(target: str, reftype: str, text: str) -> None:
+    assert readable(target, reftype) == text

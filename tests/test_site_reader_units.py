@@ -121,6 +121,7 @@ def test_notebook_platform_links_follow_the_repositories_configured(tmp_path: Pa
         "notebooks": {"pytorch": "_notebooks/pytorch/", "jax": ""},
         "pdf": {"pytorch": "", "jax": ""},  # no PDF was built
         "epub": {"pytorch": "", "jax": ""},  # nor an epub
+        "slides": {"pytorch": "", "jax": ""},  # nor slides
         "colab": {"pytorch": "", "jax": ""},
         "sagemaker": {"pytorch": "", "jax": ""},
     }

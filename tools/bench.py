@@ -441,6 +441,8 @@ def big_book(pages: int = BOOK_PAGES) -> None:
         lib_noop = min((build(root, "lib") for _ in range(3)), key=lambda run: run.wall)
         cold = build(root, "html")
         noop = build(root, "html")
+        slides = build(root, "slides")
+        slides_noop = build(root, "slides")
         jobs = sphinx_jobs()
         floor = sphinx_alone(root, Path(tmp) / "sphinx", jobs)
         warned = len(json.loads((root / "_build" / "site-diagnostics.json").read_text()))
@@ -452,6 +454,8 @@ def big_book(pages: int = BOOK_PAGES) -> None:
             (f"Sphinx alone on the same MyST pages (-j {jobs})", f"{floor:.1f} s", ""),
             ("html cold / Sphinx alone", f"{cold.wall / floor:.2f}", "<= 1.5"),
             ("build html, no-op", f"{noop.wall:.2f} s", "<= 0.5 s"),
+            ("build slides (decks of every page), after html", f"{slides.wall:.2f} s", ""),
+            ("build slides, no-op", f"{slides_noop.wall:.2f} s", "<= 0.5 s"),
             ("pages with Sphinx warnings", f"{warned}", "0"),
         ]
         show(f"polybook bench ({pages}-page book, eval_notebook = False, one run)", rows)

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -37,12 +36,11 @@ from IPython.core.interactiveshell import ExecutionResult, InteractiveShell
 from polybook import frameworks
 from polybook.config import find_book_root
 from polybook.diagnostics import PolybookError
-from polybook.source.marks import D2LBOOK_PLUMBING
+from polybook.source.marks import D2LBOOK_PLUMBING, TAB_LINE
 from polybook.source.selected import SELECTED, select_branches
 
 FRAMEWORK_VAR = "POLYBOOK_FRAMEWORK"
 PYTHON_VAR = "POLYBOOK_PYTHON"  # the Python that runs polybook
-TAB_LINE = re.compile(r"^\s*(?:%%tab|#@tab)\b(.*)$")
 TABS_VAR = "POLYBOOK_TABS"  # the book's tabs, beside polybook's own frameworks
 MODULE_VAR = "POLYBOOK_MODULE"  # the module of this framework's library
 SAVE = "@save"
@@ -109,9 +107,7 @@ class Extension:
         if not self.runs(lines):
             return []
         texts = [line.rstrip("\n") for line in lines]
-        if texts and TAB_LINE.match(texts[0]):
-            texts[0] = ""
-        texts = ["" if D2LBOOK_PLUMBING.match(t) else t for t in texts]
+        texts = ["" if D2LBOOK_PLUMBING.match(t) or TAB_LINE.match(t) else t for t in texts]
         if any(SELECTED in t for t in texts):
             texts = self.select(texts)
         return [t + "\n" for t in texts]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from polybook.config import BookConfig
 from polybook.diagnostics import Reporter
 from polybook.library.aliases import with_aliases
+from polybook.library.committed import borrowing
 from polybook.library.extract import check_parity
 from polybook.library.pages import libraries_from_pages, read_saves
 from polybook.library.rewrite import rewriters
@@ -23,7 +24,8 @@ def check_book(config: BookConfig, tabs: tuple[str, ...], reporter: Reporter) ->
         book, saves = read_saves(config, tabs, reporter)
     except BookInvalid:
         return
-    libraries = with_aliases(config, libraries_from_pages(saves, tabs, reporter), reporter)
+    found = libraries_from_pages(saves, tabs, reporter, borrowing(config, book))
+    libraries = with_aliases(config, found, reporter)
     check_parity(libraries, config.framework_specific, reporter)
     rewriters(config, tabs, reporter)  # their patterns compile
     check_references(config.root, book.documents, reporter)

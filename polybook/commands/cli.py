@@ -246,7 +246,7 @@ def run(args: argparse.Namespace) -> int:
 
         return doctor(_book_here(args))
     if args.command == "env" and args.action == "assets":
-        from polybook.site.assets import install_assets
+        from polybook.environments.assets import install_assets
 
         print(f"the browser assets are in {install_assets()}")
         return 0

@@ -15,9 +15,10 @@ from importlib import metadata
 from polybook.config import BookConfig
 from polybook.diagnostics import PolybookError
 from polybook.environments import devices, venvs
+from polybook.environments.assets import assets_current
 from polybook.paths import PACKAGE_ROOT, assets_dir
 from polybook.pdf.latex import FONTS, INSTALL_COMMAND, missing_tools
-from polybook.site.assets import assets_current, mathjax
+from polybook.render.assets import mathjax
 
 OK, MISSING = "ok", "missing"
 

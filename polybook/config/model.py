@@ -96,6 +96,9 @@ class BookConfig:
     main_font: str = ""  # [pdf]
     sans_font: str = ""  # [pdf]
     mono_font: str = ""  # [pdf]
+    slides_top_left: str = ""  # [slides] top_left
+    slides_top_right: str = ""  # [slides] top_right
+    slides_repo: tuple[str, ...] = ()  # [slides] github_repo
     requirements: tuple[str, ...] = ()  # [build]: FILE or tab:FILE, relative to the root
     drift_rtol: float = 1e-5  # [drift] rtol
     drift_atol: float = 1e-8  # [drift] atol

@@ -23,7 +23,7 @@ from polybook.execution.kernel import KernelEnv
 from polybook.execution.local import LocalExecutor
 from polybook.execution.scheduler import Executor, Inventory, Job
 from polybook.fsutil import write_atomic
-from polybook.library.extract import library_text
+from polybook.library.compose import library_text
 from polybook.library.model import SavedBlock
 from polybook.library.usage import LibraryUsage, package_init
 from polybook.meta import cell_meta, update_notebook_meta

@@ -35,17 +35,6 @@ class CompileError:
 Extracted = tuple[list[SavedBlock], Sequence[CompileError | None] | None]
 
 
-HEADER = '''"""The d2l library for {display}, extracted by polybook from the book's #@save code.
-
-Generated file: edit the book's sources instead.
-"""
-
-import sys
-
-d2l = sys.modules[__name__]
-'''
-
-
 def check_blocks(
     blocks: Sequence[SavedBlock],
     framework: str,
@@ -132,21 +121,10 @@ def redefinitions(blocks: Sequence[SavedBlock]) -> list[tuple[str, Location, Loc
                 continue
             place = Location(block.path, block.source_line(statement.line))
             for name in sorted(statement.names | statement.methods):
-                if name in seen:
-                    found.append((name, seen[name], place))
+                if name in seen and not seen[name].path.endswith(".py"):
+                    found.append((name, seen[name], place))  # (not another tool's library)
                 seen[name] = place
     return found
-
-
-def _unbound_methods(block: SavedBlock) -> list[str]:
-    """Names ``add_to_class`` defs leave bound at module level, in order, for ``del``."""
-    pending: dict[str, None] = {}
-    for statement in block.statements:
-        for name in statement.names:
-            pending.pop(name, None)
-        for method in statement.methods:
-            pending[method.rpartition(".")[2]] = None
-    return list(pending)
 
 
 def parity_gaps(
@@ -168,42 +146,41 @@ def parity_gaps(
     return gaps
 
 
-def library_text(blocks: Sequence[SavedBlock], display: str) -> str:
-    """The library module: a header, then each block after a comment naming its source.
-
-    A method attached with ``add_to_class`` lives on its class only: its name is deleted
-    from the module after its block, as d2lbook's libraries have it.
-    """
-    parts = [HEADER.format(display=display)]
-    for block in blocks:
-        parts.append(f"\n# {block.path}:{block.line}\n{block.code}\n")
-        parts.extend(f"del {name}\n" for name in _unbound_methods(block))
-    return "".join(parts)
-
-
-def extract_libraries(notebooks: Notebooks, reporter: Reporter) -> dict[str, list[SavedBlock]]:
+def extract_libraries(
+    notebooks: Notebooks, reporter: Reporter, merge: Merge | None = None
+) -> dict[str, list[SavedBlock]]:
     """Each framework's saved code, checked; a framework whose code fails is left out.
 
     A definition that replaces an earlier one is reported (``library.redefined``).
     """
     extract = {fw: functools.partial(_unchecked, nbs, fw) for fw, nbs in notebooks.items()}
-    return checked_libraries(extract, reporter)
+    return checked_libraries(extract, reporter, merge)
 
 
 def _unchecked(notebooks: Sequence[tuple[str, NotebookNode]], fw: str) -> Extracted:
     return extract_blocks(notebooks, fw), None
 
 
+Merge = Callable[[str, list[SavedBlock]], list[SavedBlock]]  # a framework's, with others'
+
+
 def checked_libraries(
-    extract: Mapping[str, Callable[[], Extracted]], reporter: Reporter
+    extract: Mapping[str, Callable[[], Extracted]],
+    reporter: Reporter,
+    merge: Merge | None = None,
 ) -> dict[str, list[SavedBlock]]:
-    """Each framework's blocks, as ``extract`` gives them, checked (:func:`check_blocks`);
-    a framework whose code fails is left out, its error reported. Redefinitions are
-    reported too."""
+    """Each framework's blocks, as ``extract`` gives them (and ``merge`` completes them: see
+    :mod:`polybook.library.committed`), checked (:func:`check_blocks`); a framework whose
+    code fails is left out, its error reported. Redefinitions are reported too."""
     libraries: dict[str, list[SavedBlock]] = {}
     for fw, blocks_of in extract.items():
         try:
             blocks, compiled = blocks_of()
+            if merge is not None:
+                known = dict(zip(map(id, blocks), compiled or (), strict=False))
+                blocks = merge(fw, blocks)
+                if compiled is not None:  # the borrowed blocks compile here
+                    compiled = [known.get(id(b)) or compile_error(b.code) for b in blocks]
             check_blocks(blocks, fw, compiled)
         except PolybookError as err:
             reporter.error(err)

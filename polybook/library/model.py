@@ -12,9 +12,12 @@ from polybook.library.syntax import (
     added_to_class,
     defined_names,
     imported_modules,
+    mangled_names,
     parse_code,
     statement_start,
 )
+
+DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 @dataclass(frozen=True)
@@ -61,8 +64,19 @@ class SavedBlock:
 
 
 @dataclass(frozen=True)
+class Member:
+    """A statement of a class body: its lines in the block, and a method's name ("" for
+    another statement)."""
+
+    name: str
+    start: int  # first line, decorators included
+    end: int  # the line before the next member (the class's last line for the last one)
+
+
+@dataclass(frozen=True)
 class Statement:
-    """What a top-level statement of a saved block is to the library's checks."""
+    """What a top-level statement of a saved block is to the library's checks, and where its
+    parts are (what the library module's text is made of: :mod:`polybook.library.compose`)."""
 
     line: int  # its first line in the block, decorators included
     names: frozenset[str]  # module-level names it binds
@@ -70,6 +84,14 @@ class Statement:
     added_to: tuple[str, int] | None  # (class, decorator line) of add_to_class
     is_import: bool
     modules: frozenset[str] = frozenset()  # the top-level modules an import statement loads
+    end: int = 0  # its last line
+    name: str = ""  # a class's or a def's
+    members: tuple[Member, ...] = ()  # a class's body, where the library may add methods
+    indent: int = 0  # a class body's indentation
+    # An add_to_class def the library may write into its class's body (add_to_class is its
+    # outermost decorator; it names no private ``__attribute``, which a class body mangles):
+    # the first line after that decorator; 0 otherwise.
+    movable: int = 0
 
 
 @functools.lru_cache(maxsize=8192)
@@ -77,13 +99,40 @@ def _statements(code: str) -> tuple[Statement, ...]:
     return tuple(_statement(node) for node in parse_code(code).body)
 
 
+def _members(node: ast.ClassDef) -> tuple[Member, ...]:
+    starts = [statement_start(stmt) for stmt in node.body]
+    ends = [start - 1 for start in starts[1:]] + [node.end_lineno or starts[-1]]
+    return tuple(
+        Member(stmt.name if isinstance(stmt, DEFS) else "", start, end)
+        for stmt, start, end in zip(node.body, starts, ends, strict=True)
+    )
+
+
+def _movable(node: ast.stmt, added: list[tuple[str, int]]) -> int:
+    if not isinstance(node, DEFS) or len(added) != 1:
+        return 0
+    outermost = node.decorator_list[0]
+    if added[0][1] != outermost.lineno or mangled_names(node):
+        return 0
+    return (outermost.end_lineno or outermost.lineno) + 1
+
+
 def _statement(node: ast.stmt) -> Statement:
     added = added_to_class(node)
     names, methods = defined_names(node)
-    is_import = isinstance(node, (ast.Import, ast.ImportFrom))
-    modules = frozenset(imported_modules(node))
+    is_class = isinstance(node, ast.ClassDef) and bool(node.body)
     return Statement(
-        statement_start(node), names, methods, added[0] if added else None, is_import, modules
+        statement_start(node),
+        names,
+        methods,
+        added[0] if added else None,
+        isinstance(node, (ast.Import, ast.ImportFrom)),
+        frozenset(imported_modules(node)),
+        end=node.end_lineno or node.lineno,
+        name=getattr(node, "name", ""),
+        members=_members(node) if isinstance(node, ast.ClassDef) and is_class else (),
+        indent=node.body[0].col_offset if isinstance(node, ast.ClassDef) and is_class else 0,
+        movable=_movable(node, added),
     )
 
 

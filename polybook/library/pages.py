@@ -17,7 +17,13 @@ from functools import partial
 
 from polybook.config import BookConfig
 from polybook.diagnostics import Diagnostic, PolybookError, Reporter
-from polybook.library.extract import CompileError, Extracted, checked_libraries, compile_error
+from polybook.library.extract import (
+    CompileError,
+    Extracted,
+    Merge,
+    checked_libraries,
+    compile_error,
+)
 from polybook.library.model import SavedBlock, SourceCell
 from polybook.library.saves import source_blocks
 from polybook.source.book import Book, read_book
@@ -102,12 +108,12 @@ def read_saves(
 
 
 def libraries_from_pages(
-    pages: Sequence[PageSaves], tabs: Sequence[str], reporter: Reporter
+    pages: Sequence[PageSaves], tabs: Sequence[str], reporter: Reporter, merge: Merge | None = None
 ) -> dict[str, list[SavedBlock]]:
-    """Each framework's checked library from its pages' saves, given in book order; a
-    framework whose code fails is left out (its error reported)."""
+    """Each framework's checked library from its pages' saves, given in book order (and
+    completed by ``merge``); a framework whose code fails is left out (its error reported)."""
     extract = {name: partial(_framework_blocks, pages, name) for name in tabs}
-    return checked_libraries(extract, reporter)
+    return checked_libraries(extract, reporter, merge)
 
 
 def _framework_blocks(pages: Sequence[PageSaves], name: str) -> Extracted:

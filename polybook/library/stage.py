@@ -15,7 +15,9 @@ from polybook.config import BookConfig
 from polybook.diagnostics import Reporter
 from polybook.fsutil import remove_stale_temps, write_atomic
 from polybook.library.aliases import with_aliases
-from polybook.library.extract import check_parity, extract_libraries, library_text
+from polybook.library.committed import borrowing
+from polybook.library.compose import library_text
+from polybook.library.extract import check_parity, extract_libraries
 from polybook.library.model import SavedBlock
 from polybook.library.pages import PageSaves, libraries_from_pages, read_saves
 from polybook.library.rewrite import rewrite_notebooks
@@ -65,7 +67,7 @@ def build_library(
 ) -> Library | None:
     """The library of ``sources``' notebooks, written unless ``write`` is False; None where
     its code fails (the errors are in ``reporter``)."""
-    found = extract_libraries(sources.notebooks, reporter)
+    found = extract_libraries(sources.notebooks, reporter, borrowing(config, sources.book))
     if write:
         blocks = write_libraries(config, found, reporter)
     else:
@@ -102,7 +104,8 @@ def library_of_pages(
     pages: PageSavesRead, config: BookConfig, reporter: Reporter
 ) -> Library | None:
     """The library of :func:`read_pages`' saves, written; None where its code fails."""
-    found = libraries_from_pages(pages.saves, pages.request.tabs, reporter)
+    merge = borrowing(config, pages.book)
+    found = libraries_from_pages(pages.saves, pages.request.tabs, reporter, merge)
     blocks = write_libraries(config, found, reporter)
     if reporter.errors:
         return None

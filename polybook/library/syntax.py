@@ -118,3 +118,12 @@ def defined_names(node: ast.stmt) -> tuple[frozenset[str], frozenset[str]]:
     elif isinstance(node, ast.AnnAssign) and node.value is not None:
         names = assigned_names(node.target)[0]
     return frozenset(names), frozenset()
+
+
+def mangled_names(node: ast.AST) -> bool:
+    """Whether ``node`` names a private ``__attribute``, which Python mangles in a class body."""
+    for inner in ast.walk(node):
+        name = inner.id if isinstance(inner, ast.Name) else getattr(inner, "attr", "")
+        if isinstance(name, str) and name.startswith("__") and not name.endswith("__"):
+            return True
+    return False

@@ -24,6 +24,8 @@ from polybook.notebooks.install import Installs, imported_modules, installs
 from polybook.notebooks.student import PageInfo, needs_gpu, page_title, student_notebook
 from polybook.notebooks.variants import REGISTRY
 from polybook.notebooks.writer import remove_stale, resource_files, write_files, zip_folder
+from polybook.source.book import Book
+from polybook.source.readable import book_readable
 
 if TYPE_CHECKING:
     from polybook.execution.stage import Executed
@@ -73,8 +75,11 @@ def _page_info(
 
 def build_notebooks(executed: Executed, config: BookConfig, reporter: Reporter) -> NotebooksReport:
     """The students' notebooks of every framework of the build."""
-    tabs = executed.library.tabs
-    return write_notebooks(config, executed.notebooks, tabs, reporter, executed.failed)
+    library = executed.library
+    tabs = library.tabs
+    return write_notebooks(
+        config, executed.notebooks, tabs, reporter, executed.failed, library.book
+    )
 
 
 def write_notebooks(
@@ -83,9 +88,11 @@ def write_notebooks(
     tabs: tuple[str, ...],
     reporter: Reporter,
     failed: Collection[tuple[str, str]] = (),
+    book: Book | None = None,
 ) -> NotebooksReport:
     """Write the student notebooks of ``executed`` ((page, framework) -> notebook); a
-    notebook in ``failed`` keeps its last good version."""
+    notebook in ``failed`` keeps its last good version. ``book``: whose references the
+    notebooks read as text (left as written without it)."""
     report = NotebooksReport(config.layout.notebooks)
     if not config.release and "{release}" in config.install:
         message = "[project] release is empty: the notebooks install the library unpinned"
@@ -98,6 +105,7 @@ def write_notebooks(
         keep: set[Path] = set()
         pages = {page: nb for (page, f), nb in executed.items() if f == fw}
         infos = {page: _page_info(config, page, fw, nb, needs) for page, nb in pages.items()}
+        refs = book_readable(config, book, fw) if book is not None else None
         for variant in REGISTRY.values():
             folder = base / variant.folder if variant.folder else base
             kernelspec = variant.kernelspec(config, fw)
@@ -107,7 +115,7 @@ def write_notebooks(
                 if (page, fw) in failed:  # keeps its last good notebook
                     keep.add(folder / name)
                     continue
-                student = student_notebook(nb, variant, infos[page], kernelspec)
+                student = student_notebook(nb, variant, infos[page], kernelspec, refs)
                 files[name] = writes(student).encode()
             written, changed = write_files(folder, files)
             keep |= written

@@ -18,10 +18,13 @@ from polybook.meta import KEY, cell_meta
 from polybook.nb import new_code_cell, new_markdown_cell, validate
 from polybook.notebooks.install import install_source
 from polybook.notebooks.variants import Variant
+from polybook.source.readable import Readable
+from polybook.source.references import TRAILING_EQLABEL
 
 # d2l's marks on lines of their own: polybook reads them, a notebook shows them raw.
 MARK_LINE = re.compile(r"^\s*:(label|eqlabel|width):`[^`]*`\s*$")
 FENCE = re.compile(r"^\s*(```+|~~~+)")
+EVAL_RST = "eval_rst"
 # The build host's Python version left out: a fresh run and a cached one write the same.
 LANGUAGE_INFO = {
     "name": "python",
@@ -74,21 +77,29 @@ def _toc_links(source: str) -> str:
     return "\n".join(f"- [{e}]({e.removesuffix('.md')}.ipynb)" for e in entries)
 
 
-def _markdown(source: str) -> str:
-    """d2l prose as a notebook shows it: toc blocks as links, label lines dropped."""
+def _markdown(source: str, refs: Readable | None = None) -> str:
+    """d2l prose as a notebook shows it: toc blocks as links, label lines and
+    reStructuredText (``eval_rst``, which only Sphinx reads) dropped, references as text."""
     if source.startswith("```toc"):
         return _toc_links(source)
-    kept, fence = [], ""
+    kept, fence, rst = [], "", False
     for line in source.split("\n"):
         opened = FENCE.match(line)
         if opened and not fence:
-            fence = opened.group(1)
-        elif opened and opened.group(1).startswith(fence):
-            fence = ""
+            fence, rst = opened.group(1), line.strip()[len(opened.group(1)) :].strip() == EVAL_RST
+        elif opened and opened.group(1).startswith(fence) and not line.strip()[len(fence) :]:
+            fence, closing = "", rst
+            rst = False
+            if closing:
+                continue
         elif not fence and MARK_LINE.match(line):
             continue
-        kept.append(line)
-    return "\n".join(kept).strip("\n")
+        elif not fence and (trailing := TRAILING_EQLABEL.match(line)):
+            line = trailing.group("math")  # noqa: PLW2901  # the math without its label
+        if not rst:
+            kept.append(line)
+    text = "\n".join(kept).strip("\n")
+    return refs.text(text) if refs is not None else text
 
 
 def _clean_code(cell: NotebookNode, variant: Variant) -> None:
@@ -122,9 +133,14 @@ def _header(info: PageInfo, variant: Variant, gpu: bool) -> str:
 
 
 def student_notebook(
-    nb: NotebookNode, variant: Variant, info: PageInfo, kernelspec: dict[str, str]
+    nb: NotebookNode,
+    variant: Variant,
+    info: PageInfo,
+    kernelspec: dict[str, str],
+    refs: Readable | None = None,
 ) -> NotebookNode:
-    """The ``variant`` notebook of executed ``nb`` (left untouched)."""
+    """The ``variant`` notebook of executed ``nb`` (left untouched); ``refs`` reads its
+    roles as text."""
     gpu = needs_gpu(nb)
     out = copy.deepcopy(nb)
     out.metadata.pop(KEY, None)
@@ -135,7 +151,7 @@ def student_notebook(
     for cell in out.cells:
         cell.metadata.pop(KEY, None)
         if cell.cell_type == "markdown":
-            cell.source = _markdown(cell.source)
+            cell.source = _markdown(cell.source, refs)
             if not cell.source.strip():
                 continue
         elif cell.cell_type == "code":

@@ -69,12 +69,27 @@ def _notebooks(
     )
 
 
+def _slides(
+    executed: Executed, config: BookConfig, reporter: Reporter, early: WarmSphinx | None
+) -> None:
+    from polybook.slides.stage import build_slides
+
+    made = build_slides(executed, config, reporter)
+    logger.info(
+        "slides written to %s (%d decks, %d files changed)",
+        made.folder,
+        len(made.decks),
+        made.changed,
+    )
+
+
 Output = Callable[["Executed", BookConfig, Reporter, "WarmSphinx | None"], None]
 OUTPUTS: dict[str, Output] = {
     "html": _site,
     "pdf": _pdf,
     "epub": _epub,
     "notebooks": _notebooks,
+    "slides": _slides,
 }
 
 

@@ -51,5 +51,11 @@ TARGETS: dict[str, Target] = {
         Target(
             "epub", "an epub per framework", True, lambda lay, tabs: [lay.epub(fw) for fw in tabs]
         ),
+        Target(
+            "slides",
+            "a deck per section per framework: RISE notebooks and reveal.js pages",
+            True,
+            lambda lay, tabs: [lay.slides / fw for fw in tabs],
+        ),
     )
 }

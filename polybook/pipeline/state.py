@@ -55,7 +55,8 @@ def _outputs(config: BookConfig) -> dict[str, str]:
 def build_inputs(config: BookConfig, request: BuildRequest) -> str:
     """The fingerprint of what ``request``'s build reads: the command, the host's device,
     the environments' pins (existing interpreters: what they hold), the site's own files,
-    the frozen outputs, and for the site the PDFs and epubs built before it, which it links."""
+    the frozen outputs, and for the site the PDFs, epubs and decks built before it, which it
+    links."""
     from polybook.environments import devices
     from polybook.environments.existing import fingerprints
     from polybook.site.inputs import site_inputs
@@ -72,6 +73,8 @@ def build_inputs(config: BookConfig, request: BuildRequest) -> str:
     frozen = sorted(p for p in freeze.rglob("*") if p.is_file()) if freeze.is_dir() else []
     layout = config.layout
     built = [*layout.built_pdfs(config.tabs).values(), *layout.built_epubs(config.tabs).values()]
+    decks = layout.built_decks(config.tabs)
+    built += [layout.deck(fw, page, ".html") for fw, pages in decks.items() for page in pages]
     extra = [*pins, *site_inputs(config), *frozen, *(built if request.target == "html" else [])]
     return fingerprint(config, json.dumps(command), extra)
 

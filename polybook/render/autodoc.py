@@ -1,17 +1,17 @@
 """What autodoc needs to document the book's own library in ``eval_rst`` blocks.
 
 An API page written for d2lbook says ``.. currentmodule:: d2l.torch`` and ``.. autoclass::
-Module``: autodoc imports the library in the Sphinx process. That process has polybook's
-packages, not the frameworks (each lives in an environment of its own), so what the
-libraries import and this Python cannot find is mocked (Sphinx's ``autodoc_mock_imports``),
-and the book's folder, which holds the library package, goes on the import path.
+Module``. The Sphinx process has polybook's packages, not the frameworks (each lives in an
+environment of its own), and importing the library would import them: the library modules
+are read from their source instead (:mod:`polybook.render.library_stubs`), so nothing of
+them runs. The book's folder, which holds the library package, goes on the import path;
+what the libraries import is mocked, for a package ``__init__`` that imports it.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Mapping, Sequence
-from importlib.machinery import PathFinder
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -28,11 +28,21 @@ def library_packages(config: BookConfig) -> set[str]:
     return names
 
 
+def library_files(config: BookConfig) -> dict[str, str]:
+    """Each library module's import name (``d2l.torch``) -> its file."""
+    files = {}
+    for fw in config.tabs:
+        lib_file = PurePosixPath(config.library_for(fw).lib_file)
+        name = ".".join(lib_file.with_suffix("").parts)
+        files[name] = str(config.root / lib_file)
+    return files
+
+
 def autodoc_settings(
     config: BookConfig, libraries: Mapping[str, Sequence[SavedBlock]]
 ) -> dict[str, Any]:
-    """``pb_import_path`` (applied by the extension) and ``autodoc_mock_imports``."""
-    path = [str(config.root)]
+    """``pb_import_path`` and ``pb_library_files`` (applied by the extension), and
+    ``autodoc_mock_imports``: every module the libraries import but the standard library's."""
     own = library_packages(config)
     imported = {
         module
@@ -41,11 +51,9 @@ def autodoc_settings(
         for statement in block.statements
         for module in statement.modules
     }
-    search = [*path, *sys.path]
-    missing = sorted(m for m in imported - own if not _findable(m, search))
-    return {"pb_import_path": path, "autodoc_mock_imports": missing}
-
-
-def _findable(module: str, search: list[str]) -> bool:
-    """Whether ``module`` imports here, without importing it."""
-    return module in sys.stdlib_module_names or PathFinder.find_spec(module, search) is not None
+    mocked = sorted(m for m in imported - own if m not in sys.stdlib_module_names)
+    return {
+        "pb_import_path": [str(config.root)],
+        "pb_library_files": library_files(config),
+        "autodoc_mock_imports": mocked,
+    }

@@ -76,16 +76,23 @@ def saved_links(env: Any, source: str, owners: Sequence[str]) -> tuple[list[str]
 
 
 def visit_saved_html(self: Any, node: pb_saved) -> None:
+    """The links to the entries autodoc made: a name no page documents (a page of the book
+    may document a few of a module's names) is left unlinked."""
     here = self.builder.current_docname
+    documented = self.builder.env.get_domain("py").objects
     items = []
-    for fw, label, doc, target in node["items"]:
-        href = f"{self.builder.get_relative_uri(here, doc)}#{target}"
+    for fw, label, _, target in node["items"]:
+        entry = documented.get(target)
+        if entry is None:
+            continue
+        href = f"{self.builder.get_relative_uri(here, entry.docname)}#{entry.node_id}"
         follow = f' data-pb-follow="{html.escape(fw)}"' if node["follow"] else ""
         items.append(
             f'<span class="pb-saved-item"{follow}><a class="pb-saved-link"'
             f' href="{html.escape(href)}"><code>{html.escape(label)}</code></a></span>'
         )
-    self.body.append(f'<p class="pb-saved">Saved in the library: {"".join(items)}</p>')
+    if items:
+        self.body.append(f'<p class="pb-saved">Saved in the library: {"".join(items)}</p>')
     raise nodes.SkipNode
 
 

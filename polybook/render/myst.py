@@ -13,16 +13,16 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from polybook.diagnostics import Location, Reporter
+from polybook.render.rst_files import PageFiles, rst_lines
+from polybook.source.references import TRAILING_EQLABEL
 
 LABEL = re.compile(r"^:label:`([^`]+)`\s*$")
 WIDTH = re.compile(r"^:width:`([^`]+)`\s*$")
 EQLABEL = re.compile(r"^:eqlabel:`([^`]+)`\s*$")
 FIGURE = re.compile(r"^!\[(?P<caption>.*)\]\((?P<src>[^)\s]+)\)\s*$")
-ROLE = re.compile(r":(numref|ref|eqref|cite|citet|citep|numref):`([^`]+)`")
-CITATION = re.compile(r"\s*:(cite|citet|citep):`[^`]+`")
+ROLE = re.compile(r":(numref|ref|eqref|cite|citet|citep):(``?)([^`]+)\2")
+CITATION = re.compile(r"\s*:(cite|citet|citep):(``?)[^`]+\2")
 LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-SLIDE_KEEP = re.compile(r"\(\*\*(.+?)\*\*\)", re.S)
-SLIDE_ONLY = re.compile(r"\(~~(.+?)~~\)", re.S)
 MYST_ROLE = {"numref": "numref", "ref": "ref", "eqref": "eq"}
 # A table's caption, pandoc's way as d2lbook reads it: a paragraph before the table that
 # starts with ":" (not a mark such as ":label:`x`") or "Table:".
@@ -53,11 +53,10 @@ class Lines:
 
 
 def inline(text: str, where: Location, reporter: Reporter) -> str:
-    """Rewrite d2l's inline roles and slide marks for MyST."""
-    text = SLIDE_ONLY.sub("", SLIDE_KEEP.sub(r"\1", text))
+    """Rewrite d2l's inline roles for MyST (slide marks are read out by the parser)."""
 
     def role(match: re.Match[str]) -> str:
-        name, target = match.group(1), match.group(2)
+        name, target = match.group(1), match.group(3)
         if name in MYST_ROLE:
             return f"{{{MYST_ROLE[name]}}}`{target}`"
         keys = ",".join(k.strip() for k in target.split(","))  # linked by sphinxcontrib-bibtex
@@ -69,7 +68,7 @@ def inline(text: str, where: Location, reporter: Reporter) -> str:
 def plain_text(caption: str) -> str:
     """A caption as alt text: what a reader hears, without markup, roles or citations."""
     text = CITATION.sub("", caption)
-    text = ROLE.sub(lambda match: match.group(2), text)
+    text = ROLE.sub(lambda match: match.group(3), text)
     text = LINK.sub(r"\1", text)
     text = re.sub(r"[*`$\\]", "", text)
     return " ".join(text.split()).rstrip(" ,;")
@@ -87,33 +86,17 @@ def _figure(match: re.Match[str], label: str, width: str, alt: str) -> list[str]
 
 
 def _figure_lines(
-    figure: re.Match[str],
-    raw: list[str],
-    index: int,
-    where: Location,
-    reporter: Reporter,
-    out: Lines,
-) -> int:
-    """A figure and the ``:label:`` and ``:width:`` lines after it (from ``index``) as a MyST
-    figure, its caption also its alt text; returns the index of the line after them."""
-    label = width = ""
-    while index < len(raw):
-        following = raw[index].strip()
-        if m := LABEL.match(following):
-            label = m.group(1)
-        elif m := WIDTH.match(following):
-            width = m.group(1)
-        else:
-            break
-        index += 1
+    figure: re.Match[str], marks: tuple[str, str], where: Location, reporter: Reporter, out: Lines
+) -> None:
+    """A figure with its ``:label:`` and ``:width:`` (``marks``) as a MyST figure, its caption
+    also its alt text."""
     caption = inline(figure.group("caption"), where, reporter)
     fixed = FIGURE.match(f"![{caption}]({figure.group('src')})")
     alt = plain_text(figure.group("caption"))
     if not alt:
         reporter.warn(where, NO_ALT.format(src=figure.group("src")), "render.alt")
     if fixed:
-        out.add("\n".join(_figure(fixed, label, width, alt)), where.line)
-    return index
+        out.add("\n".join(_figure(fixed, *marks, alt)), where.line)
 
 
 @dataclass(frozen=True)
@@ -131,7 +114,7 @@ class _Scan:
     """What CommonMark (with tables) makes of a prose block."""
 
     literal: set[int] = field(default_factory=set)  # lines inside code
-    eval_rst: set[int] = field(default_factory=set)  # openers of ```eval_rst fences
+    eval_rst: dict[int, int] = field(default_factory=dict)  # ```eval_rst fences: [start, end)
     tables: dict[int, _Table] = field(default_factory=dict)  # by first row
 
 
@@ -145,7 +128,7 @@ def _scan(raw: list[str]) -> _Scan:
         if token.type in ("fence", "code_block") and token.map:
             scan.literal.update(range(*token.map))
             if token.type == "fence" and token.info.strip() == EVAL_RST:
-                scan.eval_rst.add(token.map[0])
+                scan.eval_rst[token.map[0]] = token.map[1]
         elif token.type == "table_open" and token.level == 0 and token.map:
             table = _table(raw, tokens[:index], token.map)
             if table:
@@ -185,11 +168,12 @@ def _table(raw: list[str], before: list[Token], span: list[int]) -> _Table | Non
 def _table_lines(
     table: _Table, raw: list[str], first_line: int, where: Location, reporter: Reporter
 ) -> Lines:
-    """A MyST ``{table}`` directive: numbered when it has a caption and a name."""
+    """A MyST ``{table}`` directive: numbered when it has a caption and a name. Its fence is
+    of colons: a caption may hold roles, whose backticks a backtick fence's line may not."""
     out = Lines()
     rows = raw[table.rows[0] : table.rows[1]]
-    ticks = max([2, *(len(run) for row in rows for run in re.findall(r"`+", row))]) + 1
-    fence = "`" * ticks
+    colons = max([2, *(len(run) for row in rows for run in re.findall(r"^\s*(:+)", row))]) + 1
+    fence = ":" * colons
     line = first_line + table.rows[0]
     out.add(f"{fence}{{table}} {inline(table.caption, where, reporter)}".rstrip(), line)
     if table.label:
@@ -208,10 +192,13 @@ def _table_lines(
     return out
 
 
-def prose_to_myst(text: str, first_line: int, path: str, reporter: Reporter) -> Lines:
+def prose_to_myst(
+    text: str, first_line: int, path: str, reporter: Reporter, files: PageFiles | None = None
+) -> Lines:
     """Convert one prose block; ``first_line`` is the source line of its first line.
 
-    Code is copied as it is: roles inside an example stay literal.
+    Code is copied as it is: roles inside an example stay literal. ``files`` collects what
+    the block's ``raw`` directives read (see :mod:`polybook.render.rst_files`).
     """
     raw = text.split("\n")
     scan = _scan(raw)
@@ -225,7 +212,8 @@ def prose_to_myst(text: str, first_line: int, path: str, reporter: Reporter) -> 
         stripped = line.strip()
         index += 1
         if offset in scan.eval_rst:  # reStructuredText, as MyST reads it
-            out.add(line.replace(EVAL_RST, "{eval-rst}", 1), number)
+            index = scan.eval_rst[offset]
+            _eval_rst(raw[offset:index], number, path, reporter, files, out)
             continue
         if offset in scan.literal:
             out.add(line, number)
@@ -236,9 +224,10 @@ def prose_to_myst(text: str, first_line: int, path: str, reporter: Reporter) -> 
             out.extend(_table_lines(table, raw, first_line, where, reporter))
             index = table.rows[1]
             continue
-        figure = FIGURE.match(stripped)
-        if figure:
-            index = _figure_lines(figure, raw, index, where, reporter, out)
+        if stripped.startswith("![") and (figure := _figure_at(raw, offset, scan.literal)):
+            match, index = figure
+            label, width, index = _figure_marks(raw, index)
+            _figure_lines(match, (label, width), where, reporter, out)
             continue
         heading_label = LABEL.match(stripped)
         if heading_label:
@@ -248,8 +237,66 @@ def prose_to_myst(text: str, first_line: int, path: str, reporter: Reporter) -> 
         if eqlabel:
             _attach_eqlabel(out, eqlabel.group(1), where, reporter)
             continue
+        if trailing := TRAILING_EQLABEL.match(line):  # the label on the math's own line
+            out.add(inline(trailing.group("math"), where, reporter), number)
+            _attach_eqlabel(out, trailing.group("label"), where, reporter)
+            continue
         out.add(inline(line, where, reporter), number)
     return out
+
+
+def _eval_rst(
+    lines: list[str],
+    number: int,
+    path: str,
+    reporter: Reporter,
+    files: PageFiles | None,
+    out: Lines,
+) -> None:
+    """An ``eval_rst`` fence as MyST's ``{eval-rst}`` directive, its files read."""
+    out.add(lines[0].replace(EVAL_RST, "{eval-rst}", 1), number)
+    body = lines[1:-1] if len(lines) > 1 else []
+    origins = [number + 1 + k for k in range(len(body))]
+    for text, origin in zip(rst_lines(body, origins, files, path, reporter), origins, strict=True):
+        out.add(text, origin)
+    if len(lines) > 1:
+        out.add(lines[-1], number + len(lines) - 1)
+
+
+def _figure_at(raw: list[str], offset: int, literal: set[int]) -> tuple[re.Match[str], int] | None:
+    """The image alone in its paragraph at ``offset`` (its caption may span lines), and the
+    index of the line after it."""
+    joined: list[str] = []
+    for end in range(offset, len(raw)):
+        text = raw[end].strip()
+        if not text or end in literal:
+            return None
+        joined.append(text)
+        match = FIGURE.match(" ".join(joined))
+        if match:
+            return match, end + 1
+        if text.endswith(")"):  # the image closed, and more follows on its line
+            return None
+    return None
+
+
+def _figure_marks(raw: list[str], index: int) -> tuple[str, str, int]:
+    """The ``:label:`` and ``:width:`` lines after a figure (blank lines may come between),
+    and the index of the line after them."""
+    label = width = ""
+    while index < len(raw):
+        ahead = index
+        while ahead < len(raw) and not raw[ahead].strip():
+            ahead += 1
+        following = raw[ahead].strip() if ahead < len(raw) else ""
+        if m := LABEL.match(following):
+            label = m.group(1)
+        elif m := WIDTH.match(following):
+            width = m.group(1)
+        else:
+            break
+        index = ahead + 1
+    return label, width, index
 
 
 def _previous(out: Lines) -> int:
@@ -269,8 +316,17 @@ def _attach_label(out: Lines, label: str, where: Location, reporter: Reporter) -
 
 
 def _attach_eqlabel(out: Lines, label: str, where: Location, reporter: Reporter) -> None:
+    """Name the ``$$`` equation before the label; one that continues a paragraph gets a
+    blank line before it, so that MyST reads it as display math it can name."""
     index = _previous(out)
     if index < 0 or not out.text[index].rstrip().endswith("$$"):
         reporter.warn(where, f":eqlabel:`{label}` follows no $$ equation", "label")
         return
     out.text[index] = f"{out.text[index].rstrip()} ({label})"
+    closing = out.text[index].lstrip()
+    start = index if closing.startswith("$$") and closing.count("$$") > 1 else index - 1
+    while start > 0 and not out.text[start].lstrip().startswith("$$"):
+        start -= 1
+    if start > 0 and out.text[start - 1].strip():
+        out.text.insert(start, "")
+        out.origin.insert(start, out.origin[start])

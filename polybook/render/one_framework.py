@@ -37,7 +37,7 @@ def framework_pages(
         if nb is not None:
             cleaned = clean_notebook(nb, roots, doc.path, framework, reporter)  # a copy
             notebooks[framework] = prepare(cleaned) if prepare else cleaned
-        page = render_page(doc, notebooks, (framework,), reporter, host_gpus)
+        page = render_page(doc, notebooks, (framework,), reporter, host_gpus, book.config.root)
         if doc.docname == ROOT_DOC and bibliography:
             last = page.lines.origin[-1] if page.lines.origin else 1
             page.lines.add("\n```{bibliography}\n```", last)

@@ -7,6 +7,7 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from nbformat import NotebookNode
@@ -17,6 +18,7 @@ from polybook.meta import RunInfo, cell_meta, notebook_meta
 from polybook.nb import strip_ansi
 from polybook.render.myst import Lines, prose_to_myst
 from polybook.render.names import OUTPUT_DIR
+from polybook.render.rst_files import PageFiles
 from polybook.source.model import Block, CodeCell, Document, Prose, TabProse, Toc
 
 REFERENCES = "references"  # the docname of the bibliography's page
@@ -164,19 +166,22 @@ def render_page(
     tabs: tuple[str, ...],
     reporter: Reporter,
     host_gpus: int = 0,
+    root: Path | None = None,
 ) -> Page:
-    """The MyST page of ``doc``; ``notebooks`` are its executed (or split) notebooks."""
+    """The MyST page of ``doc``; ``notebooks`` are its executed (or split) notebooks.
+    ``root``: the book's folder, where its ``raw`` directives' files are read."""
     page = Page(doc.docname, Lines())
     out = page.lines
+    files = PageFiles(root, doc.path) if root is not None else None
     for group in _groups(doc.blocks, tabs):
         index, block = group[0]
         out.add("", block.line)
         if isinstance(block, Prose):
-            out.extend(prose_to_myst(block.text, block.line, doc.path, reporter))
+            out.extend(prose_to_myst(block.text, block.line, doc.path, reporter, files))
         elif isinstance(block, Toc):
             _toc_lines(block, out)
         elif isinstance(block, TabProse):
-            _tab_prose(group, doc.path, tabs, reporter, out)
+            _tab_prose(group, doc.path, tabs, reporter, out, files)
         elif isinstance(block, CodeCell):
             cells = [(i, b) for i, b in group if isinstance(b, CodeCell)]
             data = _code_group(cells, doc, notebooks, tabs, page, host_gpus)
@@ -187,6 +192,8 @@ def render_page(
             digest = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:12]
             out.add(f"```{{pb-cells}} {key} {digest}", block.line)
             out.add("```", block.line)
+    if files is not None:
+        page.files.update(files.found)
     return page
 
 
@@ -196,13 +203,16 @@ def _tab_prose(
     tabs: tuple[str, ...],
     reporter: Reporter,
     out: Lines,
+    files: PageFiles | None,
 ) -> None:
     by_tab: dict[str, Lines] = {}
     for _, block in group:
-        if isinstance(block, TabProse):
+        if isinstance(block, TabProse) and block.text.strip():  # not all for slides alone
             for fw in block.frameworks:
-                converted = prose_to_myst(block.text, block.line, path, reporter)
+                converted = prose_to_myst(block.text, block.line, path, reporter, files)
                 by_tab.setdefault(fw, Lines()).extend(converted)
+    if not by_tab:
+        return
     line = group[0][1].line
     out.add("::::::{pb-tabset} prose", line)
     for fw in tabs:

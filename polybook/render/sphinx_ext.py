@@ -15,7 +15,15 @@ from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
-from polybook.render import cite, html_writer, library_links, sphinx_log, stable_config
+from polybook.render import (
+    cite,
+    html_writer,
+    library_links,
+    library_stubs,
+    sphinx_log,
+    stable_config,
+    unresolved,
+)
 from polybook.render.names import CELLS_SUFFIX
 from polybook.render.outputs import sanitize_html
 
@@ -240,11 +248,14 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("pb_tab_names", {}, "html")
     app.add_config_value("pb_diagnostics", "", "", str)  # where located warnings go
     app.add_config_value("pb_import_path", [], "env")  # where autodoc finds the book's library
+    app.add_config_value("pb_library_files", {}, "env")  # its library, read from source
     # This process builds one book: its folder goes first, as a conf.py beside it would do.
     sys.path[:0] = [p for p in app.config.pb_import_path if p not in sys.path]
+    library_stubs.install(app.config.pb_library_files)
     if app.config.pb_diagnostics:
         sphinx_log.install(app, app.config.pb_diagnostics)
     library_links.setup(app)
+    unresolved.setup(app)
     stable_config.setup(app)
     html_writer.setup_writer(app)
     app.add_config_value("pb_bibliography", False, "env")

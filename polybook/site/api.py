@@ -23,10 +23,12 @@ from polybook.library.syntax import added_to_class
 from polybook.render.myst import Lines
 from polybook.render.names import API_FOLDER
 from polybook.render.page import Page
+from polybook.source.model import Document, Prose, TabProse
 
 MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")  # ASCII punctuation, escaped
 LITERAL = re.compile(r"``([^`]+)``|`([^`]+)`")  # reST and Markdown inline code
 MAX_VALUE = 60  # characters of a saved constant's value shown
+AUTODOC_MODULE = re.compile(r"^\s*\.\.\s+(?:current|auto)module::\s*(\S+)\s*$", re.M)
 
 
 @dataclass(frozen=True)
@@ -159,10 +161,28 @@ def api_page(config: BookConfig, framework: str, found: Sequence[Entry]) -> Page
     return page
 
 
+def documented_modules(documents: Sequence[Document]) -> dict[str, str]:
+    """The modules the book's own pages document with autodoc (``.. currentmodule::
+    d2l.torch`` in an ``eval_rst`` block), each with the first page that does."""
+    found: dict[str, str] = {}
+    for doc in documents:
+        for block in doc.blocks:
+            text = block.text if isinstance(block, (Prose, TabProse)) else ""
+            if "module::" in text and "eval_rst" in text:
+                for match in AUTODOC_MODULE.finditer(text):
+                    found.setdefault(match.group(1), doc.docname)
+    return found
+
+
 def api_index(
-    config: BookConfig, libraries: Mapping[str, Sequence[SavedBlock]], tabs: Sequence[str]
+    config: BookConfig,
+    libraries: Mapping[str, Sequence[SavedBlock]],
+    tabs: Sequence[str],
+    documented: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
-    """What the extension needs: per framework, its page, module and saved names."""
+    """What the extension needs: per framework, its page, module and saved names. A module
+    the book documents itself (``documented``, module -> page) is linked to there: autodoc
+    names its entries as the API page does (``d2l.torch.Trainer.fit``)."""
     index: dict[str, Any] = {}
     for fw in tabs:
         if fw not in libraries:
@@ -171,17 +191,22 @@ def api_index(
         names = {
             e.name: {"page": e.page, "id": f"{module}.{e.name}"} for e in entries(libraries[fw])
         }
-        index[fw] = {"doc": api_docname(fw), "module": module, "names": names}
+        doc = (documented or {}).get(module, api_docname(fw))
+        index[fw] = {"doc": doc, "module": module, "names": names}
     return index
 
 
 def api_pages(
-    config: BookConfig, libraries: Mapping[str, Sequence[SavedBlock]], tabs: Sequence[str]
+    config: BookConfig,
+    libraries: Mapping[str, Sequence[SavedBlock]],
+    tabs: Sequence[str],
+    documented: Mapping[str, str] | None = None,
 ) -> list[Page]:
-    """One API page per framework of ``tabs`` whose library saves something."""
+    """One API page per framework of ``tabs`` whose library saves something and that the
+    book does not document itself (``documented``: the same entries twice would clash)."""
     pages = []
     for fw in tabs:
         found = entries(libraries.get(fw, ()))
-        if found:
+        if found and module_name(config, fw) not in (documented or {}):
             pages.append(api_page(config, fw, found))
     return pages

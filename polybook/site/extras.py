@@ -13,7 +13,7 @@ from nbformat import NotebookNode
 from polybook.config import BookConfig
 from polybook.config.schema import for_framework
 from polybook.fsutil import write_atomic
-from polybook.layout import EPUBS_LINK, NOTEBOOKS_LINK, PDFS_LINK
+from polybook.layout import EPUBS_LINK, NOTEBOOKS_LINK, PDFS_LINK, SLIDES_LINK
 from polybook.library.model import SavedBlock
 from polybook.nb import writes
 from polybook.render.names import BIBFILE, INDEX_FILE
@@ -21,6 +21,8 @@ from polybook.render.page import Page, references_page
 from polybook.render.sphinx_config import bibfile
 from polybook.site.api import api_index, api_pages
 
+REFERENCES = "references"
+STATIC_FOLDER = "_static"  # the decks' shared assets, beside their framework folders
 COLAB = "https://colab.research.google.com/github"
 SAGEMAKER = "https://studiolab.sagemaker.aws/import/github"
 BOOK_KINDS = ("pdf", "epub")  # the books built per framework that the site links
@@ -28,11 +30,13 @@ BOOK_KINDS = ("pdf", "epub")  # the books built per framework that the site link
 
 @dataclass(frozen=True)
 class SiteExtras:
-    """The build's notebooks ((page path, framework) -> notebook) and libraries."""
+    """The build's notebooks ((page path, framework) -> notebook) and libraries, and the
+    library modules the book's pages document themselves (module -> page)."""
 
     notebooks: Mapping[tuple[str, str], NotebookNode] = field(default_factory=dict)
     libraries: Mapping[str, Sequence[SavedBlock]] = field(default_factory=dict)
     tabs: tuple[str, ...] = ()
+    documented: Mapping[str, str] = field(default_factory=dict)  # modules the book documents
 
 
 def _platform(base: str, repos: tuple[str, ...], branch: str, folder: str, fw: str) -> str:
@@ -55,6 +59,7 @@ def links(
     return {
         "notebooks": {fw: f"{NOTEBOOKS_LINK}/{fw}/" if fw in notebooks else "" for fw in tabs},
         **{kind: {fw: held.get(fw, "") for fw in tabs} for kind, held in books.items()},
+        "slides": {fw: f"{SLIDES_LINK}/{fw}/" if fw in site_decks(config) else "" for fw in tabs},
         "colab": {fw: _platform(*colab, fw) for fw in tabs},
         "sagemaker": {fw: _platform(*sagemaker, fw) for fw in tabs},
     }
@@ -62,7 +67,7 @@ def links(
 
 def generated_pages(config: BookConfig, extras: SiteExtras, taken: Collection[str]) -> list[Page]:
     """The API pages and the references page, leaving out docnames the book uses."""
-    pages = api_pages(config, extras.libraries, extras.tabs)
+    pages = api_pages(config, extras.libraries, extras.tabs, extras.documented)
     if bibfile(config):
         pages.append(references_page())
     return [p for p in pages if p.docname not in taken]
@@ -70,7 +75,7 @@ def generated_pages(config: BookConfig, extras: SiteExtras, taken: Collection[st
 
 def write_index(config: BookConfig, extras: SiteExtras, srcdir: Path) -> bool:
     """The API index and the BibTeX file in the site's sources; True if either changed."""
-    index = api_index(config, extras.libraries, extras.tabs)
+    index = api_index(config, extras.libraries, extras.tabs, extras.documented)
     changed = write_atomic(srcdir / INDEX_FILE, json.dumps(index, indent=1, sort_keys=True))
     bib = bibfile(config)
     if bib:
@@ -135,4 +140,38 @@ def write_books(config: BookConfig) -> bool:
             if old.name not in wanted:
                 old.unlink()
                 changed = True
+    return changed
+
+
+def site_decks(config: BookConfig) -> dict[str, list[str]]:
+    """Per framework, the pages whose reveal.js deck the site holds (see :func:`write_slides`)."""
+    folder = config.layout.site_extra / SLIDES_LINK
+    found = {}
+    for fw in config.tabs:
+        decks = folder / fw
+        pages = decks.rglob("*.html") if decks.is_dir() else ()
+        found[fw] = sorted(p.relative_to(decks).with_suffix("").as_posix() for p in pages)
+    return {fw: pages for fw, pages in found.items() if pages}
+
+
+def write_slides(config: BookConfig) -> bool:
+    """Copy the built reveal.js decks (``_build/slides``) and their assets into the site's
+    extra files, removing those no longer built; True if anything changed."""
+    source, folder = config.layout.slides, config.layout.site_extra / SLIDES_LINK
+    wanted = {}
+    for fw, pages in config.layout.built_decks(config.tabs).items():
+        for page in pages:
+            wanted[f"{fw}/{page}.html"] = config.layout.deck(fw, page, ".html")
+    static = source / STATIC_FOLDER
+    if wanted and static.is_dir():
+        wanted |= {p.relative_to(source).as_posix(): p for p in static.rglob("*") if p.is_file()}
+    changed = False
+    for name, path in wanted.items():
+        changed |= write_atomic(folder / name, path.read_bytes())
+    for old in sorted(folder.rglob("*"), reverse=True) if folder.is_dir() else ():
+        if old.is_file() and old.relative_to(folder).as_posix() not in wanted:
+            old.unlink()
+            changed = True
+        elif old.is_dir() and not any(old.iterdir()):
+            old.rmdir()
     return changed

@@ -46,6 +46,12 @@ def visit_downloads_html(self: Any, node: pb_downloads) -> None:
                 f'<a class="pb-download" {follow} href="{html.escape(href)}" download>'
                 f"Download the {name} notebook</a>"
             )
+        if node["docname"] in config.pb_decks.get(fw, ()):
+            href = relative_uri(page, links["slides"][fw] + node["docname"] + ".html")
+            parts.append(
+                f'<a class="pb-slides" {follow} href="{html.escape(href)}">'
+                f'Slides<span class="pb-fw"> ({name})</span></a>'
+            )
         for kind, label in (("pdf", "PDF"), ("epub", "EPUB")):
             if links.get(kind, {}).get(fw):
                 href = relative_uri(page, links[kind][fw])
@@ -185,6 +191,7 @@ def on_page_context(
 
 def setup(app: Sphinx) -> None:
     app.add_config_value("pb_links", {}, "html")
+    app.add_config_value("pb_decks", {}, "html")  # framework -> pages with a deck
     app.add_config_value("pb_generated", [], "env")
     app.add_node(
         pb_downloads, html=(visit_downloads_html, None), latex=(skip, None), text=(skip, None)

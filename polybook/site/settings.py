@@ -10,7 +10,7 @@ from typing import Any
 from polybook.config import BookConfig
 from polybook.library.model import SavedBlock
 from polybook.render.sphinx_config import core_config, hash_tree, tool_digest
-from polybook.site.extras import BOOK_KINDS, links, site_books
+from polybook.site.extras import BOOK_KINDS, links, site_books, site_decks
 
 SITE_CODE = Path(__file__).resolve().parent  # the site's code, its extension and static files
 STATIC = SITE_CODE / "static"  # the tool's own CSS and JavaScript
@@ -31,9 +31,10 @@ def _reader_config(
         "copybutton_selector": COPY_SELECTOR,
         "html_use_index": any(d.startswith("api/") for d in generated),
         "pb_links": links(config, config.tabs, notebooks),
+        "pb_decks": site_decks(config),
         "pb_generated": list(generated),
     }
-    if notebooks or any(site_books(config, kind) for kind in BOOK_KINDS):
+    if notebooks or any(site_books(config, kind) for kind in BOOK_KINDS) or settings["pb_decks"]:
         settings["html_extra_path"] = [str(config.layout.site_extra)]
     for key in ("favicon", "html_logo"):
         path = getattr(config, key)

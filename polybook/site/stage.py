@@ -18,20 +18,22 @@ from polybook.config import BookConfig
 from polybook.diagnostics import Diagnostic, Location, Reporter
 from polybook.environments import devices
 from polybook.fsutil import write_atomic
-from polybook.layout import EPUBS_LINK, NOTEBOOKS_LINK, PDFS_LINK
+from polybook.layout import EPUBS_LINK, NOTEBOOKS_LINK, PDFS_LINK, SLIDES_LINK
 from polybook.render import warning_store
+from polybook.render.assets import INSTALL, mathjax, write_mathjax
 from polybook.render.outputs import clean_notebook, path_roots
 from polybook.render.page import Page, render_page, with_toctree
-from polybook.render.sources import keepable, sync_tree, write_sources
+from polybook.render.sources import keepable, write_sources
 from polybook.render.sphinx_config import bibfile
 from polybook.render.sphinx_process import WarmSphinx, run_sphinx
-from polybook.site.assets import mathjax
+from polybook.site.api import documented_modules
 from polybook.site.extras import (
     SiteExtras,
     generated_pages,
     write_books,
     write_index,
     write_notebooks,
+    write_slides,
 )
 from polybook.site.links import check_links
 from polybook.site.settings import site_digest, site_settings
@@ -76,8 +78,9 @@ def build_site(
             if (doc.path, fw) in executed.notebooks
         }
         cleaned.update(((doc.path, fw), nb) for fw, nb in nbs.items())
-        pages.append(render_page(doc, nbs, library.tabs, reporter, gpus))
-    extras = SiteExtras(cleaned, library.blocks, library.tabs)
+        pages.append(render_page(doc, nbs, library.tabs, reporter, gpus, config.root))
+    documented = documented_modules(library.book.documents)
+    extras = SiteExtras(cleaned, library.blocks, library.tabs, documented)
     stale = frozenset(page.removesuffix(".md") for page, _ in executed.failed)
     return Site(write_site(config, pages, reporter, stale, extras, early))
 
@@ -152,15 +155,6 @@ def _prune_copies(source: Path, copy: Path) -> None:
             path.unlink()
 
 
-def write_mathjax(srcdir: Path) -> bool:
-    """MathJax (from npm: :mod:`polybook.site.assets`) in the site's static files, for math
-    that works offline; True if anything changed."""
-    static, installed = srcdir / "_static" / "mathjax", mathjax()
-    changed = write_atomic(static / "tex-chtml.js", (installed / "tex-chtml.js").read_bytes())
-    fonts = Path("output") / "chtml" / "fonts" / "woff-v2"
-    return sync_tree(installed / fonts, static / fonts) or changed
-
-
 def _write_extras(
     config: BookConfig,
     extras: SiteExtras,
@@ -173,14 +167,13 @@ def _write_extras(
     no longer there removed; True if anything changed."""
     changed = False
     if mathjax().is_dir():
-        changed |= write_mathjax(srcdir)
+        changed |= write_mathjax(srcdir / "_static")
     else:
-        message = "MathJax is not installed: `polybook env assets` installs it"
-        reporter.warn(Location(str(mathjax())), message, "render")
+        reporter.warn(Location(str(mathjax())), f"MathJax {INSTALL}", "render")
     changed |= write_index(config, extras, srcdir)
     extra = config.layout.site_extra
     changed |= write_notebooks(extra / NOTEBOOKS_LINK, extras.notebooks, keep)
-    for link in (NOTEBOOKS_LINK, PDFS_LINK, EPUBS_LINK):
+    for link in (NOTEBOOKS_LINK, PDFS_LINK, EPUBS_LINK, SLIDES_LINK):
         _prune_copies(extra / link, outdir / link)
     return changed
 
@@ -208,7 +201,8 @@ def write_site(
     names = [p.docname for p in generated]
     pages = [with_toctree(p, names) if p.docname == "index" else p for p in pages]
     held = {fw for _, fw in extras.notebooks}
-    books_changed = write_books(config)  # before the settings, which link them
+    # The books and decks built before the site, copied before the settings, which link them.
+    copies_changed = write_books(config) | write_slides(config)
     frameworks = [fw for fw in config.tabs if fw in held]
     settings = site_settings(config, frameworks, names, extras.libraries)
     srcdir, outdir = Path(settings["srcdir"]), Path(settings["outdir"])
@@ -219,7 +213,7 @@ def write_site(
         message = f"[pdf] bibfile: no such file: {config.bibfile}"
         reporter.warn(Location("config.ini"), message, "config")
     changed = write_sources(config, [*pages, *generated], srcdir, keep)
-    changed |= _write_extras(config, extras, srcdir, outdir, keep, reporter) | books_changed
+    changed |= _write_extras(config, extras, srcdir, outdir, keep, reporter) | copies_changed
     settings_file = layout.sphinx_file("html", ".json")
     store_file = layout.site_warnings
     store = warning_store.load(store_file)

@@ -26,10 +26,14 @@ class BookInvalid(Exception):
 
 @dataclass(frozen=True)
 class Book:
-    """The parsed pages of a book, in book order (toc order, then the rest by name)."""
+    """The parsed pages of a book, in book order (toc order, then the rest by name).
+
+    ``outside``: pages the toc names that this build leaves out (``[build] notebooks``).
+    """
 
     config: BookConfig
     documents: tuple[Document, ...]
+    outside: tuple[str, ...] = ()
 
 
 def source_files(config: BookConfig) -> list[str]:
@@ -191,4 +195,4 @@ def read_book(
         if rel not in seen:
             reporter.warn(Location(rel), "page is in no toc", "toc")
             order.append(rel)
-    return Book(config, tuple(parsed[p] for p in order)), derived
+    return Book(config, tuple(parsed[p] for p in order), tuple(outside)), derived

@@ -8,7 +8,10 @@ from dataclasses import dataclass
 from polybook.diagnostics import Location, PolybookError
 from polybook.frameworks import Framework
 
-HIDE = re.compile(r"\s*#@(hide_code|hide_output|hide)\s*$")
+HIDE = re.compile(r"\s*#\s*@(hide_code|hide_output|hide)\s*$")
+# A cell's frameworks, on its first line: `%%tab pytorch`, `#@tab all`, `# @tab`, `# %%tab`.
+# Elsewhere in a cell, such a line says nothing (d2lbook drops it too): it is left out.
+TAB_LINE = re.compile(r"^\s*(?:%%tab|#\s*@tab|#\s*%%tab)\b(.*)$")
 REQUIRES = re.compile(r"^\s*#@requires\b(.*)$")
 TIMEOUT = re.compile(r"^\s*#@timeout\b(.*)$")
 # d2lbook's own tab plumbing at the top of its notebooks: polybook does this itself.
@@ -51,7 +54,9 @@ def infer_gpus(source: str, fw: Framework | None = None) -> int:
 
 def read_marks(lines: list[Line], path: str, fw: Framework) -> CellMarks:
     """Strip ``#@hide*`` and ``#@requires`` marks from ``lines`` and report what they say."""
-    if not any("#@" in t or "d2lbook" in t or "interact_select" in t for _, t in lines):
+    if not any(
+        "@" in t or "%%tab" in t or "d2lbook" in t or "interact_select" in t for _, t in lines
+    ):
         code = "\n".join(t for _, t in lines)  # no mark: most cells
         return CellMarks(tuple(lines), (), infer_gpus(code, fw), False)
     kept: list[Line] = []
@@ -59,7 +64,7 @@ def read_marks(lines: list[Line], path: str, fw: Framework) -> CellMarks:
     declared: int | None = None
     timeout: int | None = None
     for number, text in lines:
-        if D2LBOOK_PLUMBING.match(text):
+        if D2LBOOK_PLUMBING.match(text) or TAB_LINE.match(text):
             continue
         timeout_mark = TIMEOUT.match(text)
         if timeout_mark:

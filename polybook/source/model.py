@@ -6,14 +6,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from polybook.diagnostics import Diagnostic
+from polybook.source.slide_marks import SlideMark
 
 
 @dataclass(frozen=True)
 class Prose:
-    """Markdown shared by every framework; ``line`` is the 1-based line of its first line."""
+    """Markdown shared by every framework; ``line`` is the 1-based line of its first line.
+
+    ``text`` is what the book shows: slide marks are read out of it into ``marks``.
+    """
 
     text: str
     line: int
+    marks: tuple[SlideMark, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -23,6 +28,7 @@ class TabProse:
     frameworks: tuple[str, ...]
     text: str
     line: int
+    marks: tuple[SlideMark, ...] = ()
 
 
 @dataclass(frozen=True)

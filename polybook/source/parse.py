@@ -7,6 +7,7 @@ line numbers agree with markdown-it's and with editors' (a form feed is not a li
 
 from __future__ import annotations
 
+import bisect
 import re
 from difflib import get_close_matches
 
@@ -15,10 +16,11 @@ from markdown_it.token import Token
 
 from polybook import frameworks
 from polybook.diagnostics import Diagnostic, Location, PolybookError
+from polybook.source.marks import TAB_LINE
 from polybook.source.model import Block, CodeCell, Document, Prose, TabProse, Toc
+from polybook.source.slide_marks import SlideMark, may_hold_marks, read_slide_marks
 
 CODE_INFO = re.compile(r"^\{\s*\.python\s+\.input\b[^}]*\}$")
-TAB_LINE = re.compile(r"^(?:%%tab|#@tab)\b(.*)$")
 BEGIN_TAB = re.compile(r"^:begin_tab:`([^`]*)`$")
 END_TAB = ":end_tab:"
 # A line that opens a fence: up to three spaces, a run of ``` or ~~~, an info string.
@@ -102,13 +104,15 @@ def _check_fence(token: Token, span: Span, lines: list[str], path: str) -> None:
 
 
 def _code_cell(token: Token, start: int, path: str, tabs: tuple[str, ...]) -> CodeCell:
+    """A code cell; its first line that is not blank may name its frameworks."""
     body = _content(token)
     first = start + 2
-    match = TAB_LINE.match(body[0].strip()) if body else None
+    lead = next((k for k, text in enumerate(body) if text.strip()), 0)
+    match = TAB_LINE.match(body[lead]) if body else None
     if match:
-        where = Location(path, first)
+        where = Location(path, first + lead)
         names = parse_tab_names(match.group(1), tabs, where, "%%tab")
-        return CodeCell(names, "\n".join(body[1:]), first + 1)
+        return CodeCell(names, "\n".join(body[lead + 1 :]), first + lead + 1)
     return CodeCell((tabs[0],), "\n".join(body), first)
 
 
@@ -154,16 +158,44 @@ def _text(lines: list[str], start: int, end: int) -> tuple[str, int]:
     return "\n".join(lines[start:end]), start + 1
 
 
-class _Prose:
-    """Splits the prose between cells into shared and per-framework blocks."""
+def _literal_lines(tokens: list[Token]) -> set[int]:
+    """0-based lines inside code: fences (a cell's, or an example's) and indented code."""
+    return {
+        number
+        for token in tokens
+        if token.type in ("fence", "code_block") and token.map
+        for number in range(*token.map)
+    }
 
-    def __init__(self, lines: list[str], tokens: list[Token], path: str, tabs: tuple[str, ...]):
+
+class _Prose:
+    """Splits the prose between cells into shared and per-framework blocks, their slide
+    marks read."""
+
+    def __init__(
+        self, text: str, lines: list[str], tokens: list[Token], path: str, tabs: tuple[str, ...]
+    ):
         self.lines = lines
         self.marks = _tab_marks(tokens, lines)
         self.path = path
         self.tabs = tabs
         self.open: OpenTab | None = None
         self.warnings: list[Diagnostic] = []
+        self.literal = sorted(_literal_lines(tokens)) if may_hold_marks(text) else []
+
+    def _block(self, text: str, line: int, frameworks: tuple[str, ...] | None) -> Block:
+        """Shared prose (``frameworks`` None) or tab prose, its slide marks read."""
+        marked: tuple[SlideMark, ...] = ()
+        if may_hold_marks(text):
+            first = bisect.bisect_left(self.literal, line - 1)
+            last = bisect.bisect_left(self.literal, line - 1 + text.count("\n") + 1)
+            literal = [n - line + 1 for n in self.literal[first:last]]
+            found = read_slide_marks(text, line, self.path, literal)
+            text, marked = found.book, found.marks
+            self.warnings.extend(found.problems)
+        if frameworks is None:
+            return Prose(text, line, marked)
+        return TabProse(frameworks, text, line, marked)
 
     def blocks(self, start: int, end: int) -> list[Block]:
         """The blocks of lines [start, end); an open ``:begin_tab:`` carries over."""
@@ -177,22 +209,22 @@ class _Prose:
             text, line = _text(self.lines, chunk, number)
             if names is not None:
                 if self.open is not None:  # closed by the next one, as d2lbook does
-                    out.append(TabProse(self.open[0], text, line))
+                    out.append(self._block(text, line, self.open[0]))
                     message = f":begin_tab: opened here has no :end_tab: before line {number + 1}"
                     opened = Location(self.path, self.open[1])
                     self.warnings.append(Diagnostic(opened, message, "parse.tab"))
                 elif text:
-                    out.append(Prose(text, line))
+                    out.append(self._block(text, line, None))
                 self.open = (parse_tab_names(names, self.tabs, where, ":begin_tab:"), number + 1)
             else:
                 if self.open is None:
                     raise PolybookError(where, ":end_tab: without :begin_tab:", "parse.tab")
-                out.append(TabProse(self.open[0], text, line))
+                out.append(self._block(text, line, self.open[0]))
                 self.open = None
             chunk = number + 1
         text, line = _text(self.lines, chunk, end)
         if text:
-            out.append(TabProse(self.open[0], text, line) if self.open else Prose(text, line))
+            out.append(self._block(text, line, self.open[0] if self.open else None))
         return out
 
 
@@ -202,7 +234,7 @@ def parse(text: str, path: str, tabs: tuple[str, ...]) -> Document:
     lines = text.split("\n")
     # A final newline lets a fence left open at the end be told from a closed one.
     tokens = _markdown.parse(text if text.endswith("\n") else text + "\n")
-    prose = _Prose(lines, tokens, path, tabs)
+    prose = _Prose(text, lines, tokens, path, tabs)
     blocks: list[Block] = []
     cursor = 0
     for token in tokens:

@@ -15,7 +15,10 @@ from polybook.diagnostics import Location, Reporter
 from polybook.source.model import Document, Prose, TabProse
 
 LABEL = re.compile(r"^\s*:(label|eqlabel):`([^`]+)`\s*$")
-REF = re.compile(r":(numref|ref|eqref):`([^`]+)`")
+# An equation's label on its closing line, as some d2l pages write it: `$$ … $$ :eqlabel:`x``.
+TRAILING_EQLABEL = re.compile(r"^(?P<math>.*\$\$)\s*:eqlabel:`(?P<label>[^`]+)`\s*$")
+# A role's target is between backticks, one each side (some d2l pages write two).
+REF = re.compile(r":(numref|ref|eqref):(``?)([^`]+)\2")
 IMAGE = re.compile(r"!\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 EXPLICIT = re.compile(r"<([^<>]+)>\s*$")  # :numref:`Title %s <label>`
 FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
@@ -59,7 +62,9 @@ def mentions(doc: Document) -> list[Mention]:
         if label:
             found.append(Mention(label.group(2).strip(), label.group(1), where))
             continue
-        for role, target in REF.findall(text):
+        if trailing := TRAILING_EQLABEL.match(text):
+            found.append(Mention(trailing.group("label").strip(), "eqlabel", where))
+        for role, _, target in REF.findall(text):
             explicit = EXPLICIT.search(target)
             name = explicit.group(1) if explicit else target
             found.append(Mention(name.strip(), role, where))

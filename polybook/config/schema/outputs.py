@@ -1,4 +1,5 @@
-"""The keys of the outputs' sections: ``[colab]``, ``[sagemaker]``, ``[html]``, ``[pdf]``."""
+"""The keys of the outputs' sections: ``[colab]``, ``[sagemaker]``, ``[html]``, ``[pdf]``,
+``[slides]``."""
 
 from __future__ import annotations
 
@@ -112,5 +113,32 @@ OUTPUT_KEYS: tuple[Key, ...] = (
         "",
         "the PDFs' code and outputs font (it needs the outputs' characters, e.g. box drawing)",
         default_text="`DejaVu Sans Mono`",
+    ),
+    Key(
+        "slides",
+        "top_left",
+        "str",
+        "",
+        "HTML shown at the top left of every slide (a course's name, a logo)",
+        attr="slides_top_left",
+    ),
+    Key(
+        "slides",
+        "top_right",
+        "str",
+        "",
+        "HTML shown at the top right of every slide",
+        attr="slides_top_right",
+    ),
+    Key(
+        "slides",
+        "github_repo",
+        "words",
+        (),
+        "the GitHub repository (`owner/name`) that holds `_build/slides/`, or `framework"
+        " owner/name` pairs, each holding that framework's slides at its root (d2lbook's"
+        " layout): each framework's `README.md` links its decks for nbviewer's slideshow",
+        pairs=True,
+        attr="slides_repo",
     ),
 )

@@ -1,6 +1,6 @@
-"""The site's browser assets from npm (MathJax, for math that works offline): where they are
-installed, and ``polybook env assets``, which installs them with npm from the pinned lock
-file shipped in the package (``polybook/requirements/node``)."""
+"""``polybook env assets``: the browser assets from npm (MathJax, reveal.js; where they are
+used: :mod:`polybook.render.assets`) installed with ``npm ci`` from the pinned lock file
+shipped in the package (``polybook/requirements/node``)."""
 
 from __future__ import annotations
 
@@ -11,15 +11,10 @@ from pathlib import Path
 
 from polybook.diagnostics import Location, PolybookError
 from polybook.fsutil import write_atomic
-from polybook.paths import NODE_REQUIREMENTS, assets_dir, node_modules
+from polybook.paths import NODE_REQUIREMENTS, assets_dir
 
 LOCK_FILES = ("package.json", "package-lock.json")
 STAMP = ".stamp"
-
-
-def mathjax() -> Path:
-    """MathJax's browser build, where ``polybook env assets`` installs it."""
-    return node_modules() / "mathjax" / "es5"
 
 
 def assets_current(target: Path | None = None) -> bool:

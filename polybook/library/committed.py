@@ -1,0 +1,131 @@
+"""A build of part of a book (``[build] notebooks`` names one chapter) takes the code that
+pages outside it save from the committed library, as the full build made it.
+
+The committed ``d2l/<fw>.py`` is read back into blocks: each top-level block after the
+comment naming its page and line, each method a class body holds after such a comment as
+the ``add_to_class`` block that put it there. The blocks of pages outside the build (pages
+that are still in the book's folder) are merged with the build's own, in the committed
+file's order of pages; a library written by another tool (without those comments) is
+taken whole, before the build's code.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from polybook.config import BookConfig
+from polybook.library.extract import Merge
+from polybook.library.model import SavedBlock
+from polybook.library.syntax import statement_start
+from polybook.source.book import Book
+
+PLACE = re.compile(r"^(\s*)# (\S+):(\d+)$")
+
+
+def _block(path: str, line: int, lines: list[str]) -> SavedBlock:
+    while lines and not lines[-1].strip():
+        lines = lines[:-1]
+    return SavedBlock(path, tuple(range(line, line + len(lines))), "\n".join(lines), 0)
+
+
+Read = tuple[SavedBlock, bool]  # a block, and whether it was written into a class
+
+
+def _split_class(block: SavedBlock) -> list[Read]:
+    """``block`` without the methods written into its classes, then those methods, each as
+    the ``add_to_class`` block that attached it."""
+    try:
+        tree = ast.parse(block.code)
+    except SyntaxError:
+        return [(block, False)]
+    lines = block.code.split("\n")
+    moved: list[SavedBlock] = []
+    drop: set[int] = set()  # 0-based lines of the moved methods and their comments
+    for node in tree.body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        for item in node.body:
+            start = statement_start(item) - 1
+            place = PLACE.match(lines[start - 1]) if start > 0 else None
+            if place is None or not isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            indent = len(place.group(1))
+            end = item.end_lineno or start + 1
+            method = [text[indent:] for text in lines[start:end]]
+            head = f"@d2l.add_to_class({node.name})"
+            moved.append(_block(place.group(2), int(place.group(3)), [head, *method]))
+            drop.update(range(start - 1, end))
+    kept = [text for k, text in enumerate(lines) if k not in drop]
+    return [(_block(block.path, block.line, kept), False), *((m, True) for m in moved)]
+
+
+def read_committed(text: str, lib_file: str) -> list[Read]:
+    """The blocks of a committed library, in its order (see the module's documentation),
+    each marked when it is a method read out of a class body: where it stands is not where
+    its page comes in the book."""
+    chunks: list[tuple[str, int, list[str]]] = []
+    for text_line in text.split("\n"):
+        place = PLACE.match(text_line)
+        if place and not place.group(1):
+            chunks.append((place.group(2), int(place.group(3)), []))
+        elif chunks:
+            chunks[-1][2].append(text_line)
+    if not chunks:  # another tool's library: one block, its header aside
+        return [(_block(lib_file, 1, text.split("\n")), False)] if text.strip() else []
+    blocks: list[Read] = []
+    for path, line, code in chunks:
+        kept = _block(path, line, code).code.split("\n")
+        while kept and kept[-1].startswith("del "):  # the library's own deletions
+            kept.pop()
+        blocks.extend(_split_class(_block(path, line, kept)))
+    return blocks
+
+
+@dataclass(frozen=True)
+class Borrow:
+    """What a build of part of the book takes from the committed libraries: the blocks of
+    ``outside`` pages, around ``inside`` ones (the build's pages, in book order)."""
+
+    root: Path
+    inside: tuple[str, ...]
+
+    def merged(self, lib_file: str, built: Sequence[SavedBlock]) -> list[SavedBlock]:
+        """The build's blocks (in book order) with those borrowed for the pages outside it."""
+        try:
+            text = (self.root / lib_file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return list(built)
+        inside = {page: k for k, page in enumerate(self.inside)}
+        by_page: dict[str, list[SavedBlock]] = {}
+        for block in built:
+            by_page.setdefault(block.path, []).append(block)
+        result: list[SavedBlock] = []
+        done = 0  # build pages placed so far
+        for block, moved in read_committed(text, lib_file):
+            if block.path in inside and moved:
+                continue  # the build attaches it again
+            if block.path in inside:
+                while done <= inside[block.path]:
+                    result += by_page.get(self.inside[done], [])
+                    done += 1
+            elif block.path == lib_file or (
+                block.path.endswith(".md") and (self.root / block.path).is_file()
+            ):
+                result.append(block.at(done))  # seen by the build's pages after it
+        while done < len(self.inside):
+            result += by_page.get(self.inside[done], [])
+            done += 1
+        return result
+
+
+def borrowing(config: BookConfig, book: Book) -> Merge | None:
+    """What completes each framework's blocks in a build of part of ``book``; None for a
+    build of the whole book, which takes nothing from the committed libraries."""
+    if not book.outside:
+        return None
+    borrow = Borrow(config.root, tuple(doc.path for doc in book.documents))
+    return lambda fw, blocks: borrow.merged(config.library_for(fw).lib_file, blocks)

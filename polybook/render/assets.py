@@ -1,0 +1,40 @@
+"""Browser assets from npm (installed by ``polybook env assets``:
+:mod:`polybook.environments.assets`) that outputs copy beside their pages, so that they work
+offline from ``file://``: MathJax for math, reveal.js for slide decks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from polybook.fsutil import write_atomic
+from polybook.paths import node_modules
+from polybook.render.sources import sync_tree
+
+MATHJAX_FONTS = Path("output") / "chtml" / "fonts" / "woff-v2"
+REVEAL_FILES = ("reveal.js", "reveal.css", "theme/white.css")
+INSTALL = "is not installed: `polybook env assets` installs it"
+
+
+def mathjax() -> Path:
+    """MathJax's browser build, where ``polybook env assets`` installs it."""
+    return node_modules() / "mathjax" / "es5"
+
+
+def reveal() -> Path:
+    """reveal.js's browser build, where ``polybook env assets`` installs it."""
+    return node_modules() / "reveal.js" / "dist"
+
+
+def write_mathjax(static: Path) -> bool:
+    """MathJax in ``static/mathjax`` (its script and fonts); True if anything changed."""
+    folder, installed = static / "mathjax", mathjax()
+    changed = write_atomic(folder / "tex-chtml.js", (installed / "tex-chtml.js").read_bytes())
+    return sync_tree(installed / MATHJAX_FONTS, folder / MATHJAX_FONTS) or changed
+
+
+def write_reveal(static: Path) -> bool:
+    """reveal.js's script, style and white theme in ``static/reveal``; True if changed."""
+    changed = False
+    for name in REVEAL_FILES:
+        changed |= write_atomic(static / "reveal" / name, (reveal() / name).read_bytes())
+    return changed

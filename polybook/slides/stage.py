@@ -1,0 +1,149 @@
+"""The slides stage's entry point: the executed notebooks -> one deck per section per
+framework, ``_build/slides/<framework>/<page>.ipynb`` (RISE: what d2lbook's readers open)
+and ``.html`` (reveal.js, self-contained but for the assets in ``_build/slides/_static``).
+
+A section without slide marks gets no deck. A page whose notebook failed keeps its last good
+decks; files of decks no longer made are removed. Nothing is executed here.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
+
+from polybook.config import BookConfig, key_location
+from polybook.config.schema import for_framework
+from polybook.diagnostics import Location, Reporter
+from polybook.fsutil import TEMP_SUFFIX, write_atomic
+from polybook.nb import writes
+from polybook.render.assets import INSTALL, mathjax, reveal, write_mathjax, write_reveal
+from polybook.render.outputs import clean_notebook, path_roots
+from polybook.slides.deck import Deck, images, make_deck
+from polybook.slides.reveal import STATIC, reveal_html, slides_css
+from polybook.slides.rise import RISE_CSS, rise_notebook
+from polybook.source.readable import book_readable
+
+if TYPE_CHECKING:
+    from polybook.execution.stage import Executed
+
+NBVIEWER = "https://nbviewer.jupyter.org/format/slides/github"
+REMOTE = re.compile(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", re.I)
+
+
+@dataclass
+class SlidesReport:
+    """What the stage wrote."""
+
+    folder: Path
+    decks: list[tuple[str, str]] = field(default_factory=list)  # (page, framework)
+    changed: int = 0
+    removed: int = 0
+
+
+def deck_files(config: BookConfig, deck: Deck) -> dict[str, bytes]:
+    """A deck's files under ``_build/slides``: its notebook, its page, the figures the
+    notebook shows (beside it, where its relative links point)."""
+    fw = deck.framework
+    kernelspec = {
+        "name": "python3",
+        "display_name": f"Python 3 ({config.framework(fw).display_name})",
+        "language": "python",
+    }
+    left, right = config.slides_top_left, config.slides_top_right
+    page = deck.page.removesuffix(".md")
+    files = {
+        f"{fw}/{page}.ipynb": writes(rise_notebook(deck, kernelspec, left, right)).encode(),
+        f"{fw}/{page}.html": reveal_html(
+            deck, config.root, config.framework(fw).display_name, left, right
+        ).encode(),
+    }
+    base = PurePosixPath(deck.page).parent
+    for src in images(deck):
+        relative = posixpath.normpath((base / src).as_posix())
+        path = (config.root / relative).resolve()
+        if path.is_relative_to(config.root.resolve()) and path.is_file():
+            files[f"{fw}/{relative}"] = path.read_bytes()
+    return files
+
+
+def readme(config: BookConfig, fw: str, pages: list[str]) -> str:
+    """``<framework>/README.md``: the decks, linked for nbviewer's slideshow when
+    ``[slides] github_repo`` names where they are published."""
+    repo = for_framework(config.slides_repo, fw) if config.slides_repo else ""
+    inside = f"{fw}/" if len(config.slides_repo) == 1 else ""
+    lines = [f"# {config.title}: slides ({config.framework(fw).display_name})", ""]
+    for page in pages:
+        name = page.removesuffix(".md")
+        link = f"{NBVIEWER}/{repo}/blob/main/{inside}{name}.ipynb" if repo else f"{name}.ipynb"
+        lines.append(f"- [{name}]({link}) (reveal.js: [{name}.html]({name}.html))")
+    return "\n".join(lines) + "\n"
+
+
+def build_slides(executed: Executed, config: BookConfig, reporter: Reporter) -> SlidesReport:
+    """Every deck of the build's frameworks (see the module's documentation)."""
+    library = executed.library
+    report = SlidesReport(config.layout.slides)
+    for key, corner in (
+        ("top_left", config.slides_top_left),
+        ("top_right", config.slides_top_right),
+    ):
+        if REMOTE.search(corner):
+            message = f"[slides] {key} loads a file from the network: the decks do too"
+            reporter.warn(key_location(config.root, "slides", key), message, "slides.remote")
+    files: dict[str, bytes] = {}
+    keep: set[Path] = set()
+    roots = path_roots(config)
+    failed = set(executed.failed)
+    for fw in library.tabs:
+        refs = book_readable(config, library.book, fw)
+        pages: list[str] = []
+        for doc in library.book.documents:
+            if (doc.path, fw) in failed:  # its last good decks stay
+                keep |= {config.layout.deck(fw, doc.path, s) for s in (".ipynb", ".html")}
+                continue
+            nb = executed.notebooks.get((doc.path, fw))
+            if nb is None:
+                continue
+            cleaned = clean_notebook(nb, roots, doc.path, fw, reporter)
+            deck = make_deck(doc, cleaned, fw, refs)
+            if deck is None:
+                continue
+            files |= deck_files(config, deck)
+            pages.append(doc.path)
+            report.decks.append((doc.path, fw))
+        for folder in {str(PurePosixPath(f"{fw}/{p}").parent) for p in pages}:
+            files[f"{folder}/rise.css"] = RISE_CSS.encode()
+        if pages:
+            files[f"{fw}/README.md"] = readme(config, fw, pages).encode()
+    report.changed = _write(report.folder, files, keep, reporter)
+    report.removed = _remove_stale(report.folder, keep | {report.folder / n for n in files})
+    return report
+
+
+def _write(folder: Path, files: dict[str, bytes], keep: set[Path], reporter: Reporter) -> int:
+    changed = sum(write_atomic(folder / name, data) for name, data in files.items())
+    static = folder / STATIC
+    changed += write_atomic(static / "polybook-slides.css", slides_css())
+    assets = ((reveal(), write_reveal, "reveal.js"), (mathjax(), write_mathjax, "MathJax"))
+    for found, write, name in assets:
+        if found.is_dir():
+            changed += write(static)
+        else:
+            reporter.warn(Location(str(found)), f"{name} {INSTALL}", "slides")
+    keep.update(p for p in static.rglob("*") if p.is_file())
+    return changed
+
+
+def _remove_stale(folder: Path, keep: set[Path]) -> int:
+    """Delete files a previous build made that this one does not, then empty folders."""
+    removed = 0
+    for path in sorted(folder.rglob("*"), reverse=True) if folder.is_dir() else ():
+        if path.is_file() and path not in keep and not path.name.endswith(TEMP_SUFFIX):
+            path.unlink()
+            removed += 1
+        elif path.is_dir() and not any(path.iterdir()):
+            path.rmdir()
+    return removed

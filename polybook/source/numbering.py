@@ -1,0 +1,172 @@
+"""What each label of the book names and the number Sphinx gives it, worked out from the
+sources alone, for the outputs that Sphinx does not make (students' notebooks, slides).
+
+Sections are numbered as the site numbers them: pages listed by a ``:numbered:`` toc (and the
+tocs below it) count from 1 in toc order, a page's ``##`` headings below its number.
+Labelled figures, tables and equations count per section, numbered to two levels (Sphinx's
+``numfig_secnum_depth``): "Fig. 3.2.1", "Table 3.2.1", "(3.2.1)". Pages no numbered toc
+lists count their labelled figures across the book, unnumbered.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from polybook.source.book import Book, toc_targets
+from polybook.source.model import Document, Prose, TabProse, Toc
+from polybook.source.references import TRAILING_EQLABEL
+
+HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+LABEL = re.compile(r"^\s*:(label|eqlabel):`([^`]+)`\s*$")
+FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+CAPTION = re.compile(r"^(?::(?![\w-]+:`)|Table:)\s*(.+)$")  # a table's caption, pandoc's way
+SECNUM_DEPTH = 2  # numfig_secnum_depth
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a label names: a section, a figure, a table or an equation."""
+
+    kind: str
+    number: str  # "3.2.1"; "" where Sphinx gives none
+    title: str  # a section's title, a figure's or a table's caption
+    page: str  # the docname of its page
+    anchor: str  # its id in the site's page
+
+
+def anchor_of(label: str, kind: str) -> str:
+    """The id the site gives ``label`` (docutils' ``make_id``)."""
+    ident = re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")
+    return f"equation-{ident}" if kind == "equation" else ident
+
+
+@dataclass
+class _Counters:
+    """Figure, table and equation counters per section prefix, across the book."""
+
+    counts: dict[tuple[str, tuple[int, ...]], int] = field(default_factory=dict)
+
+    def next(self, kind: str, section: tuple[int, ...]) -> str:
+        prefix = section[:SECNUM_DEPTH]
+        count = self.counts.get((kind, prefix), 0) + 1
+        self.counts[(kind, prefix)] = count
+        return ".".join(str(n) for n in (*prefix, count))
+
+
+def page_numbers(book: Book) -> dict[str, tuple[int, ...]]:
+    """Each numbered page's section number, from the root's tocs down."""
+    docs = {doc.path: doc for doc in book.documents}
+    numbers: dict[str, tuple[int, ...]] = {}
+
+    def walk(doc: Document, prefix: tuple[int, ...], numbered: bool) -> None:
+        count = 0
+        for block in doc.blocks:
+            if not isinstance(block, Toc):
+                continue
+            counted = numbered or any(key == "numbered" for key, _ in block.options)
+            for target, _ in toc_targets(Document(doc.path, (block,))):
+                child = docs.get(target)
+                if child is None or target in numbers:
+                    continue
+                if counted:
+                    count += 1
+                    numbers[target] = (*prefix, count)
+                walk(child, numbers.get(target, prefix), counted)
+
+    root = docs.get("index.md")
+    if root is not None:
+        walk(root, (), False)
+    return numbers
+
+
+def _lines(doc: Document) -> Iterator[str]:
+    """The page's prose lines outside code, in order (every framework's tab prose too)."""
+    for block in doc.blocks:
+        if not isinstance(block, (Prose, TabProse)):
+            continue
+        fence = ""
+        for text in block.text.split("\n"):
+            opener = FENCE.match(text)
+            if fence:
+                fence = "" if opener and opener.group(1).startswith(fence) else fence
+                continue
+            if opener:
+                fence = opener.group(1)
+                continue
+            yield text
+
+
+def _caption(text: str) -> str:
+    return text[2 : text.rfind("](")] if text.startswith("![") and "](" in text else ""
+
+
+class _Page:
+    """One page's scan: the section a line is in, and what a label after it names."""
+
+    def __init__(self, page: str, own: tuple[int, ...] | None, counters: _Counters):
+        self.page = page
+        self.own = own
+        self.counters = counters
+        self.section: tuple[int, ...] = own or ()
+        self.levels: list[int] = []  # counters of the headings below the page's title
+        self.last: tuple[str, str] = ("", "")  # (kind, title) that a label would name
+        self.image = ""  # an image's text while its caption spans lines
+
+    def heading(self, depth: int, title: str) -> None:
+        if self.own is not None:
+            if depth == 1:
+                self.levels = []
+            else:
+                k = depth - 2
+                self.levels = (self.levels + [0] * (k + 1))[: k + 1]
+                self.levels[k] += 1
+            self.section = (*self.own, *self.levels)
+        self.last = ("section", title)
+
+    def target(self, kind: str, title: str, label: str) -> Target:
+        if kind == "section":
+            number = ".".join(map(str, self.section)) if self.own is not None else ""
+        else:
+            number = self.counters.next(kind, self.section)
+        return Target(kind, number, title, self.page, anchor_of(label, kind))
+
+    def line(self, stripped: str) -> tuple[str, Target] | None:
+        """Read one line; the label on it and its target, if any."""
+        if trailing := TRAILING_EQLABEL.match(stripped):
+            name = trailing.group("label")
+            return name, self.target("equation", "", name)
+        label = LABEL.match(stripped)
+        if self.image or (stripped.startswith("![") and not label):
+            self.image = f"{self.image} {stripped}".strip()
+            if re.search(r"\]\([^)]*\)$", self.image):
+                self.last, self.image = ("figure", _caption(self.image)), ""
+            return None
+        if heading := HEADING.match(stripped):
+            self.heading(len(heading.group(1)), heading.group(2))
+        elif label and label.group(1) == "eqlabel":
+            return label.group(2), self.target("equation", "", label.group(2))
+        elif label and self.last[0]:
+            found = self.target(*self.last, label.group(2))
+            self.last = ("", "")
+            return label.group(2), found
+        elif caption := CAPTION.match(stripped):
+            self.last = ("table", caption.group(1))
+        elif stripped and not stripped.startswith(("|", ":width:")):
+            self.last = ("", "")
+        return None
+
+
+def numbering(book: Book) -> dict[str, Target]:
+    """Every label of the book, with what it names and its number."""
+    numbers = page_numbers(book)
+    counters = _Counters()
+    found: dict[str, Target] = {}
+    for doc in book.documents:
+        scan = _Page(doc.path.removesuffix(".md"), numbers.get(doc.path), counters)
+        for text in _lines(doc):
+            labelled = scan.line(text.strip())
+            if labelled is not None:
+                found.setdefault(*labelled)
+    return found

@@ -1,0 +1,145 @@
+"""d2l's roles as the reader reads them where Sphinx does not render the page (students'
+notebooks, slides): ":numref:`sec_x`" becomes "Section 3.2", ":eqref:`eq_x`" "(3.1.4)",
+":cite:`He.2016`" "(He et al., 2016)", each a Markdown link to the site where there is one.
+Code (spans and fences) is left as written.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from polybook.config import BookConfig
+from polybook.source.book import Book
+from polybook.source.numbering import Target, numbering
+
+ROLE = re.compile(r":(numref|ref|eqref|cite|citet|citep):(``?)([^`]+)\2")
+EXPLICIT = re.compile(r"^(.*?)\s*<([^<>]+)>\s*$", re.S)  # :numref:`Title %s <label>`
+# A role, or a code span (whose roles stay as written): the first that starts, roles first.
+ROLE_OR_CODE = re.compile(ROLE.pattern + r"|(`+).+?(?<!`)\4(?!`)")
+FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+FORMATS = {"section": "Section {}", "figure": "Fig. {}", "table": "Table {}", "equation": "({})"}
+KINDS = {"fig": "Fig.", "tab": "Table", "sec": "Section", "subsec": "Section", "chap": "Chapter"}
+REFERENCES_PAGE = "references"
+Link = Callable[[str, str], str]  # (page, anchor) -> URL, "" for none
+
+
+def unresolved(target: str, role: str) -> str:
+    """What a reference to ``target`` reads as when it names nothing: "Fig. “lstm 2”"."""
+    prefix, _, rest = target.partition("_")
+    kind = "" if prefix.lower() == "eq" else KINDS.get(prefix.lower()) if rest else None
+    words = " ".join(re.split(r"[_\-]+", rest if kind is not None else target)).strip()
+    if role == "eqref" or kind == "":
+        return f"({words})"
+    return f"{kind} “{words}”" if kind else f"“{words}”"
+
+
+@dataclass(frozen=True)
+class Citation:
+    """What an author-year citation shows of a BibTeX entry."""
+
+    authors: str  # "He", "He and Zhang", "He et al."
+    year: str
+
+
+def read_citations(path: Path | None) -> dict[str, Citation]:
+    """The entries of the BibTeX file at ``path`` (none when it is missing or unreadable)."""
+    if path is None or not path.is_file():
+        return {}
+    from pybtex.database import parse_file  # type: ignore[import-untyped]
+    from pybtex.scanner import PybtexError  # type: ignore[import-untyped]
+
+    try:
+        data = parse_file(str(path), "bibtex")
+    except (PybtexError, OSError, UnicodeDecodeError):
+        return {}
+    found = {}
+    for key, entry in data.entries.items():
+        people = entry.persons.get("author") or entry.persons.get("editor") or []
+        names = [re.sub(r"[{}\\]", "", " ".join(p.last_names)) for p in people]
+        authors = f"{names[0]} et al." if len(names) > 2 else " and ".join(names) or key
+        found[key] = Citation(authors, str(entry.fields.get("year", "")))
+    return found
+
+
+@dataclass(frozen=True)
+class Readable:
+    """Rewrites roles in prose; ``link`` makes the URL of a place in the site."""
+
+    targets: Mapping[str, Target]
+    citations: Mapping[str, Citation] = field(default_factory=dict)
+    link: Link = lambda page, anchor: ""
+
+    def _linked(self, text: str, page: str, anchor: str) -> str:
+        url = self.link(page, anchor)
+        return f"[{text}]({url})" if url else text
+
+    def _reference(self, role: str, spec: str) -> str:
+        explicit = EXPLICIT.match(spec)
+        title, label = (explicit.group(1), explicit.group(2)) if explicit else ("", spec)
+        target = self.targets.get(label.strip())
+        if target is None:
+            return title.replace("%s", "").strip() or unresolved(label.strip(), role)
+        number = target.number
+        if role == "ref":
+            text = title or target.title or FORMATS[target.kind].format(number)
+        elif role == "eqref":
+            text = f"({number})"
+        elif title:
+            text = title.replace("%s", number).replace("{number}", number)
+        else:
+            text = FORMATS[target.kind].format(number) if number else target.title
+        return self._linked(text, target.page, target.anchor)
+
+    def _citation(self, role: str, keys: str) -> str:
+        cited = [(k.strip(), self.citations.get(k.strip())) for k in keys.split(",") if k.strip()]
+        if role == "citet":
+            parts = [f"{c.authors} ({c.year})" if c else f"[{k}]" for k, c in cited]
+            text = "; ".join(parts)
+        else:
+            text = "(" + "; ".join(f"{c.authors}, {c.year}" if c else k for k, c in cited) + ")"
+        return self._linked(text, REFERENCES_PAGE, "")
+
+    def _role(self, match: re.Match[str]) -> str:
+        role, spec = match.group(1), match.group(3)
+        if role in ("cite", "citet", "citep"):
+            return self._citation(role, spec)
+        return self._reference(role, spec)
+
+    def _line(self, text: str) -> str:
+        return ROLE_OR_CODE.sub(lambda m: m.group(0) if m.group(4) else self._role(m), text)
+
+    def text(self, source: str) -> str:
+        """``source`` (Markdown) with its roles as readers read them."""
+        if ":" not in source or not ROLE.search(source):
+            return source
+        out, fence = [], ""
+        for line in source.split("\n"):
+            opener = FENCE.match(line)
+            if fence:
+                fence = "" if opener and opener.group(1).startswith(fence) else fence
+            elif opener:
+                fence = opener.group(1)
+            out.append(line if fence or opener else self._line(line))
+        return "\n".join(out)
+
+
+def site_link(site_url: str, framework: str) -> Link:
+    """Links into the published site (``[project] site_url``; none without it), its tabs set
+    to ``framework``."""
+    base = site_url.rstrip("/")
+
+    def link(page: str, anchor: str) -> str:
+        if not base:
+            return ""
+        return f"{base}/{page}.html?tab={framework}" + (f"#{anchor}" if anchor else "")
+
+    return link
+
+
+def book_readable(config: BookConfig, book: Book, framework: str) -> Readable:
+    """The references of ``book`` as ``framework``'s readers read them outside the site."""
+    bib = Path(config.bibfile) if config.bibfile else None
+    return Readable(numbering(book), read_citations(bib), site_link(config.site_url, framework))
