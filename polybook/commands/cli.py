@@ -204,7 +204,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return run(args)
     except PolybookError as err:
-        print(f"polybook: {err}", file=sys.stderr)
+        for diag in err.diagnostics:
+            print(f"polybook: {diag}", file=sys.stderr)
         return 1
     except OSError as exc:  # an unwritable _build/, a full disk: say which file
         where = f"{exc.filename}: " if exc.filename else ""
