@@ -13,6 +13,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from polybook import frameworks
+from polybook.confine import Confinement
 from polybook.diagnostics import Diagnostic
 from polybook.frameworks import Framework
 from polybook.layout import Layout
@@ -66,10 +67,12 @@ class BookConfig:
     notebooks: tuple[str, ...] = ("*.md", "*/*.md")
     exclusions: tuple[str, ...] = ()
     resources: tuple[str, ...] = ()
+    allowed_paths: tuple[str, ...] = ()  # folders outside the root the book may read from
     tabs: tuple[str, ...] = ("pytorch",)
     eval_notebook: bool = True
     strict: bool = False
     cell_timeout: int = 1200
+    output_limit: int = 1_000_000  # characters of text shown per cell; 0: no limit
     jobs: int = 0
     device: str = "auto"
     envs_dir: str = ""
@@ -110,6 +113,11 @@ class BookConfig:
     def layout(self) -> Layout:
         """Where this book's build reads and writes each thing."""
         return Layout(self.root, self.name)
+
+    @property
+    def confinement(self) -> Confinement:
+        """The folders the book may read files from (see :mod:`polybook.confine`)."""
+        return Confinement.of(self.root, self.allowed_paths)
 
     @property
     def build_dir(self) -> Path:

@@ -15,7 +15,7 @@ from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
-from polybook.render import cite, library_links, sphinx_log, stable_config
+from polybook.render import cite, files, library_links, sphinx_log, stable_config
 from polybook.render.names import CELLS_SUFFIX
 from polybook.render.outputs import sanitize_html
 
@@ -192,6 +192,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     if app.config.pb_diagnostics:
         sphinx_log.install(app, app.config.pb_diagnostics)
     library_links.setup(app)
+    files.setup(app)
     stable_config.setup(app)
     app.add_config_value("pb_bibliography", False, "env")
     cite.setup(app, app.config.pb_bibliography)

@@ -41,6 +41,17 @@ BOOK_KEYS: tuple[Key, ...] = (
     ),
     Key(
         "build",
+        "allowed_paths",
+        "words",
+        (),
+        "folders outside the book root whose files the book may read: includes, raw and CSV"
+        " files, figures, downloads, resources, the bibliography (relative to the book root,"
+        " or absolute). Any other file outside the book, directly or through a link, is an"
+        " error",
+        d2lbook=False,
+    ),
+    Key(
+        "build",
         "tabs",
         "words",
         ("pytorch",),
@@ -75,6 +86,16 @@ BOOK_KEYS: tuple[Key, ...] = (
         "seconds a cell may run (`#@timeout N` in a cell overrides)",
         d2lbook=False,
         minimum=1,
+    ),
+    Key(
+        "build",
+        "output_limit",
+        "int",
+        1_000_000,
+        "characters of text a cell's outputs show in the site, the PDF and the notebooks"
+        " offered for download; the rest is cut, with a note saying how much and where the"
+        " whole output is (`0`: no limit)",
+        d2lbook=False,
     ),
     Key(
         "build",
