@@ -46,7 +46,12 @@ def pdf_pages(
         nb = executed.get((doc.path, framework))
         notebooks = {}
         if nb is not None:
-            cleaned = clean_notebook(nb, roots, doc.path, framework, reporter)  # a copy
+            config = book.config
+            whole = config.layout.executed(doc.path, framework).relative_to(config.root)
+            limit = config.output_limit
+            cleaned = clean_notebook(  # a copy
+                nb, roots, doc.path, framework, reporter, limit, whole.as_posix()
+            )
             notebooks[framework] = drop_html(cleaned)
         page = render_page(doc, notebooks, (framework,), reporter, host_gpus)
         if doc.docname == ROOT_DOC and bibliography:

@@ -69,9 +69,14 @@ def build_site(
     cleaned: dict[tuple[str, str], NotebookNode] = {}
     gpus = devices.host_gpus()
     roots = path_roots(config)
+    layout, limit = config.layout, config.output_limit
     for doc in library.book.documents:
         nbs = {
-            fw: clean_notebook(executed.notebooks[(doc.path, fw)], roots, doc.path, fw, reporter)
+            fw: clean_notebook(
+                executed.notebooks[(doc.path, fw)],
+                *(roots, doc.path, fw, reporter, limit),
+                layout.executed(doc.path, fw).relative_to(config.root).as_posix(),
+            )
             for fw in library.tabs
             if (doc.path, fw) in executed.notebooks
         }
