@@ -7,6 +7,7 @@ import copy
 import json
 import os
 import re
+import signal
 import tempfile
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
@@ -16,6 +17,7 @@ from typing import Any
 from nbformat import NotebookNode
 
 from polybook.diagnostics import Location, PolybookError
+from polybook.fsutil import write_atomic
 from polybook.meta import cell_meta, notebook_meta, update_cell_meta
 from polybook.nb import merge_streams, strip_ansi
 
@@ -101,8 +103,34 @@ def timeout_origin(cell: NotebookNode, default: int) -> str:
     return f"{default} s, set by [build] cell_timeout"
 
 
+def exit_status(process: Any) -> str:
+    """How a process (a ``Popen``) ended: ``exit code 3``, ``killed by signal 9 (SIGKILL)``;
+    "" while it runs or where it is unknown."""
+    code = process.poll() if process is not None else None
+    if code is None:
+        return ""
+    if code >= 0:
+        return f"exit code {code}"
+    try:
+        name = signal.Signals(-code).name
+    except ValueError:
+        name = "unknown"
+    memory = ": the system may have run out of memory" if -code == signal.SIGKILL else ""
+    return f"killed by signal {-code} ({name}){memory}"
+
+
+def record_progress(path: Path, where: Location) -> None:
+    """Note the cell that starts, so that a worker lost on it can be placed."""
+    write_atomic(path, json.dumps(where.to_json()))
+
+
 def _cell_error(
-    exc: Exception, work: NotebookNode, index: int, framework: str, default_timeout: int
+    exc: Exception,
+    work: NotebookNode,
+    index: int,
+    framework: str,
+    default_timeout: int,
+    kernel: Any = None,
 ) -> CellError:
     from nbclient.exceptions import CellExecutionError, CellTimeoutError
 
@@ -115,7 +143,9 @@ def _cell_error(
         limit = timeout_origin(work.cells[index], default_timeout)
         message = f"the cell timed out (limit {limit})"
         return CellError(where, "CellTimeoutError", message, source, "", work)
-    return CellError(where, "DeadKernelError", "the kernel died", source, "", work)
+    ended = exit_status(kernel)
+    message = f"the kernel died: {ended}" if ended else "the kernel died"
+    return CellError(where, "DeadKernelError", message, source, "", work)
 
 
 def badge_text(needed: int, host: int) -> str:
@@ -163,10 +193,13 @@ def _timeout(cell: NotebookNode, default: int) -> int:
     return cell_meta(cell).timeout or default
 
 
-def execute(nb: NotebookNode, env: KernelEnv, kernel_log: Path | None = None) -> NotebookNode:
+def execute(
+    nb: NotebookNode, env: KernelEnv, kernel_log: Path | None = None, progress: Path | None = None
+) -> NotebookNode:
     """Run ``nb`` (left untouched) and return an executed copy; raises :class:`CellError`.
 
-    What the kernel process writes outside Jupyter's capture goes to ``kernel_log``.
+    What the kernel process writes outside Jupyter's capture goes to ``kernel_log``; the
+    place of the cell that runs, to ``progress`` (see :func:`record_progress`).
     """
     from jupyter_client.kernelspec import KernelSpecManager
     from jupyter_client.manager import AsyncKernelManager
@@ -176,10 +209,13 @@ def execute(nb: NotebookNode, env: KernelEnv, kernel_log: Path | None = None) ->
     work = copy.deepcopy(nb)
     mark_unrunnable(work, env.host_gpus)
     env.cwd.mkdir(parents=True, exist_ok=True)
-    current = {"index": 0}
+    current: dict[str, Any] = {"index": 0, "process": None}
 
     def on_cell_start(cell: NotebookNode, cell_index: int, **_: Any) -> None:
         current["index"] = cell_index
+        current["process"] = current["process"] or getattr(km.provisioner, "process", None)
+        if progress is not None:
+            record_progress(progress, _location(work, cell_index, env.framework, ""))
 
     def on_cell_executed(cell: NotebookNode, **_: Any) -> None:
         cell.outputs = merge_streams(cell.outputs)
@@ -219,5 +255,6 @@ def execute(nb: NotebookNode, env: KernelEnv, kernel_log: Path | None = None) ->
                 )
             )
         except (CellExecutionError, CellTimeoutError, DeadKernelError) as exc:
-            raise _cell_error(exc, work, current["index"], env.framework, env.timeout) from exc
+            failed = (exc, work, current["index"], env.framework, env.timeout, current["process"])
+            raise _cell_error(*failed) from exc
     return work

@@ -12,7 +12,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -29,7 +28,7 @@ from polybook.render.names import BIBFILE, INDEX_FILE
 from polybook.render.page import Page
 from polybook.render.sources import write_sources
 from polybook.render.sphinx_config import bibfile, core_config, tool_digest
-from polybook.render.sphinx_process import CRASH_LINES
+from polybook.render.sphinx_process import CRASH_LINES, sphinx_command
 
 PDF_CODE = Path(__file__).resolve().parent
 TOOLS = ("xelatex", "latexmk", "rsvg-convert")
@@ -134,6 +133,7 @@ def latex_config(config: BookConfig, job: LatexJob, logo: str) -> dict[str, Any]
         "latex_use_xindy": False,
         "latex_domain_indices": False,
         "suppress_warnings": [*settings["suppress_warnings"], "latex.toctree"],
+        "pb_inputs": str(config.layout.sphinx_inputs(job.framework)),
     }
     return settings
 
@@ -192,8 +192,7 @@ def _sphinx(job: LatexJob, settings: dict[str, Any]) -> tuple[str, bool]:
     write_atomic(settings_file, json.dumps(settings, indent=1))
     Path(settings["diagnostics"]).unlink(missing_ok=True)
     done = subprocess.run(
-        [sys.executable, "-m", "polybook.render.sphinx_run", str(settings_file)]
-        + (["--fresh"] if fresh else []),
+        sphinx_command(settings_file, *(["--fresh"] if fresh else [])),
         capture_output=True,
         text=True,
         check=False,
@@ -221,8 +220,19 @@ def _sphinx_diagnostics(job: LatexJob, settings: dict[str, Any], fresh: bool) ->
     return found
 
 
+# TeX reads and writes only inside the run's folder (no absolute paths, no ``..``, no dot
+# files: a ``raw:: latex`` block cannot ``\input`` a host file) and runs no program.
+PARANOID = {"openin_any": "p", "openout_any": "p", "shell_escape": "f"}
+
+
 def _latexmk(job: LatexJob) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "max_print_line": "10000", "error_line": "254", "half_error_line": "238"}
+    env = {
+        **os.environ,
+        **PARANOID,
+        "max_print_line": "10000",
+        "error_line": "254",
+        "half_error_line": "238",
+    }
     options = ["-interaction=nonstopmode", "-halt-on-error", "-file-line-error"]
     return subprocess.run(
         ["latexmk", "-xelatex", *options, job.tex.name],
