@@ -135,13 +135,15 @@ def _root(args: argparse.Namespace) -> Path:
     return root
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, reporter: Reporter | None = None) -> int:
+    """Run the command ``args`` name; its problems go to ``reporter`` (a new one if None)."""
     if args.command == "worker":  # a host of a cluster: no book here
         from polybook.execution.dask_worker import start_worker
 
         return start_worker(args.scheduler, args.nthreads, args.envs_dir, args.gpus)
     config = load_config(_root(args), _overrides(args))
-    reporter = Reporter(suppressed=frozenset(config.suppress_warnings))
+    reporter = reporter or Reporter()
+    reporter.suppressed = frozenset(config.suppress_warnings)
     reporter.forward(config.ignored)
     tabs = _tabs(config, getattr(args, "tab", ""))
     if args.command == "check":
@@ -172,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
 
         build = ["build", "html", "--tab", args.tab or "all", "--root", str(config.root)]
         build += ["--quiet"] if args.quiet else []
-        return serve(config, lambda: run(_parser().parse_args(build)), args.port)
+        return serve(config, lambda found: run(_parser().parse_args(build), found), args.port)
     if args.command == "freeze" and not args.pages and not args.all:
         raise PolybookError(Location("polybook freeze"), "name the pages, or --all", "cli")
     with commands.locked(config):
