@@ -15,12 +15,13 @@ from polybook.library.extract import check_parity
 from polybook.library.pages import libraries_from_pages, read_saves
 from polybook.library.rewrite import rewriters
 from polybook.source.book import BookInvalid
-from polybook.source.files import check_files
+from polybook.source.files import check_config_files, check_pages
 from polybook.source.references import check_references
 
 
 def check_book(config: BookConfig, tabs: tuple[str, ...], reporter: Reporter) -> None:
     """Report every problem the sources have; errors and warnings go to ``reporter``."""
+    check_config_files(config, reporter)
     try:
         book, saves = read_saves(config, tabs, reporter)
     except BookInvalid:
@@ -29,4 +30,4 @@ def check_book(config: BookConfig, tabs: tuple[str, ...], reporter: Reporter) ->
     check_parity(libraries, config.framework_specific, reporter)
     rewriters(config, tabs, reporter)  # their patterns compile
     check_references(config.root, book.documents, reporter)
-    check_files(book, config, reporter)
+    check_pages(book, config.confinement, reporter)

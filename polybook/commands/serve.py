@@ -16,7 +16,6 @@ import hashlib
 import io
 import logging
 import queue
-import sys
 import threading
 from collections.abc import Callable, Iterable
 from fnmatch import fnmatch
@@ -36,6 +35,8 @@ HOST = "127.0.0.1"
 FIRST_PORT = 8000
 PORTS_TRIED = 100
 KEEPALIVE = 15.0  # seconds between comments on an idle event stream
+WATCH_TICK = 250  # milliseconds a watcher waits for changes before it looks up again
+WATCH_READY = 10.0  # seconds a new watcher may take to set up
 Changes = set[tuple[watchfiles.Change, str]]
 Rebuild = Callable[[Reporter], int]  # a build whose problems go to the reporter
 
@@ -211,12 +212,19 @@ class Preview:
             return
         self.watch_stop.set()  # the watchers of the old folders end
         self.watching, self.watch_stop = wanted, threading.Event()
+        started = []
         for paths, recursive in ((wanted[0], True), (wanted[1], False)):
             if paths:
-                args = (paths, recursive, self.watch_stop)
+                ready = threading.Event()
+                args = (paths, recursive, self.watch_stop, ready)
                 threading.Thread(target=self._watch, args=args, daemon=True).start()
+                started.append(ready)
+        for ready in started:  # a save from now on is seen
+            ready.wait(WATCH_READY)
 
-    def _watch(self, paths: list[Path], recursive: bool, stop: threading.Event) -> None:
+    def _watch(
+        self, paths: list[Path], recursive: bool, stop: threading.Event, ready: threading.Event
+    ) -> None:
         build = self.config.build_dir.resolve()
 
         def wanted(change: watchfiles.Change, path: str) -> bool:
@@ -224,10 +232,18 @@ class Preview:
 
         try:
             for batch in watchfiles.watch(
-                *paths, watch_filter=wanted, recursive=recursive, stop_event=stop
+                *paths,
+                watch_filter=wanted,
+                recursive=recursive,
+                stop_event=stop,
+                rust_timeout=WATCH_TICK,
+                yield_on_timeout=True,  # the first yield: the folders are watched
             ):
-                self.changes.put(batch)
+                ready.set()
+                if batch:
+                    self.changes.put(batch)
         except Exception as exc:  # a watched folder went away: watched again after a build
+            ready.set()
             logger.debug("serve: watching %s stopped: %s", paths, exc)
             if not stop.is_set():
                 self.watching = ([], [])

@@ -3,6 +3,7 @@ line, and finding the book a command runs in."""
 
 from __future__ import annotations
 
+import ast
 import configparser
 import os
 import re
@@ -109,11 +110,22 @@ def _parse_errors(exc: configparser.Error) -> list[PolybookError]:
         return [PolybookError(Location(CONFIG_FILE, exc.lineno), message, "config")]
     if isinstance(exc, configparser.ParsingError):
         return [
-            PolybookError(Location(CONFIG_FILE, line), f"cannot read {text.strip()!r}", "config")
+            PolybookError(
+                Location(CONFIG_FILE, line), f"cannot read {_as_written(text)!r}", "config"
+            )
             for line, text in exc.errors
         ]
     line = int(getattr(exc, "lineno", 0) or 0)
     return [PolybookError(Location(CONFIG_FILE, line), f"cannot read: {exc.message}", "config")]
+
+
+def _as_written(shown: str) -> str:
+    """A line as configparser's errors show it (its ``repr``), as it is in the file."""
+    try:
+        line = ast.literal_eval(shown)
+    except (ValueError, SyntaxError):
+        return shown
+    return str(line).strip()
 
 
 def key_location(root: Path, section: str, key: str, framework: str = "") -> Location:

@@ -33,7 +33,7 @@ FILE_OPTIONS = ("file", "url", "diff")
 RST_DIRECTIVE = re.compile(r"^\s*\.\.\s+([\w-]+)::\s*(.*?)\s*$")
 COLON_FENCE = re.compile(r"^\s*:{3,}\s*\{([\w-]+)\}\s*(.*?)\s*$")
 OPTION = re.compile(r"^\s*:?(file|url|diff):\s*(\S.*?)\s*$")
-IMAGE = re.compile(r"!\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+IMAGE = re.compile(r"!\[[^\]]*\]\(\s*(?:<([^>]+)>|([^)\s]+))")
 DOWNLOAD = re.compile(r"(?::download:|\{download\})`(?:[^`<]*<([^`>]+)>|([^`]+))`")
 MARKERS = ("![", "::", "download", ":::", "```{", "~~~{")
 _blocks = MarkdownIt("commonmark").disable("inline")
@@ -102,7 +102,7 @@ def _prose_files(text: str, first: int) -> Iterator[NamedFile]:
         if fence and (match := OPTION.match(line)) and match.group(1) in FILE_OPTIONS:
             yield NamedFile(match.group(2), number, f"`{fence}` :{match.group(1)}:")
         for image in IMAGE.finditer(line):
-            yield NamedFile(image.group(1), number, "a figure")
+            yield NamedFile(image.group(1) or image.group(2), number, "a figure")
         if "download" in line:
             yield from _downloads(line, number)
 
@@ -178,9 +178,3 @@ def check_config_files(config: BookConfig, reporter: Reporter) -> None:
             where = Location(confinement.relative(link))
             message = f"a link to a file outside the book ({link.resolve()}): {allowed_hint()}"
             reporter.error(PolybookError(where, message, SUBTYPE))
-
-
-def check_files(book: Book, config: BookConfig, reporter: Reporter) -> None:
-    """:func:`check_pages` and :func:`check_config_files`."""
-    check_config_files(config, reporter)
-    check_pages(book, config.confinement, reporter)
