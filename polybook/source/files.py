@@ -135,14 +135,37 @@ def _refusal(named: NamedFile, confinement: Confinement, base: Path) -> str:
     return ""
 
 
+def _included_files(target: Path) -> list[NamedFile]:
+    """The files an included file names: a Markdown one as a page's prose, any other as
+    reStructuredText."""
+    try:
+        text = target.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    if target.suffix == ".md":
+        return list(_prose_files(text, 1))
+    return list(_directive_files(text.split("\n"), 1))
+
+
 def check_pages(book: Book, confinement: Confinement, reporter: Reporter) -> None:
-    """Each file the pages name lies in the book or an allowed folder (else an error)."""
+    """Each file the pages name, and the files the files they include name, lies in the
+    book or an allowed folder (else an error at the line that names it)."""
+    seen: set[Path] = set()
     for doc in book.documents:
-        base = confinement.root / PurePosixPath(doc.path).parent
-        for named in named_files(doc):
-            refused = _refusal(named, confinement, base)
-            if refused:
-                reporter.error(PolybookError(Location(doc.path, named.line), refused, SUBTYPE))
+        pending = [(doc.path, confinement.root / PurePosixPath(doc.path).parent, named_files(doc))]
+        while pending:
+            path, base, found = pending.pop()
+            for named in found:
+                refused = _refusal(named, confinement, base)
+                if refused:
+                    where = Location(path, named.line)
+                    reporter.error(PolybookError(where, refused, SUBTYPE))
+                elif named.what == "`include`" and not named.name.startswith("<"):
+                    target = confinement.locate(named.name, base)
+                    if target.is_file() and target not in seen:
+                        seen.add(target)
+                        shown = confinement.relative(target)
+                        pending.append((shown, target.parent, _included_files(target)))
 
 
 def _config_files(config: BookConfig) -> Iterator[tuple[str, str, Path]]:
