@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import ctypes.util
+import functools
 import os
 import signal
 import sys
@@ -21,14 +21,23 @@ import time
 PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 
 
+@functools.cache
+def _libc() -> ctypes.CDLL | None:
+    """The C library this process runs on (Linux), as loaded already: no search."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
+
+
 def _prctl_deathsig(signum: int) -> bool:
     """Ask Linux for ``signum`` when the parent dies; False where that is not possible."""
-    if not sys.platform.startswith("linux"):
-        return False
+    libc = _libc()
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        return int(libc.prctl(PR_SET_PDEATHSIG, signum, 0, 0, 0)) == 0
-    except (OSError, AttributeError):
+        return libc is not None and int(libc.prctl(PR_SET_PDEATHSIG, signum, 0, 0, 0)) == 0
+    except AttributeError:
         return False
 
 
@@ -43,9 +52,18 @@ def die_with_parent(parent: int, signum: int = signal.SIGKILL) -> bool:
 
 
 def forks_die_with_parent(signum: int = signal.SIGKILL) -> None:
-    """Each process this one forks from now on dies with it (Sphinx's parallel workers)."""
+    """Each process this one forks from now on dies with it (Sphinx's parallel workers),
+    also when it dies while the fork is made."""
+    forking = {"parent": os.getpid()}
+
+    def before() -> None:
+        forking["parent"] = os.getpid()
+
+    def in_child() -> None:
+        die_with_parent(forking["parent"], signum)
+
     if hasattr(os, "register_at_fork"):
-        os.register_at_fork(after_in_child=lambda: _prctl_deathsig(signum))
+        os.register_at_fork(before=before, after_in_child=in_child)
 
 
 def watch_parent(parent: int, signum: int = signal.SIGTERM, every: float = 1.0) -> None:

@@ -9,7 +9,6 @@ import os
 import signal
 import subprocess
 import sys
-import textwrap
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -127,68 +126,48 @@ def test_kill_9_during_the_sphinx_stage_leaves_nothing_writing_and_the_next_buil
     assert all((site / "c" / f"{name}.html").is_file() for name in pages)
 
 
-# The lifeline on real processes: a parent, its child, and the child's fork.
-FAMILY = textwrap.dedent(
-    """
-    import os, subprocess, sys, time
-    child = '''
-    import os, sys, time
-    from polybook.lifeline import die_with_parent, forks_die_with_parent
-    if sys.argv[1] == "armed":
-        die_with_parent(int(sys.argv[2]))
-        forks_die_with_parent()
-    if os.fork() == 0:
-        time.sleep(60)
-        os._exit(0)
-    print(os.getpid(), flush=True)
+# The lifeline on real processes: a parent and two children, one armed, each with a fork.
+CHILD = """
+import os, sys, time
+from polybook.lifeline import die_with_parent, forks_die_with_parent
+if sys.argv[1] == "armed":
+    die_with_parent(int(sys.argv[2]))
+    forks_die_with_parent()
+if os.fork() == 0:
     time.sleep(60)
-    '''
-    for kind in ("armed", "unarmed"):
-        subprocess.Popen([sys.executable, "-c", child, kind, str(os.getpid())])
-    time.sleep(60)
-    """
-)
+    os._exit(0)
+os.write(1, f"{sys.argv[1]} {os.getpid()}\\n".encode())  # one write: lines never mix
+time.sleep(60)
+"""
+FAMILY = f"""
+import os, subprocess, sys, time
+for kind in ("armed", "unarmed"):
+    subprocess.Popen([sys.executable, "-c", {CHILD!r}, kind, str(os.getpid())])
+time.sleep(60)
+"""
 
 
-def test_a_child_and_its_forks_die_with_their_parent_and_only_those_armed(tmp_path: Path) -> None:
+def test_a_child_and_its_forks_die_with_their_parent_and_only_those_armed() -> None:
     parent = subprocess.Popen([sys.executable, "-c", FAMILY], stdout=subprocess.PIPE, text=True)
     assert parent.stdout is not None
-    assert until(lambda: len(descendants(parent.pid)) >= 4, 30)  # two children, two forks
-    family = descendants(parent.pid)
-    children = {pid for pid in family if pid in _children_of(parent.pid)}
-    armed = {int(parent.stdout.readline()), int(parent.stdout.readline())}
-    assert armed == children
-    armed_child = next(
-        p for p in children if "armed" in _arguments(p) and "unarmed" not in _arguments(p)
-    )
-    armed_family = {armed_child, *descendants(armed_child)}
-    parent.send_signal(signal.SIGKILL)
-    parent.wait(timeout=10)
+    family: set[int] = set()
     try:
+        kinds = dict(parent.stdout.readline().split() for _ in range(2))
+        assert until(lambda: len(descendants(parent.pid)) == 4, 30)  # two children, two forks
+        family = descendants(parent.pid)
+        armed = int(kinds["armed"])
+        armed_family = {armed, *descendants(armed)}
+        assert len(armed_family) == 2
+        parent.kill()
+        parent.wait(timeout=10)
         assert until(lambda: not any(alive(pid) for pid in armed_family), 5)
         time.sleep(0.5)
-        survivors = family - armed_family
-        assert len(survivors) == 2 and all(alive(pid) for pid in survivors)  # the control
+        unarmed = family - armed_family  # the control: they outlive the parent
+        assert len(unarmed) == 2 and all(alive(pid) for pid in unarmed)
     finally:
+        parent.kill()
+        parent.wait(timeout=10)
         parent.stdout.close()
         for pid in family:
             if alive(pid):
                 os.kill(pid, signal.SIGKILL)
-
-
-def _children_of(pid: int) -> set[int]:
-    return {p for p in descendants(pid) if _parent(p) == pid}
-
-
-def _parent(pid: int) -> int:
-    try:
-        return int(Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[1])
-    except (OSError, IndexError, ValueError):
-        return 0
-
-
-def _arguments(pid: int) -> list[str]:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_text().split("\0")
-    except OSError:
-        return []
