@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -82,6 +82,35 @@ class PolybookError(Exception):
     def location(self) -> Location:
         return self.diagnostic.location
 
+    @property
+    def diagnostics(self) -> tuple[Diagnostic, ...]:
+        """Every error it stands for (one, unless it is :class:`PolybookErrors`)."""
+        return (self.diagnostic,)
+
+
+class PolybookErrors(PolybookError):
+    """Several located errors found at once (every bad value of a file), in order."""
+
+    def __init__(self, errors: Sequence[PolybookError]) -> None:
+        first = errors[0].diagnostic
+        super().__init__(first.location, first.message, first.subtype)
+        self.found = tuple(d for err in errors for d in err.diagnostics)
+
+    @property
+    def diagnostics(self) -> tuple[Diagnostic, ...]:
+        return self.found
+
+    def __str__(self) -> str:
+        return "\n".join(str(d) for d in self.found)
+
+
+def raise_all(errors: Sequence[PolybookError]) -> None:
+    """Raise the one error, or all of them at once; nothing when there are none."""
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        raise PolybookErrors(errors)
+
 
 @dataclass
 class Reporter:
@@ -103,10 +132,10 @@ class Reporter:
                 logger.warning("%s", diag)
 
     def error(self, err: PolybookError | Diagnostic) -> None:
-        diag = err.diagnostic if isinstance(err, PolybookError) else err
-        self.diagnostics.append(diag)
-        if not self.quiet:
-            logger.error("%s", diag)
+        for diag in err.diagnostics if isinstance(err, PolybookError) else (err,):
+            self.diagnostics.append(diag)
+            if not self.quiet:
+                logger.error("%s", diag)
 
     def forward(self, diagnostics: Iterable[Diagnostic]) -> None:
         """Report what was found elsewhere (a page worker, a Sphinx run, the last build):

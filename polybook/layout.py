@@ -166,6 +166,13 @@ class Layout:
         """``sphinx-html.json``, ``sphinx-html.log``, ``sphinx-html.diagnostics.jsonl``."""
         return self.build / f"sphinx-{builder}{suffix}"
 
+    def sphinx_inputs(self, framework: str = "") -> Path:
+        """The files outside Sphinx's sources that each page read in the last run of the
+        site's Sphinx, or of ``framework``'s PDF (see ``polybook.render.inputs``)."""
+        if framework:
+            return self.latex(framework) / "sphinx.inputs.json"
+        return self.sphinx_file("html", ".inputs.json")
+
     # The other outputs
 
     @property

@@ -17,6 +17,8 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from polybook.lifeline import die_with_parent
+
 Item = TypeVar("Item")
 Result = TypeVar("Result")
 MIN_ITEMS = 32  # below this, starting the workers costs about what they save
@@ -33,7 +35,8 @@ def usable_cpus() -> int:
         return os.cpu_count() or 1
 
 
-def _worker() -> None:
+def _worker(parent: int) -> None:
+    die_with_parent(parent)  # a killed build leaves no reader behind
     gc.disable()  # short-lived, and what it makes lives to the end: nothing to collect
     logging.disable(logging.CRITICAL)  # the parent reports what the workers find
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides, and ends them
@@ -58,7 +61,8 @@ def map_pages(func: Callable[[Item], Result], items: Sequence[Item], jobs: int =
     collecting = gc.isenabled()
     gc.disable()  # the results arrive as many new objects, all kept: nothing to collect
     try:
-        with multiprocessing.get_context("fork").Pool(jobs, initializer=_worker) as pool:
+        context = multiprocessing.get_context("fork")
+        with context.Pool(jobs, initializer=_worker, initargs=(os.getpid(),)) as pool:
             parts = pool.map(_run, chunks, chunksize=1)
     finally:
         _work.clear()

@@ -11,6 +11,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from packaging.specifiers import SpecifierSet
 
 from polybook import frameworks
 from polybook.commands.cli import main
@@ -85,6 +86,30 @@ def test_frameworks_are_extras_and_nothing_is_capped(dist: Path) -> None:
     assert "numpy>=1.23.5" in hard
     python = next(line for line in lines if line.startswith("Requires-Python"))
     assert python.startswith("Requires-Python: >=3.")
+
+
+def _oldest_python(spec: str) -> int:
+    """The oldest Python 3 minor version ``spec`` (a Requires-Python) accepts."""
+    accepted = SpecifierSet(spec)
+    return next(m for m in range(0, 40) if any(accepted.contains(f"3.{m}.{p}") for p in (0, 99)))
+
+
+def test_requires_python_is_the_newest_that_a_pinned_dependency_needs(dist: Path) -> None:
+    """``pip`` installs the package only where the versions the book was built with install."""
+    lines = metadata(wheel_of(dist))
+    wheel = _oldest_python(next(x for x in lines if x.startswith("Requires-Python: "))[17:])
+    needed = {}
+    for line in lines:
+        if line.startswith("Requires-Dist: "):
+            name, _, version = line[15:].split(";")[0].strip().partition(">=")
+            for info in REPO_ENVS.path.glob("*/lib/python*/site-packages/*.dist-info"):
+                found, _, at = info.name.removesuffix(".dist-info").rpartition("-")
+                if found.lower().replace("_", "-") == name and at.split("+")[0] == version:
+                    said = (info / "METADATA").read_text(errors="replace").splitlines()
+                    spec = next((x[17:] for x in said if x.startswith("Requires-Python: ")), "")
+                    needed[name] = _oldest_python(spec) if spec else 0
+    assert {"numpy", "torch", "jax"} <= set(needed)  # the environments are set up
+    assert wheel == max(needed.values()) and wheel > 8, needed
 
 
 def test_a_rebuild_gives_identical_files(dist: Path) -> None:

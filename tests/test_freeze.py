@@ -97,7 +97,7 @@ def test_a_cpu_build_of_a_fresh_copy_shows_them_then_reports_them_stale(
     soup = html(clone, "chap/gpus.html")
     assert "cuda:0" not in [o.get_text(strip=True) for o in soup.select("div.pb-output")]
     assert [b.get_text(strip=True) for b in soup.select("div.pb-badge")] == [
-        "needs 1 GPU; built on a host with 0"
+        "Note:needs 1 GPU; built on a host with 0"  # "Note:" is for screen readers
     ]
     # A CPU host's run is not frozen.
     caplog.clear()

@@ -47,7 +47,7 @@ def _status(port: int, path: str) -> int:
 def preview(book: Path) -> Iterator[Preview]:
     """A preview whose rebuilds run ``polybook build html`` as ``polybook serve`` does."""
     args = ["build", "html", "--quiet", "--root", str(book)]
-    served = Preview(load_config(book), lambda: run(_parser().parse_args(args)))
+    served = Preview(load_config(book), lambda found: run(_parser().parse_args(args), found))
     assert served.build() == 0
     served.start()
     loop = threading.Thread(target=served.run, daemon=True)

@@ -169,7 +169,8 @@ def test_the_preview_watches_pages_config_figures_static_and_library(tmp_path: P
     (root / "config.ini").write_text(CONFIG + "[pdf]\nbibfile = refs.bib\n")
     config = load_config(root)
     deep, shallow = watched(config)
-    assert deep == [root / "chap", root / "img", root / "static"]
-    assert shallow == [root, root / "d2l"]  # config.ini, pages and refs.bib; the library
+    # Every folder that may hold pages ([build] notebooks), less _build/ and hidden ones.
+    assert deep == [root / "chap", root / "d2l", root / "img", root / "static"]
+    assert shallow == [root]  # config.ini, pages, refs.bib and new folders
     (root / "static" / "book.css").write_text("p {}")
     assert site_inputs(config) == [root / "static" / "book.css", root / "refs.bib"]

@@ -12,78 +12,20 @@ import argparse
 import ast
 import compileall
 import json
-import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
+
+from tools.bench_runs import Run, build, serve_latency
 
 REPO = Path(__file__).resolve().parent.parent
 BOOK_FILES = ("config.ini", "index.md", "d2l.bib")
 BOOK_DIRS = ("img", "d2l", "static")
 BOOK_PAGES = 200  # the synthetic book's (benchmarks/make_book.py)
-CHROMIUM = "/usr/bin/chromium"  # Debian's, as the browser tests use it
-
-
-@dataclass
-class Run:
-    wall: float
-    peak_rss_mb: float  # the orchestrator's own
-    report: dict[str, object]
-    tree_rss_mb: float = 0.0  # the most the whole process tree held at once
-
-
-def _status_kb(pid: int, field: str) -> int:
-    try:
-        found = re.search(rf"{field}:\s+(\d+) kB", Path(f"/proc/{pid}/status").read_text())
-    except OSError:
-        return 0
-    return int(found.group(1)) if found else 0
-
-
-def descendants(root: int) -> list[int]:
-    """``root`` and every process below it (its workers, zygotes, kernels, Sphinx)."""
-    children: dict[int, list[int]] = {}
-    for proc in Path("/proc").iterdir():
-        if proc.name.isdigit():
-            try:
-                ppid = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(ppid, []).append(int(proc.name))
-    found, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        found.append(pid)
-        todo.extend(children.get(pid, ()))
-    return found
-
-
-class Sampler(threading.Thread):
-    """Samples a process's peak RSS (its VmHWM, every 20 ms) and the total RSS of its
-    process tree (every quarter second: a look at every process costs CPU) while it runs."""
-
-    TREE_EVERY = 12  # samples of the process per sample of the tree
-
-    def __init__(self, pid: int) -> None:
-        super().__init__(daemon=True)
-        self.pid = pid
-        self.peak_kb = self.tree_kb = 0
-        self.done = threading.Event()
-
-    def run(self) -> None:
-        count = 0
-        while not self.done.wait(0.02):
-            self.peak_kb = max(self.peak_kb, _status_kb(self.pid, "VmHWM"))
-            count += 1
-            if count % self.TREE_EVERY == 1:
-                tree = sum(_status_kb(pid, "VmRSS") for pid in descendants(self.pid))
-                self.tree_kb = max(self.tree_kb, tree)
 
 
 def copy_book(src: Path, dst: Path) -> None:
@@ -101,26 +43,6 @@ def copy_book(src: Path, dst: Path) -> None:
     for name in REGISTRY:
         if (REPO / ENVS_DIR / name).is_dir():
             (dst / ENVS_DIR / name).symlink_to((REPO / ENVS_DIR / name).resolve())
-
-
-def build(root: Path, target: str = "html", *options: str) -> Run:
-    """One ``polybook build``, its wall time and memory (:class:`Sampler`)."""
-    report_file = root / "_bench_report.json"
-    report_file.unlink(missing_ok=True)
-    command = [sys.executable, "-m", "polybook", "--quiet", "--root", str(root)]
-    command += ["build", target, "--report", str(report_file), *options]
-    started = time.monotonic()
-    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    sampler = Sampler(proc.pid)
-    sampler.start()
-    _, err = proc.communicate()
-    wall = time.monotonic() - started
-    sampler.done.set()
-    sampler.join()
-    if proc.returncode != 0:
-        raise SystemExit(f"bench: the build failed:\n{err[-3000:]}")
-    report = json.loads(report_file.read_text())
-    return Run(wall, sampler.peak_kb / 1024, report, sampler.tree_kb / 1024)
 
 
 def edit_prose(root: Path) -> tuple[str, str]:
@@ -243,45 +165,6 @@ def kernel_start(framework: str) -> float:
     started = time.monotonic()
     subprocess.run([python, "-c", code], check=True, capture_output=True)
     return time.monotonic() - started
-
-
-def serve_latency(root: Path, edits: int = 3) -> float:
-    """Seconds from a prose edit saved to its words shown in the browser, with ``polybook
-    serve`` running and the page open in headless Chromium (the median of ``edits``)."""
-    from playwright.sync_api import sync_playwright
-
-    command = [sys.executable, "-m", "polybook", "--quiet", "--root", str(root), "serve"]
-    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    page_file = sorted(root.glob("chapter_*/*.md"))[1]
-    listening = "() => window.pbLiveReload && window.pbLiveReload.readyState === 1"
-    latencies = []
-    try:
-        assert server.stdout is not None
-        url = server.stdout.readline().split("serving ", 1)[1].split()[0]
-        url += page_file.relative_to(root).with_suffix(".html").as_posix()
-        time.sleep(3)  # the Sphinx process it keeps warm loads after its first build
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-            page = browser.new_page()
-            page.goto(url)
-            page.wait_for_function(listening)
-            for n in range(edits):
-                marker = f"Edited by the benchmark, {n}."
-                lines = page_file.read_text().splitlines()
-                at = next(i for i, line in enumerate(lines) if i > 2 and line[:1].isalpha())
-                lines[at] += f" {marker}"
-                started = time.monotonic()
-                page_file.write_text("\n".join(lines) + "\n")
-                shown = f"() => document.body.innerText.includes({marker!r})"
-                page.wait_for_function(shown, timeout=120000)
-                latencies.append(time.monotonic() - started)
-                page.wait_for_function(listening)
-                time.sleep(2)  # its Sphinx ready for the next
-            browser.close()
-    finally:
-        server.send_signal(signal.SIGINT)
-        server.communicate(timeout=60)
-    return sorted(latencies)[len(latencies) // 2]
 
 
 def executors(folder: Path) -> tuple[float, float]:

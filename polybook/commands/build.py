@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
@@ -13,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from polybook.config import BookConfig
-from polybook.diagnostics import Diagnostic, Location, PolybookError, Reporter
+from polybook.diagnostics import Diagnostic, Location, PolybookError, Reporter, raise_all
 from polybook.fsutil import exclusive, write_atomic
 
 if TYPE_CHECKING:
@@ -41,17 +42,30 @@ def locked(config: BookConfig) -> AbstractContextManager[None]:
 
 
 def resolve_pages(config: BookConfig, names: Sequence[str]) -> frozenset[str] | None:
-    """Page paths given on the command line, relative to the book root (None: none given)."""
+    """Page paths given on the command line, relative to the book root (None: none given);
+    each must be a page of the book (every one that is not is reported at once)."""
     if not names:
         return None
+    from polybook.source.book import source_files
+
+    pages = set(source_files(config))
     found: set[str] = set()
+    errors: list[PolybookError] = []
     for name in names:
         path = Path(name)
-        full = path if path.is_absolute() else Path.cwd() / path
-        try:
-            found.add(full.resolve().relative_to(config.root).as_posix())
-        except ValueError as exc:
-            raise PolybookError(Location(name), "not inside the book", "cli") from exc
+        full = Path(os.path.abspath(path if path.is_absolute() else Path.cwd() / path))
+        if not full.is_relative_to(config.root):  # named through a link to the book
+            full = full.resolve()
+        if not full.is_relative_to(config.root):
+            errors.append(PolybookError(Location(name), "not inside the book", "cli"))
+            continue
+        page = full.relative_to(config.root).as_posix()
+        if page not in pages:
+            why = "no such file" if not full.exists() else "not a page of the book"
+            message = f"{why}: the pages are the files [build] notebooks names, less exclusions"
+            errors.append(PolybookError(Location(name), message, "cli"))
+        found.add(page)
+    raise_all(errors)
     return frozenset(found)
 
 
@@ -80,7 +94,8 @@ def build(
     its warnings are given again); ``report`` names a JSON file for the summary, ``keeper``
     holds the site's Sphinx process between builds."""
     inputs = state.build_inputs(config, request)
-    if state.unchanged(config, inputs, state.outputs(config, request)):
+    reads = state.page_inputs(config, request)
+    if state.unchanged(config, inputs, state.outputs(config, request), reads):
         logger.info("nothing changed since the last build")
         reporter.forward(state.last_warnings(config))
         _write_report(report, {"ran": [], "cached": 0, "failed": 0, "unchanged": True})
@@ -90,7 +105,7 @@ def build(
     summary = run_build(request, config, reporter, keeper)
     _write_report(report, {**summary.to_json(), "jobs": config.effective_jobs})
     if not reporter.errors:
-        state.record(config, inputs, reporter.warnings)
+        state.record(config, request, inputs, reads, reporter.warnings)
     return finish(reporter, config.strict)
 
 

@@ -1,7 +1,8 @@
 """``polybook check``: every source check of a build, without executing or writing anything.
 
 Parse, split and library extraction run as in a build; the library is compiled but not
-written; labels, references, figures and the toc are checked across the book. Fast enough
+written; labels, references, figures and the toc are checked across the book, and every file it
+names lies inside it. Fast enough
 for a pre-commit hook.
 """
 
@@ -15,11 +16,13 @@ from polybook.library.extract import check_parity
 from polybook.library.pages import libraries_from_pages, read_saves
 from polybook.library.rewrite import rewriters
 from polybook.source.book import BookInvalid
+from polybook.source.files import check_config_files, check_pages
 from polybook.source.references import check_references
 
 
 def check_book(config: BookConfig, tabs: tuple[str, ...], reporter: Reporter) -> None:
     """Report every problem the sources have; errors and warnings go to ``reporter``."""
+    check_config_files(config, reporter)
     try:
         book, saves = read_saves(config, tabs, reporter)
     except BookInvalid:
@@ -29,3 +32,4 @@ def check_book(config: BookConfig, tabs: tuple[str, ...], reporter: Reporter) ->
     check_parity(libraries, config.framework_specific, reporter)
     rewriters(config, tabs, reporter)  # their patterns compile
     check_references(config.root, book.documents, reporter)
+    check_pages(book, config.confinement, reporter)

@@ -232,7 +232,8 @@ def _book_here(args: argparse.Namespace) -> BookConfig | None:
     return load_config(root, _overrides(args))
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, reporter: Reporter | None = None) -> int:
+    """Run the command ``args`` name; its problems go to ``reporter`` (a new one if None)."""
     if args.command == "worker":  # a host of a cluster: no book here
         from polybook.execution.dask_worker import start_worker
 
@@ -251,7 +252,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"the browser assets are in {install_assets()}")
         return 0
     config = load_config(_root(args), _overrides(args))
-    reporter = Reporter(suppressed=frozenset(config.suppress_warnings))
+    reporter = reporter or Reporter()
+    reporter.suppressed = frozenset(config.suppress_warnings)
     reporter.forward(config.ignored)
     tabs = _tabs(config, getattr(args, "tab", ""))
     if args.command == "check":
@@ -303,9 +305,9 @@ def _serve(args: argparse.Namespace, config: BookConfig) -> int:
 
     keeper = SphinxKeeper()
 
-    def rebuild() -> int:
+    def rebuild(reporter: Reporter) -> int:  # its problems are shown over the pages too
         current = load_config(config.root, _overrides(args))
-        reporter = Reporter(suppressed=frozenset(current.suppress_warnings))
+        reporter.suppressed = frozenset(current.suppress_warnings)
         reporter.forward(current.ignored)
         request = BuildRequest("html", _tabs(current, args.tab), None)
         with commands.locked(current):
@@ -352,7 +354,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return run(args)
     except PolybookError as err:
-        print(f"polybook: {err}", file=sys.stderr)
+        for diag in err.diagnostics:
+            print(f"polybook: {diag}", file=sys.stderr)
         return 1
     except OSError as exc:  # an unwritable _build/, a full disk: say which file
         where = f"{exc.filename}: " if exc.filename else ""

@@ -2,72 +2,46 @@
 
 Builds the site, serves ``_build/html`` on 127.0.0.1 only (the configured port, else the
 first free one from 8000), watches the book's pages, configuration, figures, static files,
-bibliography and library with watchfiles, rebuilds on save (through the execution cache: a
-prose edit runs no notebook) and reloads the open pages. Pages get a small script that
-listens to a server-sent events endpoint; the files on disk are left as built. Nothing
-outside the site is served.
+bibliography and library with watchfiles (folders added while serving too), rebuilds on save
+(through the execution cache: a prose edit runs no notebook) and reloads the open pages.
+A save that breaks the build leaves the last good site served, with its problems shown
+over the pages (:mod:`polybook.commands.live`); the files on disk are left as built.
+Nothing outside the site is served.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import logging
 import queue
-import sys
 import threading
 from collections.abc import Callable, Iterable
+from fnmatch import fnmatch
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import watchfiles
 
-from polybook.config import BookConfig
-from polybook.diagnostics import Location, PolybookError
+from polybook.commands.live import EVENTS, BuildState, page_script
+from polybook.config import BookConfig, load_config
+from polybook.diagnostics import Location, PolybookError, Reporter
 
 logger = logging.getLogger("polybook")
 HOST = "127.0.0.1"
 FIRST_PORT = 8000
 PORTS_TRIED = 100
-EVENTS = "/_polybook/events"
 KEEPALIVE = 15.0  # seconds between comments on an idle event stream
-RELOAD_SCRIPT = (
-    "<script>(function () {"
-    f" const events = new EventSource('{EVENTS}');"
-    " events.onmessage = (e) => { if (e.data === 'reload') window.location.reload(); };"
-    " window.pbLiveReload = events;"
-    " })();</script>"
-).encode()
+WATCH_TICK = 250  # milliseconds a watcher waits for changes before it looks up again
+WATCH_READY = 10.0  # seconds a new watcher may take to set up
 Changes = set[tuple[watchfiles.Change, str]]
+Rebuild = Callable[[Reporter], int]  # a build whose problems go to the reporter
 
 
-class Reloads:
-    """A build counter that the event streams wait on."""
-
-    def __init__(self) -> None:
-        self.generation = 0
-        self.stopping = False
-        self._changed = threading.Condition()
-
-    def bump(self) -> None:
-        with self._changed:
-            self.generation += 1
-            self._changed.notify_all()
-
-    def stop(self) -> None:
-        with self._changed:
-            self.stopping = True
-            self._changed.notify_all()
-
-    def wait(self, seen: int, timeout: float) -> int:
-        with self._changed:
-            self._changed.wait_for(lambda: self.generation != seen or self.stopping, timeout)
-            return self.generation
-
-
-def _handler(site: Path, reloads: Reloads) -> type[SimpleHTTPRequestHandler]:
+def _handler(site: Path, state: BuildState) -> type[SimpleHTTPRequestHandler]:
     root = site.resolve()
 
     class Handler(SimpleHTTPRequestHandler):
@@ -94,8 +68,9 @@ def _handler(site: Path, reloads: Reloads) -> type[SimpleHTTPRequestHandler]:
             if target.suffix != ".html" or not target.is_file():
                 return super().send_head()
             body = target.read_bytes()
+            script = page_script(state.built)
             at = body.rfind(b"</body>")
-            body = body[:at] + RELOAD_SCRIPT + body[at:] if at >= 0 else body + RELOAD_SCRIPT
+            body = body[:at] + script + body[at:] if at >= 0 else body + script
             self.send_response(HTTPStatus.OK)
             self.send_header("Content-Type", "text/html; charset=utf-8")
             self.send_header("Content-Length", str(len(body)))
@@ -104,27 +79,27 @@ def _handler(site: Path, reloads: Reloads) -> type[SimpleHTTPRequestHandler]:
             return io.BytesIO(body)
 
         def _events(self) -> None:
-            seen = reloads.generation  # before the page learns that it listens
             self.send_response(HTTPStatus.OK)
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Cache-Control", "no-store")
             self.end_headers()
-            while not reloads.stopping:
-                now = reloads.wait(seen, KEEPALIVE)
-                message = b"data: reload\n\n" if now != seen else b": idle\n\n"
-                seen = now
+            seen, message = state.version, state.message()  # the state as the page opens
+            while not state.stopping:
                 try:
                     self.wfile.write(message)
                     self.wfile.flush()
                 except OSError:  # the page went away
                     return
+                now = state.wait(seen, KEEPALIVE)
+                message = state.message() if now != seen else b": idle\n\n"
+                seen = now
 
     return Handler
 
 
-def bind(site: Path, reloads: Reloads, port: int) -> ThreadingHTTPServer:
+def bind(site: Path, state: BuildState, port: int) -> ThreadingHTTPServer:
     """A server on 127.0.0.1: on ``port``, or with 0 the first free one from 8000."""
-    handler = _handler(site, reloads)
+    handler = _handler(site, state)
     for candidate in [port] if port else range(FIRST_PORT, FIRST_PORT + PORTS_TRIED):
         try:
             server = ThreadingHTTPServer((HOST, candidate), handler)
@@ -140,15 +115,16 @@ def bind(site: Path, reloads: Reloads, port: int) -> ThreadingHTTPServer:
 
 
 def watched(config: BookConfig) -> tuple[list[Path], list[Path]]:
-    """(folders watched with their sub-folders, folders watched alone): the book's pages,
-    config.ini, resources, static files, library files and configured files."""
+    """(folders watched with their sub-folders, folders watched alone): every folder at the
+    book's root that may hold pages (a new one among them too), resources, static files,
+    library files and configured files; the root itself, so that a new folder is seen."""
     root = config.root
     deep: set[Path] = set()
-    pages = (p for pattern in config.notebooks for p in root.glob(pattern) if p.is_file())
-    for path in pages:
-        relative = path.relative_to(root)
-        if len(relative.parts) > 1 and not relative.parts[0].startswith(("_", ".")):
-            deep.add(root / relative.parts[0])
+    firsts = {PurePosixPath(pattern).parts[0] for pattern in config.notebooks if "/" in pattern}
+    for folder in root.iterdir() if root.is_dir() else ():
+        hidden = folder.name.startswith(("_", "."))
+        if folder.is_dir() and not hidden and any(fnmatch(folder.name, f) for f in firsts):
+            deep.add(folder)
     deep.update(root / r.strip("/") for r in config.resources if (root / r).is_dir())
     deep.update(p for p in [root / "static"] if p.is_dir())
     libraries = [root / config.library_for(fw).lib_file for fw in config.tabs]
@@ -165,17 +141,25 @@ def _digests(paths: Iterable[Path]) -> dict[str, str]:
 
 
 class Preview:
-    """The server, the watchers and the rebuilds of one ``polybook serve``."""
+    """The server, the watchers and the rebuilds of one ``polybook serve``.
 
-    def __init__(self, config: BookConfig, rebuild: Callable[[], int], port: int = 0) -> None:
+    A failed build (a bad save of ``config.ini`` or of a page, any error) leaves the last
+    good site served, with the problems shown over the open pages until a build succeeds.
+    The folders watched are looked at again before and after each build, so that pages and
+    folders added while serving are watched too.
+    """
+
+    def __init__(self, config: BookConfig, rebuild: Rebuild, port: int = 0) -> None:
         self.config = config
         self.rebuild = rebuild
-        self.reloads = Reloads()
+        self.state = BuildState()
         self.stopped = threading.Event()
         self.changes: queue.Queue[Changes] = queue.Queue()
         self.built: dict[str, str] = {}  # library files as the last build left them
         self.serving = False
-        self.server = bind(config.layout.html, self.reloads, port or config.serve_port)
+        self.watching: tuple[list[Path], list[Path]] = ([], [])
+        self.watch_stop = threading.Event()
+        self.server = bind(config.layout.html, self.state, port or config.serve_port)
 
     @property
     def url(self) -> str:
@@ -186,35 +170,84 @@ class Preview:
         return [self.config.root / self.config.library_for(fw).lib_file for fw in self.config.tabs]
 
     def build(self) -> int:
-        """Rebuild; an error (a bad config.ini, say) is shown, and the last site stays."""
+        """Rebuild; its problems are shown (on stderr and over the pages), the last site
+        stays, and no error of the build stops the preview."""
+        reporter = Reporter()
         try:
-            code = self.rebuild()
-        except PolybookError as err:
-            print(f"polybook: {err}", file=sys.stderr)
-            code = 1
+            code = self.rebuild(reporter)
+        except PolybookError as err:  # before the build began: config.ini, the command
+            code = self._failed(reporter, err)
+        except Exception as exc:  # a fault of the build itself: shown, the preview goes on
+            message = f"the build failed: {type(exc).__name__}: {exc}"
+            logger.debug("the build failed", exc_info=True)
+            code = self._failed(
+                reporter, PolybookError(Location("polybook serve"), message, "serve")
+            )
+        problems = [str(d) for d in reporter.errors or reporter.warnings] or ["the build failed"]
+        self.state.publish(problems if code else [])
+        self._reload_config()
         self.built = _digests(self._libraries())
         return code
+
+    @staticmethod
+    def _failed(reporter: Reporter, err: PolybookError) -> int:
+        reporter.error(err)  # and logged
+        return 1
+
+    def _reload_config(self) -> None:
+        """The configuration as the last build read it (kept when it does not load)."""
+        with contextlib.suppress(PolybookError):
+            self.config = load_config(self.config.root)
 
     def start(self) -> None:
         """Serve, and watch (in threads of their own); the first build must have run."""
         self.serving = True
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        deep, shallow = watched(self.config)
-        for paths, recursive in ((deep, True), (shallow, False)):
-            if paths:
-                args = (paths, recursive)
-                threading.Thread(target=self._watch, args=args, daemon=True).start()
+        self._rewatch()
 
-    def _watch(self, paths: list[Path], recursive: bool) -> None:
+    def _rewatch(self) -> None:
+        """Watch the folders :func:`watched` names now, if they changed."""
+        wanted = watched(self.config)
+        if wanted == self.watching or self.stopped.is_set():
+            return
+        self.watch_stop.set()  # the watchers of the old folders end
+        self.watching, self.watch_stop = wanted, threading.Event()
+        started = []
+        for paths, recursive in ((wanted[0], True), (wanted[1], False)):
+            if paths:
+                ready = threading.Event()
+                args = (paths, recursive, self.watch_stop, ready)
+                threading.Thread(target=self._watch, args=args, daemon=True).start()
+                started.append(ready)
+        for ready in started:  # a save from now on is seen
+            ready.wait(WATCH_READY)
+
+    def _watch(
+        self, paths: list[Path], recursive: bool, stop: threading.Event, ready: threading.Event
+    ) -> None:
         build = self.config.build_dir.resolve()
 
         def wanted(change: watchfiles.Change, path: str) -> bool:
             return watchfiles.DefaultFilter()(change, path) and not Path(path).is_relative_to(build)
 
-        for batch in watchfiles.watch(
-            *paths, watch_filter=wanted, recursive=recursive, stop_event=self.stopped
-        ):
-            self.changes.put(batch)
+        try:
+            for batch in watchfiles.watch(
+                *paths,
+                watch_filter=wanted,
+                recursive=recursive,
+                stop_event=stop,
+                rust_timeout=WATCH_TICK,
+                yield_on_timeout=True,  # the first yield: the folders are watched
+            ):
+                ready.set()
+                if batch:
+                    self.changes.put(batch)
+        except Exception as exc:  # a watched folder went away: watched again after a build
+            ready.set()
+            logger.debug("serve: watching %s stopped: %s", paths, exc)
+            if not stop.is_set():
+                self.watching = ([], [])
+                self.changes.put(set())
 
     def _relevant(self, batch: Changes) -> list[str]:
         """Changed paths, less library files that still hold what the last build wrote."""
@@ -229,22 +262,24 @@ class Preview:
                 return
             while not self.changes.empty():
                 batch |= self.changes.get_nowait()
+            self._rewatch()  # a new folder: watched before it is built
             paths = self._relevant(batch)
             if paths:
                 logger.info("changed: %s: rebuilding", ", ".join(paths))
                 self.build()
-                self.reloads.bump()
+                self._rewatch()
 
     def stop(self) -> None:
         self.stopped.set()
+        self.watch_stop.set()
         self.changes.put(set())  # wakes run()
-        self.reloads.stop()
+        self.state.stop()
         if self.serving:
             self.server.shutdown()
         self.server.server_close()
 
 
-def serve(config: BookConfig, rebuild: Callable[[], int], port: int = 0) -> int:
+def serve(config: BookConfig, rebuild: Rebuild, port: int = 0) -> int:
     """Build, serve and rebuild until Ctrl-C; the exit status of the first build if it failed
     before anything was served."""
     preview = Preview(config, rebuild, port)

@@ -3,6 +3,7 @@ line, and finding the book a command runs in."""
 
 from __future__ import annotations
 
+import ast
 import configparser
 import os
 import re
@@ -37,7 +38,7 @@ from polybook.config.schema import (
     nearest,
     split_words,
 )
-from polybook.diagnostics import Diagnostic, Location, PolybookError
+from polybook.diagnostics import Diagnostic, Location, PolybookError, raise_all
 from polybook.frameworks import Framework
 
 CONFIG_FILE = "config.ini"
@@ -62,21 +63,23 @@ def find_book_root(start: Path) -> Path:
 
 def load_config(root: Path, overrides: Mapping[str, str] | None = None) -> BookConfig:
     """Read and validate ``root/config.ini``; ``overrides`` maps ``section.key`` to values
-    (``{"build.strict": "true"}``), checked as if written in the file."""
+    (``{"build.strict": "true"}``), checked as if written in the file. Every bad value is
+    reported at once (:class:`~polybook.diagnostics.PolybookErrors`)."""
     path = root / CONFIG_FILE
     if not path.is_file():
         message = f"no {CONFIG_FILE} in {root.resolve()}"
         raise PolybookError(Location(str(path)), message, "config")
-    text = path.read_text(encoding="utf-8")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        message = f"cannot read: {exc.strerror}"
+        raise PolybookError(Location(CONFIG_FILE), message, "config") from exc
+    text = decode_config(data)
     parser = configparser.ConfigParser(interpolation=None, default_section=_NO_DEFAULT)
     try:
         parser.read_string(text, source=CONFIG_FILE)
     except configparser.Error as exc:
-        line = getattr(exc, "lineno", 0) or 0
-        if isinstance(exc, configparser.ParsingError) and exc.errors:
-            line = exc.errors[0][0]
-        message = f"cannot read: {exc.message}"
-        raise PolybookError(Location(CONFIG_FILE, line), message, "config") from exc
+        raise_all(_parse_errors(exc))
     overridden: set[tuple[str, str]] = set()
     for dotted, value in (overrides or {}).items():
         section, _, key = dotted.partition(".")
@@ -87,10 +90,49 @@ def load_config(root: Path, overrides: Mapping[str, str] | None = None) -> BookC
     return _Reader(root.resolve(), parser, _lines(text), overridden).config()
 
 
+def decode_config(data: bytes) -> str:
+    """The text of ``config.ini``: UTF-8, with or without a byte order mark."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        before = data[: exc.start].decode("utf-8-sig").split("\n")
+        line, column = len(before), len(before[-1]) + 1
+        message = (
+            f"not UTF-8: byte 0x{data[exc.start]:02x} at column {column} ({exc.reason});"
+            " save the file as UTF-8"
+        )
+        raise PolybookError(Location(CONFIG_FILE, line), message, "config") from exc
+
+
+def _parse_errors(exc: configparser.Error) -> list[PolybookError]:
+    """Each line configparser could not read, located."""
+    if isinstance(exc, configparser.MissingSectionHeaderError):
+        message = f"{exc.line.strip()!r} comes before any [section]: put it under one, e.g. [build]"
+        return [PolybookError(Location(CONFIG_FILE, exc.lineno), message, "config")]
+    if isinstance(exc, configparser.ParsingError):
+        return [
+            PolybookError(
+                Location(CONFIG_FILE, line), f"cannot read {_as_written(text)!r}", "config"
+            )
+            for line, text in exc.errors
+        ]
+    line = int(getattr(exc, "lineno", 0) or 0)
+    return [PolybookError(Location(CONFIG_FILE, line), f"cannot read: {exc.message}", "config")]
+
+
+def _as_written(shown: str) -> str:
+    """A line as configparser's errors show it (its ``repr``), as it is in the file."""
+    try:
+        line = ast.literal_eval(shown)
+    except (ValueError, SyntaxError):
+        return shown
+    return str(line).strip()
+
+
 def key_location(root: Path, section: str, key: str, framework: str = "") -> Location:
     """Where ``[section] key`` is set in ``root/config.ini`` (line 0 when it is not)."""
     try:
-        text = (root / CONFIG_FILE).read_text(encoding="utf-8")
+        text = (root / CONFIG_FILE).read_bytes().decode("utf-8-sig", errors="replace")
     except OSError:
         text = ""
     return Location(CONFIG_FILE, _lines(text).get((section, key), 0), framework)
@@ -122,6 +164,7 @@ class _Reader:
     lines: dict[tuple[str, str], int]
     overridden: set[tuple[str, str]]
     warnings: list[Diagnostic] = field(default_factory=list)
+    errors: list[PolybookError] = field(default_factory=list)  # all reported at once
 
     def config(self) -> BookConfig:
         self._check_names()
@@ -132,11 +175,13 @@ class _Reader:
         self._check_tabs(values["tabs"], declared)
         self._check_requirements(values["requirements"], values["tabs"])
         libraries = MappingProxyType(self._libraries(declared, values["tabs"]))
+        env_settings = MappingProxyType(self._env_settings(values["tabs"]))
+        raise_all(self.errors)
         return BookConfig(
             root=self.root,
             libraries=libraries,
             frameworks=MappingProxyType(declared),
-            env_settings=MappingProxyType(self._env_settings(values["tabs"])),
+            env_settings=env_settings,
             ignored=tuple(self.warnings),
             **values,
         )
@@ -149,6 +194,9 @@ class _Reader:
     def _warn(self, section: str, key: str, message: str) -> None:
         self.warnings.append(Diagnostic(self._where(section, key), message, "config"))
 
+    def _fail(self, where: Location, message: str, subtype: str = "config") -> None:
+        self.errors.append(PolybookError(where, message, subtype))
+
     def _value(self, key: Key, section: str = "") -> Value:
         section = section or key.section
         if not self.parser.has_option(section, key.name):
@@ -156,8 +204,8 @@ class _Reader:
         try:
             value = key.parse(self.parser.get(section, key.name))
         except BadValue as exc:
-            message = f"[{section}] {key.name}: {exc}"
-            raise PolybookError(self._where(section, key.name), message, "config") from None
+            self._fail(self._where(section, key.name), f"[{section}] {key.name}: {exc}")
+            return key.default
         if key.absolute and isinstance(value, str) and value:
             return str((self.root / Path(value).expanduser()).resolve())
         return value
@@ -171,7 +219,8 @@ class _Reader:
                 continue
             if not name.isidentifier():
                 message = f"[{section}]: {name!r} is not a framework name (letters, digits, _)"
-                raise PolybookError(self._where(section), message, "config")
+                self._fail(self._where(section), message)
+                continue
             keys = keys_of(FRAMEWORK_SECTION)
             values = {
                 k.name: self._value(k, section)
@@ -186,7 +235,7 @@ class _Reader:
         for word in _as_words(values.get("kernel_env", ())):
             if "=" not in str(word) or not str(word).partition("=")[0].isidentifier():
                 message = f"[{section}] kernel_env: {word!r} is not NAME=VALUE"
-                raise PolybookError(self._where(section, "kernel_env"), message, "config")
+                self._fail(self._where(section, "kernel_env"), message)
         for word in _as_words(values.get("gpu_patterns", ())):
             try:
                 groups = re.compile(str(word)).groups
@@ -196,7 +245,7 @@ class _Reader:
                 why = "it has no group for the GPU index"
             if not groups:
                 message = f"[{section}] gpu_patterns: {word!r}: {why}"
-                raise PolybookError(self._where(section, "gpu_patterns"), message, "config")
+                self._fail(self._where(section, "gpu_patterns"), message)
 
     def _check_tabs(self, tabs: tuple[str, ...], declared: Mapping[str, Framework]) -> None:
         """A tab that is no declared framework but close to one is likely a typo."""
@@ -217,12 +266,16 @@ class _Reader:
             if tab and tab not in tabs:
                 listed = ", ".join(tabs)
                 message = f"[build] requirements: {tab!r} is not one of the tabs ({listed})"
-                raise PolybookError(where, message + did_you_mean(tab, tabs), "config")
+                self._fail(where, message + did_you_mean(tab, tabs))
+                continue
             path = self.root / name
             if not path.is_file():
-                message = f"[build] requirements: no file {name!r} in the book"
-                raise PolybookError(where, message, "config")
-            unpinned_requirement(path)
+                self._fail(where, f"[build] requirements: no file {name!r} in the book")
+                continue
+            try:
+                unpinned_requirement(path)
+            except PolybookError as err:
+                self.errors.append(err)
 
     def _env_settings(self, tabs: tuple[str, ...]) -> dict[str, EnvSettings]:
         """``[env-<tab>]`` sections of the book's tabs (an existing Python's path is made

@@ -13,6 +13,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from polybook import frameworks
+from polybook.confine import Confinement
 from polybook.diagnostics import Diagnostic
 from polybook.frameworks import Framework
 from polybook.layout import EnvsFolder, Layout, envs_folder
@@ -66,11 +67,13 @@ class BookConfig:
     notebooks: tuple[str, ...] = ("*.md", "*/*.md")
     exclusions: tuple[str, ...] = ()
     resources: tuple[str, ...] = ()
+    allowed_paths: tuple[str, ...] = ()  # folders outside the root the book may read from
     tabs: tuple[str, ...] = ("pytorch",)
     eval_notebook: bool = True
     strict: bool = False
     cell_timeout: int = 1200
     fork_kernels: bool = True
+    output_limit: int = 1_000_000  # characters of text shown per cell; 0: no limit
     jobs: int = 0
     device: str = "auto"
     envs_dir: str = ""
@@ -128,6 +131,11 @@ class BookConfig:
     def envs(self) -> EnvsFolder:
         """Where this book's framework environments are."""
         return envs_folder(self.root, self.envs_dir)
+
+    @property
+    def confinement(self) -> Confinement:
+        """The folders the book may read files from (see :mod:`polybook.confine`)."""
+        return Confinement.of(self.root, self.allowed_paths)
 
     @property
     def build_dir(self) -> Path:

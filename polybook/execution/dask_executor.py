@@ -19,6 +19,7 @@ import threading
 import uuid
 from collections.abc import Mapping
 from concurrent.futures import Future
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -216,8 +217,9 @@ class DaskExecutor:
             where = Location(job.path, 0, job.framework)
             error = Diagnostic(where, answer["message"], "exec.dask", "error")
             return JobResult(job, "error", error=error)
-        worker = answer.get("worker", "")
-        return self._crashed(job, f"the worker process on {worker} died: {answer['message']}")
+        lost = Diagnostic.from_json(answer["error"])
+        message = f"on {answer.get('worker', '')}: {lost.message}"
+        return JobResult(job, "crashed", error=replace(lost, message=message))
 
     def cancel(self) -> None:
         """Cancel every job on the cluster; workers stop their kernels."""

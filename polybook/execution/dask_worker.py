@@ -27,7 +27,7 @@ from typing import Any
 
 from polybook.environments import devices, venvs
 from polybook.execution.kernel import KernelEnv, zygote_spec
-from polybook.execution.local import WorkerProcess
+from polybook.execution.local import WorkerProcess, lost_worker
 from polybook.execution.scheduler import Inventory
 from polybook.execution.zygotes import ZygotePool
 from polybook.fsutil import write_atomic
@@ -205,8 +205,10 @@ def run_remote(payload: Mapping[str, Any], resources: Mapping[str, bytes]) -> di
             process = _process(Path(worker.local_directory))
             if not process.run(job_dir, stop):
                 _LOCAL.process = None
-                tail = process.log.read_text(errors="replace").strip()[-600:]
-                return {**answer, "status": "stopped" if stop() else "died", "message": tail}
+                if stop():
+                    return {**answer, "status": "stopped"}
+                lost = lost_worker(str(payload["path"]), fw, job_dir, process)
+                return {**answer, "status": "died", "error": lost.to_json()}
             out = job_dir / "out.ipynb"
             result = job_dir / "result.json"
             return {

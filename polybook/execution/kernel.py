@@ -7,6 +7,7 @@ import copy
 import json
 import os
 import re
+import signal
 import tempfile
 import uuid
 from collections.abc import Mapping
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from nbformat import NotebookNode
 
 from polybook.diagnostics import Location, PolybookError
+from polybook.fsutil import write_atomic
 from polybook.meta import cell_meta, notebook_meta, update_cell_meta
 from polybook.nb import merge_streams, strip_ansi
 
@@ -109,8 +111,34 @@ def timeout_origin(cell: NotebookNode, default: int) -> str:
     return f"{default} s, set by [build] cell_timeout"
 
 
+def exit_status(process: Any) -> str:
+    """How a process (a ``Popen``) ended: ``exit code 3``, ``killed by signal 9 (SIGKILL)``;
+    "" while it runs or where it is unknown."""
+    code = process.poll() if process is not None else None
+    if code is None:
+        return ""
+    if code >= 0:
+        return f"exit code {code}"
+    try:
+        name = signal.Signals(-code).name
+    except ValueError:
+        name = "unknown"
+    memory = ": the system may have run out of memory" if -code == signal.SIGKILL else ""
+    return f"killed by signal {-code} ({name}){memory}"
+
+
+def record_progress(path: Path, where: Location) -> None:
+    """Note the cell that starts, so that a worker lost on it can be placed."""
+    write_atomic(path, json.dumps(where.to_json()))
+
+
 def _cell_error(
-    exc: Exception, work: NotebookNode, index: int, framework: str, default_timeout: int
+    exc: Exception,
+    work: NotebookNode,
+    index: int,
+    framework: str,
+    default_timeout: int,
+    kernel: Any = None,
 ) -> CellError:
     from nbclient.exceptions import CellExecutionError, CellTimeoutError
 
@@ -123,7 +151,9 @@ def _cell_error(
         limit = timeout_origin(work.cells[index], default_timeout)
         message = f"the cell timed out (limit {limit})"
         return CellError(where, "CellTimeoutError", message, source, "", work)
-    return CellError(where, "DeadKernelError", "the kernel died", source, "", work)
+    ended = exit_status(kernel)
+    message = f"the kernel died: {ended}" if ended else "the kernel died"
+    return CellError(where, "DeadKernelError", message, source, "", work)
 
 
 def badge_text(needed: int, host: int) -> str:
@@ -239,10 +269,13 @@ def _manager(env: KernelEnv, runtime: str, log: Path) -> tuple[Any, ZygoteConnec
     return km, connection
 
 
-def execute(nb: NotebookNode, env: KernelEnv, kernel_log: Path | None = None) -> NotebookNode:
+def execute(
+    nb: NotebookNode, env: KernelEnv, kernel_log: Path | None = None, progress: Path | None = None
+) -> NotebookNode:
     """Run ``nb`` (left untouched) and return an executed copy; raises :class:`CellError`.
 
-    What the kernel process writes outside Jupyter's capture goes to ``kernel_log``; where
+    What the kernel process writes outside Jupyter's capture goes to ``kernel_log``; the
+    place of the cell that runs, to ``progress`` (see :func:`record_progress`). Where
     ``env`` names a zygote, the kernel is forked from it.
     """
     from nbclient import NotebookClient
@@ -253,7 +286,7 @@ def execute(nb: NotebookNode, env: KernelEnv, kernel_log: Path | None = None) ->
     work = copy.deepcopy(nb)
     mark_unrunnable(work, env.host_gpus)
     env.cwd.mkdir(parents=True, exist_ok=True)
-    current = {"index": 0}
+    current: dict[str, Any] = {"index": 0, "process": None}
 
     class WatchedClient(NotebookClient):
         def process_message(self, *args: Any, **kwargs: Any) -> Any:
@@ -263,6 +296,9 @@ def execute(nb: NotebookNode, env: KernelEnv, kernel_log: Path | None = None) ->
     def on_cell_start(cell: NotebookNode, cell_index: int, **_: Any) -> None:
         current["index"] = cell_index
         watchdog.started(cell)
+        current["process"] = current["process"] or getattr(km.provisioner, "process", None)
+        if progress is not None:
+            record_progress(progress, _location(work, cell_index, env.framework, ""))
 
     def on_cell_executed(cell: NotebookNode, **_: Any) -> None:
         watchdog.finished()
@@ -314,7 +350,8 @@ def execute(nb: NotebookNode, env: KernelEnv, kernel_log: Path | None = None) ->
                 raise CellError(
                     where, "CellTimeoutError", watchdog.reason, source, "", work
                 ) from exc
-            raise _cell_error(exc, work, index, env.framework, env.timeout) from exc
+            failed = (exc, work, index, env.framework, env.timeout, current["process"])
+            raise _cell_error(*failed) from exc
         finally:
             if zygote is not None:
                 zygote.close()

@@ -27,8 +27,9 @@ from pathlib import Path
 from typing import IO
 
 from polybook.diagnostics import Diagnostic, Location
-from polybook.execution.kernel import KernelEnv, zygote_spec
+from polybook.execution.kernel import KernelEnv, exit_status, zygote_spec
 from polybook.execution.scheduler import Failure, Job, JobResult
+from polybook.execution.worker import PROGRESS
 from polybook.execution.zygotes import ZygotePool
 from polybook.nb import reads, writes
 
@@ -153,12 +154,8 @@ class LocalExecutor:
         result_file = job_dir / "result.json"
         if not alive or not result_file.is_file():
             self.local.worker = None
-            tail = worker.log.read_text(errors="replace").strip()[-600:]
-            where = Location(job.path, 0, job.framework)
-            message = f"the worker process died: {tail}"
-            return JobResult(
-                job, "crashed", None, seconds, Diagnostic(where, message, "exec", "error")
-            )
+            lost = lost_worker(job.path, job.framework, job_dir, worker)
+            return JobResult(job, "crashed", None, seconds, lost)
         return _result(job, job_dir)
 
     def cancel(self) -> None:
@@ -189,6 +186,27 @@ class LocalExecutor:
             zygotes, self.zygotes = self.zygotes, None
         if zygotes is not None:
             zygotes.close()
+
+
+LOG_TAIL = 600  # characters of a lost worker's log shown
+
+
+def lost_worker(path: str, framework: str, job_dir: Path, worker: WorkerProcess) -> Diagnostic:
+    """Why a worker was lost and where: at the cell it was running (see
+    :func:`~polybook.execution.kernel.record_progress`), how the process ended, the end of
+    its log."""
+    try:
+        where = Location.from_json(json.loads((job_dir / PROGRESS).read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError):
+        where = Location(path, 0, framework)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        worker.proc.wait(timeout=5.0)
+    ended = exit_status(worker.proc) or "it stopped answering"
+    message = f"the worker process running the notebook was lost: {ended}"
+    tail = worker.log.read_text(errors="replace").strip()[-LOG_TAIL:]
+    if tail:
+        message += f"; its log ends:\n{tail}"
+    return Diagnostic(where, message, "exec.worker", "error")
 
 
 def _result(job: Job, job_dir: Path) -> JobResult:

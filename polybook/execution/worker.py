@@ -15,7 +15,6 @@ import json
 import os
 import signal
 import sys
-import threading
 import time
 from pathlib import Path
 from types import FrameType
@@ -25,8 +24,11 @@ from polybook.environments.venvs import setup_command
 from polybook.execution.kernel import CellError, KernelEnv, execute
 from polybook.execution.scheduler import Failure
 from polybook.fsutil import write_atomic
+from polybook.lifeline import die_with_parent, watch_parent
 from polybook.meta import notebook_meta
 from polybook.nb import reads, writes
+
+PROGRESS = "cell.json"  # in a job's folder: the place of the cell that runs
 
 
 def _stop(signum: int, frame: FrameType | None) -> None:
@@ -40,7 +42,7 @@ def run_job(job_dir: Path) -> None:
     result: dict[str, object] = {"status": "ok"}
     done = nb
     try:
-        done = execute(nb, env, job_dir / "kernel.log")
+        done = execute(nb, env, job_dir / "kernel.log", job_dir / PROGRESS)
     except CellError as err:
         done = err.notebook if err.notebook is not None else nb
         failure = Failure(err.source, err.traceback)
@@ -88,16 +90,12 @@ def serve(answers_fd: int) -> int:
     return 0
 
 
-def _watch_parent(parent: int) -> None:
-    """Stop (shutting the kernel down) when the process that started this one is gone."""
-    while os.getppid() == parent:
-        time.sleep(1.0)
-    os.kill(os.getpid(), signal.SIGTERM)
-
-
 def main() -> int:
     signal.signal(signal.SIGTERM, _stop)
-    threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
+    # Stop (shutting the kernel down) when the process that started this one is gone: at
+    # once where Linux tells, else within a second.
+    die_with_parent(os.getppid(), signal.SIGTERM)
+    watch_parent(os.getppid(), signal.SIGTERM)
     try:
         return serve(int(sys.argv[1]))
     except KeyboardInterrupt:

@@ -19,7 +19,6 @@ have polybook's dependencies.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import importlib
 import json
 import os
@@ -29,15 +28,9 @@ import socket
 import sys
 from typing import Any
 
+from polybook.lifeline import die_with_parent
+
 READY = "polybook-zygote-ready"
-PR_SET_PDEATHSIG = 1
-
-
-def die_with_parent() -> None:
-    """Ask Linux to kill this process when its parent ends (a no-op elsewhere)."""
-    with contextlib.suppress(OSError, AttributeError):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
 def preload(modules: list[str]) -> list[str]:
@@ -52,7 +45,7 @@ def preload(modules: list[str]) -> list[str]:
     return failed
 
 
-def _child(request: dict[str, Any], closing: list[socket.socket]) -> None:
+def _child(request: dict[str, Any], closing: list[socket.socket], zygote: int) -> None:
     """In the forked child: become the kernel the request describes; never returns."""
     status = 1
     try:
@@ -60,7 +53,7 @@ def _child(request: dict[str, Any], closing: list[socket.socket]) -> None:
             sock.close()
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         os.setsid()
-        die_with_parent()
+        die_with_parent(zygote)
         log = os.open(request["log"], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
@@ -115,9 +108,10 @@ class Zygote:
     def _answer(self, request: dict[str, Any]) -> dict[str, Any]:
         self._reap()
         if "spawn" in request:
+            zygote = os.getpid()
             pid = os.fork()
             if pid == 0:
-                _child(request["spawn"], [self.listener, *self.clients])
+                _child(request["spawn"], [self.listener, *self.clients], zygote)
             self.children.add(pid)
             return {"pid": pid}
         pid = int(request["status"])
@@ -156,7 +150,7 @@ def main(source: str) -> None:
     """``python -c … SOCKET MODULE…``: preload (polybook's own modules from ``source``, which
     then leaves ``sys.path`` as it does in a kernel), say ready on stdout, serve."""
     path, modules = sys.argv[1], sys.argv[2:]
-    die_with_parent()
+    die_with_parent(os.getppid())
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the worker decides, and ends it
     failed = preload(modules)
     with contextlib.suppress(ValueError):

@@ -109,6 +109,8 @@ class ZygotePool:
                 return zygote.path
             if spec in self.zygotes and zygote is None:
                 return ""  # it failed once: not again in this build
+            if zygote is not None:  # it died (killed): a new one takes its place
+                zygote.close()
             zygote = Zygote(spec, self.folder, self.log)
             try:
                 zygote.wait_ready()

@@ -4,15 +4,20 @@ What the package needs is read from the library's own imports: a package that ev
 framework environment pins (numpy, matplotlib) is a dependency bounded below by its lowest
 pin; one that only some pin (torch, jax and flax, …) goes into that framework's extra,
 ``d2l[torch]``, bounded below by its pin. Imports guarded by ``except ImportError`` (IPython)
-are optional and not declared. Nothing is bounded above.
+are optional and not declared. Nothing is bounded above. ``Requires-Python`` is the oldest
+Python whose grammar reads the library and that every pinned dependency supports (as its
+metadata in the environment says), so that ``pip`` never installs the package where the
+versions the book was built with cannot be.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -21,7 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from packaging.version import Version
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
 
 from polybook import frameworks
 from polybook.config import BookConfig
@@ -35,6 +41,7 @@ if TYPE_CHECKING:
     from polybook.library.stage import Library
 
 OLDEST_PYTHON = 8  # 3.8: the oldest grammar ast can check the library against
+NEWEST_PYTHON = 40  # the last minor version a Requires-Python is tried against
 OPTIONAL = ("ImportError", "ModuleNotFoundError", "Exception")
 
 
@@ -172,16 +179,71 @@ def requirement_line(framework: str | Framework, name: str, device: str) -> str:
     return f"{name}=={cpu_pins(framework)[name]}"
 
 
-def _python_floor(sources: list[str]) -> str:
-    """The oldest Python 3 whose grammar accepts every module."""
-    for minor in range(OLDEST_PYTHON, sys.version_info.minor + 1):
+def _python_floor(sources: list[str], pinned: int = 0) -> str:
+    """The oldest Python 3 whose grammar accepts every module, and no older than ``pinned``
+    (what the pinned dependencies need)."""
+    for minor in range(max(OLDEST_PYTHON, pinned), sys.version_info.minor + 1):
         try:
             for text in sources:
                 ast.parse(text, feature_version=(3, minor))
         except SyntaxError:
             continue
         return f">=3.{minor}"
-    return f">=3.{sys.version_info.minor}"
+    return f">=3.{max(sys.version_info.minor, pinned)}"
+
+
+def _dist_name(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _python_of(requirement: Requirement, framework: str, envs: EnvsFolder) -> int:
+    """The oldest Python 3 minor version the pinned distribution supports, as its metadata
+    in the framework's environment says (0 when it says nothing, or is not there)."""
+    places = envs.candidates(framework)
+    site = sorted(p for env in places for p in env.glob("lib/python*/site-packages"))
+    for info in sorted(site[0].glob("*.dist-info")) if site and requirement.version else []:
+        name, _, version = info.name.removesuffix(".dist-info").rpartition("-")
+        if _dist_name(name) != _dist_name(requirement.name):
+            continue
+        with contextlib.suppress(InvalidVersion):
+            if Version(version).public != Version(requirement.version).public:
+                continue
+        return _oldest_minor((info / "METADATA").read_text(encoding="utf-8", errors="replace"))
+    return 0
+
+
+def _oldest_minor(metadata: str) -> int:
+    """The oldest Python 3 minor version a ``Requires-Python`` accepts (0: any, or none)."""
+    spec = next(
+        (
+            line.partition(":")[2].strip()
+            for line in metadata.splitlines()
+            if line.startswith("Requires-Python:")
+        ),
+        "",
+    )
+    try:
+        accepted = SpecifierSet(spec)
+    except InvalidSpecifier:
+        return 0
+    for minor in range(OLDEST_PYTHON, NEWEST_PYTHON + 1):
+        if any(accepted.contains(f"3.{minor}.{patch}") for patch in (0, 99)):
+            return minor
+    return 0
+
+
+def _python_floor_of_pins(
+    pins: dict[str, dict[str, str]], wanted: list[Requirement], envs: EnvsFolder
+) -> int:
+    """The newest of the oldest Pythons the package's pinned dependencies support: what a
+    reader's Python must be for ``pip`` to install what the book was built with."""
+    floor = 0
+    for requirement in wanted:
+        for framework, pinned in pins.items():
+            if pinned.get(requirement.name) == requirement.version:
+                floor = max(floor, _python_of(requirement, framework, envs))
+                break
+    return floor
 
 
 def package_spec(config: BookConfig, tabs: tuple[str, ...] = ()) -> PackageSpec:
@@ -224,12 +286,13 @@ def package_spec(config: BookConfig, tabs: tuple[str, ...] = ()) -> PackageSpec:
     init = config.root / folder / "__init__.py"
     if init.is_file():
         sources.append(init.read_text(encoding="utf-8"))
+    declared = [*base.values(), *(r for own in extras.values() for r in own)]
     return PackageSpec(
         name=folder.name,
         version=config.release,
         source=config.root / folder,
         modules=modules,
-        requires_python=_python_floor(sources),
+        requires_python=_python_floor(sources, _python_floor_of_pins(pins, declared, config.envs)),
         dependencies=tuple(base[n] for n in sorted(base)),
         extras=extras,
         extra_modules=extra_modules,

@@ -145,6 +145,7 @@ def latex_config(config: BookConfig, job: LatexJob, logo: str) -> dict[str, Any]
         "latex_use_xindy": False,
         "latex_domain_indices": False,
         "suppress_warnings": [*settings["suppress_warnings"], "latex.toctree"],
+        "pb_inputs": str(config.layout.sphinx_inputs(job.framework)),
     }
     return settings
 
@@ -190,8 +191,19 @@ def write_job_sources(config: BookConfig, job: LatexJob, pages: list[Page]) -> N
         write_atomic(job.srcdir / BIBFILE, bib.read_bytes())
 
 
+# TeX reads and writes only inside the run's folder (no absolute paths, no ``..``, no dot
+# files: a ``raw:: latex`` block cannot ``\input`` a host file) and runs no program.
+PARANOID = {"openin_any": "p", "openout_any": "p", "shell_escape": "f"}
+
+
 def _latexmk(job: LatexJob) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "max_print_line": "10000", "error_line": "254", "half_error_line": "238"}
+    env = {
+        **os.environ,
+        **PARANOID,
+        "max_print_line": "10000",
+        "error_line": "254",
+        "half_error_line": "238",
+    }
     options = ["-interaction=nonstopmode", "-halt-on-error", "-file-line-error"]
     return subprocess.run(
         ["latexmk", "-xelatex", *options, job.tex.name],

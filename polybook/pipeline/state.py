@@ -1,14 +1,16 @@
 """What the last successful build was made from, so that an unchanged book costs nothing.
 
 The fingerprint covers every input by content: the tool's own code, the configuration and
-the command, the pages, resources and library files, and the environments' pins.
+the command, the pages, resources and library files, and the environments' pins. Beside it,
+the state holds each file outside the pages that the pages read (an included file, a raw
+file, an image), as Sphinx last recorded them, with its content's hash.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from polybook.config import BookConfig
@@ -55,8 +57,8 @@ def _outputs(config: BookConfig) -> dict[str, str]:
 def build_inputs(config: BookConfig, request: BuildRequest) -> str:
     """The fingerprint of what ``request``'s build reads: the command, the host's device,
     the environments' pins (existing interpreters: what they hold), the site's own files,
-    the frozen outputs, and for the site the PDFs, epubs and decks built before it, which it
-    links."""
+    the frozen outputs, the files the pages read (:func:`page_inputs`), and for the site
+    the PDFs, epubs and decks built before it, which it links."""
     from polybook.environments import devices
     from polybook.environments.existing import fingerprints
     from polybook.site.inputs import site_inputs
@@ -79,29 +81,61 @@ def build_inputs(config: BookConfig, request: BuildRequest) -> str:
     return fingerprint(config, json.dumps(command), extra)
 
 
+def page_inputs(config: BookConfig, request: BuildRequest) -> dict[str, str]:
+    """The files outside the pages that the last run of the target's Sphinx read for them
+    (an included file, a raw file, an image from the book), each with its content's hash
+    now ("" for one that is gone)."""
+    from polybook.render.inputs import read_inputs
+
+    layout = config.layout
+    records = {"html": [layout.sphinx_inputs()], "pdf": map(layout.sphinx_inputs, request.tabs)}
+    paths = {p for record in records.get(request.target, []) for p in read_inputs(record)}
+    return {str(path): _hash(path) for path in sorted(paths)}
+
+
+def _hash(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return ""
+
+
 def outputs(config: BookConfig, request: BuildRequest) -> list[Path]:
     """What ``request``'s build writes: a build whose outputs are missing runs again."""
     return TARGETS[request.target].outputs(config.layout, request.tabs)
 
 
-def unchanged(config: BookConfig, inputs: str, outputs: Iterable[Path]) -> bool:
-    """True when the last successful build had these inputs and its outputs are intact."""
+def unchanged(
+    config: BookConfig, inputs: str, outputs: Iterable[Path], reads: Mapping[str, str]
+) -> bool:
+    """True when the last successful build had these inputs, its pages' other files
+    (``reads``: :func:`page_inputs`) are as it read them and its outputs are intact."""
     try:
         state = json.loads((config.layout.state).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
     return (
         state.get("fingerprint") == inputs
+        and state.get("reads", {}) == dict(reads)
         and state.get("libraries") == _outputs(config)
         and all(o.exists() for o in outputs)
     )
 
 
-def record(config: BookConfig, inputs: str, warnings: Iterable[Diagnostic] = ()) -> None:
-    """Called after a build without errors, with the fingerprint taken before it and the
-    warnings it gave (shown again by a build that finds nothing changed)."""
+def record(
+    config: BookConfig,
+    request: BuildRequest,
+    inputs: str,
+    reads: Mapping[str, str],
+    warnings: Iterable[Diagnostic] = (),
+) -> None:
+    """Called after a build without errors, with the fingerprint and the pages' files
+    (``reads``) taken before it, and the warnings it gave (shown again by a build that
+    finds nothing changed). A file the pages read for the first time is hashed now."""
+    now = page_inputs(config, request)
     state = {
         "fingerprint": inputs,
+        "reads": {path: reads.get(path, digest) for path, digest in now.items()},
         "libraries": _outputs(config),
         "warnings": [w.to_json() for w in warnings],
     }

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from nbformat import NotebookNode
 
 from polybook.diagnostics import Reporter
-from polybook.render.outputs import clean_notebook
+from polybook.render.outputs import clean_for_book
 from polybook.render.page import Page, render_page
 from polybook.source.book import Book
 
@@ -35,7 +35,7 @@ def framework_pages(
         nb = executed.get((doc.path, framework))
         notebooks = {}
         if nb is not None:
-            cleaned = clean_notebook(nb, roots, doc.path, framework, reporter)  # a copy
+            cleaned = clean_for_book(book.config, nb, roots, doc.path, framework, reporter)
             notebooks[framework] = prepare(cleaned) if prepare else cleaned
         page = render_page(doc, notebooks, (framework,), reporter, host_gpus, book.config.root)
         if doc.docname == ROOT_DOC and bibliography:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from polybook.config import BookConfig
+from polybook.confine import Confinement
 from polybook.fsutil import write_atomic
 from polybook.render.names import CELLS_SUFFIX, MAP_SUFFIX, OUTPUT_DIR
 from polybook.render.page import Page
@@ -116,8 +117,34 @@ def write_sources(
     """
     changed, wanted, outputs = _write_pages(pages, srcdir, keep)
     changed |= _prune(srcdir, wanted, outputs)
+    confinement = config.confinement
     for resource in config.resources:
         source = config.root / resource
-        if source.is_dir():
-            changed |= sync_tree(source, srcdir / resource.strip("/"))
+        if source.is_dir() and confinement.holds(source):
+            target = srcdir / resource.strip("/")
+            changed |= _sync_resource(source, target, confinement, wanted, target == srcdir)
+    return changed
+
+
+def _sync_resource(
+    source: Path, target: Path, confinement: Confinement, pages: set[Path], is_root: bool
+) -> bool:
+    """Copy a resource folder's changed files, less the links that lead out of the book
+    (the source stage reports them), and remove the copies of files it no longer has
+    (unless the folder is the sources' root, which holds more)."""
+    changed = False
+    copied: set[Path] = set()
+    for path in source.rglob("*"):
+        if not path.is_file() or "__pycache__" in path.parts or not confinement.holds(path):
+            continue
+        copy = target / path.relative_to(source)
+        copied.add(copy)
+        if not copy.is_file() or copy.read_bytes() != path.read_bytes():
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, copy)
+            changed = True
+    for old in target.rglob("*") if target.is_dir() and not is_root else ():
+        if old.is_file() and old not in copied and old not in pages and OUTPUT_DIR not in old.parts:
+            old.unlink()
+            changed = True
     return changed

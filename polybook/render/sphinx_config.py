@@ -83,6 +83,8 @@ def core_config(
         },
         "math_numfig": True,
         "math_eqref_format": "({number})",
+        "pb_book_root": str(config.root),
+        "pb_allowed_paths": [str(p) for p in config.confinement.allowed],
         "pb_tabs": list(config.tabs),
         "pb_tab_names": {t: config.framework(t).display_name for t in config.tabs},
         "suppress_warnings": ["myst.header", *sphinx_suppressed(config.suppress_warnings)],

@@ -17,6 +17,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from polybook.render import (
     cite,
+    files,
     html_writer,
     library_links,
     library_stubs,
@@ -256,6 +257,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
         sphinx_log.install(app, app.config.pb_diagnostics)
     library_links.setup(app)
     unresolved.setup(app)
+    files.setup(app)
     stable_config.setup(app)
     html_writer.setup_writer(app)
     app.add_config_value("pb_bibliography", False, "env")

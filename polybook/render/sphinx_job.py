@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,7 @@ from polybook.diagnostics import Diagnostic
 from polybook.fsutil import write_atomic
 from polybook.nb import strip_ansi
 from polybook.render import warning_store
-from polybook.render.sphinx_process import CRASH_LINES
+from polybook.render.sphinx_process import CRASH_LINES, sphinx_command
 
 
 def job_settings(
@@ -36,9 +35,9 @@ def job_settings(
 
 
 def run_job_sphinx(work: Path, settings: dict[str, Any], failed: str) -> tuple[str, bool]:
-    """Run Sphinx in a process of its own: (the crash's message, starting with ``failed``,
-    or "", whether it read every page). A new tool reads every page: Sphinx does not know
-    when its extensions change."""
+    """Run Sphinx in a process of its own, which dies with this one: (the crash's message,
+    starting with ``failed``, or "", whether it read every page). A new tool reads every
+    page: Sphinx does not know when its extensions change."""
     settings_file = work / "sphinx.json"
     try:
         previous = json.loads(settings_file.read_text(encoding="utf-8"))
@@ -48,8 +47,7 @@ def run_job_sphinx(work: Path, settings: dict[str, Any], failed: str) -> tuple[s
     write_atomic(settings_file, json.dumps(settings, indent=1))
     Path(settings["diagnostics"]).unlink(missing_ok=True)
     done = subprocess.run(
-        [sys.executable, "-m", "polybook.render.sphinx_run", str(settings_file)]
-        + (["--fresh"] if fresh else []),
+        sphinx_command(settings_file, *(["--fresh"] if fresh else [])),
         capture_output=True,
         text=True,
         check=False,

@@ -38,9 +38,14 @@ def sphinx_jobs() -> int:
     return SPHINX_JOBS or (cpus + 1 if cpus > 1 else 1)
 
 
-def _command(settings_file: Path, *options: str) -> list[str]:
+def sphinx_command(settings_file: Path, *options: str) -> list[str]:
+    """The command of a Sphinx run that dies with this process (see ``sphinx_run``)."""
     command = [sys.executable, "-m", "polybook.render.sphinx_run", str(settings_file)]
-    return [*command, *options, "--jobs", str(sphinx_jobs())]
+    return [*command, *options, "--parent", str(os.getpid())]
+
+
+def _command(settings_file: Path, *options: str) -> list[str]:
+    return sphinx_command(settings_file, *options, "--jobs", str(sphinx_jobs()))
 
 
 def _crash(returncode: int, stderr: str) -> str:

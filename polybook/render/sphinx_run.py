@@ -1,13 +1,16 @@
 """Runs Sphinx builds in a process of their own.
 
-``python -m polybook.render.sphinx_run SETTINGS.json [--fresh] [--jobs N] [--when-told]``:
-``--fresh`` rereads every page (Sphinx's ``-E``); ``--jobs`` reads and writes pages in N
-processes (Sphinx's ``-j``; it does so where there are enough pages); ``--when-told`` starts
-Sphinx (its imports, extensions and pickled environment), then builds each time a line
-``go`` comes on stdin, answering ``done STATUS`` on stdout, until stdin ends: the log and
-diagnostics of each run go beside the usual files (``.next``) for the caller to put in
-place (see :mod:`polybook.render.sphinx_process`). A warm process so kept by ``polybook
-serve`` turns an edit into a page in a fraction of a second.
+``python -m polybook.render.sphinx_run SETTINGS.json [--fresh] [--jobs N] [--when-told]
+[--parent PID]``: ``--fresh`` rereads every page (Sphinx's ``-E``); ``--jobs`` reads and
+writes pages in N processes (Sphinx's ``-j``; it does so where there are enough pages);
+``--when-told`` starts Sphinx (its imports, extensions and pickled environment), then builds
+each time a line ``go`` comes on stdin, answering ``done STATUS`` on stdout, until stdin
+ends: the log and diagnostics of each run go beside the usual files (``.next``) for the
+caller to put in place (see :mod:`polybook.render.sphinx_process`). A warm process so kept
+by ``polybook serve`` turns an edit into a page in a fraction of a second. ``--parent``
+names the build's process: when it dies, this one and the processes it forked die at once,
+so that nothing writes into ``_build/`` after the build that owns it is gone
+(:mod:`polybook.lifeline`).
 
 Sphinx and docutils keep registries at module level; a process of its own keeps them, and
 their memory, out of the orchestrator. Warnings go, located, to the settings' ``diagnostics``
@@ -22,6 +25,7 @@ import json
 import logging
 import multiprocessing
 import os
+import signal
 import sys
 from typing import Any
 
@@ -97,11 +101,18 @@ def _arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--fresh", action="store_true")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--when-told", action="store_true")
+    parser.add_argument("--parent", type=int, default=0)
     return parser.parse_args(argv)
 
 
 if __name__ == "__main__":
     arguments = _arguments(sys.argv[1:])
+    if arguments.parent:
+        from polybook.lifeline import die_with_parent, forks_die_with_parent, watch_parent
+
+        if not die_with_parent(arguments.parent):
+            watch_parent(arguments.parent, signal.SIGKILL)
+        forks_die_with_parent()
     jobs = max(1, arguments.jobs)
     status = main(arguments.settings, arguments.fresh, jobs, arguments.when_told)
     # A one-shot process: what is left is freeing the environment's objects, which the

@@ -9,6 +9,7 @@ from typing import Any
 
 from polybook.config import BookConfig
 from polybook.library.model import SavedBlock
+from polybook.render.inputs import inputs_digest
 from polybook.render.sphinx_config import core_config, hash_tree, tool_digest
 from polybook.site.extras import BOOK_KINDS, links, site_books, site_decks
 
@@ -75,6 +76,7 @@ def html_config(
         "html_js_files": _book_assets(config, "*.js"),
         **_reader_config(config, notebooks, generated),
         **_published(config),
+        "pb_inputs": str(config.layout.sphinx_inputs()),
     }
 
 
@@ -121,5 +123,6 @@ def site_settings(
         "log": str(layout.sphinx_file("html", ".log")),
         "config": html_config(config, notebooks, generated, libraries),
         "assets": _assets_digest(config),
+        "inputs": inputs_digest([layout.sphinx_inputs()]),  # the files the pages read
         "tool": site_digest(),
     }

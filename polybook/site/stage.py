@@ -21,7 +21,7 @@ from polybook.fsutil import write_atomic
 from polybook.layout import EPUBS_LINK, NOTEBOOKS_LINK, PDFS_LINK, SLIDES_LINK
 from polybook.render import warning_store
 from polybook.render.assets import INSTALL, mathjax, write_mathjax
-from polybook.render.outputs import clean_notebook, path_roots
+from polybook.render.outputs import clean_for_book, path_roots
 from polybook.render.page import Page, render_page, with_toctree
 from polybook.render.sources import keepable, write_sources
 from polybook.render.sphinx_config import bibfile
@@ -73,7 +73,9 @@ def build_site(
     roots = path_roots(config)
     for doc in library.book.documents:
         nbs = {
-            fw: clean_notebook(executed.notebooks[(doc.path, fw)], roots, doc.path, fw, reporter)
+            fw: clean_for_book(
+                config, executed.notebooks[(doc.path, fw)], roots, doc.path, fw, reporter
+            )
             for fw in library.tabs
             if (doc.path, fw) in executed.notebooks
         }

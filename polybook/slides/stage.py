@@ -20,7 +20,7 @@ from polybook.diagnostics import Location, Reporter
 from polybook.fsutil import TEMP_SUFFIX, write_atomic
 from polybook.nb import writes
 from polybook.render.assets import INSTALL, mathjax, reveal, write_mathjax, write_reveal
-from polybook.render.outputs import clean_notebook, path_roots
+from polybook.render.outputs import clean_for_book, path_roots
 from polybook.slides.deck import Deck, images, make_deck
 from polybook.slides.reveal import STATIC, reveal_html, slides_css
 from polybook.slides.rise import RISE_CSS, rise_notebook
@@ -107,7 +107,7 @@ def build_slides(executed: Executed, config: BookConfig, reporter: Reporter) -> 
             nb = executed.notebooks.get((doc.path, fw))
             if nb is None:
                 continue
-            cleaned = clean_notebook(nb, roots, doc.path, fw, reporter)
+            cleaned = clean_for_book(config, nb, roots, doc.path, fw, reporter)
             deck = make_deck(doc, cleaned, fw, refs)
             if deck is None:
                 continue

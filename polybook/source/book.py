@@ -110,6 +110,10 @@ def decode_page(data: bytes, rel: str, reporter: Reporter) -> str:
 
 def _read(config: BookConfig, rel: str, reporter: Reporter) -> Document | None:
     """One page parsed, or None when it cannot be (the error is reported)."""
+    if not config.confinement.holds(config.root / rel):
+        message = f"the page is a link to {(config.root / rel).resolve()}, outside the book"
+        reporter.error(PolybookError(Location(rel), message, "source.outside"))
+        return None
     try:
         data = (config.root / rel).read_bytes()
     except OSError as exc:

@@ -9,6 +9,7 @@ from polybook.config import BookConfig
 from polybook.diagnostics import Reporter
 from polybook.nb import Notebooks
 from polybook.source.book import Book, BookInvalid, load_book
+from polybook.source.files import check_config_files, check_pages
 from polybook.source.model import SourceRequest
 from polybook.source.split import split_book
 
@@ -29,9 +30,12 @@ class Sources:
 
 def read_sources(request: SourceRequest, config: BookConfig, reporter: Reporter) -> Sources | None:
     """Parse and split the book; None where a page does not parse (the errors are in
-    ``reporter``, which also holds any cell that does not split)."""
+    ``reporter``, which also holds any cell that does not split, and each file the book
+    names outside it)."""
+    check_config_files(config, reporter)
     try:
         book = load_book(config, reporter)
     except BookInvalid:
         return None
+    check_pages(book, config.confinement, reporter)
     return Sources(book, split_book(book, request.tabs, reporter), request)

@@ -41,6 +41,17 @@ BOOK_KEYS: tuple[Key, ...] = (
     ),
     Key(
         "build",
+        "allowed_paths",
+        "words",
+        (),
+        "folders outside the book root whose files the book may read: includes, raw and CSV"
+        " files, figures, downloads, resources, the bibliography (relative to the book root,"
+        " or absolute). Any other file outside the book, directly or through a link, is an"
+        " error",
+        d2lbook=False,
+    ),
+    Key(
+        "build",
         "tabs",
         "words",
         ("pytorch",),
@@ -85,6 +96,16 @@ BOOK_KEYS: tuple[Key, ...] = (
         True,
         "start each notebook's kernel by forking a warm process of its framework's"
         " environment (the framework imported once); `false` starts every kernel afresh",
+        d2lbook=False,
+    ),
+    Key(
+        "build",
+        "output_limit",
+        "int",
+        1_000_000,
+        "characters of text a cell's outputs show in the site, the PDF and the notebooks"
+        " offered for download; the rest is cut, with a note saying how much and where the"
+        " whole output is (`0`: no limit)",
         d2lbook=False,
     ),
     Key(

@@ -1,0 +1,79 @@
+"""Child processes that die with their parent.
+
+A build's helpers (the Sphinx process and the processes it forks, the notebook workers, the
+page readers) must not outlive the build that started them: a killed build would otherwise
+leave one writing into ``_build/`` beside the next build. On Linux a child asks the kernel
+to send it a signal when its parent dies (``prctl(PR_SET_PDEATHSIG)``), and Sphinx's forked
+workers do the same at each fork. Elsewhere, :func:`watch_parent` polls.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import functools
+import os
+import signal
+import sys
+import threading
+import time
+
+PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
+
+
+@functools.cache
+def _libc() -> ctypes.CDLL | None:
+    """The C library this process runs on (Linux), as loaded already: no search."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
+
+
+def _prctl_deathsig(signum: int) -> bool:
+    """Ask Linux for ``signum`` when the parent dies; False where that is not possible."""
+    libc = _libc()
+    try:
+        return libc is not None and int(libc.prctl(PR_SET_PDEATHSIG, signum, 0, 0, 0)) == 0
+    except AttributeError:
+        return False
+
+
+def die_with_parent(parent: int, signum: int = signal.SIGKILL) -> bool:
+    """Receive ``signum`` when ``parent`` (this process's parent when it started) dies;
+    the signal comes at once when it is gone already. False where the system cannot
+    promise it (then :func:`watch_parent` stands in)."""
+    armed = _prctl_deathsig(signum)
+    if os.getppid() != parent:  # it died before the request was made
+        os.kill(os.getpid(), signum)
+    return armed
+
+
+def forks_die_with_parent(signum: int = signal.SIGKILL) -> None:
+    """Each process this one forks from now on dies with it (Sphinx's parallel workers),
+    also when it dies while the fork is made."""
+    forking = {"parent": os.getpid()}
+
+    def before() -> None:
+        forking["parent"] = os.getpid()
+
+    def in_child() -> None:
+        die_with_parent(forking["parent"], signum)
+
+    if hasattr(os, "register_at_fork"):
+        os.register_at_fork(before=before, after_in_child=in_child)
+
+
+def watch_parent(parent: int, signum: int = signal.SIGTERM, every: float = 1.0) -> None:
+    """Send this process ``signum`` once ``parent`` is no longer its parent (a thread polls
+    every ``every`` seconds)."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(os.getpid(), signum)
+
+    threading.Thread(target=watch, name="polybook-parent-watch", daemon=True).start()

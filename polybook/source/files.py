@@ -1,0 +1,203 @@
+"""The files a book reads beside its pages, and the check that each lies inside the book.
+
+A page names files in its prose: figures (``![caption](path)``), directives that read one
+(``include``, ``literalinclude``, ``raw`` and ``csv-table`` with ``:file:``, ``image``,
+``figure``) in ```` ```eval_rst ```` blocks and MyST fences, and downloads. The
+configuration names more: resources, the static folder, the bibliography, logos, requirement
+files. :func:`check_files` refuses, at the line that names it, each one that lies outside
+the book's root and the folders ``[build] allowed_paths`` names (links followed), and each
+read from the network: a build stops before it renders anything, and ``polybook check``
+says the same. The render core's Sphinx extension holds what Sphinx reads to the same rule
+(:mod:`polybook.render.files`), includes inside included files too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from markdown_it import MarkdownIt
+
+from polybook.config import BookConfig, key_location
+from polybook.confine import Confinement, Outside, allowed_hint, is_url
+from polybook.diagnostics import Location, PolybookError, Reporter
+from polybook.source.book import Book
+from polybook.source.model import Document, Prose, TabProse
+
+SUBTYPE = "source.outside"
+# Directives whose argument is a file, and those whose options name one.
+PATH_ARGUMENT = ("include", "literalinclude", "image", "figure")
+FILE_OPTIONS = ("file", "url", "diff")
+RST_DIRECTIVE = re.compile(r"^\s*\.\.\s+([\w-]+)::\s*(.*?)\s*$")
+COLON_FENCE = re.compile(r"^\s*:{3,}\s*\{([\w-]+)\}\s*(.*?)\s*$")
+OPTION = re.compile(r"^\s*:?(file|url|diff):\s*(\S.*?)\s*$")
+IMAGE = re.compile(r"!\[[^\]]*\]\(\s*(?:<([^>]+)>|([^)\s]+))")
+DOWNLOAD = re.compile(r"(?::download:|\{download\})`(?:[^`<]*<([^`>]+)>|([^`]+))`")
+MARKERS = ("![", "::", "download", ":::", "```{", "~~~{")
+_blocks = MarkdownIt("commonmark").disable("inline")
+
+
+@dataclass(frozen=True)
+class NamedFile:
+    """A file a page names: as written, at its line, and by what (for messages)."""
+
+    name: str
+    line: int
+    what: str
+
+
+def _directive_files(lines: list[str], first: int, fence_name: str = "") -> Iterator[NamedFile]:
+    """Files named by reST directives in ``lines`` (an ``eval_rst`` block's) or by the MyST
+    directive ``fence_name`` whose body they are; ``first`` is the line of ``lines[0]``."""
+    current = fence_name
+    for offset, line in enumerate(lines):
+        number = first + offset
+        if match := RST_DIRECTIVE.match(line):
+            current, argument = match.group(1), match.group(2)
+            if current in PATH_ARGUMENT and argument:
+                yield NamedFile(argument, number, f"`{current}`")
+        elif (match := OPTION.match(line)) and current and match.group(1) in FILE_OPTIONS:
+            yield NamedFile(match.group(2), number, f"`{current}` :{match.group(1)}:")
+        if "download" in line:
+            yield from _downloads(line, number)
+
+
+def _downloads(line: str, number: int) -> Iterator[NamedFile]:
+    for match in DOWNLOAD.finditer(line):
+        yield NamedFile((match.group(1) or match.group(2)).strip(), number, "a download")
+
+
+def _prose_files(text: str, first: int) -> Iterator[NamedFile]:
+    """Files named in one prose block whose first line is ``first``."""
+    if not any(marker in text for marker in MARKERS):
+        return
+    raw = text.split("\n")
+    code: set[int] = set()
+    for token in _blocks.parse(text if text.endswith("\n") else text + "\n"):
+        if token.type not in ("fence", "code_block") or not token.map:
+            continue
+        start, end = token.map
+        code.update(range(start, end))
+        info = token.info.strip()
+        body = raw[start + 1 : end - 1]
+        if info in ("eval_rst", "{eval-rst}"):
+            yield from _directive_files(body, first + start + 1)
+        elif info.startswith("{") and "}" in info:
+            name, argument = info[1 : info.index("}")], info[info.index("}") + 1 :].strip()
+            if name in PATH_ARGUMENT and argument:
+                yield NamedFile(argument, first + start, f"`{name}`")
+            yield from _directive_files(body, first + start + 1, name)
+    fence = ""
+    for offset, line in enumerate(raw):
+        if offset in code:
+            continue
+        number = first + offset
+        if match := COLON_FENCE.match(line):
+            fence, argument = match.group(1), match.group(2)
+            if fence in PATH_ARGUMENT and argument:
+                yield NamedFile(argument, number, f"`{fence}`")
+            continue
+        if fence and (match := OPTION.match(line)) and match.group(1) in FILE_OPTIONS:
+            yield NamedFile(match.group(2), number, f"`{fence}` :{match.group(1)}:")
+        for image in IMAGE.finditer(line):
+            yield NamedFile(image.group(1) or image.group(2), number, "a figure")
+        if "download" in line:
+            yield from _downloads(line, number)
+
+
+def named_files(doc: Document) -> list[NamedFile]:
+    """The files ``doc`` names in its prose, in order."""
+    found: list[NamedFile] = []
+    for block in doc.blocks:
+        if isinstance(block, (Prose, TabProse)):
+            found.extend(_prose_files(block.text, block.line))
+    return found
+
+
+def _refusal(named: NamedFile, confinement: Confinement, base: Path) -> str:
+    """Why the book may not read ``named`` ("" when it may)."""
+    name = named.name
+    if name.startswith("<") and name.endswith(">"):
+        return ""  # one of docutils' own standard includes
+    if named.what.endswith(":url:"):
+        return f"{named.what} reads {name!r} from the network: a build reads no URL"
+    if is_url(name) and not name.startswith("file://"):
+        return ""  # a link the reader's browser follows, not a file the build reads
+    target = confinement.locate(name, base)
+    if not target.exists():
+        return ""  # nothing to read: a missing file is reported where it is used
+    try:
+        confinement.check(target, name)
+    except Outside as why:
+        return f"{named.what} {why}: {allowed_hint()}"
+    return ""
+
+
+def _included_files(target: Path) -> list[NamedFile]:
+    """The files an included file names: a Markdown one as a page's prose, any other as
+    reStructuredText."""
+    try:
+        text = target.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    if target.suffix == ".md":
+        return list(_prose_files(text, 1))
+    return list(_directive_files(text.split("\n"), 1))
+
+
+def check_pages(book: Book, confinement: Confinement, reporter: Reporter) -> None:
+    """Each file the pages name, and the files the files they include name, lies in the
+    book or an allowed folder (else an error at the line that names it)."""
+    seen: set[Path] = set()
+    for doc in book.documents:
+        pending = [(doc.path, confinement.root / PurePosixPath(doc.path).parent, named_files(doc))]
+        while pending:
+            path, base, found = pending.pop()
+            for named in found:
+                refused = _refusal(named, confinement, base)
+                if refused:
+                    where = Location(path, named.line)
+                    reporter.error(PolybookError(where, refused, SUBTYPE))
+                elif named.what == "`include`" and not named.name.startswith("<"):
+                    target = confinement.locate(named.name, base)
+                    if target.is_file() and target not in seen:
+                        seen.add(target)
+                        shown = confinement.relative(target)
+                        pending.append((shown, target.parent, _included_files(target)))
+
+
+def _config_files(config: BookConfig) -> Iterator[tuple[str, str, Path]]:
+    """(section, key, path) of each file or folder the configuration names."""
+    for resource in config.resources:
+        yield "build", "resources", config.root / resource.strip("/")
+    for word in config.requirements:
+        yield "build", "requirements", config.root / word.rpartition(":")[2]
+    for section, key in (("pdf", "bibfile"), ("html", "favicon"), ("html", "html_logo")):
+        if getattr(config, key):
+            yield section, key, Path(getattr(config, key))
+    if config.latex_logo:
+        yield "pdf", "latex_logo", Path(config.latex_logo)
+
+
+def check_config_files(config: BookConfig, reporter: Reporter) -> None:
+    """Each file the configuration names, and each file in the folders copied into the
+    outputs (resources, ``static/``), lies in the book or an allowed folder."""
+    confinement = config.confinement
+    copied = [config.root / "static"]
+    for section, key, path in _config_files(config):
+        try:
+            confinement.check(path, str(path))
+        except Outside as why:
+            where = key_location(config.root, section, key)
+            message = f"[{section}] {key}: {why}: {allowed_hint()}"
+            reporter.error(PolybookError(where, message, SUBTYPE))
+            continue
+        if key == "resources":
+            copied.append(path)
+    for folder in copied:
+        for link in confinement.links_out(folder) if folder.is_dir() else ():
+            where = Location(confinement.relative(link))
+            message = f"a link to a file outside the book ({link.resolve()}): {allowed_hint()}"
+            reporter.error(PolybookError(where, message, SUBTYPE))
