@@ -6,14 +6,18 @@ was forked or started afresh."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
 
-from polybook.nb import reads
+from polybook.execution.kernel import KernelEnv, zygote_spec
+from polybook.execution.local import LocalExecutor
+from polybook.execution.scheduler import Job
+from polybook.nb import new_code_cell, new_notebook, reads
 from polybook.parallel import usable_cpus
 
-from .books import build, cells_book
+from .books import REPO_ENVS, build, cells_book
 
 pytestmark = pytest.mark.slow
 
@@ -82,3 +86,28 @@ def test_a_kernel_started_afresh_imports_its_framework_itself(books: dict[str, P
 
 def test_outputs_are_the_same_forked_or_afresh(books: dict[str, Path]) -> None:
     assert outputs(books["true"], "c_seeded") == outputs(books["false"], "c_seeded")
+
+
+def test_a_zygote_starts_before_its_jobs_come_and_ends_after_the_last(tmp_path: Path) -> None:
+    kernels = str(REPO_ENVS.kernels(REPO_ENVS.path / "pytorch"))
+    env = KernelEnv("pytorch", "polybook-pytorch", (kernels,), tmp_path / "cwd", fork=True)
+    notebook = new_notebook()
+    notebook.cells.append(new_code_cell("import sys; print('torch' in sys.modules)", "c"))
+    jobs = [Job(f"p{i}.md", "pytorch", f"k{i}", notebook, env) for i in range(2)]
+    executor = LocalExecutor(1, tmp_path / "work")
+    try:
+        executor.expect(jobs)
+        deadline = time.monotonic() + 120
+        while executor.zygotes is None or not executor.zygotes.zygotes:  # nothing submitted
+            assert time.monotonic() < deadline, "the zygote did not start ahead"
+            time.sleep(0.05)
+        zygote = executor.zygotes.zygotes[zygote_spec(env)]
+        assert zygote is not None
+        first = executor.submit(jobs[0]).result()
+        assert first.status == "ok" and zygote.process.poll() is None  # one job still to come
+        second = executor.submit(jobs[1]).result()
+        assert second.status == "ok" and second.notebook is not None
+        assert second.notebook.cells[0].outputs[0]["text"] == "True\n"  # forked, warm
+        assert zygote.process.wait(timeout=30) is not None  # ended with its last job
+    finally:
+        executor.shutdown()

@@ -41,6 +41,10 @@ class SimulatedExecutor:
         self.max_running = 0
         self.order: list[str] = []
         self.overlaps: list[tuple[int, ...]] = []
+        self.expected: list[str] = []
+
+    def expect(self, jobs: list[Job]) -> None:
+        self.expected = [j.path for j in jobs]
 
     def submit(self, job: Job) -> Future[JobResult]:
         return self.pool.submit(self._run, job)
@@ -69,6 +73,7 @@ def test_longest_first_within_the_job_limit_on_a_cpu_host() -> None:
     jobs = [job("short", 0.01), job("long", 0.2), job("middle", 0.1)]
     results = Scheduler(executor, Inventory(0), jobs=2).run(jobs)
     assert executor.order[:2] == ["long", "middle"]
+    assert executor.expected == ["long", "middle", "short"]  # told first, in that order
     assert executor.max_running == 2
     assert all(r.gpus == () for r in results)
 

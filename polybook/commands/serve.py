@@ -287,9 +287,9 @@ def serve(config: BookConfig, rebuild: Rebuild, port: int = 0) -> int:
     if not (config.layout.html / "index.html").is_file():
         preview.stop()
         return 1
-    preview.start()
-    print(f"polybook: serving {preview.url} (Ctrl-C stops)", flush=True)
-    try:
+    try:  # Ctrl-C may land as soon as the address is printed, before run() is entered
+        preview.start()
+        print(f"polybook: serving {preview.url} (Ctrl-C stops)", flush=True)
         preview.run()
     except KeyboardInterrupt:
         pass

@@ -134,6 +134,9 @@ class DaskExecutor:
         self.workers = self._workers()  # a worker may have joined since
         return any(fits(w) for w in self.workers.values())
 
+    def expect(self, jobs: list[Job]) -> None:
+        """Nothing: each worker starts its environments' zygotes on its first job of each."""
+
     def submit(self, job: Job) -> Future[JobResult]:
         done: Future[JobResult] = Future()
         needs = {env_resource(job.framework, job.identity): 1.0}

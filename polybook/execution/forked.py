@@ -21,6 +21,9 @@ from jupyter_client.provisioning.local_provisioner import LocalProvisioner
 
 from polybook.execution.zygotes import START_TIMEOUT, ZygoteError
 
+WAIT_TICK = 0.005  # seconds between two questions whether a killed kernel is gone
+KILL_WAIT = 5.0  # seconds a killed kernel may take to go (the manager's own limit)
+
 
 class ZygoteConnection:
     """A worker's connection to a zygote: it asks for kernels and how they ended."""
@@ -105,3 +108,13 @@ class ForkingProvisioner(LocalProvisioner):
         self.pid = self.pgid = pid  # the child leads a session of its own
         self.cwd = cwd
         return self.connection_info
+
+    async def kill(self, restart: bool = False) -> None:
+        """Kill, then wait until the kernel is gone, asking every few milliseconds: the
+        manager, which asks every tenth of a second, then finds it gone at once."""
+        await super().kill(restart)
+        deadline = time.monotonic() + KILL_WAIT
+        while self.process is not None and self.process.poll() is None:
+            if time.monotonic() > deadline:
+                return
+            await asyncio.sleep(WAIT_TICK)

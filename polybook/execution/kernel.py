@@ -253,6 +253,7 @@ def _manager(env: KernelEnv, runtime: str, log: Path) -> tuple[Any, ZygoteConnec
         transport="ipc",
         ip=os.path.join(runtime, "kernel"),
         connection_file=os.path.join(runtime, "connection.json"),
+        client_class="polybook.execution.ready.PromptKernelClient",
     )
     if not env.zygote:
         return km, None

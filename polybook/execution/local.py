@@ -20,6 +20,7 @@ import tempfile
 import threading
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
@@ -30,7 +31,7 @@ from polybook.diagnostics import Diagnostic, Location
 from polybook.execution.kernel import KernelEnv, exit_status, zygote_spec
 from polybook.execution.scheduler import Failure, Job, JobResult
 from polybook.execution.worker import PROGRESS
-from polybook.execution.zygotes import ZygotePool
+from polybook.execution.zygotes import ZygotePool, ZygoteSpec
 from polybook.nb import reads, writes
 
 
@@ -105,6 +106,48 @@ class LocalExecutor:
         self.lock = threading.Lock()
         self.cancelled = threading.Event()
         self.zygotes: ZygotePool | None = None  # one per framework environment, shared
+        self.left: Counter[ZygoteSpec] = Counter()  # expected jobs not yet done, per zygote
+        self.released = threading.Event()  # set: the thread that started zygotes may end
+
+    def expect(self, jobs: list[Job]) -> None:
+        """Start the zygotes of ``jobs`` one after another, in the jobs' order, in a thread
+        of its own: while one framework's notebooks run, the next framework imports, and
+        its first notebook waits for no start. A zygote ends after its last expected job."""
+        specs: list[ZygoteSpec] = []
+        for job in jobs:
+            spec = _spec(job.env)
+            if spec is not None:
+                with self.lock:
+                    self.left[spec] += 1
+                specs += [] if spec in specs else [spec]
+        if specs:
+            name = "polybook-zygotes"
+            args = (specs, self.released)
+            threading.Thread(target=self._warm, args=args, name=name, daemon=True).start()
+
+    def _warm(self, specs: list[ZygoteSpec], released: threading.Event) -> None:
+        pool = self._zygote_pool()
+        for spec in specs:
+            if self.cancelled.is_set():
+                break
+            pool.socket_for(spec)
+        released.wait()  # what a thread starts gets the parent-death signal as it ends
+
+    def _zygote_pool(self) -> ZygotePool:
+        with self.lock:
+            self.zygotes = self.zygotes or ZygotePool()
+            return self.zygotes
+
+    def _done_with(self, env: KernelEnv) -> None:
+        """One expected job of ``env``'s zygote is done; the last one ends the zygote."""
+        spec = _spec(env)
+        with self.lock:
+            if spec is None or not self.left[spec]:
+                return
+            self.left[spec] -= 1
+            last, zygotes = not self.left[spec], self.zygotes
+        if last and zygotes is not None:
+            zygotes.release(spec)
 
     def submit(self, job: Job) -> Future[JobResult]:
         return self.pool.submit(self._run, job)
@@ -127,19 +170,14 @@ class LocalExecutor:
             return self._run_in(job, job_dir)
         finally:
             shutil.rmtree(job_dir, ignore_errors=True)
+            self._done_with(job.env)
 
     def _forked(self, env: KernelEnv) -> KernelEnv:
         """``env`` with the socket of its environment's zygote (started on first use)."""
-        if not env.fork:
+        spec = _spec(env)
+        if spec is None:
             return env
-        with self.lock:
-            self.zygotes = self.zygotes or ZygotePool()
-            zygotes = self.zygotes
-        try:
-            spec = zygote_spec(env)
-        except Exception:  # no kernelspec to read: the worker reports it as it starts
-            return env
-        return replace(env, zygote=zygotes.socket_for(spec))
+        return replace(env, zygote=self._zygote_pool().socket_for(spec))
 
     def _run_in(self, job: Job, job_dir: Path) -> JobResult:
         started = time.monotonic()
@@ -184,8 +222,20 @@ class LocalExecutor:
     def _close_zygotes(self) -> None:
         with self.lock:
             zygotes, self.zygotes = self.zygotes, None
+            released, self.released = self.released, threading.Event()
         if zygotes is not None:
             zygotes.close()
+        released.set()
+
+
+def _spec(env: KernelEnv) -> ZygoteSpec | None:
+    """The zygote of ``env``'s kernels; None where they start as usual."""
+    if not env.fork:
+        return None
+    try:
+        return zygote_spec(env)
+    except Exception:  # no kernelspec to read: the worker reports it as it starts
+        return None
 
 
 LOG_TAIL = 600  # characters of a lost worker's log shown

@@ -14,6 +14,9 @@ from polybook.execution.scheduler import Job, JobResult
 class NoExecutor:
     """An executor that runs nothing: each job fails, saying which command executes it."""
 
+    def expect(self, jobs: list[Job]) -> None:
+        """Nothing gets ready."""
+
     def submit(self, job: Job) -> Future[JobResult]:
         message = (
             "not executed: the execution cache has no run of this notebook's code in this"

@@ -88,6 +88,10 @@ class JobResult:
 class Executor(Protocol):
     """Runs a job somewhere and hands back its result."""
 
+    def expect(self, jobs: list[Job]) -> None:
+        """The jobs to come, in the order they will be submitted: an executor may get ready
+        for them (start their environments' kernels ahead of time)."""
+
     def submit(self, job: Job) -> Future[JobResult]: ...
 
     def cancel(self) -> None:
@@ -134,6 +138,7 @@ class Scheduler:
         load = [0] * self.inventory.slots
         running: dict[Future[JobResult], tuple[int, ...]] = {}
         results: list[JobResult] = []
+        self.executor.expect(pending)
         try:
             while pending or running:
                 for job in list(pending):

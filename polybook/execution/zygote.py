@@ -33,11 +33,29 @@ from polybook.lifeline import die_with_parent
 READY = "polybook-zygote-ready"
 
 
+# What every kernel imports: ipykernel and IPython, then what a kernel's start imports
+# (the debugger, the history's sqlite3, the magics): a tenth of a second per notebook.
+KERNEL_MODULES = (
+    "ipykernel.kernelapp",
+    "IPython",
+    "polybook.authoring.kernel_ext",
+    "ipykernel.debugger",
+    "IPython.core.debugger",
+    "IPython.core.completerlib",
+    "IPython.core.oinspect",
+    "IPython.extensions.storemagic",
+    "sqlite3",
+    "faulthandler",
+    "tornado.queues",
+    "tornado.platform.asyncio",
+)
+
+
 def preload(modules: list[str]) -> list[str]:
     """Import what every kernel imports; returns the modules that failed (the kernels then
     import them as usual, and say why)."""
     failed = []
-    for name in ["ipykernel.kernelapp", "IPython", "polybook.authoring.kernel_ext", *modules]:
+    for name in [*KERNEL_MODULES, *modules]:
         try:
             importlib.import_module(name)
         except Exception:  # the notebook's own import reports it

@@ -121,6 +121,15 @@ class ZygotePool:
             self.zygotes[spec] = zygote
             return zygote.path
 
+    def release(self, spec: ZygoteSpec) -> None:
+        """End the zygote of ``spec`` (its kernels end with it); a later job starts another."""
+        with self.lock:
+            starting = self.locks.setdefault(spec, threading.Lock())
+        with starting:
+            zygote = self.zygotes.pop(spec, None)
+        if zygote is not None:
+            zygote.close()
+
     def close(self) -> None:
         with self.lock:
             zygotes = [z for z in self.zygotes.values() if z is not None]
