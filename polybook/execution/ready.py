@@ -1,12 +1,14 @@
 """A kernel client that is ready as soon as the kernel is.
 
-jupyter_client's client waits for a ``kernel_info_reply`` on the shell channel, checks that
-IOPub is connected, then drains IOPub until it has been silent for 0.2 s: a fifth of a
-second per notebook spent waiting for nothing. This client ends the wait at the message
-that closes the request instead, the kernel's ``idle`` status for the ``kernel_info``
-request it answered (the last thing a kernel publishes for a request), which also proves
-IOPub connected. A request whose status never comes (IOPub joined late) is sent again, as
-jupyter_client does.
+Its sockets connect before the forked kernel has bound its own, and ZeroMQ tries again
+every tenth of a second by default: this client tries again after 5 ms, backing off to a
+second. jupyter_client's client then waits for a ``kernel_info_reply`` on the shell
+channel, checks that IOPub is connected, and drains IOPub until it has been silent for
+0.2 s: a fifth of a second per notebook spent waiting for nothing. This client ends the
+wait at the message that closes the request instead, the kernel's ``idle`` status for the
+``kernel_info`` request it answered (the last thing a kernel publishes for a request),
+which also proves IOPub connected. A request whose status never comes (IOPub joined late)
+is sent again, as jupyter_client does.
 """
 
 from __future__ import annotations
@@ -16,14 +18,22 @@ import time
 from queue import Empty
 from typing import Any
 
+import zmq
 from jupyter_client.asynchronous.client import AsyncKernelClient
 
 SHELL_WAIT = 1.0  # seconds for a kernel_info reply before asking again
+RECONNECT_MS = (5, 1000)  # ZeroMQ's first wait before connecting again, and its longest
 IOPUB_WAIT = 0.05  # seconds for its idle status before asking again (IOPub joined late)
 
 
 class PromptKernelClient(AsyncKernelClient):
     """jupyter_client's asynchronous client with a prompt :meth:`wait_for_ready`."""
+
+    def start_channels(self, *args: Any, **kwargs: Any) -> None:
+        first, longest = RECONNECT_MS  # for the sockets made from now on
+        self.context.setsockopt(zmq.RECONNECT_IVL, first)
+        self.context.setsockopt(zmq.RECONNECT_IVL_MAX, longest)
+        super().start_channels(*args, **kwargs)
 
     async def wait_for_ready(self, timeout: float | None = None) -> None:
         deadline = time.monotonic() + (math.inf if timeout is None else timeout)
