@@ -6,6 +6,8 @@ was forked or started afresh."""
 from __future__ import annotations
 
 import json
+import logging
+import threading
 import time
 from pathlib import Path
 
@@ -14,6 +16,7 @@ import pytest
 from polybook.execution.kernel import KernelEnv, zygote_spec
 from polybook.execution.local import LocalExecutor
 from polybook.execution.scheduler import Job
+from polybook.execution.zygotes import ZygotePool
 from polybook.nb import new_code_cell, new_notebook, reads
 from polybook.parallel import usable_cpus
 
@@ -111,3 +114,20 @@ def test_a_zygote_starts_before_its_jobs_come_and_ends_after_the_last(tmp_path: 
         assert zygote.process.wait(timeout=30) is not None  # ended with its last job
     finally:
         executor.shutdown()
+
+
+def test_a_zygote_starting_as_its_build_ends_is_dropped_without_a_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    kernels = str(REPO_ENVS.kernels(REPO_ENVS.path / "pytorch"))
+    env = KernelEnv("pytorch", "polybook-pytorch", (kernels,), tmp_path, fork=True)
+    pool = ZygotePool()
+    got: list[str] = []
+    starting = threading.Thread(target=lambda: got.append(pool.socket_for(zygote_spec(env))))
+    with caplog.at_level(logging.WARNING, logger="polybook"):
+        starting.start()
+        time.sleep(0.2)  # it imports the framework: seconds
+        pool.close()
+        starting.join(120)
+    assert got == [""]  # no kernel forks from it
+    assert "start afresh" not in caplog.text

@@ -128,9 +128,10 @@ class LocalExecutor:
     def _warm(self, specs: list[ZygoteSpec], released: threading.Event) -> None:
         pool = self._zygote_pool()
         for spec in specs:
-            if self.cancelled.is_set():
-                break
-            pool.socket_for(spec)
+            with self.lock:  # not for jobs done already, nor once the build ends
+                wanted = self.left[spec] > 0 and not released.is_set()
+            if wanted and not self.cancelled.is_set():
+                pool.socket_for(spec)
         released.wait()  # what a thread starts gets the parent-death signal as it ends
 
     def _zygote_pool(self) -> ZygotePool:

@@ -97,6 +97,7 @@ class ZygotePool:
         self.zygotes: dict[ZygoteSpec, Zygote | None] = {}
         self.locks: dict[ZygoteSpec, threading.Lock] = {}
         self.lock = threading.Lock()
+        self.closed = False
 
     def socket_for(self, spec: ZygoteSpec) -> str:
         """The socket of the running zygote of ``spec``; "" where none can run (kernels
@@ -115,8 +116,13 @@ class ZygotePool:
             try:
                 zygote.wait_ready()
             except (ZygoteError, OSError) as exc:
+                if self.closed:  # the build ended while it started: nothing needs it
+                    return ""
                 logger.warning("kernels of %s start afresh: %s", spec.python, exc)
                 self.zygotes[spec] = None
+                return ""
+            if self.closed:
+                zygote.close()
                 return ""
             self.zygotes[spec] = zygote
             return zygote.path
@@ -132,6 +138,7 @@ class ZygotePool:
 
     def close(self) -> None:
         with self.lock:
+            self.closed = True
             zygotes = [z for z in self.zygotes.values() if z is not None]
             self.zygotes.clear()
         for zygote in zygotes:
