@@ -139,9 +139,8 @@ class LocalExecutor:
             self.zygotes = self.zygotes or ZygotePool()
             return self.zygotes
 
-    def _done_with(self, env: KernelEnv) -> None:
-        """One expected job of ``env``'s zygote is done; the last one ends the zygote."""
-        spec = _spec(env)
+    def _done_with(self, spec: ZygoteSpec | None) -> None:
+        """One expected job of ``spec``'s zygote is done; the last one ends the zygote."""
         with self.lock:
             if spec is None or not self.left[spec]:
                 return
@@ -167,22 +166,18 @@ class LocalExecutor:
             return JobResult(job, "cancelled")
         self.work_root.mkdir(parents=True, exist_ok=True)
         job_dir = Path(tempfile.mkdtemp(prefix=f"{uuid.uuid4().hex[:8]}-", dir=self.work_root))
+        spec = _spec(job.env)
         try:
-            return self._run_in(job, job_dir)
+            return self._run_in(job, job_dir, spec)
         finally:
             shutil.rmtree(job_dir, ignore_errors=True)
-            self._done_with(job.env)
+            self._done_with(spec)
 
-    def _forked(self, env: KernelEnv) -> KernelEnv:
-        """``env`` with the socket of its environment's zygote (started on first use)."""
-        spec = _spec(env)
-        if spec is None:
-            return env
-        return replace(env, zygote=self._zygote_pool().socket_for(spec))
-
-    def _run_in(self, job: Job, job_dir: Path) -> JobResult:
+    def _run_in(self, job: Job, job_dir: Path, spec: ZygoteSpec | None) -> JobResult:
         started = time.monotonic()
-        env = self._forked(job.env)  # the first job of an environment waits for its zygote
+        env = job.env
+        if spec is not None:  # the socket of its zygote, which it may wait for
+            env = replace(env, zygote=self._zygote_pool().socket_for(spec))
         (job_dir / "env.json").write_text(env.to_json(), encoding="utf-8")
         (job_dir / "in.ipynb").write_text(writes(job.notebook), encoding="utf-8")
         worker = self._worker()
