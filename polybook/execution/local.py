@@ -113,16 +113,12 @@ class LocalExecutor:
         """Start the zygotes of ``jobs`` one after another, in the jobs' order, in a thread
         of its own: while one framework's notebooks run, the next framework imports, and
         its first notebook waits for no start. A zygote ends after its last expected job."""
-        specs: list[ZygoteSpec] = []
-        for job in jobs:
-            spec = _spec(job.env)
-            if spec is not None:
-                with self.lock:
-                    self.left[spec] += 1
-                specs += [] if spec in specs else [spec]
+        specs = [spec for spec in (_spec(job.env) for job in jobs) if spec is not None]
+        with self.lock:
+            self.left.update(specs)
         if specs:
+            args = (list(dict.fromkeys(specs)), self.released)  # each once, in order
             name = "polybook-zygotes"
-            args = (specs, self.released)
             threading.Thread(target=self._warm, args=args, name=name, daemon=True).start()
 
     def _warm(self, specs: list[ZygoteSpec], released: threading.Event) -> None:
