@@ -29,6 +29,7 @@ from .browser import browser_context
 pytestmark = pytest.mark.slow
 
 TOKEN = "polybook-test-token"
+ANSWER_WITHIN = 120  # seconds for any one answer of the server or kernel: a hang fails
 PAGES = sorted(
     p.relative_to(REPO).as_posix()
     for p in [REPO / "index.md", *REPO.glob("chapter_builders-guide/*.md")]
@@ -41,10 +42,18 @@ class Lab:
     book: Path
 
     def request(self, method: str, path: str, body: Any = None) -> Any:
+        """The server's JSON answer; a server that does not answer fails with its log."""
+        try:
+            return self.ask(method, path, body)
+        except (TimeoutError, urllib.error.URLError) as exc:
+            log = (self.book.parent / "lab.log").read_text(errors="replace")
+            raise AssertionError(f"{method} {path}: {exc}\n{log[-6000:]}") from exc
+
+    def ask(self, method: str, path: str, body: Any = None) -> Any:
         data = json.dumps(body).encode() if body is not None else None
         req = urllib.request.Request(f"{self.url}{path}", data=data, method=method)
         req.add_header("Authorization", f"token {TOKEN}")
-        with urllib.request.urlopen(req) as answer:
+        with urllib.request.urlopen(req, timeout=ANSWER_WITHIN) as answer:
             text = answer.read()
         return json.loads(text) if text else None
 
@@ -76,13 +85,15 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     command += ["--port", str(port), "--no-browser", f"--IdentityProvider.token={TOKEN}"]
     command += ["--allow-root"]
     log = open(book.parent / "lab.log", "wb")  # noqa: SIM115
-    server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+    server = subprocess.Popen(
+        command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT
+    )
     found = Lab(f"http://127.0.0.1:{port}", book)
     try:
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 600  # its first start installs JupyterLab
         while True:  # until the server answers (or has stopped)
             try:
-                found.request("GET", "/api/status")
+                found.ask("GET", "/api/status")
                 break
             except (urllib.error.URLError, ConnectionError):
                 if server.poll() is not None or time.monotonic() > deadline:
@@ -91,7 +102,11 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
         yield found
     finally:
         server.terminate()
-        server.wait(timeout=60)
+        try:
+            server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
         log.close()
 
 
@@ -146,7 +161,8 @@ class Kernel:
         self.session = lab.request("POST", "/api/sessions", body)
         kernel_id = self.session["kernel"]["id"]
         url = lab.url.replace("http", "ws") + f"/api/kernels/{kernel_id}/channels"
-        self.socket = websocket.create_connection(url, header=[f"Authorization: token {TOKEN}"])
+        header = [f"Authorization: token {TOKEN}"]
+        self.socket = websocket.create_connection(url, header=header, timeout=ANSWER_WITHIN)
         self.session_id = uuid.uuid4().hex
 
     def run(self, code: str) -> tuple[str, str, str]:

@@ -9,11 +9,12 @@ import json
 import logging
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from polybook.execution.kernel import KernelEnv, zygote_spec
+from polybook.execution.kernel import KernelEnv, execute, zygote_spec
 from polybook.execution.local import LocalExecutor
 from polybook.execution.scheduler import Job
 from polybook.execution.zygotes import ZygotePool
@@ -131,3 +132,32 @@ def test_a_zygote_starting_as_its_build_ends_is_dropped_without_a_warning(
         starting.join(120)
     assert got == [""]  # no kernel forks from it
     assert "start afresh" not in caplog.text
+
+
+def _gone(pid: int) -> bool:
+    """Whether process ``pid`` has ended (a zombie not yet reaped counts)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True
+    return state in ("Z", "X")
+
+
+def test_a_kernel_ends_with_its_notebook_and_what_it_started_ends_too(tmp_path: Path) -> None:
+    kernels = str(REPO_ENVS.kernels(REPO_ENVS.path / "pytorch"))
+    pool = ZygotePool()
+    try:
+        env = KernelEnv("pytorch", "polybook-pytorch", (kernels,), tmp_path, fork=True)
+        env = replace(env, zygote=pool.socket_for(zygote_spec(env)))
+        assert env.zygote
+        notebook = new_notebook()
+        code = "import os, subprocess\nchild = subprocess.Popen(['sleep', '60'])\n"
+        notebook.cells.append(new_code_cell(code + "print(os.getpid(), child.pid)", "c"))
+        done = execute(notebook, env)
+        pids = [int(p) for p in done.cells[0].outputs[0]["text"].split()]
+        deadline = time.monotonic() + 10  # killed at once; the zygote reaps within a second
+        while not all(_gone(pid) for pid in pids):
+            assert time.monotonic() < deadline, f"still running: {pids}"
+            time.sleep(0.02)
+    finally:
+        pool.close()

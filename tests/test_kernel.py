@@ -41,3 +41,34 @@ def test_a_run_of_stream_outputs_is_kept_as_one_whatever_the_flushes(tmp_path: P
         ("stream", "stdout", "e\n"),
     ]
     assert nb.cells[0].outputs == []  # the notebook given is left as it was
+
+
+def test_the_managers_ready_settles_when_a_kernel_starts_or_fails(tmp_path: Path) -> None:
+    import asyncio
+
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    from polybook.execution.ready import PromptKernelManager
+
+    env = venvs.environment("pytorch", "cpu", REPO_ENVS)
+    venvs.ensure(env)
+    specs = KernelSpecManager(kernel_dirs=[str(env.kernels_dir)])
+
+    async def start(name: str) -> PromptKernelManager:
+        km = PromptKernelManager(kernel_name=name, kernel_spec_manager=specs)
+        try:
+            await km.start_kernel(cwd=str(tmp_path))
+        except Exception:
+            pass
+        return km
+
+    async def run() -> None:
+        km = await start(env.kernel_name)
+        assert km.ready.done() and km.ready.exception() is None
+        assert await km.is_alive()
+        await km.shutdown_kernel(now=True)
+        assert not await km.is_alive()
+        missing = await start("polybook-no-such-kernel")
+        assert missing.ready.done() and missing.ready.exception() is not None
+
+    asyncio.run(run())

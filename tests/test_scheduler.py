@@ -68,6 +68,28 @@ class SimulatedExecutor:
         pass
 
 
+def test_each_slots_first_job_is_of_another_framework_then_the_order_holds() -> None:
+    executor = SimulatedExecutor()
+    first = [replace(job(f"{fw}-{n}", 0.01), framework=fw) for fw in "ab" for n in (1, 2, 3)]
+    last = replace(job("c-1", 0.01), framework="c")
+    Scheduler(executor, Inventory(0), jobs=2).run([*first, last])
+    # Both slots start at once, each with a framework of its own (two kernels start side
+    # by side); the rest keep their order.
+    assert executor.expected == ["a-1", "b-1", "a-2", "a-3", "b-2", "b-3", "c-1"]
+    assert set(executor.order[:2]) == {"a-1", "b-1"}
+
+
+def test_a_longer_job_waits_for_a_slots_first_job_of_another_framework() -> None:
+    jobs = [job("middle", 0.02), job("long", 0.03), replace(job("short", 0.01), framework="b")]
+    for slots, expected in ((1, ["long", "middle", "short"]), (2, ["long", "short", "middle"])):
+        executor = SimulatedExecutor()
+        Scheduler(executor, Inventory(0), jobs=slots).run(jobs)
+        assert executor.expected == expected
+    executor = SimulatedExecutor()  # one framework: longest first as ever
+    Scheduler(executor, Inventory(0), jobs=2).run(jobs[:2])
+    assert executor.expected == ["long", "middle"]
+
+
 def test_longest_first_within_the_job_limit_on_a_cpu_host() -> None:
     executor = SimulatedExecutor()
     jobs = [job("short", 0.01), job("long", 0.2), job("middle", 0.1)]

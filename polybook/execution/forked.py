@@ -110,9 +110,16 @@ class ForkingProvisioner(LocalProvisioner):
         return self.connection_info
 
     async def kill(self, restart: bool = False) -> None:
-        """Kill, then wait until the kernel is gone, asking every few milliseconds: the
-        manager, which asks every tenth of a second, then finds it gone at once."""
+        """Kill the kernel's process group. A forked kernel counts as gone once SIGKILL is
+        sent (nothing of it runs on; its zygote reaps it): the manager, which asks every
+        tenth of a second, finds it gone at once. A kernel started as a process is waited
+        for, asking every few milliseconds."""
+        forked = self.process if isinstance(self.process, ForkedKernel) else None
+        running = forked is not None and forked.poll() is None
         await super().kill(restart)
+        if forked is not None and running:
+            forked.returncode = -signal.SIGKILL
+            return
         deadline = time.monotonic() + KILL_WAIT
         while self.process is not None and self.process.poll() is None:
             if time.monotonic() > deadline:

@@ -244,10 +244,11 @@ def _manager(env: KernelEnv, runtime: str, log: Path) -> tuple[Any, ZygoteConnec
     """The kernel's manager, and the connection to the zygote that forks its kernel (None:
     the kernel starts as jupyter_client starts kernels)."""
     from jupyter_client.kernelspec import KernelSpecManager
-    from jupyter_client.manager import AsyncKernelManager
+
+    from polybook.execution.ready import PromptKernelManager
 
     # Unix-socket transport: parallel kernels never compete for TCP ports.
-    km = AsyncKernelManager(
+    km = PromptKernelManager(
         kernel_name=env.kernel_name,
         kernel_spec_manager=KernelSpecManager(kernel_dirs=list(env.kernel_dirs)),
         transport="ipc",

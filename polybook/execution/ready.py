@@ -9,6 +9,10 @@ wait at the message that closes the request instead, the kernel's ``idle`` statu
 ``kernel_info`` request it answered (the last thing a kernel publishes for a request),
 which also proves IOPub connected. A request whose status never comes (IOPub joined late)
 is sent again, as jupyter_client does.
+
+Its manager, :class:`PromptKernelManager`, leaves out the hundredth of a second that
+jupyter_client's manager waits after each start and shutdown so that its own tests can
+see the pending state: a fiftieth of a second per notebook.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Any
 
 import zmq
 from jupyter_client.asynchronous.client import AsyncKernelClient
+from jupyter_client.manager import AsyncKernelManager, KernelManager
 
 SHELL_WAIT = 1.0  # seconds for a kernel_info reply before asking again
 RECONNECT_MS = (5, 1000)  # ZeroMQ's first wait before connecting again, and its longest
@@ -71,3 +76,33 @@ class PromptKernelClient(AsyncKernelClient):
             ):
                 return True
         return False
+
+
+class PromptKernelManager(AsyncKernelManager):
+    """jupyter_client's asynchronous manager, its start and shutdown without the pause (its
+    own asynchronous methods are typed as the synchronous manager's: hence the ignores)."""
+
+    async def start_kernel(self, **kwargs: Any) -> None:  # type: ignore[override]
+        await self._unpaused(KernelManager._async_start_kernel, kwargs)
+
+    async def shutdown_kernel(  # type: ignore[override]
+        self, now: bool = False, restart: bool = False
+    ) -> None:
+        await self._unpaused(KernelManager._async_shutdown_kernel, {"now": now, "restart": restart})
+
+    async def _unpaused(self, method: Any, kwargs: dict[str, Any]) -> None:
+        """Run ``method`` without its pending-state wrapper (whose pause is the sleep), and
+        settle :attr:`ready` as the wrapper does: when the kernel has started, or failed."""
+        unwrapped = getattr(method, "__wrapped__", None)
+        if unwrapped is None:  # a jupyter_client without the wrapper
+            await method(self, **kwargs)
+            return
+        ready = self.ready
+        try:
+            await unwrapped(self, **kwargs)
+        except Exception as exc:
+            if not ready.done():
+                ready.set_exception(exc)
+            raise
+        if self.owns_kernel and not ready.done():
+            ready.set_result(None)

@@ -110,8 +110,20 @@ def gpus_needed(nb: NotebookNode, inventory: Inventory) -> int:
     return max([1, *(n for n in needs if n <= inventory.gpus)])
 
 
+def frameworks_apart(jobs: list[Job], slots: int) -> list[Job]:
+    """``jobs`` in their order, except that the first ``slots`` come from different
+    frameworks where there are enough: each slot's first job then starts its own
+    framework's kernel, side by side, instead of every slot waiting for the same one."""
+    head: list[Job] = []
+    for job in jobs:
+        if len(head) < slots and all(j.framework != job.framework for j in head):
+            head.append(job)
+    return [*head, *(job for job in jobs if all(job is not h for h in head))]
+
+
 class Scheduler:
-    """Longest expected job first; a job starts when a slot and its GPUs are free."""
+    """Longest expected job first, the first job of each slot from a framework of its own;
+    a job starts when a slot and its GPUs are free."""
 
     def __init__(
         self,
@@ -134,7 +146,7 @@ class Scheduler:
         return chosen
 
     def run(self, jobs: list[Job]) -> list[JobResult]:
-        pending = sorted(jobs, key=lambda j: -j.expected)
+        pending = frameworks_apart(sorted(jobs, key=lambda j: -j.expected), self.jobs)
         load = [0] * self.inventory.slots
         running: dict[Future[JobResult], tuple[int, ...]] = {}
         results: list[JobResult] = []
