@@ -4,7 +4,10 @@ A build's helpers (the Sphinx process and the processes it forks, the notebook w
 page readers) must not outlive the build that started them: a killed build would otherwise
 leave one writing into ``_build/`` beside the next build. On Linux a child asks the kernel
 to send it a signal when its parent dies (``prctl(PR_SET_PDEATHSIG)``), and Sphinx's forked
-workers do the same at each fork. Elsewhere, :func:`watch_parent` polls.
+workers do the same at each fork. Elsewhere, :func:`watch_parent` polls. A program that
+starts programs of its own (latexmk, which runs xelatex) runs under a guard,
+``python -m polybook.lifeline PROGRAM ARG…`` (:func:`run_guarded`), that ends its whole
+process group with the build.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import ctypes
 import functools
 import os
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -77,3 +81,34 @@ def watch_parent(parent: int, signum: int = signal.SIGTERM, every: float = 1.0) 
             os.kill(os.getpid(), signum)
 
     threading.Thread(target=watch, name="polybook-parent-watch", daemon=True).start()
+
+
+def run_guarded(argv: list[str]) -> int:
+    """Run ``argv`` in a process group of its own, and end the whole group when this
+    process's parent dies or this process is stopped: for a program that starts programs of
+    its own (latexmk runs xelatex), which the parent-death signal alone would not reach.
+    Returns the program's exit status (127: it was not found)."""
+    group: list[int] = []
+
+    def end(signum: int, frame: object) -> None:
+        for pid in group:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pid, signal.SIGKILL)
+        os._exit(128 + signum)
+
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, end)
+    parent = os.getppid()
+    if not die_with_parent(parent, signal.SIGTERM):
+        watch_parent(parent, signal.SIGTERM)
+    try:
+        child = subprocess.Popen(argv, start_new_session=True)
+    except OSError as exc:
+        print(f"{argv[0]}: {exc}", file=sys.stderr)
+        return 127
+    group.append(child.pid)
+    return child.wait()
+
+
+if __name__ == "__main__":  # python -m polybook.lifeline PROGRAM ARG…
+    sys.exit(run_guarded(sys.argv[1:]))

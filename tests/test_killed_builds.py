@@ -1,7 +1,8 @@
 """Killed builds: the processes a build starts die with it, so that nothing writes into
 ``_build/`` after ``kill -9`` of the build and the next build never runs beside a leftover.
-Real processes and real signals: a build killed while Sphinx writes its pages, and the
-lifeline itself on a parent, its child and the child's fork."""
+Real processes and real signals: a build killed while Sphinx writes its pages or while
+xelatex typesets, the guard of TeX's programs, and the lifeline itself on a parent, its
+child and the child's fork."""
 
 from __future__ import annotations
 
@@ -171,3 +172,62 @@ def test_a_child_and_its_forks_die_with_their_parent_and_only_those_armed() -> N
         for pid in family:
             if alive(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+def program(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU time ``pid`` has used."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+# A page whose LaTeX never ends: xelatex expands a macro into itself, for ever.
+SPINNING = "Words.\n\n```eval_rst\n.. raw:: latex\n\n   \\def\\spin{\\spin}\\spin\n```\n"
+
+
+@pytest.mark.slow
+def test_kill_9_while_latex_runs_ends_latexmk_and_xelatex_and_leaves_no_pdf(
+    tmp_path: Path,
+) -> None:
+    config = "[project]\nname = k\ntitle = K\nrelease = 1.0\n[build]\ntabs = pytorch\n"
+    root = pages_book(tmp_path / "book", {"spin": SPINNING}, config + "eval_notebook = false\n")
+    command = [sys.executable, "-m", "polybook", "--quiet", "--root", str(root), "build", "pdf"]
+    build = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    helpers: set[int] = set()
+
+    def spinning() -> bool:  # past its output (which a dead reader would end), in the loop
+        helpers.update(descendants(build.pid))  # the guard, latexmk and xelatex among them
+        return any(program(pid) == "xelatex" and cpu_seconds(pid) > 2 for pid in helpers)
+
+    try:
+        assert until(spinning, 180), "xelatex never ran"
+        assert "latexmk" in {program(pid) for pid in helpers}
+        build.kill()
+        build.communicate(timeout=30)
+        assert until(lambda: not any(alive(pid) for pid in helpers), 5), [
+            (pid, program(pid)) for pid in helpers if alive(pid)
+        ]
+        assert not list((root / "_build").glob("pdf/*.pdf"))  # nothing half made in its place
+    finally:
+        build.kill()
+        for pid in helpers:  # a spinning xelatex left over by a failure of this test
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+def test_the_guard_passes_the_programs_exit_status_on() -> None:
+    guard = [sys.executable, "-m", "polybook.lifeline"]
+    assert subprocess.run([*guard, "sh", "-c", "exit 3"], check=False).returncode == 3
+    missing = subprocess.run(
+        [*guard, "polybook-no-such-program"], capture_output=True, text=True, check=False
+    )
+    assert missing.returncode == 127 and "polybook-no-such-program" in missing.stderr

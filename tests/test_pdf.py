@@ -28,7 +28,7 @@ from polybook.pdf.sphinx_latex import resolve_markers
 from polybook.source.book import load_book
 from polybook.source.split import split_book
 
-from .books import REPO, copy_fixture, headings, shipped_with_cache
+from .books import REPO, copy_fixture, headings, pages_book, shipped_with_cache
 
 CHAPTER = "chapter_builders-guide"
 FRAMEWORKS = ("pytorch", "mxnet", "jax", "tensorflow")
@@ -336,3 +336,14 @@ def test_a_pdf_page_is_one_frameworks_with_plain_text_for_html_outputs(tmp_path:
     assert "Prose that only JAX readers see." not in layout.text
     assert pages["index"].text.rstrip().endswith("```{bibliography}\n```")
     assert reporter.errors == []
+
+
+@pytest.mark.slow
+def test_a_book_without_a_release_gets_its_title_page(tmp_path: Path) -> None:
+    config = "[project]\nname = norel\ntitle = No Release\nrelease =\n[build]\ntabs = pytorch\n"
+    config += "eval_notebook = false\n"
+    root = pages_book(tmp_path / "book", {"words": "Some words.\n"}, config)
+    assert build(root, "pdf") == 0
+    first = pages_text(root / "_build" / "pdf" / "norel-pytorch.pdf")[0]
+    assert "No Release" in first and "PyTorch" in first
+    assert "Release" not in first.replace("No Release", "")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -118,13 +119,15 @@ def latex_elements(config: BookConfig, framework: str) -> dict[str, str]:
         for key, default in zip(("main_font", "sans_font", "mono_font"), FONTS, strict=True)
     )
     display = escape(config.framework(framework).display_name)
+    # Under the release where there is one: a line break that ends no line is an error.
+    info = f"\\\\[1ex]{display}" if config.release.strip() else display
     return {
         "fontpkg": (
             f"\\setmainfont{{{main}}}\n\\setsansfont{{{sans}}}\n"
             f"\\setmonofont{{{mono}}}[Scale=MatchLowercase]\n"
         ),
         "sphinxsetup": "verbatimforcewraps=true, verbatimmaxoverfull=0",
-        "preamble": PREAMBLE + f"\\setreleaseinfo{{\\\\[1ex]{display}}}\n",
+        "preamble": PREAMBLE + f"\\setreleaseinfo{{{info}}}\n",
         "extraclassoptions": "openany,oneside",
         "printindex": "",
         "fncychap": "",  # chapters head "Chapter 1", then the title
@@ -205,8 +208,9 @@ def _latexmk(job: LatexJob) -> subprocess.CompletedProcess[str]:
         "half_error_line": "238",
     }
     options = ["-interaction=nonstopmode", "-halt-on-error", "-file-line-error"]
+    guarded = [sys.executable, "-m", "polybook.lifeline"]  # latexmk and xelatex end with us
     return subprocess.run(
-        ["latexmk", "-xelatex", *options, job.tex.name],
+        [*guarded, "latexmk", "-xelatex", *options, job.tex.name],
         cwd=job.outdir,
         env=env,
         capture_output=True,
