@@ -52,6 +52,13 @@ ESCAPES = {
     "download": ("Get {{download}}`it <../../host/secret.txt>`.\n", 3, "a download"),
     "rst_download": (rst("Get :download:`it <{secret}>`."), 4, "a download"),
     "url": (rst(".. raw:: html", "   :url: https://example.com/x"), 5, "`raw` :url: reads 'https"),
+    # docutils reads a path argument on the lines below too, joined without whitespace.
+    "argument_below": (rst(".. include::", "   {secret}"), 4, "`include` '{secret}'"),
+    "argument_continued": (
+        rst(".. literalinclude:: ../../host/", "   secret.txt", "   :lines: 1"),
+        4,
+        "`literalinclude` '../../host/secret.txt'",
+    ),
 }
 
 

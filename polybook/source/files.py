@@ -55,13 +55,26 @@ def _directive_files(lines: list[str], first: int, fence_name: str = "") -> Iter
     for offset, line in enumerate(lines):
         number = first + offset
         if match := RST_DIRECTIVE.match(line):
-            current, argument = match.group(1), match.group(2)
+            current = match.group(1)
+            argument = match.group(2) + _argument_below(lines, offset)
             if current in PATH_ARGUMENT and argument:
                 yield NamedFile(argument, number, f"`{current}`")
         elif (match := OPTION.match(line)) and current and match.group(1) in FILE_OPTIONS:
             yield NamedFile(match.group(2), number, f"`{current}` :{match.group(1)}:")
         if "download" in line:
             yield from _downloads(line, number)
+
+
+def _argument_below(lines: list[str], offset: int) -> str:
+    """The rest of the argument of the directive at ``lines[offset]``: docutils reads it on
+    to a blank line or an option, and a path argument's lines join without whitespace."""
+    parts = []
+    for line in lines[offset + 1 :]:
+        text = line.strip()
+        if not text or text.startswith(":") or not line[:1].isspace():
+            break
+        parts.append(text)
+    return "".join(parts)
 
 
 def _downloads(line: str, number: int) -> Iterator[NamedFile]:
