@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from bs4 import BeautifulSoup
 
 from polybook.config import load_config
 from polybook.diagnostics import Diagnostic, Location, Reporter
@@ -21,7 +22,7 @@ from polybook.site.settings import site_settings
 from polybook.site.stage import write_site
 from polybook.source.book import load_book
 
-from .books import write_book
+from .books import build, write_book
 
 PAGE = """\
 # Page
@@ -224,3 +225,30 @@ def test_a_fixed_page_loses_its_warning_and_a_rewritten_one_keeps_its_reading_wa
 
 def test_a_page_removed_from_the_book_drops_its_warnings(edits: dict[str, Build]) -> None:
     assert edits["B removed"].reported == {INDEX_WARNING}
+
+
+CITED = """\
+# Cited
+
+Known :cite:`Known.2020`. Unknown :cite:`Nowhere.1999`. Both :cite:`Known.2020,Nowhere.1999`.
+"""
+BIB = "@book{Known.2020,\n  title = {A Known Book},\n  author = {Doe, Jane},\n  year = {2020},\n"
+BIB += "  publisher = {Press}\n}\n"
+
+
+def test_a_key_the_bibliography_lacks_shows_as_the_key_with_a_located_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    config = "[project]\nname = c\n[build]\ntabs = pytorch\neval_notebook = false\n"
+    files = {"index.md": "# Book\n\n```toc\ncited\n```\n", "cited.md": CITED, "refs.bib": BIB}
+    root = write_book(tmp_path / "book", files, config + "[pdf]\nbibfile = refs.bib\n")
+    assert build(root) == 0
+    html = (root / "_build" / "html" / "cited.html").read_text(encoding="utf-8")
+    text = " ".join(BeautifulSoup(html, "html.parser").get_text().split())
+    assert "Known (Doe, 2020)." in text
+    assert "Unknown [Nowhere.1999]." in text  # not "()"
+    assert "Both (Doe, 2020) [Nowhere.1999]." in text
+    assert "()" not in text
+    warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    missing = 'could not find bibtex key "Nowhere.1999" [polybook.render.bibtex.key_not_found]'
+    assert warned == [f"cited.md:3: {missing}"], warned

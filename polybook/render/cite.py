@@ -1,10 +1,12 @@
 """Citations: ``{cite:p}`` and ``{cite:t}`` (from d2l's ``:cite:``, ``:citet:``) are
 sphinxcontrib-bibtex's, in author-year style with round brackets, as d2l prints them; a book
-without a bibliography shows the keys, with a located warning each."""
+without a bibliography shows the keys, with a located warning each, and so does a citation
+of a key the bibliography lacks (sphinxcontrib-bibtex warns, and would show empty brackets)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from docutils import nodes
 from sphinx.application import Sphinx
@@ -60,10 +62,36 @@ def _pin_plaintext_backend() -> None:
     register_pybtex_plugin("pybtex.backends", "plaintext", backend, force=True)
 
 
+def _keys(keys: list[str]) -> nodes.inline:
+    return nodes.inline("", f"[{', '.join(keys)}]", classes=["pb-cite-keys"])
+
+
+def _show_missing_keys(app: Sphinx) -> None:
+    """sphinxcontrib-bibtex's domain, with the keys it cannot find shown as keys."""
+    from sphinxcontrib.bibtex.citation_target import parse_citation_targets
+    from sphinxcontrib.bibtex.domain import BibtexDomain
+
+    class KeysShownDomain(BibtexDomain):
+        def resolve_xref(self, *args: Any) -> Any:
+            resolved = super().resolve_xref(*args)
+            target = args[4]  # env, fromdocname, builder, typ, target, node, contnode
+            known = {citation.key for citation in self.citations}
+            keys = [t.key for t in parse_citation_targets(target)]
+            missing = [key for key in keys if key not in known]
+            if len(missing) == len(keys):
+                return _keys(missing)  # not the empty brackets of no citation at all
+            if missing:
+                resolved += [nodes.Text(" "), _keys(missing)]
+            return resolved
+
+    app.add_domain(KeysShownDomain, override=True)
+
+
 def setup(app: Sphinx, bibliography: bool) -> None:
     """The round author-year style, or, without a bibliography, the keys roles."""
     if bibliography:
         _register_round_style()
+        _show_missing_keys(app)
     else:
         for role in ("cite:p", "cite:t"):
             app.add_role(role, KeysRole())
