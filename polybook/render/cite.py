@@ -72,9 +72,17 @@ def _show_missing_keys(app: Sphinx) -> None:
     from sphinxcontrib.bibtex.domain import BibtexDomain
 
     class KeysShownDomain(BibtexDomain):
-        def resolve_xref(self, *args: Any) -> Any:
-            resolved = super().resolve_xref(*args)
-            target = args[4]  # env, fromdocname, builder, typ, target, node, contnode
+        def resolve_xref(
+            self,
+            env: Any,
+            fromdocname: str,
+            builder: Any,
+            typ: str,
+            target: str,
+            node: Any,
+            contnode: Any,
+        ) -> Any:
+            resolved = super().resolve_xref(env, fromdocname, builder, typ, target, node, contnode)
             known = {citation.key for citation in self.citations}
             keys = [t.key for t in parse_citation_targets(target)]
             missing = [key for key in keys if key not in known]
