@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -85,8 +86,9 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     command += ["--port", str(port), "--no-browser", f"--IdentityProvider.token={TOKEN}"]
     command += ["--allow-root"]
     log = open(book.parent / "lab.log", "wb")  # noqa: SIM115
+    environ = {**os.environ, "JUPYTER_DATA_DIR": str(book.parent / "jupyter-data")}
     server = subprocess.Popen(
-        command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT
+        command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=environ
     )
     found = Lab(f"http://127.0.0.1:{port}", book)
     try:
@@ -134,6 +136,8 @@ def test_every_page_of_the_shipped_book_round_trips_byte_identical(lab: Lab, pag
     assert saved["type"] == "notebook"
     assert (lab.book / page).read_bytes() == original
     assert not list(lab.book.rglob(".ipynb_checkpoints"))  # checkpoints live under _build/
+    # Signatures stay in memory: nothing in the user's Jupyter data (here, the test's).
+    assert not list((lab.book.parent / "jupyter-data").glob("nbsignatures*"))
 
 
 def test_an_edit_to_one_cell_changes_only_its_lines_and_outputs_stay_out(lab: Lab) -> None:

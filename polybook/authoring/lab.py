@@ -7,8 +7,9 @@ tool's environment); an installed polybook runs the JupyterLab installed beside 
 127.0.0.1 with a token, rooted at the book. Its
 configuration is written under ``_build/lab/`` (nothing in the book's sources): the
 contents manager that opens pages as notebooks, the framework kernels as the only ones,
-checkpoints under ``_build/lab/checkpoints``, and Markdown files opening in the notebook
-view (jupytext's JupyterLab extension; its own contents manager is left off).
+checkpoints under ``_build/lab/checkpoints``, notebook signatures kept in memory, and
+Markdown files opening in the notebook view (jupytext's JupyterLab extension; its own
+contents manager is left off).
 """
 
 from __future__ import annotations
@@ -59,6 +60,9 @@ def lab_config(config: BookConfig, kernels: list[str], framework: str) -> dict[s
         "MappingKernelManager": {"default_kernel_name": kernels[0]},
         "FileCheckpoints": {"root_dir": str(lab_dir / "checkpoints")},
         "PageContentsManager": {"framework": framework},
+        # Pages never keep outputs, so there is nothing to trust: signatures stay in memory,
+        # not in the user's Jupyter database (nothing written outside the book).
+        "NotebookNotary": {"db_file": ":memory:"},
     }
 
 
