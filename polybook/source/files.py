@@ -56,8 +56,9 @@ def _directive_files(lines: list[str], first: int, fence_name: str = "") -> Iter
         number = first + offset
         if match := RST_DIRECTIVE.match(line):
             current = match.group(1)
-            argument = match.group(2) + _argument_below(lines, offset)
-            if current in PATH_ARGUMENT and argument:
+            if current in PATH_ARGUMENT and (
+                argument := match.group(2) + _argument_below(lines, offset)
+            ):
                 yield NamedFile(argument, number, f"`{current}`")
         elif (match := OPTION.match(line)) and current and match.group(1) in FILE_OPTIONS:
             yield NamedFile(match.group(2), number, f"`{current}` :{match.group(1)}:")
