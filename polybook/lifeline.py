@@ -88,12 +88,12 @@ def run_guarded(argv: list[str]) -> int:
     process's parent dies or this process is stopped: for a program that starts programs of
     its own (latexmk runs xelatex), which the parent-death signal alone would not reach.
     Returns the program's exit status (127: it was not found)."""
-    group: list[int] = []
+    child: subprocess.Popen[bytes] | None = None
 
     def end(signum: int, frame: object) -> None:
-        for pid in group:
+        if child is not None:  # the group's leader: the program, in a session of its own
             with contextlib.suppress(ProcessLookupError):
-                os.killpg(pid, signal.SIGKILL)
+                os.killpg(child.pid, signal.SIGKILL)
         os._exit(128 + signum)
 
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
@@ -106,7 +106,6 @@ def run_guarded(argv: list[str]) -> int:
     except OSError as exc:
         print(f"{argv[0]}: {exc}", file=sys.stderr)
         return 127
-    group.append(child.pid)
     return child.wait()
 
 

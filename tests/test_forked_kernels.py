@@ -22,6 +22,7 @@ from polybook.nb import new_code_cell, new_notebook, reads
 from polybook.parallel import usable_cpus
 
 from .books import REPO_ENVS, build, cells_book
+from .processes import alive
 
 pytestmark = pytest.mark.slow
 
@@ -134,15 +135,6 @@ def test_a_zygote_starting_as_its_build_ends_is_dropped_without_a_warning(
     assert "start afresh" not in caplog.text
 
 
-def _gone(pid: int) -> bool:
-    """Whether process ``pid`` has ended (a zombie not yet reaped counts)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return True
-    return state in ("Z", "X")
-
-
 def test_a_kernel_ends_with_its_notebook_and_what_it_started_ends_too(tmp_path: Path) -> None:
     kernels = str(REPO_ENVS.kernels(REPO_ENVS.path / "pytorch"))
     pool = ZygotePool()
@@ -156,7 +148,7 @@ def test_a_kernel_ends_with_its_notebook_and_what_it_started_ends_too(tmp_path: 
         done = execute(notebook, env)
         pids = [int(p) for p in done.cells[0].outputs[0]["text"].split()]
         deadline = time.monotonic() + 10  # killed at once; the zygote reaps within a second
-        while not all(_gone(pid) for pid in pids):
+        while any(alive(pid) for pid in pids):
             assert time.monotonic() < deadline, f"still running: {pids}"
             time.sleep(0.02)
     finally:

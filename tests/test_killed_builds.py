@@ -11,7 +11,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ import pytest
 from polybook.commands.cli import main
 
 from .books import pages_book
+from .processes import alive, cpu_seconds, descendants, program, until
 
 CONFIG = (
     "[project]\nname = k\ntitle = K\n[build]\ntabs = pytorch\neval_notebook = false\n"
@@ -42,44 +42,6 @@ def setup(app):
     app.connect("html-page-context", hold)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
 """
-
-
-def alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie, dead but not yet reaped, does not)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state != "Z"
-
-
-def descendants(pid: int) -> set[int]:
-    """Every process below ``pid``."""
-    children: dict[int, list[int]] = {}
-    for proc in Path("/proc").iterdir():
-        if proc.name.isdigit():
-            try:
-                parent = int((proc / "stat").read_text().rpartition(")")[2].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(parent, []).append(int(proc.name))
-    found: set[int] = set()
-    pending = [pid]
-    while pending:
-        for child in children.get(pending.pop(), []):
-            if child not in found:
-                found.add(child)
-                pending.append(child)
-    return found
-
-
-def until(condition: Callable[[], bool], seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
 
 
 def written(folder: Path) -> dict[str, int]:
@@ -172,22 +134,6 @@ def test_a_child_and_its_forks_die_with_their_parent_and_only_those_armed() -> N
         for pid in family:
             if alive(pid):
                 os.kill(pid, signal.SIGKILL)
-
-
-def program(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/comm").read_text().strip()
-    except OSError:
-        return ""
-
-
-def cpu_seconds(pid: int) -> float:
-    """The CPU time ``pid`` has used."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, IndexError, ValueError):
-        return 0.0
 
 
 # A page whose LaTeX never ends: xelatex expands a macro into itself, for ever.
