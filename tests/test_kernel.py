@@ -71,3 +71,37 @@ def test_the_managers_ready_settles_when_a_kernel_starts_or_fails(tmp_path: Path
         assert missing.ready.done() and missing.ready.exception() is not None
 
     asyncio.run(run())
+
+
+def test_a_kernel_silent_at_its_start_is_replaced_and_the_notebook_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from polybook.execution import kernel as kernel_module
+    from polybook.execution.ready import PromptKernelClient
+
+    env = venvs.environment("pytorch", "cpu", REPO_ENVS)
+    venvs.ensure(env)
+    monkeypatch.setattr(kernel_module, "START_ANSWER", 1)
+    ready: set[int] = set()  # clients whose kernel is ready
+    lost: list[int] = []  # requests made once ready, the first of them lost
+    kernel_info, wait_for_ready = PromptKernelClient.kernel_info, PromptKernelClient.wait_for_ready
+
+    def first_request_lost(self: PromptKernelClient) -> str:
+        if id(self) in ready:
+            lost.append(id(self))
+            if len(lost) == 1:  # the first kernel never hears it: it stays silent
+                return "never-sent"
+        return str(kernel_info(self))
+
+    async def noted_ready(self: PromptKernelClient, timeout: float | None = None) -> None:
+        await wait_for_ready(self, timeout)
+        ready.add(id(self))
+
+    monkeypatch.setattr(PromptKernelClient, "kernel_info", first_request_lost)
+    monkeypatch.setattr(PromptKernelClient, "wait_for_ready", noted_ready)
+    nb = new_notebook()
+    nb.cells.append(new_code_cell("print(6 * 7)", "c"))
+    kernel = KernelEnv("pytorch", env.kernel_name, (str(env.kernels_dir),), tmp_path)
+    ran = execute(nb, kernel)
+    assert len(lost) == 2  # the silent kernel's request, then a fresh kernel's, answered
+    assert ran.cells[0].outputs[0]["text"] == "42\n"

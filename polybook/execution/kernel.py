@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+import logging
 import os
 import re
 import signal
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from polybook.execution.forked import ZygoteConnection
     from polybook.execution.zygotes import ZygoteSpec
 
+logger = logging.getLogger("polybook")
 SKIP_TAG = "skip-execution"
 CELL_LINE = re.compile(r"(?:Cell In\[\d+\]|<ipython-input-\d+-\w+>), line (\d+)")
 
@@ -271,6 +273,14 @@ def _manager(env: KernelEnv, runtime: str, log: Path) -> tuple[Any, ZygoteConnec
     return km, connection
 
 
+class SilentAtStart(Exception):
+    """A kernel that started but did not answer the client's first request: no cell ran."""
+
+
+START_ANSWER = 60  # seconds a started kernel may take to answer before its first cell
+START_TRIES = 2  # kernels tried for a notebook whose kernel stays silent at its start
+
+
 def execute(
     nb: NotebookNode, env: KernelEnv, kernel_log: Path | None = None, progress: Path | None = None
 ) -> NotebookNode:
@@ -278,8 +288,24 @@ def execute(
 
     What the kernel process writes outside Jupyter's capture goes to ``kernel_log``; the
     place of the cell that runs, to ``progress`` (see :func:`record_progress`). Where
-    ``env`` names a zygote, the kernel is forked from it.
+    ``env`` names a zygote, the kernel is forked from it. A kernel that does not answer
+    before its first cell is replaced by a fresh one (nothing of the notebook ran in it).
     """
+    source = notebook_meta(nb).source or "<notebook>"
+    silent = SilentAtStart()
+    for _ in range(START_TRIES):
+        try:
+            return _execute_once(nb, env, kernel_log, progress)
+        except SilentAtStart as exc:
+            silent = exc
+            logger.info("%s [%s]: its kernel was silent at its start", source, env.framework)
+    message = f"the {env.framework} kernel started but never answered: {silent}"
+    raise PolybookError(Location(source, 0, env.framework), message, "exec.kernel") from silent
+
+
+def _execute_once(
+    nb: NotebookNode, env: KernelEnv, kernel_log: Path | None, progress: Path | None
+) -> NotebookNode:
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
@@ -294,6 +320,11 @@ def execute(
         def process_message(self, *args: Any, **kwargs: Any) -> Any:
             watchdog.heard()
             return super().process_message(*args, **kwargs)
+
+        async def _async_handle_timeout(self, timeout: int, cell: Any = None) -> Any:
+            if cell is None:  # its kernel_info request before the first cell (see timeout)
+                raise SilentAtStart(f"no answer to kernel_info in {timeout} s")
+            return await super()._async_handle_timeout(timeout, cell)
 
     def on_cell_start(cell: NotebookNode, cell_index: int, **_: Any) -> None:
         current["index"] = cell_index
@@ -315,7 +346,8 @@ def execute(
         client = WatchedClient(
             work,
             km=km,
-            timeout_func=lambda cell: None,  # the watchdog keeps the time
+            timeout_func=lambda cell: None,  # the watchdog keeps the time of cells
+            timeout=START_ANSWER,  # of the waits outside cells: the kernel's first answer
             on_cell_start=on_cell_start,
             on_cell_executed=on_cell_executed,
             skip_cells_with_tag=SKIP_TAG,
