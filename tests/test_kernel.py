@@ -105,3 +105,35 @@ def test_a_kernel_silent_at_its_start_is_replaced_and_the_notebook_runs(
     ran = execute(nb, kernel)
     assert len(lost) == 2  # the silent kernel's request, then a fresh kernel's, answered
     assert ran.cells[0].outputs[0]["text"] == "42\n"
+
+
+@pytest.mark.parametrize("fork", [False, True], ids=["started", "forked"])
+def test_a_build_kernel_keeps_its_history_to_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fork: bool
+) -> None:
+    from dataclasses import replace
+
+    from polybook.execution.kernel import zygote_spec
+    from polybook.execution.zygotes import ZygotePool
+
+    ipython = tmp_path / "ipython"  # the user's IPython folder, as kernels find it
+    monkeypatch.setenv("IPYTHONDIR", str(ipython))
+    env = venvs.environment("pytorch", "cpu", REPO_ENVS)
+    venvs.ensure(env)
+    nb = new_notebook()
+    nb.cells.append(new_code_cell("answer = 6 * 7", "a"))
+    nb.cells.append(new_code_cell("%history -n 1", "b"))
+    kernel = KernelEnv("pytorch", env.kernel_name, (str(env.kernels_dir),), tmp_path / "cwd")
+    pool = ZygotePool()
+    try:
+        if fork:
+            kernel = replace(kernel, fork=True)
+            kernel = replace(kernel, zygote=pool.socket_for(zygote_spec(kernel)))
+            assert kernel.zygote
+        ran = execute(nb, kernel)
+    finally:
+        pool.close()
+    assert ran.cells[1].outputs[0]["text"] == "   1: answer = 6 * 7\n"  # its own history
+    written = [p for p in ipython.rglob("*") if p.is_file()]
+    assert not any(b"6 * 7" in p.read_bytes() for p in written), written
+    assert not list(ipython.rglob("history.sqlite"))
