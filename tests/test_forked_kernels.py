@@ -153,3 +153,31 @@ def test_a_kernel_ends_with_its_notebook_and_what_it_started_ends_too(tmp_path: 
             time.sleep(0.02)
     finally:
         pool.close()
+
+
+COLLECTED = """import gc
+def dirty_mb():
+    for line in open("/proc/self/smaps_rollup"):
+        if line.startswith("Private_Dirty:"):
+            return int(line.split()[1]) / 1024
+before = dirty_mb()
+gc.collect()
+print(round(dirty_mb() - before))"""
+
+
+def test_a_full_collection_in_a_forked_kernel_leaves_the_zygotes_memory_shared(
+    tmp_path: Path,
+) -> None:
+    kernels = str(REPO_ENVS.kernels(REPO_ENVS.path / "pytorch"))
+    pool = ZygotePool()
+    try:
+        env = KernelEnv("pytorch", "polybook-pytorch", (kernels,), tmp_path, fork=True)
+        env = replace(env, zygote=pool.socket_for(zygote_spec(env)))
+        assert env.zygote
+        notebook = new_notebook()
+        notebook.cells.append(new_code_cell(COLLECTED, "c"))
+        done = execute(notebook, env)
+    finally:
+        pool.close()
+    copied = int(done.cells[0].outputs[0]["text"])  # megabytes the collection made private
+    assert copied < 10, f"a collection copied {copied} MB of the zygote's memory"
