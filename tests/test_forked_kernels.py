@@ -93,7 +93,7 @@ def test_outputs_are_the_same_forked_or_afresh(books: dict[str, Path]) -> None:
     assert outputs(books["true"], "c_seeded") == outputs(books["false"], "c_seeded")
 
 
-def test_a_zygote_starts_before_its_jobs_come_and_ends_after_the_last(tmp_path: Path) -> None:
+def test_a_zygote_and_a_worker_start_before_the_jobs_come(tmp_path: Path) -> None:
     kernels = str(REPO_ENVS.kernels(REPO_ENVS.path / "pytorch"))
     env = KernelEnv("pytorch", "polybook-pytorch", (kernels,), tmp_path / "cwd", fork=True)
     notebook = new_notebook()
@@ -102,6 +102,8 @@ def test_a_zygote_starts_before_its_jobs_come_and_ends_after_the_last(tmp_path: 
     executor = LocalExecutor(1, tmp_path / "work")
     try:
         executor.expect(jobs)
+        ahead = [w.proc for w in executor.workers]  # the slot's worker, started ahead
+        assert len(ahead) == 1 and ahead[0].poll() is None
         deadline = time.monotonic() + 120
         while executor.zygotes is None or not executor.zygotes.zygotes:  # nothing submitted
             assert time.monotonic() < deadline, "the zygote did not start ahead"
@@ -114,6 +116,7 @@ def test_a_zygote_starts_before_its_jobs_come_and_ends_after_the_last(tmp_path: 
         assert second.status == "ok" and second.notebook is not None
         assert second.notebook.cells[0].outputs[0]["text"] == "True\n"  # forked, warm
         assert zygote.process.wait(timeout=30) is not None  # ended with its last job
+        assert [w.proc for w in executor.workers] == ahead  # the jobs ran in it
     finally:
         executor.shutdown()
 

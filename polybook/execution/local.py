@@ -99,10 +99,12 @@ class LocalExecutor:
     """Runs jobs on this host, ``workers`` at a time."""
 
     def __init__(self, workers: int, work_root: Path, grace: float = 5.0) -> None:
-        self.pool = ThreadPoolExecutor(max_workers=max(1, workers))
+        self.slots = max(1, workers)
+        self.pool = ThreadPoolExecutor(max_workers=self.slots)
         self.work_root, self.grace = work_root, grace
         self.local = threading.local()
         self.workers: set[WorkerProcess] = set()
+        self.spare: list[WorkerProcess] = []  # started ahead, not yet taken by a slot
         self.lock = threading.Lock()
         self.cancelled = threading.Event()
         self.zygotes: ZygotePool | None = None  # one per framework environment, shared
@@ -110,9 +112,12 @@ class LocalExecutor:
         self.released = threading.Event()  # set: the thread that started zygotes may end
 
     def expect(self, jobs: list[Job]) -> None:
-        """Start the zygotes of ``jobs`` one after another, in the jobs' order, in a thread
-        of its own: while one framework's notebooks run, the next framework imports, and
-        its first notebook waits for no start. A zygote ends after its last expected job."""
+        """Start the worker processes ``jobs`` need, and their zygotes one after another, in
+        the jobs' order, in a thread of its own: a worker imports its client while the first
+        zygotes import their frameworks, and while one framework's notebooks run, the next
+        framework imports, so that no notebook waits for a start. A zygote ends after its
+        last expected job."""
+        self._start_workers(min(self.slots, len(jobs)))
         specs = [spec for spec in (_spec(job.env) for job in jobs) if spec is not None]
         with self.lock:
             self.left.update(specs)
@@ -148,13 +153,31 @@ class LocalExecutor:
     def submit(self, job: Job) -> Future[JobResult]:
         return self.pool.submit(self._run, job)
 
+    def _start_workers(self, count: int) -> None:
+        """Start workers until ``count`` exist, as spares for the slots to take."""
+        with self.lock:
+            missing = count - len(self.workers)
+        for _ in range(missing):
+            worker = self._new_worker()
+            with self.lock:
+                self.spare.append(worker)
+
+    def _new_worker(self) -> WorkerProcess:
+        self.work_root.mkdir(parents=True, exist_ok=True)
+        worker = WorkerProcess(self.work_root / f"worker-{uuid.uuid4().hex[:8]}.log")
+        with self.lock:
+            self.workers.add(worker)
+        return worker
+
     def _worker(self) -> WorkerProcess:
+        """The worker of this slot: its own, else a spare, else a new one."""
         worker: WorkerProcess | None = getattr(self.local, "worker", None)
         if worker is None or worker.proc.poll() is not None:
-            worker = WorkerProcess(self.work_root / f"worker-{uuid.uuid4().hex[:8]}.log")
-            self.local.worker = worker
             with self.lock:
-                self.workers.add(worker)
+                worker = self.spare.pop(0) if self.spare else None
+            if worker is None or worker.proc.poll() is not None:
+                worker = self._new_worker()
+            self.local.worker = worker
         return worker
 
     def _run(self, job: Job) -> JobResult:
@@ -172,11 +195,11 @@ class LocalExecutor:
     def _run_in(self, job: Job, job_dir: Path, spec: ZygoteSpec | None) -> JobResult:
         started = time.monotonic()
         env = job.env
+        worker = self._worker()  # started before its zygote is waited for
         if spec is not None:  # the socket of its zygote, which it may wait for
             env = replace(env, zygote=self._zygote_pool().socket_for(spec))
         (job_dir / "env.json").write_text(env.to_json(), encoding="utf-8")
         (job_dir / "in.ipynb").write_text(writes(job.notebook), encoding="utf-8")
-        worker = self._worker()
         alive = worker.run(job_dir)
         seconds = time.monotonic() - started
         if self.cancelled.is_set():
@@ -207,6 +230,7 @@ class LocalExecutor:
         with self.lock:
             workers = list(self.workers)
             self.workers.clear()
+            self.spare.clear()
         for worker in workers:
             worker.close(self.grace)
         self._close_zygotes()

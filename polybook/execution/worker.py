@@ -90,6 +90,16 @@ def serve(answers_fd: int) -> int:
     return 0
 
 
+def warm() -> None:
+    """Import what running a notebook imports (the Jupyter client, ZeroMQ, nbclient): a
+    worker started ahead does so while the zygotes import, not when its first job comes."""
+    import nbclient  # noqa: F401
+
+    import polybook.execution.forked
+    import polybook.execution.ready
+    import polybook.execution.watchdog  # noqa: F401
+
+
 def main() -> int:
     signal.signal(signal.SIGTERM, _stop)
     # Stop (shutting the kernel down) when the process that started this one is gone: at
@@ -97,6 +107,7 @@ def main() -> int:
     die_with_parent(os.getppid(), signal.SIGTERM)
     watch_parent(os.getppid(), signal.SIGTERM)
     try:
+        warm()
         return serve(int(sys.argv[1]))
     except KeyboardInterrupt:
         return 130
