@@ -197,12 +197,12 @@ def run_remote(payload: Mapping[str, Any], resources: Mapping[str, bytes]) -> di
         with _GPUS.take(int(payload["gpus"]), total) as gpus:
             slots = int(worker.state.nthreads)
             kernel = _lay_out(job_dir, payload, resources, env, total, gpus, slots)
+            process = _process(Path(worker.local_directory))  # it imports while a zygote does
             if kernel.fork:  # forked from this worker's zygote of the environment
                 with contextlib.suppress(Exception):  # else it starts afresh
                     kernel = replace(kernel, zygote=_zygotes().socket_for(zygote_spec(kernel)))
                     write_atomic(job_dir / "env.json", kernel.to_json())
             answer.update(host_gpus=total, gpus=list(kernel.visible_gpus))
-            process = _process(Path(worker.local_directory))
             if not process.run(job_dir, stop):
                 _LOCAL.process = None
                 if stop():
