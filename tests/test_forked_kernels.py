@@ -5,10 +5,12 @@ was forked or started afresh."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -138,24 +140,35 @@ def test_a_zygote_starting_as_its_build_ends_is_dropped_without_a_warning(
     assert "start afresh" not in caplog.text
 
 
-def test_a_kernel_ends_with_its_notebook_and_what_it_started_ends_too(tmp_path: Path) -> None:
+@contextlib.contextmanager
+def forked_pytorch(cwd: Path) -> Iterator[KernelEnv]:
+    """A PyTorch kernel environment whose kernels fork from a zygote, running until exit."""
     kernels = str(REPO_ENVS.kernels(REPO_ENVS.path / "pytorch"))
     pool = ZygotePool()
     try:
-        env = KernelEnv("pytorch", "polybook-pytorch", (kernels,), tmp_path, fork=True)
+        env = KernelEnv("pytorch", "polybook-pytorch", (kernels,), cwd, fork=True)
         env = replace(env, zygote=pool.socket_for(zygote_spec(env)))
         assert env.zygote
-        notebook = new_notebook()
+        yield env
+    finally:
+        pool.close()
+
+
+def run_cell(env: KernelEnv, code: str) -> str:
+    """The text a one-cell notebook of ``code`` prints."""
+    notebook = new_notebook()
+    notebook.cells.append(new_code_cell(code, "c"))
+    return str(execute(notebook, env).cells[0].outputs[0]["text"])
+
+
+def test_a_kernel_ends_with_its_notebook_and_what_it_started_ends_too(tmp_path: Path) -> None:
+    with forked_pytorch(tmp_path) as env:
         code = "import os, subprocess\nchild = subprocess.Popen(['sleep', '60'])\n"
-        notebook.cells.append(new_code_cell(code + "print(os.getpid(), child.pid)", "c"))
-        done = execute(notebook, env)
-        pids = [int(p) for p in done.cells[0].outputs[0]["text"].split()]
+        pids = [int(p) for p in run_cell(env, code + "print(os.getpid(), child.pid)").split()]
         deadline = time.monotonic() + 10  # killed at once; the zygote reaps within a second
         while any(alive(pid) for pid in pids):
             assert time.monotonic() < deadline, f"still running: {pids}"
             time.sleep(0.02)
-    finally:
-        pool.close()
 
 
 COLLECTED = """import gc
@@ -171,16 +184,6 @@ print(round(dirty_mb() - before))"""
 def test_a_full_collection_in_a_forked_kernel_leaves_the_zygotes_memory_shared(
     tmp_path: Path,
 ) -> None:
-    kernels = str(REPO_ENVS.kernels(REPO_ENVS.path / "pytorch"))
-    pool = ZygotePool()
-    try:
-        env = KernelEnv("pytorch", "polybook-pytorch", (kernels,), tmp_path, fork=True)
-        env = replace(env, zygote=pool.socket_for(zygote_spec(env)))
-        assert env.zygote
-        notebook = new_notebook()
-        notebook.cells.append(new_code_cell(COLLECTED, "c"))
-        done = execute(notebook, env)
-    finally:
-        pool.close()
-    copied = int(done.cells[0].outputs[0]["text"])  # megabytes the collection made private
+    with forked_pytorch(tmp_path) as env:
+        copied = int(run_cell(env, COLLECTED))  # megabytes the collection made private
     assert copied < 10, f"a collection copied {copied} MB of the zygote's memory"
