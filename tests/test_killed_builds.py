@@ -79,7 +79,8 @@ def test_kill_9_during_the_sphinx_stage_leaves_nothing_writing_and_the_next_buil
     before = written(site)
     time.sleep(7)  # longer than the page is held: a leftover writer would write by now
     assert written(site) == before
-    assert not (site / "c" / "p23.html").exists()
+    # The held page was never written (pages after it may be: writers run side by side).
+    assert not (site / "c" / "p12.html").exists()
     # The next build finds the lock free and builds the whole site.
     os.environ["PYTHONPATH"] = environ["PYTHONPATH"]  # the extension, held no longer
     try:

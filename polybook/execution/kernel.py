@@ -279,7 +279,7 @@ class SilentAtStart(Exception):
 
 # A build's kernels keep their input history in memory. IPython would write each cell to the
 # user's history database: a file outside the book, and a commit per cell, by every kernel
-# side by side (a tenth of a cell's own time in the shipped book).
+# side by side (up to a tenth of the cells' own time in the shipped book).
 KERNEL_ARGUMENTS = ("--HistoryManager.hist_file=:memory:",)
 START_ANSWER = 60  # seconds a started kernel may take to answer before its first cell
 START_TRIES = 2  # kernels tried for a notebook whose kernel stays silent at its start
