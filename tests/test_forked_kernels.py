@@ -5,18 +5,15 @@ was forked or started afresh."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import threading
 import time
-from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from polybook.execution.kernel import KernelEnv, execute, zygote_spec
+from polybook.execution.kernel import KernelEnv, zygote_spec
 from polybook.execution.local import LocalExecutor
 from polybook.execution.scheduler import Job
 from polybook.execution.zygotes import ZygotePool
@@ -24,6 +21,7 @@ from polybook.nb import new_code_cell, new_notebook, reads
 from polybook.parallel import usable_cpus
 
 from .books import REPO_ENVS, build, cells_book
+from .kernels import forked_pytorch, run_cell
 from .processes import alive
 
 pytestmark = pytest.mark.slow
@@ -138,27 +136,6 @@ def test_a_zygote_starting_as_its_build_ends_is_dropped_without_a_warning(
         starting.join(120)
     assert got == [""]  # no kernel forks from it
     assert "start afresh" not in caplog.text
-
-
-@contextlib.contextmanager
-def forked_pytorch(cwd: Path) -> Iterator[KernelEnv]:
-    """A PyTorch kernel environment whose kernels fork from a zygote, running until exit."""
-    kernels = str(REPO_ENVS.kernels(REPO_ENVS.path / "pytorch"))
-    pool = ZygotePool()
-    try:
-        env = KernelEnv("pytorch", "polybook-pytorch", (kernels,), cwd, fork=True)
-        env = replace(env, zygote=pool.socket_for(zygote_spec(env)))
-        assert env.zygote
-        yield env
-    finally:
-        pool.close()
-
-
-def run_cell(env: KernelEnv, code: str) -> str:
-    """The text a one-cell notebook of ``code`` prints."""
-    notebook = new_notebook()
-    notebook.cells.append(new_code_cell(code, "c"))
-    return str(execute(notebook, env).cells[0].outputs[0]["text"])
 
 
 def test_a_kernel_ends_with_its_notebook_and_what_it_started_ends_too(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from polybook.execution.kernel import KernelEnv, execute
 from polybook.nb import new_code_cell, new_notebook
 
 from .books import REPO_ENVS
+from .kernels import forked_pytorch
 
 pytestmark = pytest.mark.slow
 
@@ -111,11 +112,6 @@ def test_a_kernel_silent_at_its_start_is_replaced_and_the_notebook_runs(
 def test_a_build_kernel_keeps_its_history_to_itself(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fork: bool
 ) -> None:
-    from dataclasses import replace
-
-    from polybook.execution.kernel import zygote_spec
-    from polybook.execution.zygotes import ZygotePool
-
     ipython = tmp_path / "ipython"  # the user's IPython folder, as kernels find it
     monkeypatch.setenv("IPYTHONDIR", str(ipython))
     env = venvs.environment("pytorch", "cpu", REPO_ENVS)
@@ -123,16 +119,13 @@ def test_a_build_kernel_keeps_its_history_to_itself(
     nb = new_notebook()
     nb.cells.append(new_code_cell("answer = 6 * 7", "a"))
     nb.cells.append(new_code_cell("%history -n 1", "b"))
-    kernel = KernelEnv("pytorch", env.kernel_name, (str(env.kernels_dir),), tmp_path / "cwd")
-    pool = ZygotePool()
-    try:
-        if fork:
-            kernel = replace(kernel, fork=True)
-            kernel = replace(kernel, zygote=pool.socket_for(zygote_spec(kernel)))
-            assert kernel.zygote
+    with contextlib.ExitStack() as stack:
+        kernel = (
+            stack.enter_context(forked_pytorch(tmp_path / "cwd"))
+            if fork
+            else KernelEnv("pytorch", env.kernel_name, (str(env.kernels_dir),), tmp_path / "cwd")
+        )
         ran = execute(nb, kernel)
-    finally:
-        pool.close()
     assert ran.cells[1].outputs[0]["text"] == "   1: answer = 6 * 7\n"  # its own history
     written = [p for p in ipython.rglob("*") if p.is_file()]
     assert not any(b"6 * 7" in p.read_bytes() for p in written), written

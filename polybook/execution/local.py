@@ -105,6 +105,7 @@ class LocalExecutor:
         self.local = threading.local()
         self.workers: set[WorkerProcess] = set()
         self.spare: list[WorkerProcess] = []  # started ahead, not yet taken by a slot
+        self.specs: dict[str, ZygoteSpec | None] = {}  # per KernelEnv (its JSON): its zygote
         self.lock = threading.Lock()
         self.cancelled = threading.Event()
         self.zygotes: ZygotePool | None = None  # one per framework environment, shared
@@ -118,7 +119,7 @@ class LocalExecutor:
         framework imports, so that no notebook waits for a start. A zygote ends after its
         last expected job."""
         self._start_workers(min(self.slots, len(jobs)))
-        specs = [spec for spec in (_spec(job.env) for job in jobs) if spec is not None]
+        specs = [spec for spec in (self._spec(job.env) for job in jobs) if spec is not None]
         with self.lock:
             self.left.update(specs)
         if specs:
@@ -149,6 +150,17 @@ class LocalExecutor:
             last, zygotes = not self.left[spec], self.zygotes
         if last and zygotes is not None:
             zygotes.release(spec)
+
+    def _spec(self, env: KernelEnv) -> ZygoteSpec | None:
+        """The zygote of ``env``'s kernels (see :func:`_spec`), its kernelspec read once."""
+        key = env.to_json()
+        with self.lock:
+            if key in self.specs:
+                return self.specs[key]
+        spec = _spec(env)
+        with self.lock:
+            self.specs[key] = spec
+        return spec
 
     def submit(self, job: Job) -> Future[JobResult]:
         return self.pool.submit(self._run, job)
@@ -185,7 +197,7 @@ class LocalExecutor:
             return JobResult(job, "cancelled")
         self.work_root.mkdir(parents=True, exist_ok=True)
         job_dir = Path(tempfile.mkdtemp(prefix=f"{uuid.uuid4().hex[:8]}-", dir=self.work_root))
-        spec = _spec(job.env)
+        spec = self._spec(job.env)
         try:
             return self._run_in(job, job_dir, spec)
         finally:
