@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from polybook.diagnostics import Location
 from polybook.environments import venvs
+from polybook.execution.cell_log import last_started
 from polybook.execution.kernel import KernelEnv, execute
 from polybook.nb import new_code_cell, new_notebook
 
@@ -130,3 +132,25 @@ def test_a_build_kernel_keeps_its_history_to_itself(
     written = [p for p in ipython.rglob("*") if p.is_file()]
     assert not any(b"6 * 7" in p.read_bytes() for p in written), written
     assert not list(ipython.rglob("history.sqlite"))
+
+
+def test_each_cell_that_starts_is_appended_to_one_log_and_the_last_whole_line_places_it(
+    tmp_path: Path,
+) -> None:
+    # The log is written in place, a line per cell (a file renamed over it at each cell made
+    # the file system flush it before the cell could start): each cell sees the same file,
+    # holding one more line.
+    log = tmp_path / "cells.jsonl"
+    looks = f"import os; print(os.stat({str(log)!r}).st_ino, len(open({str(log)!r}).readlines()))"
+    nb = new_notebook()
+    nb.cells.extend(new_code_cell(looks, f"c{n}") for n in range(3))
+    with forked_pytorch(tmp_path / "cwd") as env:
+        ran = execute(nb, env, progress=log)
+    seen = [cell.outputs[0]["text"].split() for cell in ran.cells]
+    assert len({inode for inode, _ in seen}) == 1
+    assert [int(lines) for _, lines in seen] == [1, 2, 3]
+    assert last_started(log) == Location("<notebook>", 0, "pytorch", 3)
+    with log.open("a") as cut:  # a worker killed in the middle of a line
+        cut.write('{"path": "<notebook>", "line": 0, "framework": "pyt')
+    assert last_started(log) == Location("<notebook>", 0, "pytorch", 3)
+    assert last_started(tmp_path / "none.jsonl") is None

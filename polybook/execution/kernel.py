@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import json
 import logging
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from nbformat import NotebookNode
 
 from polybook.diagnostics import Location, PolybookError
-from polybook.fsutil import write_atomic
+from polybook.execution.cell_log import CellLog
 from polybook.meta import cell_meta, notebook_meta, update_cell_meta
 from polybook.nb import merge_streams, strip_ansi
 
@@ -127,11 +128,6 @@ def exit_status(process: Any) -> str:
         name = "unknown"
     memory = ": the system may have run out of memory" if -code == signal.SIGKILL else ""
     return f"killed by signal {-code} ({name}){memory}"
-
-
-def record_progress(path: Path, where: Location) -> None:
-    """Note the cell that starts, so that a worker lost on it can be placed."""
-    write_atomic(path, json.dumps(where.to_json()))
 
 
 def _cell_error(
@@ -291,7 +287,7 @@ def execute(
     """Run ``nb`` (left untouched) and return an executed copy; raises :class:`CellError`.
 
     What the kernel process writes outside Jupyter's capture goes to ``kernel_log``; the
-    place of the cell that runs, to ``progress`` (see :func:`record_progress`). Where
+    place of each cell that starts, to ``progress`` (a :class:`CellLog`). Where
     ``env`` names a zygote, the kernel is forked from it. A kernel that does not answer
     before its first cell is replaced by a fresh one (nothing of the notebook ran in it).
     """
@@ -334,8 +330,8 @@ def _execute_once(
         current["index"] = cell_index
         watchdog.started(cell)
         current["process"] = current["process"] or getattr(km.provisioner, "process", None)
-        if progress is not None:
-            record_progress(progress, _location(work, cell_index, env.framework, ""))
+        if cells is not None:
+            cells.started(_location(work, cell_index, env.framework, ""))
 
     def on_cell_executed(cell: NotebookNode, **_: Any) -> None:
         watchdog.finished()
@@ -345,6 +341,7 @@ def _execute_once(
     with (
         tempfile.TemporaryDirectory(prefix="polybook-kernel-") as runtime,
         open(log_path, "ab") as log,
+        CellLog(progress) if progress is not None else contextlib.nullcontext() as cells,
     ):
         km, zygote = _manager(env, runtime, log_path)
         client = WatchedClient(

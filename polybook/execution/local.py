@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import IO
 
 from polybook.diagnostics import Diagnostic, Location
+from polybook.execution.cell_log import last_started
 from polybook.execution.kernel import KernelEnv, exit_status, zygote_spec
 from polybook.execution.scheduler import Failure, Job, JobResult
 from polybook.execution.worker import PROGRESS
@@ -271,12 +272,9 @@ LOG_TAIL = 600  # characters of a lost worker's log shown
 
 def lost_worker(path: str, framework: str, job_dir: Path, worker: WorkerProcess) -> Diagnostic:
     """Why a worker was lost and where: at the cell it was running (see
-    :func:`~polybook.execution.kernel.record_progress`), how the process ended, the end of
-    its log."""
-    try:
-        where = Location.from_json(json.loads((job_dir / PROGRESS).read_text(encoding="utf-8")))
-    except (OSError, ValueError, KeyError):
-        where = Location(path, 0, framework)
+    :class:`~polybook.execution.cell_log.CellLog`), how the process ended, the end of its
+    log."""
+    where = last_started(job_dir / PROGRESS) or Location(path, 0, framework)
     with contextlib.suppress(subprocess.TimeoutExpired):
         worker.proc.wait(timeout=5.0)
     ended = exit_status(worker.proc) or "it stopped answering"

@@ -28,7 +28,7 @@ from polybook.lifeline import die_with_parent, watch_parent
 from polybook.meta import notebook_meta
 from polybook.nb import reads, writes
 
-PROGRESS = "cell.json"  # in a job's folder: the place of the cell that runs
+PROGRESS = "cells.jsonl"  # in a job's folder: the cells it started (a CellLog)
 
 
 def _stop(signum: int, frame: FrameType | None) -> None:
