@@ -220,12 +220,28 @@ def _timeout(cell: NotebookNode, default: int) -> int:
     return cell_meta(cell).timeout or default
 
 
-def kernel_spec(env: KernelEnv) -> Any:
-    """The kernelspec ``env`` names (jupyter_client's ``KernelSpec``)."""
+@dataclass(frozen=True)
+class KernelSpec:
+    """What a build reads of a kernelspec: the command and the environment it adds."""
+
+    argv: tuple[str, ...]
+    env: Mapping[str, str]
+
+
+def kernel_spec(env: KernelEnv) -> KernelSpec:
+    """The kernelspec ``env`` names: ``NAME/kernel.json`` in the first of its kernel folders
+    that has one (read as JSON: the process that plans a build need not import the Jupyter
+    client), else as jupyter_client finds it."""
+    for folder in env.kernel_dirs:
+        try:
+            data = json.loads((Path(folder) / env.kernel_name / "kernel.json").read_bytes())
+            return KernelSpec(tuple(data["argv"]), dict(data.get("env") or {}))
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
     from jupyter_client.kernelspec import KernelSpecManager
 
-    manager = KernelSpecManager(kernel_dirs=list(env.kernel_dirs))
-    return manager.get_kernel_spec(env.kernel_name)
+    found = KernelSpecManager(kernel_dirs=list(env.kernel_dirs)).get_kernel_spec(env.kernel_name)
+    return KernelSpec(tuple(found.argv), dict(found.env))
 
 
 def zygote_spec(env: KernelEnv) -> ZygoteSpec:
