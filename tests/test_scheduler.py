@@ -90,6 +90,23 @@ def test_a_longer_job_waits_for_a_slots_first_job_of_another_framework() -> None
     assert executor.expected == ["long", "middle"]
 
 
+def test_untimed_jobs_keep_their_frameworks_order_and_run_more_code_cells_first() -> None:
+    def untimed(name: str, framework: str, cells: int) -> Job:
+        return replace(job(name, 0.0, *[0] * cells), framework=framework)
+
+    jobs = [
+        untimed("a-short", "a", 1),
+        untimed("a-long", "a", 3),
+        untimed("b-short", "b", 2),
+        untimed("a-middle", "a", 2),
+        untimed("b-long", "b", 4),
+        job("timed", 0.01),
+    ]
+    executor = SimulatedExecutor()
+    Scheduler(executor, Inventory(0), jobs=1).run(jobs)
+    assert executor.expected == ["timed", "a-long", "a-middle", "a-short", "b-long", "b-short"]
+
+
 def test_longest_first_within_the_job_limit_on_a_cpu_host() -> None:
     executor = SimulatedExecutor()
     jobs = [job("short", 0.01), job("long", 0.2), job("middle", 0.1)]
