@@ -82,10 +82,14 @@ class WorkerProcess:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.proc.pid, signum)
 
-    def close(self, grace: float, signum: int | None = None) -> None:
+    def close_input(self) -> None:
+        """No more jobs: the worker ends once the one in hand is done."""
         if self.proc.stdin:
             with contextlib.suppress(OSError):
                 self.proc.stdin.close()
+
+    def close(self, grace: float, signum: int | None = None) -> None:
+        self.close_input()
         if signum is not None:
             self.signal(signum)
         try:
@@ -244,6 +248,8 @@ class LocalExecutor:
             workers = list(self.workers)
             self.workers.clear()
             self.spare.clear()
+        for worker in workers:  # each ends on the end of its input: all end side by side
+            worker.close_input()
         for worker in workers:
             worker.close(self.grace)
         self._close_zygotes()
