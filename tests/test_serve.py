@@ -153,3 +153,31 @@ def test_serve_keeps_one_sphinx_process_warm_across_rebuilds(book: Path) -> None
     assert process.returncode == 0, err
     assert _sphinx_children(process.pid) == []
     assert not list((book / "_build").glob("*.next"))
+
+
+@pytest.mark.slow
+def test_serve_on_a_built_book_has_sphinx_warm_before_the_first_save(book: Path) -> None:
+    # Nothing changed since the build: serve still runs its stages once, so that the first
+    # save finds what the next ones find (the imports done, Sphinx loaded and waiting).
+    built = subprocess.run(
+        [sys.executable, "-m", "polybook", "--root", str(book), "--quiet", "build", "html"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert built.returncode == 0, built.stderr
+    command = [sys.executable, "-m", "polybook", "--root", str(book), "serve", "--quiet"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    html = book / "_build" / "html" / "chap" / "page.html"
+    try:
+        assert process.stdout is not None
+        assert process.stdout.readline().startswith("polybook: serving")
+        _until(lambda: len(_sphinx_children(process.pid)) == 1)
+        (warm,) = _sphinx_children(process.pid)
+        (book / "chap" / "page.md").write_text("# Page\n\nSaved words.\n")
+        _until(partial(_holds, html, "Saved words."))
+        assert _sphinx_children(process.pid) == [warm]  # the first save's build ran in it
+    finally:
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err

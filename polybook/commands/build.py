@@ -89,13 +89,14 @@ def build(
     reporter: Reporter,
     report: str = "",
     keeper: SphinxKeeper | None = None,
+    force: bool = False,
 ) -> int:
     """Run ``request``'s build unless nothing changed since the last successful one (then
-    its warnings are given again); ``report`` names a JSON file for the summary, ``keeper``
-    holds the site's Sphinx process between builds."""
+    its warnings are given again) or ``force``; ``report`` names a JSON file for the
+    summary, ``keeper`` holds the site's Sphinx process between builds."""
     inputs = state.build_inputs(config, request)
     reads = state.page_inputs(config, request)
-    if state.unchanged(config, inputs, state.outputs(config, request), reads):
+    if not force and state.unchanged(config, inputs, state.outputs(config, request), reads):
         logger.info("nothing changed since the last build")
         reporter.forward(state.last_warnings(config))
         _write_report(report, {"ran": [], "cached": 0, "failed": 0, "unchanged": True})

@@ -304,14 +304,20 @@ def _serve(args: argparse.Namespace, config: BookConfig) -> int:
     from polybook.site.stage import SphinxKeeper
 
     keeper = SphinxKeeper()
+    builds: list[BuildRequest] = []
 
     def rebuild(reporter: Reporter) -> int:  # its problems are shown over the pages too
         current = load_config(config.root, _overrides(args))
         reporter.suppressed = frozenset(current.suppress_warnings)
         reporter.forward(current.ignored)
         request = BuildRequest("html", _tabs(current, args.tab), None)
+        # The first build runs every stage even where nothing changed: the process then
+        # holds what the next builds reuse (its imports, the pages' parsed code, a warm
+        # Sphinx), and the first save reaches the browser as soon as the later ones.
+        force = not builds
+        builds.append(request)
         with commands.locked(current):
-            return commands.build(request, current, reporter, keeper=keeper)
+            return commands.build(request, current, reporter, keeper=keeper, force=force)
 
     try:
         return serve(config, rebuild, args.port)
