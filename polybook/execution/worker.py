@@ -20,7 +20,6 @@ from pathlib import Path
 from types import FrameType
 
 from polybook.diagnostics import Location, PolybookError
-from polybook.environments.venvs import setup_command
 from polybook.execution.kernel import CellError, KernelEnv, execute
 from polybook.execution.scheduler import Failure
 from polybook.fsutil import write_atomic
@@ -65,6 +64,8 @@ def run_job(job_dir: Path) -> None:
 
 def _start_failure(exc: Exception, kernel_log: Path, framework: str) -> str:
     """The cause of a kernel that never ran: the exception and the kernel's last words."""
+    from polybook.environments.venvs import setup_command  # a tenth of the worker's imports
+
     message = (
         f"the {framework} kernel could not run the notebook: {type(exc).__name__}: {exc} "
         f"(if the environment is broken, `{setup_command(framework)}` repairs it)"
