@@ -7,20 +7,26 @@ from __future__ import annotations
 
 import json
 import logging
+import shutil
 import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from polybook.execution.kernel import KernelEnv, zygote_spec
+from polybook.config import load_config
+from polybook.diagnostics import Reporter
+from polybook.execution.head_start import head_start
+from polybook.execution.kernel import KernelEnv
+from polybook.execution.launch import zygote_spec
 from polybook.execution.local import LocalExecutor
 from polybook.execution.scheduler import Job
+from polybook.execution.stage import build_eval
 from polybook.execution.zygotes import ZygotePool
 from polybook.nb import new_code_cell, new_notebook, reads
 from polybook.parallel import usable_cpus
 
-from .books import REPO_ENVS, build, cells_book
+from .books import REPO_ENVS, build, cells_book, libraries
 from .kernels import forked_pytorch, run_cell
 from .processes import alive
 
@@ -164,3 +170,24 @@ def test_a_full_collection_in_a_forked_kernel_leaves_the_zygotes_memory_shared(
     with forked_pytorch(tmp_path) as env:
         copied = int(run_cell(env, COLLECTED))  # megabytes the collection made private
     assert copied < 10, f"a collection copied {copied} MB of the zygote's memory"
+
+
+def test_a_cold_build_forks_its_kernels_from_zygotes_started_before_it_plans(
+    tmp_path: Path,
+) -> None:
+    root = cells_book(tmp_path / "book", {"a": "x = 1", "b": "import os\nprint(os.getppid())"})
+    config = load_config(root)
+    pool = head_start(config, config.tabs)  # nothing cached: every notebook will run
+    assert pool is not None
+    (started,) = pool.starting.values()
+    reporter = Reporter()
+    notebooks, found = libraries(root, reporter)
+    report = build_eval(config, notebooks, found, reporter, zygotes=pool)
+    assert not reporter.errors and len(report.ran) == 2
+    parent = report.executed[("b.md", "pytorch")].cells[1].outputs[0]["text"]
+    assert int(parent) == started.process.pid  # its kernel forked from the zygote started first
+    assert started.process.poll() is not None  # and that zygote ended with the build
+    assert head_start(config, config.tabs) is None  # a warm cache: the plan starts them
+    shutil.rmtree(root / "_build" / "cache")
+    (root / "_freeze" / "pytorch").mkdir(parents=True)  # outputs may come from there
+    assert head_start(config, config.tabs) is None

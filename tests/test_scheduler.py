@@ -173,11 +173,11 @@ def test_an_interrupt_cancels_the_executor() -> None:
 
 
 def test_kernels_see_only_the_gpus_they_were_given() -> None:
-    from polybook.execution.kernel import _kernel_environ
+    from polybook.execution.launch import kernel_environ
 
     base = KernelEnv("pytorch", "k", (), Path("."), pythonpath=("/lib",))
-    on_gpu_host = _kernel_environ(replace(base, host_gpus=4, visible_gpus=(1, 3)))
+    on_gpu_host = kernel_environ(replace(base, host_gpus=4, visible_gpus=(1, 3)))
     assert on_gpu_host["CUDA_VISIBLE_DEVICES"] == "1,3"
     assert on_gpu_host["PYTHONPATH"] == "/lib"
-    cpu_only = _kernel_environ(base)
+    cpu_only = kernel_environ(base)
     assert cpu_only.get("CUDA_VISIBLE_DEVICES") == os.environ.get("CUDA_VISIBLE_DEVICES")

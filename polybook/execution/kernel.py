@@ -21,12 +21,12 @@ from nbformat import NotebookNode
 
 from polybook.diagnostics import Location, PolybookError
 from polybook.execution.cell_log import CellLog
+from polybook.execution.launch import kernel_environ
 from polybook.meta import cell_meta, notebook_meta, update_cell_meta
 from polybook.nb import merge_streams, strip_ansi
 
 if TYPE_CHECKING:
     from polybook.execution.forked import ZygoteConnection
-    from polybook.execution.zygotes import ZygoteSpec
 
 logger = logging.getLogger("polybook")
 SKIP_TAG = "skip-execution"
@@ -184,74 +184,8 @@ def _location(nb: NotebookNode, index: int, framework: str, traceback: str) -> L
     return Location(path, line, framework, code_number)
 
 
-# Math libraries' thread pools: sized to the kernel's share of the CPUs, their idle threads
-# asleep rather than spinning. Spinning threads of kernels running side by side, on a host
-# that other work loads too, slowed cells of small operations a hundredfold: the "hang".
-THREAD_VARIABLES = (
-    "OMP_NUM_THREADS",
-    "MKL_NUM_THREADS",
-    "OPENBLAS_NUM_THREADS",
-    "NUMEXPR_NUM_THREADS",
-    "TF_NUM_INTRAOP_THREADS",
-)
-
-
-def thread_environ(threads: int) -> dict[str, str]:
-    """What a kernel with ``threads`` CPUs to itself is given (0: nothing)."""
-    if threads < 1:
-        return {}
-    return {"OMP_WAIT_POLICY": "PASSIVE", **dict.fromkeys(THREAD_VARIABLES, str(threads))}
-
-
-def _kernel_environ(env: KernelEnv) -> dict[str, str]:
-    """The kernel's environment: this process's, the framework's variables, its library and
-    devices; the thread settings where neither the host nor the book sets them."""
-    environ = {**thread_environ(env.threads), **os.environ}
-    environ.update(env.extra_env)
-    environ["PYTHONPATH"] = os.pathsep.join(env.pythonpath)
-    environ["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"
-    if env.visible_gpus or env.host_gpus:
-        ids = env.device_ids or tuple(str(g) for g in env.visible_gpus)
-        environ["CUDA_VISIBLE_DEVICES"] = ",".join(ids)
-    return environ
-
-
 def _timeout(cell: NotebookNode, default: int) -> int:
     return cell_meta(cell).timeout or default
-
-
-@dataclass(frozen=True)
-class KernelSpec:
-    """What a build reads of a kernelspec: the command and the environment it adds."""
-
-    argv: tuple[str, ...]
-    env: Mapping[str, str]
-
-
-def kernel_spec(env: KernelEnv) -> KernelSpec:
-    """The kernelspec ``env`` names: ``NAME/kernel.json`` in the first of its kernel folders
-    that has one (read as JSON: the process that plans a build need not import the Jupyter
-    client), else as jupyter_client finds it."""
-    for folder in env.kernel_dirs:
-        try:
-            data = json.loads((Path(folder) / env.kernel_name / "kernel.json").read_bytes())
-            return KernelSpec(tuple(data["argv"]), dict(data.get("env") or {}))
-        except (OSError, ValueError, KeyError, TypeError):
-            continue
-    from jupyter_client.kernelspec import KernelSpecManager
-
-    found = KernelSpecManager(kernel_dirs=list(env.kernel_dirs)).get_kernel_spec(env.kernel_name)
-    return KernelSpec(tuple(found.argv), dict(found.env))
-
-
-def zygote_spec(env: KernelEnv) -> ZygoteSpec:
-    """The zygote whose children are ``env``'s kernels: its framework's Python, the
-    environment a kernel gets (less what each gets of its own), its framework module."""
-    from polybook.execution.zygotes import ZygoteSpec
-
-    spec = kernel_spec(env)
-    environ = {**_kernel_environ(env), **spec.env}
-    return ZygoteSpec.of(spec.argv[0], environ, spec.env.get("POLYBOOK_MODULE", ""))
 
 
 def _manager(env: KernelEnv, runtime: str, log: Path) -> tuple[Any, ZygoteConnection | None]:
@@ -384,7 +318,7 @@ def _execute_once(
                 await client.async_execute(
                     cleanup_kc=True,
                     cwd=str(env.cwd),
-                    env=_kernel_environ(env),
+                    env=kernel_environ(env),
                     stdout=log,
                     stderr=log,
                 )

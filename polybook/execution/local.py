@@ -29,7 +29,8 @@ from typing import IO
 
 from polybook.diagnostics import Diagnostic, Location
 from polybook.execution.cell_log import last_started
-from polybook.execution.kernel import KernelEnv, exit_status, zygote_spec
+from polybook.execution.kernel import KernelEnv, exit_status
+from polybook.execution.launch import zygote_spec
 from polybook.execution.scheduler import Failure, Job, JobResult
 from polybook.execution.worker import PROGRESS
 from polybook.execution.zygotes import ZygotePool, ZygoteSpec
@@ -103,7 +104,9 @@ class WorkerProcess:
 class LocalExecutor:
     """Runs jobs on this host, ``workers`` at a time."""
 
-    def __init__(self, workers: int, work_root: Path, grace: float = 5.0) -> None:
+    def __init__(
+        self, workers: int, work_root: Path, grace: float = 5.0, zygotes: ZygotePool | None = None
+    ) -> None:
         self.slots = max(1, workers)
         self.pool = ThreadPoolExecutor(max_workers=self.slots)
         self.work_root, self.grace = work_root, grace
@@ -113,7 +116,7 @@ class LocalExecutor:
         self.specs: dict[str, ZygoteSpec | None] = {}  # per KernelEnv (its JSON): its zygote
         self.lock = threading.Lock()
         self.cancelled = threading.Event()
-        self.zygotes: ZygotePool | None = None  # one per framework environment, shared
+        self.zygotes = zygotes  # one per framework environment, shared; made on first use
         self.left: Counter[ZygoteSpec] = Counter()  # expected jobs not yet done, per zygote
         self.released = threading.Event()  # set: the thread that started zygotes may end
 

@@ -22,6 +22,7 @@ from polybook.execution.freeze import FrozenOutputs, find_run
 from polybook.execution.kernel import KernelEnv
 from polybook.execution.local import LocalExecutor
 from polybook.execution.scheduler import Executor, Inventory, Job
+from polybook.execution.zygotes import ZygotePool
 from polybook.fsutil import write_atomic
 from polybook.library.compose import library_text
 from polybook.library.model import SavedBlock
@@ -127,21 +128,31 @@ def plan(
                 report.executed[place] = done
             elif pages is None or path in pages:
                 visible = [b for b in libraries[fw] if b.notebook <= index]
-                kernel = KernelEnv(
-                    fw,
-                    env.kernel_name,
-                    (str(env.kernels_dir),),
-                    config.layout.eval / fw / Path(path).parent,
-                    (str(_lib_snapshot(config, fw, visible)),),
-                    {**env.spec.kernel_env, "POLYBOOK_TABS": ",".join(config.tabs)},
-                    config.cell_timeout,
-                    inventory.gpus,
-                    threads=max(1, usable_cpus() // config.effective_jobs),
-                    fork=config.fork_kernels,
-                )
+                snapshot = str(_lib_snapshot(config, fw, visible))
+                kernel = kernel_env(config, env, Path(path).parent, snapshot, inventory.gpus)
                 seconds = expected.get(f"{path}|{fw}", 0.0)
                 jobs.append(Job(path, fw, found.key, nb, kernel, seconds, identity))
     return jobs
+
+
+def kernel_env(
+    config: BookConfig, env: venvs.Environment, folder: Path, snapshot: str, host_gpus: int
+) -> KernelEnv:
+    """Where a notebook of ``env``'s framework in ``folder`` (of the book) runs, importing
+    the library ``snapshot``."""
+    fw = env.framework
+    return KernelEnv(
+        fw,
+        env.kernel_name,
+        (str(env.kernels_dir),),
+        config.layout.eval / fw / folder,
+        (snapshot,),
+        {**env.spec.kernel_env, "POLYBOOK_TABS": ",".join(config.tabs)},
+        config.cell_timeout,
+        host_gpus,
+        threads=max(1, usable_cpus() // config.effective_jobs),
+        fork=config.fork_kernels,
+    )
 
 
 def version(env: venvs.Environment) -> str:
@@ -171,8 +182,11 @@ def device_classes(
     }
 
 
-def executor(config: BookConfig, inventory: Inventory | None) -> tuple[Executor, Inventory, int]:
-    """The executor the configuration names, the devices it offers, and jobs at once."""
+def executor(
+    config: BookConfig, inventory: Inventory | None, zygotes: ZygotePool | None = None
+) -> tuple[Executor, Inventory, int]:
+    """The executor the configuration names, the devices it offers, and jobs at once; a
+    local one takes ``zygotes`` (started ahead, see :mod:`.head_start`) as its own."""
     if config.executor == "none":
         from polybook.execution.nowhere import NoExecutor
 
@@ -187,7 +201,7 @@ def executor(config: BookConfig, inventory: Inventory | None) -> tuple[Executor,
             raise PolybookError(Location("[build] dask_scheduler"), message, "exec.dask")
         dask = DaskExecutor(config.dask_scheduler, resource_bundle(config))
         return dask, inventory or dask.inventory(), config.jobs or dask.slots()
-    local = LocalExecutor(config.effective_jobs, config.layout.work)
+    local = LocalExecutor(config.effective_jobs, config.layout.work, zygotes=zygotes)
     allotted = devices.allotment()
     chosen = inventory or Inventory(allotted.count, config.gpu_share, devices=allotted.ids)
     return local, chosen, config.effective_jobs

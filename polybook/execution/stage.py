@@ -34,6 +34,7 @@ from polybook.execution.plan import (
     version,
 )
 from polybook.execution.scheduler import Executor, Inventory, Job, JobResult, Scheduler
+from polybook.execution.zygotes import ZygotePool
 from polybook.fsutil import write_atomic
 from polybook.library.model import SavedBlock
 from polybook.library.stage import Library
@@ -62,14 +63,22 @@ class Executed:
         return self.report.failed
 
 
-def execute(library: Library, config: BookConfig, reporter: Reporter) -> Executed:
-    """Run the library's notebooks (``[build] eval_notebook``), or pass them on as split."""
+def execute(
+    library: Library, config: BookConfig, reporter: Reporter, zygotes: ZygotePool | None = None
+) -> Executed:
+    """Run the library's notebooks (``[build] eval_notebook``), or pass them on as split;
+    ``zygotes``: those started ahead (:mod:`polybook.execution.head_start`)."""
     if not config.eval_notebook:
         split = {(p, fw): nb for fw, nbs in library.notebooks.items() for p, nb in nbs}
         return Executed(library, EvalReport(executed=split))
     pages = library.sources.request.pages
     report = build_eval(
-        config, library.notebooks, library.blocks, reporter, set(pages) if pages else None
+        config,
+        library.notebooks,
+        library.blocks,
+        reporter,
+        set(pages) if pages else None,
+        zygotes=zygotes,
     )
     logger.info(
         "executed %d notebooks, %d from the cache, %d failed",
@@ -88,6 +97,7 @@ def build_eval(
     pages: set[str] | None = None,
     inventory: Inventory | None = None,
     given: Mapping[str, venvs.Environment] | None = None,
+    zygotes: ZygotePool | None = None,
 ) -> EvalReport:
     """Execute (or take from the cache) every notebook; failures are reported, not raised.
     ``given``: the environments to run in, set up already (a side build's), instead of the
@@ -110,7 +120,7 @@ def build_eval(
     else:
         found = ensure_all(config, ready)
         environments = {e.framework: e for e in found}
-    runner, inventory, slots = executor(config, inventory)
+    runner, inventory, slots = executor(config, inventory, zygotes)
     report.classes = device_classes(config, environments, inventory)
     try:
         jobs = plan(

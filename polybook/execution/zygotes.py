@@ -95,9 +95,19 @@ class ZygotePool:
         self.folder = Path(tempfile.mkdtemp(prefix="polybook-zygotes-"))
         self.log = log  # where the zygotes' own messages go
         self.zygotes: dict[ZygoteSpec, Zygote | None] = {}
+        self.starting: dict[ZygoteSpec, Zygote] = {}  # started (:meth:`start`), not waited for
         self.locks: dict[ZygoteSpec, threading.Lock] = {}
         self.lock = threading.Lock()
         self.closed = False
+
+    def start(self, spec: ZygoteSpec) -> None:
+        """Start the zygote of ``spec`` if none runs, without waiting for it: the first
+        :meth:`socket_for` does (its process dies with the thread that calls this)."""
+        with self.lock:
+            starting = self.locks.setdefault(spec, threading.Lock())
+        with starting:
+            if spec not in self.zygotes and spec not in self.starting and not self.closed:
+                self.starting[spec] = Zygote(spec, self.folder, self.log)
 
     def socket_for(self, spec: ZygoteSpec) -> str:
         """The socket of the running zygote of ``spec``; "" where none can run (kernels
@@ -112,7 +122,7 @@ class ZygotePool:
                 return ""  # it failed once: not again in this build
             if zygote is not None:  # it died (killed): a new one takes its place
                 zygote.close()
-            zygote = Zygote(spec, self.folder, self.log)
+            zygote = self.starting.pop(spec, None) or Zygote(spec, self.folder, self.log)
             try:
                 zygote.wait_ready()
             except (ZygoteError, OSError) as exc:
@@ -132,7 +142,7 @@ class ZygotePool:
         with self.lock:
             starting = self.locks.setdefault(spec, threading.Lock())
         with starting:
-            zygote = self.zygotes.pop(spec, None)
+            zygote = self.zygotes.pop(spec, None) or self.starting.pop(spec, None)
         if zygote is not None:
             zygote.close()
 
@@ -140,7 +150,9 @@ class ZygotePool:
         with self.lock:
             self.closed = True
             zygotes = [z for z in self.zygotes.values() if z is not None]
+            zygotes += self.starting.values()
             self.zygotes.clear()
+            self.starting.clear()
         for zygote in zygotes:
             zygote.close()
         with contextlib.suppress(OSError):

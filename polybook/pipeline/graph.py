@@ -22,6 +22,7 @@ from polybook.source.stage import read_sources
 
 if TYPE_CHECKING:  # the later stages are imported when a build reaches them
     from polybook.execution.stage import Executed
+    from polybook.execution.zygotes import ZygotePool
     from polybook.render.sphinx_process import WarmSphinx
     from polybook.site.stage import SphinxKeeper
 
@@ -133,13 +134,20 @@ def run_build(
     """Run the stages of ``request.target``; see the module's documentation. ``keeper``
     holds the site's Sphinx process between builds (``polybook serve``)."""
     early = None
+    zygotes = None
+    if TARGETS[request.target].executes and request.pages is None:  # a cold build's
+        from polybook.execution.head_start import head_start
+
+        zygotes = head_start(config, request.tabs)
     if request.target == "html":  # Sphinx starts while the pages are prepared
         from polybook.site.stage import start_early
 
         early = keeper.take(config) if keeper is not None else start_early(config)
     try:
-        return _run_stages(request, config, reporter, early)
+        return _run_stages(request, config, reporter, early, zygotes)
     finally:
+        if zygotes is not None:  # ended by the executor that took them; else here
+            zygotes.close()
         if keeper is not None and request.target == "html":
             keeper.keep(config, early)
         elif early is not None:
@@ -147,7 +155,11 @@ def run_build(
 
 
 def _run_stages(
-    request: BuildRequest, config: BookConfig, reporter: Reporter, early: WarmSphinx | None
+    request: BuildRequest,
+    config: BookConfig,
+    reporter: Reporter,
+    early: WarmSphinx | None,
+    zygotes: ZygotePool | None,
 ) -> BuildSummary:
     summary = BuildSummary()
     library = _library(request, config, reporter)
@@ -165,7 +177,7 @@ def _run_stages(
         return summary
     from polybook.execution.stage import execute
 
-    executed = execute(library, config, reporter)
+    executed = execute(library, config, reporter, zygotes)
     summary.ran, summary.cached = executed.report.ran, len(executed.report.cached)
     summary.failed = len(executed.report.failed)
     if request.target in OUTPUTS:

@@ -1,0 +1,55 @@
+"""A cold build's first zygotes, started as the build starts.
+
+A build whose execution cache is empty (none shared, nothing frozen in ``_freeze/``) runs
+every notebook of its tabs. The zygotes of its first frameworks then need not wait for the
+pages to be read, the library extracted and the run planned: half a second on one CPU,
+while the other had nothing to do. They start at once, in the pool the local executor then
+takes as its own (:func:`~polybook.execution.plan.executor`); one that no job turns out to
+need ends with the build.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from polybook.config import BookConfig
+from polybook.diagnostics import PolybookError
+from polybook.environments import devices, venvs
+from polybook.execution.launch import zygote_spec
+from polybook.execution.plan import execution_cache, kernel_env
+from polybook.execution.zygotes import ZygotePool
+from polybook.layout import FREEZE_DIR
+
+logger = logging.getLogger("polybook")
+
+
+def cold(config: BookConfig) -> bool:
+    """Whether no notebook can come from a cache: the local one is empty and none is shared."""
+    cache = execution_cache(config)
+    return not cache.shared and next(cache.local.glob("*/*.ipynb"), None) is None
+
+
+def head_start(config: BookConfig, tabs: tuple[str, ...]) -> ZygotePool | None:
+    """The zygotes of the first of ``tabs`` (as many as jobs run at once), started now when
+    the build is cold and runs its notebooks here in forked kernels; None otherwise."""
+    local = config.executor == "local" and config.fork_kernels and config.eval_notebook
+    if not local or config.side or not cold(config):
+        return None
+    device = devices.resolve_device(config.device)
+    pool = None
+    for name in tabs[: config.effective_jobs]:
+        if config.env_for(name).python or (config.root / FREEZE_DIR / name).is_dir():
+            continue  # an environment of the author's, or outputs that may come from _freeze/
+        env = venvs.book_environment(config, name, device, config.envs)
+        if venvs.problem(env):
+            continue  # set up by the execution stage, which then starts its zygote
+        try:
+            venvs.ensure(env)  # installed: at most its kernelspec written, as the stage would
+            spec = zygote_spec(kernel_env(config, env, Path(), "", 0))
+        except (OSError, ValueError, KeyError, PolybookError) as exc:  # the stage says why
+            logger.debug("no head start for %s: %s", name, exc)
+            continue
+        pool = pool or ZygotePool()
+        pool.start(spec)
+    return pool

@@ -1,0 +1,79 @@
+"""What a notebook's kernel is launched with: its kernelspec (read as JSON, so that the
+process that plans a build need not import the Jupyter client), its environment variables,
+and the zygote its kernel forks from."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from polybook.execution.zygotes import ZygoteSpec
+
+if TYPE_CHECKING:
+    from polybook.execution.kernel import KernelEnv
+
+# Math libraries' thread pools: sized to the kernel's share of the CPUs, their idle threads
+# asleep rather than spinning. Spinning threads of kernels running side by side, on a host
+# that other work loads too, slowed cells of small operations a hundredfold: the "hang".
+THREAD_VARIABLES = (
+    "OMP_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+    "TF_NUM_INTRAOP_THREADS",
+)
+
+
+def thread_environ(threads: int) -> dict[str, str]:
+    """What a kernel with ``threads`` CPUs to itself is given (0: nothing)."""
+    if threads < 1:
+        return {}
+    return {"OMP_WAIT_POLICY": "PASSIVE", **dict.fromkeys(THREAD_VARIABLES, str(threads))}
+
+
+def kernel_environ(env: KernelEnv) -> dict[str, str]:
+    """The kernel's environment: this process's, the framework's variables, its library and
+    devices; the thread settings where neither the host nor the book sets them."""
+    environ = {**thread_environ(env.threads), **os.environ}
+    environ.update(env.extra_env)
+    environ["PYTHONPATH"] = os.pathsep.join(env.pythonpath)
+    environ["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"
+    if env.visible_gpus or env.host_gpus:
+        ids = env.device_ids or tuple(str(g) for g in env.visible_gpus)
+        environ["CUDA_VISIBLE_DEVICES"] = ",".join(ids)
+    return environ
+
+
+@dataclass(frozen=True)
+class KernelSpec:
+    """What a build reads of a kernelspec: the command and the environment it adds."""
+
+    argv: tuple[str, ...]
+    env: Mapping[str, str]
+
+
+def kernel_spec(env: KernelEnv) -> KernelSpec:
+    """The kernelspec ``env`` names: ``NAME/kernel.json`` in the first of its kernel folders
+    that has one, else as jupyter_client finds it."""
+    for folder in env.kernel_dirs:
+        try:
+            data = json.loads((Path(folder) / env.kernel_name / "kernel.json").read_bytes())
+            return KernelSpec(tuple(data["argv"]), dict(data.get("env") or {}))
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    found = KernelSpecManager(kernel_dirs=list(env.kernel_dirs)).get_kernel_spec(env.kernel_name)
+    return KernelSpec(tuple(found.argv), dict(found.env))
+
+
+def zygote_spec(env: KernelEnv) -> ZygoteSpec:
+    """The zygote whose children are ``env``'s kernels: its framework's Python, the
+    environment a kernel gets (less what each gets of its own), its framework module."""
+    spec = kernel_spec(env)
+    environ = {**kernel_environ(env), **spec.env}
+    return ZygoteSpec.of(spec.argv[0], environ, spec.env.get("POLYBOOK_MODULE", ""))
