@@ -36,20 +36,34 @@ def head_start(config: BookConfig, tabs: tuple[str, ...]) -> ZygotePool | None:
     local = config.executor == "local" and config.fork_kernels and config.eval_notebook
     if not local or config.side or not cold(config):
         return None
-    device = devices.resolve_device(config.device)
-    pool = None
-    for name in tabs[: config.effective_jobs]:
-        if config.env_for(name).python or (config.root / FREEZE_DIR / name).is_dir():
-            continue  # an environment of the author's, or outputs that may come from _freeze/
+    try:
+        device = devices.resolve_device(config.device)
+    except PolybookError:  # the execution stage reports it
+        return None
+    pool = ZygotePool()
+    try:
+        for name in tabs[: config.effective_jobs]:
+            _start(config, name, device, pool)
+    except BaseException:
+        pool.close()
+        raise
+    if not pool.starting:
+        pool.close()
+        return None
+    return pool
+
+
+def _start(config: BookConfig, name: str, device: str, pool: ZygotePool) -> None:
+    """Start the zygote of tab ``name`` where its environment is ready."""
+    if config.env_for(name).python or (config.root / FREEZE_DIR / name).is_dir():
+        return  # an environment of the author's, or outputs that may come from _freeze/
+    try:
         env = venvs.book_environment(config, name, device, config.envs)
         if venvs.problem(env):
-            continue  # set up by the execution stage, which then starts its zygote
-        try:
-            venvs.ensure(env)  # installed: at most its kernelspec written, as the stage would
-            spec = zygote_spec(kernel_env(config, env, Path(), "", 0))
-        except (OSError, ValueError, KeyError, PolybookError) as exc:  # the stage says why
-            logger.debug("no head start for %s: %s", name, exc)
-            continue
-        pool = pool or ZygotePool()
-        pool.start(spec)
-    return pool
+            return  # set up by the execution stage, which then starts its zygote
+        venvs.ensure(env)  # installed: at most its kernelspec written, as the stage would
+        spec = zygote_spec(kernel_env(config, env, Path(), "", 0))
+    except (OSError, ValueError, KeyError, PolybookError) as exc:  # the stage says why
+        logger.debug("no head start for %s: %s", name, exc)
+        return
+    pool.start(spec)
