@@ -10,6 +10,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -31,6 +32,7 @@ pytestmark = pytest.mark.slow
 
 TOKEN = "polybook-test-token"
 ANSWER_WITHIN = 120  # seconds for any one answer of the server or kernel: a hang fails
+READY_WAIT = 10  # seconds for a kernel_info answer before asking again on a new connection
 PAGES = sorted(
     p.relative_to(REPO).as_posix()
     for p in [REPO / "index.md", *REPO.glob("chapter_builders-guide/*.md")]
@@ -157,33 +159,75 @@ def test_an_edit_to_one_cell_changes_only_its_lines_and_outputs_stay_out(lab: La
 
 
 class Kernel:
-    """One kernel session, run through the server's WebSocket channels."""
+    """One kernel session, run through the server's WebSocket channels as a front end runs
+    it: with a session id, and only once the kernel answered a ``kernel_info`` request."""
 
     def __init__(self, lab: Lab, path: str) -> None:
         body = {"path": path, "type": "notebook", "name": "", "kernel": {"name": "polybook-jax"}}
         self.lab = lab
         self.session = lab.request("POST", "/api/sessions", body)
-        kernel_id = self.session["kernel"]["id"]
-        url = lab.url.replace("http", "ws") + f"/api/kernels/{kernel_id}/channels"
-        header = [f"Authorization: token {TOKEN}"]
-        self.socket = websocket.create_connection(url, header=header, timeout=ANSWER_WITHIN)
         self.session_id = uuid.uuid4().hex
+        kernel_id = self.session["kernel"]["id"]
+        self.url = lab.url.replace("http", "ws") + f"/api/kernels/{kernel_id}/channels"
+        self.url += f"?session_id={self.session_id}"
+        self.socket = self._connect()
+        self._ready()
+
+    def _connect(self) -> websocket.WebSocket:
+        header = [f"Authorization: token {TOKEN}"]
+        return websocket.create_connection(self.url, header=header, timeout=ANSWER_WITHIN)
+
+    def _ready(self) -> None:
+        """Ask for ``kernel_info`` until the answer comes, on a new connection after each
+        silence of READY_WAIT: a server once held a first connection's answers back until a
+        second connection came (a front end reconnects too)."""
+        deadline = time.monotonic() + ANSWER_WITHIN
+        while True:
+            msg_id = self._send("kernel_info_request", {})
+            try:
+                for msg in self._messages(min(deadline, time.monotonic() + READY_WAIT)):
+                    if msg["msg_type"] == "kernel_info_reply" and _parent(msg) == msg_id:
+                        return
+            except AssertionError:
+                if time.monotonic() > deadline:
+                    raise
+            self.socket.close()
+            self.socket = self._connect()
+
+    def _send(self, kind: str, content: dict[str, Any]) -> str:
+        msg_id = uuid.uuid4().hex
+        header = {"msg_id": msg_id, "msg_type": kind, "session": self.session_id}
+        header |= {"username": "test", "version": "5.3", "date": ""}
+        message = {"header": header, "parent_header": {}, "metadata": {}, "content": content}
+        self.socket.send(json.dumps({**message, "channel": "shell"}))
+        return msg_id
+
+    def _messages(self, deadline: float) -> Iterator[dict[str, Any]]:
+        """The messages that come until ``deadline``, then an AssertionError with the
+        server's log (the server's pings would keep a plain socket timeout from firing)."""
+        while True:
+            left = deadline - time.monotonic()
+            stop = threading.Timer(max(left, 0.0), self.socket.abort)
+            stop.start()
+            try:
+                text = self.socket.recv()
+            except (websocket.WebSocketException, OSError) as exc:
+                log = (self.lab.book.parent / "lab.log").read_text(errors="replace")
+                raise AssertionError(f"no answer from the kernel: {exc}\n{log[-6000:]}") from exc
+            finally:
+                stop.cancel()
+            yield json.loads(text)
 
     def run(self, code: str) -> tuple[str, str, str]:
         """(stdout, the result's text, stderr and errors) of running ``code``."""
-        msg_id = uuid.uuid4().hex
-        header = {"msg_id": msg_id, "msg_type": "execute_request", "session": self.session_id}
-        header |= {"username": "test", "version": "5.3", "date": ""}
         content = {"code": code, "silent": False, "store_history": True, "allow_stdin": False}
-        message = {"header": header, "parent_header": {}, "metadata": {}, "channel": "shell"}
-        self.socket.send(json.dumps({**message, "content": {**content, "user_expressions": {}}}))
+        msg_id = self._send("execute_request", {**content, "user_expressions": {}})
         out: list[str] = []
         result: list[str] = []
         err: list[str] = []
         replied = idle = False
-        while not (replied and idle):
-            msg = json.loads(self.socket.recv())
-            if msg.get("parent_header", {}).get("msg_id") != msg_id:
+        for msg in self._messages(time.monotonic() + ANSWER_WITHIN):
+            if _parent(msg) != msg_id:
                 continue
             kind, body = msg["msg_type"], msg["content"]
             if kind == "stream":
@@ -196,11 +240,17 @@ class Kernel:
                 idle = True
             elif kind == "execute_reply":
                 replied = True
+            if replied and idle:
+                break
         return "".join(out), "".join(result), "".join(err)
 
     def close(self) -> None:
         self.socket.close()
         self.lab.request("DELETE", f"/api/sessions/{self.session['id']}")
+
+
+def _parent(msg: dict[str, Any]) -> str:
+    return str(msg.get("parent_header", {}).get("msg_id", ""))
 
 
 @pytest.fixture(scope="module")
