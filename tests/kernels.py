@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
-from polybook.execution.kernel import KernelEnv, execute
-from polybook.execution.launch import zygote_spec
+from polybook.execution.kernel import execute
+from polybook.execution.launch import KernelEnv, zygote_spec
 from polybook.execution.zygotes import ZygotePool
 from polybook.nb import new_code_cell, new_notebook
 

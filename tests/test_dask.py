@@ -28,7 +28,7 @@ from polybook.execution.dask_worker import (
     run_remote,
     worker_resources,
 )
-from polybook.execution.kernel import KernelEnv
+from polybook.execution.launch import KernelEnv
 from polybook.execution.scheduler import Job
 from polybook.nb import new_code_cell, new_notebook, reads, writes
 

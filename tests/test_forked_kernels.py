@@ -17,8 +17,7 @@ import pytest
 from polybook.config import load_config
 from polybook.diagnostics import Reporter
 from polybook.execution.head_start import head_start
-from polybook.execution.kernel import KernelEnv
-from polybook.execution.launch import zygote_spec
+from polybook.execution.launch import KernelEnv, zygote_spec
 from polybook.execution.local import LocalExecutor
 from polybook.execution.scheduler import Job
 from polybook.execution.stage import build_eval

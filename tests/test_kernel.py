@@ -10,7 +10,8 @@ import pytest
 from polybook.diagnostics import Location
 from polybook.environments import venvs
 from polybook.execution.cell_log import last_started
-from polybook.execution.kernel import KernelEnv, execute
+from polybook.execution.kernel import execute
+from polybook.execution.launch import KernelEnv
 from polybook.nb import new_code_cell, new_notebook
 
 from .books import REPO_ENVS

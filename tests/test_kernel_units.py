@@ -7,8 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from polybook.execution.kernel import KernelEnv
-from polybook.execution.launch import KernelSpec, kernel_spec, zygote_spec
+from polybook.execution.launch import KernelEnv, KernelSpec, kernel_spec, zygote_spec
 
 SPEC = {
     "argv": ["/envs/x/bin/python", "-m", "ipykernel_launcher", "-f", "{connection_file}"],
@@ -35,8 +34,7 @@ def test_a_kernelspec_is_read_as_jupyter_reads_it_and_planning_imports_no_jupyte
     far = _kernels(tmp_path / "far", "Polybook-X")
     assert kernel_spec(KernelEnv("x", "polybook-x", (str(far),), tmp_path)) == expected
     code = (
-        "import sys; from polybook.execution.kernel import KernelEnv\n"
-        "from polybook.execution.launch import zygote_spec\n"
+        "import sys; from polybook.execution.launch import KernelEnv, zygote_spec\n"
         f"spec = zygote_spec(KernelEnv('x', 'polybook-x', ({str(near)!r},), {str(tmp_path)!r}))\n"
         "print(spec.python, spec.modules, 'jupyter_client' in sys.modules)"
     )

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from nbformat import NotebookNode
 
-from polybook.execution.kernel import KernelEnv
+from polybook.execution.launch import KernelEnv
 from polybook.execution.scheduler import Inventory, Job, JobResult, Scheduler, gpus_needed
 from polybook.nb import new_code_cell, new_notebook
 

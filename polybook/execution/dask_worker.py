@@ -26,8 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from polybook.environments import devices, venvs
-from polybook.execution.kernel import KernelEnv
-from polybook.execution.launch import zygote_spec
+from polybook.execution.launch import KernelEnv, zygote_spec
 from polybook.execution.local import WorkerProcess, lost_worker
 from polybook.execution.scheduler import Inventory
 from polybook.execution.zygotes import ZygotePool

@@ -5,15 +5,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
-import json
 import logging
 import os
 import re
 import signal
 import tempfile
 import uuid
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +18,7 @@ from nbformat import NotebookNode
 
 from polybook.diagnostics import Location, PolybookError
 from polybook.execution.cell_log import CellLog
-from polybook.execution.launch import kernel_environ
+from polybook.execution.launch import KernelEnv, kernel_environ
 from polybook.meta import cell_meta, notebook_meta, update_cell_meta
 from polybook.nb import merge_streams, strip_ansi
 
@@ -31,38 +28,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger("polybook")
 SKIP_TAG = "skip-execution"
 CELL_LINE = re.compile(r"(?:Cell In\[\d+\]|<ipython-input-\d+-\w+>), line (\d+)")
-
-
-@dataclass(frozen=True)
-class KernelEnv:
-    """Where and how a notebook runs: kernel, library path, working directory, devices."""
-
-    framework: str
-    kernel_name: str
-    kernel_dirs: tuple[str, ...]
-    cwd: Path
-    pythonpath: tuple[str, ...] = ()
-    extra_env: Mapping[str, str] = field(default_factory=dict)
-    timeout: int = 1200
-    host_gpus: int = 0
-    visible_gpus: tuple[int, ...] = ()
-    device_ids: tuple[str, ...] = ()  # how CUDA names ``visible_gpus`` (default: the indices)
-    threads: int = 0  # threads of its math libraries: its share of the CPUs (0: theirs)
-    fork: bool = False  # forked from its environment's warm zygote, where one runs
-    zygote: str = ""  # the socket of that zygote, as the executor started it
-
-    def to_json(self) -> str:
-        fields = asdict(self)
-        fields["cwd"] = str(self.cwd)
-        return json.dumps(fields)
-
-    @classmethod
-    def from_json(cls, text: str) -> KernelEnv:
-        fields = json.loads(text)
-        fields["cwd"] = Path(fields["cwd"])
-        for key in ("kernel_dirs", "pythonpath", "visible_gpus", "device_ids"):
-            fields[key] = tuple(fields[key])
-        return cls(**fields)
 
 
 class CellError(PolybookError):

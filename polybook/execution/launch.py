@@ -1,20 +1,49 @@
-"""What a notebook's kernel is launched with: its kernelspec (read as JSON, so that the
-process that plans a build need not import the Jupyter client), its environment variables,
-and the zygote its kernel forks from."""
+"""What a notebook's kernel is launched with: where and how it runs (:class:`KernelEnv`), its
+kernelspec (read as JSON, so that the process that plans a build need not import the
+Jupyter client), its environment variables, and the zygote its kernel forks from."""
 
 from __future__ import annotations
 
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from polybook.execution.zygotes import ZygoteSpec
 
-if TYPE_CHECKING:
-    from polybook.execution.kernel import KernelEnv
+
+@dataclass(frozen=True)
+class KernelEnv:
+    """Where and how a notebook runs: kernel, library path, working directory, devices."""
+
+    framework: str
+    kernel_name: str
+    kernel_dirs: tuple[str, ...]
+    cwd: Path
+    pythonpath: tuple[str, ...] = ()
+    extra_env: Mapping[str, str] = field(default_factory=dict)
+    timeout: int = 1200
+    host_gpus: int = 0
+    visible_gpus: tuple[int, ...] = ()
+    device_ids: tuple[str, ...] = ()  # how CUDA names ``visible_gpus`` (default: the indices)
+    threads: int = 0  # threads of its math libraries: its share of the CPUs (0: theirs)
+    fork: bool = False  # forked from its environment's warm zygote, where one runs
+    zygote: str = ""  # the socket of that zygote, as the executor started it
+
+    def to_json(self) -> str:
+        fields = asdict(self)
+        fields["cwd"] = str(self.cwd)
+        return json.dumps(fields)
+
+    @classmethod
+    def from_json(cls, text: str) -> KernelEnv:
+        fields = json.loads(text)
+        fields["cwd"] = Path(fields["cwd"])
+        for key in ("kernel_dirs", "pythonpath", "visible_gpus", "device_ids"):
+            fields[key] = tuple(fields[key])
+        return cls(**fields)
+
 
 # Math libraries' thread pools: sized to the kernel's share of the CPUs, their idle threads
 # asleep rather than spinning. Spinning threads of kernels running side by side, on a host

@@ -29,8 +29,8 @@ from typing import IO
 
 from polybook.diagnostics import Diagnostic, Location
 from polybook.execution.cell_log import last_started
-from polybook.execution.kernel import KernelEnv, exit_status
-from polybook.execution.launch import zygote_spec
+from polybook.execution.kernel import exit_status
+from polybook.execution.launch import KernelEnv, zygote_spec
 from polybook.execution.scheduler import Failure, Job, JobResult
 from polybook.execution.worker import PROGRESS
 from polybook.execution.zygotes import ZygotePool, ZygoteSpec

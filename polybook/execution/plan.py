@@ -19,7 +19,7 @@ from polybook.environments import devices, venvs
 from polybook.environments.existing import ExistingEnvironment
 from polybook.execution.cache import CacheKey, ExecutionCache, adopt_outputs
 from polybook.execution.freeze import FrozenOutputs, find_run
-from polybook.execution.kernel import KernelEnv
+from polybook.execution.launch import KernelEnv
 from polybook.execution.local import LocalExecutor
 from polybook.execution.scheduler import Executor, Inventory, Job
 from polybook.execution.zygotes import ZygotePool

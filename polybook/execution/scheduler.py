@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from nbformat import NotebookNode
 
 from polybook.diagnostics import Diagnostic
-from polybook.execution.kernel import KernelEnv
+from polybook.execution.launch import KernelEnv
 from polybook.meta import cell_meta
 
 

@@ -20,7 +20,8 @@ from pathlib import Path
 from types import FrameType
 
 from polybook.diagnostics import Location, PolybookError
-from polybook.execution.kernel import CellError, KernelEnv, execute
+from polybook.execution.kernel import CellError, execute
+from polybook.execution.launch import KernelEnv
 from polybook.execution.scheduler import Failure
 from polybook.fsutil import write_atomic
 from polybook.lifeline import die_with_parent, watch_parent
