@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import signal
 import subprocess
@@ -132,25 +133,33 @@ def _until(check: Callable[[], bool]) -> None:
         time.sleep(0.1)
 
 
-@pytest.mark.slow
-def test_serve_keeps_one_sphinx_process_warm_across_rebuilds(book: Path) -> None:
+@contextlib.contextmanager
+def _served(book: Path) -> Iterator[tuple[subprocess.Popen[str], int]]:
+    """``polybook serve`` on ``book``, once it serves and its Sphinx process waits for the
+    next build: (the process, that Sphinx process); stopped with Ctrl-C, which it obeys."""
     command = [sys.executable, "-m", "polybook", "--root", str(book), "serve", "--quiet"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    html = book / "_build" / "html" / "chap" / "page.html"
     try:
         assert process.stdout is not None
         assert process.stdout.readline().startswith("polybook: serving")
         _until(lambda: len(_sphinx_children(process.pid)) == 1)  # started for the next edit
         (warm,) = _sphinx_children(process.pid)
+        yield process, warm
+    finally:
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+
+
+@pytest.mark.slow
+def test_serve_keeps_one_sphinx_process_warm_across_rebuilds(book: Path) -> None:
+    html = book / "_build" / "html" / "chap" / "page.html"
+    with _served(book) as (process, warm):
         for words in ("Second words.", "Third words."):
             (book / "chap" / "page.md").write_text(f"# Page\n\n{words}\n")
             _until(partial(_holds, html, words))
             _until(lambda: "build succeeded" in (book / "_build/sphinx-html.log").read_text())
             assert _sphinx_children(process.pid) == [warm]  # the same process built it
-    finally:
-        process.send_signal(signal.SIGINT)
-        _, err = process.communicate(timeout=60)
-    assert process.returncode == 0, err
     assert _sphinx_children(process.pid) == []
     assert not list((book / "_build").glob("*.next"))
 
@@ -166,18 +175,8 @@ def test_serve_on_a_built_book_has_sphinx_warm_before_the_first_save(book: Path)
         check=False,
     )
     assert built.returncode == 0, built.stderr
-    command = [sys.executable, "-m", "polybook", "--root", str(book), "serve", "--quiet"]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     html = book / "_build" / "html" / "chap" / "page.html"
-    try:
-        assert process.stdout is not None
-        assert process.stdout.readline().startswith("polybook: serving")
-        _until(lambda: len(_sphinx_children(process.pid)) == 1)
-        (warm,) = _sphinx_children(process.pid)
+    with _served(book) as (process, warm):
         (book / "chap" / "page.md").write_text("# Page\n\nSaved words.\n")
         _until(partial(_holds, html, "Saved words."))
         assert _sphinx_children(process.pid) == [warm]  # the first save's build ran in it
-    finally:
-        process.send_signal(signal.SIGINT)
-        _, err = process.communicate(timeout=60)
-    assert process.returncode == 0, err
