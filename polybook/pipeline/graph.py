@@ -135,7 +135,8 @@ def run_build(
     holds the site's Sphinx process between builds (``polybook serve``)."""
     early = None
     zygotes = None
-    if TARGETS[request.target].executes and request.pages is None:  # a cold build's
+    runs = TARGETS[request.target].executes and config.eval_notebook
+    if runs and request.pages is None:  # a cold build's first zygotes start now
         from polybook.execution.head_start import head_start
 
         zygotes = head_start(config, request.tabs)
