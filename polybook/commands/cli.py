@@ -304,9 +304,10 @@ def _serve(args: argparse.Namespace, config: BookConfig) -> int:
     from polybook.site.stage import SphinxKeeper
 
     keeper = SphinxKeeper()
-    builds: list[BuildRequest] = []
+    first = True
 
     def rebuild(reporter: Reporter) -> int:  # its problems are shown over the pages too
+        nonlocal first
         current = load_config(config.root, _overrides(args))
         reporter.suppressed = frozenset(current.suppress_warnings)
         reporter.forward(current.ignored)
@@ -314,8 +315,7 @@ def _serve(args: argparse.Namespace, config: BookConfig) -> int:
         # The first build runs every stage even where nothing changed: the process then
         # holds what the next builds reuse (its imports, the pages' parsed code, a warm
         # Sphinx), and the first save reaches the browser as soon as the later ones.
-        force = not builds
-        builds.append(request)
+        force, first = first, False
         with commands.locked(current):
             return commands.build(request, current, reporter, keeper=keeper, force=force)
 

@@ -100,11 +100,15 @@ class ZygotePool:
         self.lock = threading.Lock()
         self.closed = False
 
+    def _lock_of(self, spec: ZygoteSpec) -> threading.Lock:
+        """The lock held while the zygote of ``spec`` starts or ends."""
+        with self.lock:
+            return self.locks.setdefault(spec, threading.Lock())
+
     def start(self, spec: ZygoteSpec) -> None:
         """Start the zygote of ``spec`` if none runs, without waiting for it: the first
         :meth:`socket_for` does (its process dies with the thread that calls this)."""
-        with self.lock:
-            starting = self.locks.setdefault(spec, threading.Lock())
+        starting = self._lock_of(spec)
         with starting:
             if spec not in self.zygotes and spec not in self.starting and not self.closed:
                 self.starting[spec] = Zygote(spec, self.folder, self.log)
@@ -112,8 +116,7 @@ class ZygotePool:
     def socket_for(self, spec: ZygoteSpec) -> str:
         """The socket of the running zygote of ``spec``; "" where none can run (kernels
         then start as usual)."""
-        with self.lock:
-            starting = self.locks.setdefault(spec, threading.Lock())
+        starting = self._lock_of(spec)
         with starting:
             zygote = self.zygotes.get(spec)
             if zygote is not None and zygote.process.poll() is None:
@@ -139,8 +142,7 @@ class ZygotePool:
 
     def release(self, spec: ZygoteSpec) -> None:
         """End the zygote of ``spec`` (its kernels end with it); a later job starts another."""
-        with self.lock:
-            starting = self.locks.setdefault(spec, threading.Lock())
+        starting = self._lock_of(spec)
         with starting:
             zygote = self.zygotes.pop(spec, None) or self.starting.pop(spec, None)
         if zygote is not None:
