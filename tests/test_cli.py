@@ -106,11 +106,13 @@ def test_the_command_ends_at_once_and_loses_nothing_it_printed(tmp_path: Path) -
     assert (cleared.returncode, cleared.stdout) == (0, "removed 0 cached notebooks\n")
 
 
-def test_the_library_path_imports_no_notebook_machinery() -> None:
+def test_the_library_path_and_the_head_start_import_no_notebook_machinery() -> None:
     # `build lib` runs in a second on a 200-page book: nbformat's import alone is 0.15 s.
+    # A cold build's head start runs before its first zygote starts, with one CPU idle.
     probe = (
         "import sys, polybook.commands.cli, polybook.pipeline.graph, polybook.commands.check;"
-        " print(sorted({'nbformat', 'nbclient'} & set(sys.modules)))"
+        " import polybook.execution.head_start;"
+        " print(sorted({'nbformat', 'nbclient', 'jupyter_client'} & set(sys.modules)))"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"

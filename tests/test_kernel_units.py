@@ -41,3 +41,22 @@ def test_a_kernelspec_is_read_as_jupyter_reads_it_and_planning_imports_no_jupyte
     said = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert said.stdout.split() == ["/envs/x/bin/python", "('xlib',)", "False"]
     assert zygote_spec(env).modules == ("xlib",)
+
+
+def test_a_zygote_imports_with_the_collector_off_then_freezes_what_it_imported(
+    tmp_path: Path,
+) -> None:
+    # The collector's full passes over the heap the imports build cost a fifth of
+    # TensorFlow's import; the kernels forked afterwards collect as usual.
+    (tmp_path / "probe_mod.py").write_text("import gc\nCOLLECTING = gc.isenabled()\n")
+    (tmp_path / "broken_mod.py").write_text("raise ImportError('broken on purpose')\n")
+    code = (
+        "import gc, sys; from polybook.execution.zygote import preload\n"
+        f"sys.path.insert(0, {str(tmp_path)!r})\n"
+        "failed = preload(['broken_mod', 'probe_mod'])\n"
+        "import probe_mod\n"
+        "print(probe_mod.COLLECTING, gc.isenabled(), gc.get_freeze_count() > 1000,"
+        " 'broken_mod' in failed, 'probe_mod' in failed)"
+    )
+    said = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert said.stdout.split() == ["False", "True", "True", "True", "False"]

@@ -3,9 +3,10 @@
 A build whose execution cache is empty (none shared, nothing frozen in ``_freeze/``) runs
 every notebook of its tabs. The zygotes of its first frameworks then need not wait for the
 pages to be read, the library extracted and the run planned: half a second on one CPU,
-while the other had nothing to do. They start at once, in the pool the local executor then
-takes as its own (:func:`~polybook.execution.plan.executor`); one that no job turns out to
-need ends with the build.
+while the other had nothing to do. They start at once (this module imports neither
+nbformat nor the Jupyter client), in the pool the local executor then takes as its own
+(:func:`~polybook.execution.plan.executor`); one that no job turns out to need ends with
+the build.
 """
 
 from __future__ import annotations
@@ -16,8 +17,7 @@ from pathlib import Path
 from polybook.config import BookConfig
 from polybook.diagnostics import PolybookError
 from polybook.environments import devices, venvs
-from polybook.execution.launch import zygote_spec
-from polybook.execution.plan import execution_cache, kernel_env
+from polybook.execution.launch import kernel_env, zygote_spec
 from polybook.execution.zygotes import ZygotePool
 from polybook.layout import FREEZE_DIR
 
@@ -25,9 +25,11 @@ logger = logging.getLogger("polybook")
 
 
 def cold(config: BookConfig) -> bool:
-    """Whether no notebook can come from a cache: the local one is empty and none is shared."""
-    cache = execution_cache(config)
-    return not cache.shared and next(cache.local.glob("*/*.ipynb"), None) is None
+    """Whether no notebook can come from a cache: none is named and the local one is empty.
+    (Read from the configuration and the folder: the cache's own module imports nbformat,
+    a tenth of a second before the first zygote could start.)"""
+    local = config.layout.exec_cache
+    return not config.cache and next(local.glob("*/*.ipynb"), None) is None
 
 
 def head_start(config: BookConfig, tabs: tuple[str, ...]) -> ZygotePool | None:

@@ -1,6 +1,7 @@
-"""What a notebook's kernel is launched with: where and how it runs (:class:`KernelEnv`), its
-kernelspec (read as JSON, so that the process that plans a build need not import the
-Jupyter client), its environment variables, and the zygote its kernel forks from."""
+"""What a notebook's kernel is launched with: where and how it runs (:class:`KernelEnv`, made
+for a book's environment by :func:`kernel_env`), its kernelspec (read as JSON, so that the
+process that plans a build need not import the Jupyter client), its environment variables,
+and the zygote its kernel forks from."""
 
 from __future__ import annotations
 
@@ -9,8 +10,14 @@ import os
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from polybook.execution.zygotes import ZygoteSpec
+from polybook.parallel import usable_cpus
+
+if TYPE_CHECKING:
+    from polybook.config import BookConfig
+    from polybook.environments.venvs import Environment
 
 
 @dataclass(frozen=True)
@@ -43,6 +50,26 @@ class KernelEnv:
         for key in ("kernel_dirs", "pythonpath", "visible_gpus", "device_ids"):
             fields[key] = tuple(fields[key])
         return cls(**fields)
+
+
+def kernel_env(
+    config: BookConfig, env: Environment, folder: Path, snapshot: str, host_gpus: int
+) -> KernelEnv:
+    """Where a notebook of ``env``'s framework in ``folder`` (of the book) runs, importing
+    the library ``snapshot``."""
+    fw = env.framework
+    return KernelEnv(
+        fw,
+        env.kernel_name,
+        (str(env.kernels_dir),),
+        config.layout.eval / fw / folder,
+        (snapshot,),
+        {**env.spec.kernel_env, "POLYBOOK_TABS": ",".join(config.tabs)},
+        config.cell_timeout,
+        host_gpus,
+        threads=max(1, usable_cpus() // config.effective_jobs),
+        fork=config.fork_kernels,
+    )
 
 
 # Math libraries' thread pools: sized to the kernel's share of the CPUs, their idle threads

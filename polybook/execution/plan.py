@@ -19,7 +19,7 @@ from polybook.environments import devices, venvs
 from polybook.environments.existing import ExistingEnvironment
 from polybook.execution.cache import CacheKey, ExecutionCache, adopt_outputs
 from polybook.execution.freeze import FrozenOutputs, find_run
-from polybook.execution.launch import KernelEnv
+from polybook.execution.launch import kernel_env
 from polybook.execution.local import LocalExecutor
 from polybook.execution.scheduler import Executor, Inventory, Job
 from polybook.execution.zygotes import ZygotePool
@@ -29,7 +29,6 @@ from polybook.library.model import SavedBlock
 from polybook.library.usage import LibraryUsage, package_init
 from polybook.meta import cell_meta, update_notebook_meta
 from polybook.nb import Notebooks
-from polybook.parallel import usable_cpus
 
 logger = logging.getLogger("polybook")
 
@@ -133,26 +132,6 @@ def plan(
                 seconds = expected.get(f"{path}|{fw}", 0.0)
                 jobs.append(Job(path, fw, found.key, nb, kernel, seconds, identity))
     return jobs
-
-
-def kernel_env(
-    config: BookConfig, env: venvs.Environment, folder: Path, snapshot: str, host_gpus: int
-) -> KernelEnv:
-    """Where a notebook of ``env``'s framework in ``folder`` (of the book) runs, importing
-    the library ``snapshot``."""
-    fw = env.framework
-    return KernelEnv(
-        fw,
-        env.kernel_name,
-        (str(env.kernels_dir),),
-        config.layout.eval / fw / folder,
-        (snapshot,),
-        {**env.spec.kernel_env, "POLYBOOK_TABS": ",".join(config.tabs)},
-        config.cell_timeout,
-        host_gpus,
-        threads=max(1, usable_cpus() // config.effective_jobs),
-        fork=config.fork_kernels,
-    )
 
 
 def version(env: venvs.Environment) -> str:
