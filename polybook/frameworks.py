@@ -32,6 +32,7 @@ class Framework:
     kernel_variables: tuple[tuple[str, str], ...] = ()  # set in each kernel's environment
     requirement_files: tuple[tuple[str, str], ...] = ()  # (device, absolute path)
     gpu_patterns: tuple[str, ...] = ()  # regexes whose first group is a device index
+    device_errors: tuple[str, ...] = ()  # regexes of its errors that say a device is missing
     declared: bool = True  # False: known only as a tab name, cannot be executed
 
     @property
@@ -86,6 +87,8 @@ def declare(
         changes["kernel_variables"] = tuple((k, v) for k, _, v in pairs)
     if "gpu_patterns" in values:
         changes["gpu_patterns"] = tuple(str(w) for w in _words(values["gpu_patterns"]))
+    if "device_errors" in values:
+        changes["device_errors"] = tuple(str(w) for w in _words(values["device_errors"]))
     files = dict(fw.requirement_files)
     for device in DEVICES:
         given = str(values.get(f"{device}_requirements", ""))

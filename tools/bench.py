@@ -115,7 +115,7 @@ def rebuilds(root: Path) -> Rebuilds:
             i: notebook_reads(pages[i][1], LibraryUsage([], lib_file).module) for i in runnable
         }
         usage = LibraryUsage(blocks, lib_file)
-        before = {i: usage.digest_for(reads[i], i) for i in runnable}
+        before = {i: usage.digest_for(reads[i]) for i in runnable}
         for k, block in enumerate(blocks):
             info = usage.infos[k]
             if not info.defines or all(
@@ -128,7 +128,7 @@ def rebuilds(root: Path) -> Rebuilds:
                 [*blocks[:k], replace(block, code=block.code + "\npass"), *blocks[k + 1 :]],
                 lib_file,
             )
-            changed = {i for i in runnable if edited.digest_for(reads[i], i) != before[i]}
+            changed = {i for i in runnable if edited.digest_for(reads[i]) != before[i]}
             precise[(fw, name)] = len(changed | {block.notebook})
             today[(fw, name)] = sum(1 for i in runnable if i >= block.notebook)
     return Rebuilds(today, precise)

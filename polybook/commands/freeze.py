@@ -56,7 +56,7 @@ def freeze_pages(
     written: list[Path] = []
     for fw in tabs:
         usage = LibraryUsage.of(config, fw, libraries.get(fw, []))
-        for index, (path, nb) in enumerate(notebooks.get(fw, [])):
+        for path, nb in notebooks.get(fw, []):
             if (pages is not None and path not in pages) or not any(
                 c.cell_type == "code" for c in nb.cells
             ):
@@ -66,7 +66,7 @@ def freeze_pages(
                     "%s [%s]: not frozen: its outputs do not depend on the device", path, fw
                 )
                 continue
-            code = CacheKey.of(nb, fw, usage.key(nb, index)).digest
+            code = CacheKey.of(nb, fw, usage.key(nb)).digest
             executed = _last_run(config, path, fw, code)
             if isinstance(executed, str):
                 reporter.warn(Location(path, 0, fw), f"not frozen: {executed}", "freeze")

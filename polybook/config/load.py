@@ -246,6 +246,12 @@ class _Reader:
             if not groups:
                 message = f"[{section}] gpu_patterns: {word!r}: {why}"
                 self._fail(self._where(section, "gpu_patterns"), message)
+        for word in _as_words(values.get("device_errors", ())):
+            try:
+                re.compile(str(word))
+            except re.error as exc:
+                message = f"[{section}] device_errors: {word!r}: not a regular expression ({exc})"
+                self._fail(self._where(section, "device_errors"), message)
 
     def _check_tabs(self, tabs: tuple[str, ...], declared: Mapping[str, Framework]) -> None:
         """A tab that is no declared framework but close to one is likely a typo."""

@@ -146,8 +146,9 @@ class ExecutionCache:
         """The cached run, if one exists that ran at least what this host could run:
         complete, else made on a host with as many GPUs or more (``wanted``: the most a
         cell of the notebook needs)."""
-        names = [f"{key}.ipynb"]
-        names += [f"{key}.g{n}.ipynb" for n in range(wanted - 1, host_gpus - 1, -1)]
+        names = [f"{key}.ipynb"]  # then runs that badged cells, biggest host first: one
+        # of a host like this one too (a cell it badged at run time, it badges again)
+        names += [f"{key}.g{n}.ipynb" for n in range(max(wanted - 1, host_gpus), host_gpus - 1, -1)]
         for name in (f"{key[:2]}/{n}" for n in names):
             path = self.local / name
             data = path.read_bytes() if path.is_file() else self._fetch(name)

@@ -18,6 +18,7 @@ from nbformat import NotebookNode
 
 from polybook.diagnostics import Location, PolybookError
 from polybook.execution.cell_log import CellLog
+from polybook.execution.device_errors import device_unavailable
 from polybook.execution.launch import KernelEnv, kernel_environ
 from polybook.meta import cell_meta, notebook_meta, update_cell_meta
 from polybook.nb import merge_streams, strip_ansi
@@ -125,18 +126,37 @@ def badge_text(needed: int, host: int) -> str:
 
 
 def mark_unrunnable(nb: NotebookNode, host_gpus: int) -> int:
-    """Tag the cells that need more GPUs than the host has; returns how many."""
+    """Tag the cells whose author declared (``#@requires gpus=N``) more GPUs than the host
+    has; returns how many. Every other cell runs: one that fails for want of a device is
+    badged then (:func:`badge_unavailable`)."""
     count = 0
     for cell in nb.cells:
-        needed = cell_meta(cell).gpus
-        if cell.cell_type == "code" and needed > host_gpus:
+        meta = cell_meta(cell)
+        declared = meta.requires is not None and meta.requires.declared
+        if cell.cell_type == "code" and declared and meta.gpus > host_gpus:
             cell.metadata.setdefault("tags", [])
             if SKIP_TAG not in cell.metadata.tags:
                 cell.metadata.tags.append(SKIP_TAG)
-            update_cell_meta(cell, skipped=badge_text(needed, host_gpus))
+            update_cell_meta(cell, skipped=badge_text(meta.gpus, host_gpus))
             cell.outputs = []
             count += 1
     return count
+
+
+def badge_unavailable(cell: NotebookNode, reply: dict[str, Any], env: KernelEnv) -> bool:
+    """Badge ``cell`` when its error (``reply``, an ``execute_reply``) says the host lacks
+    its device, its outputs cleared; False for any other outcome."""
+    content = reply.get("content", {})
+    if content.get("status") != "error":
+        return False
+    needed = cell_meta(cell).gpus
+    beyond = needed > env.host_gpus
+    ename, evalue = str(content.get("ename", "")), str(content.get("evalue", ""))
+    if not device_unavailable(ename, evalue, env.device_errors, beyond):
+        return False
+    update_cell_meta(cell, skipped=badge_text(max(needed, env.host_gpus + 1), env.host_gpus))
+    cell.outputs = []
+    return True
 
 
 def _location(nb: NotebookNode, index: int, framework: str, traceback: str) -> Location:
@@ -235,6 +255,13 @@ def _execute_once(
         def process_message(self, *args: Any, **kwargs: Any) -> Any:
             watchdog.heard()
             return super().process_message(*args, **kwargs)
+
+        async def _check_raise_for_error(
+            self, cell: NotebookNode, cell_index: int, exec_reply: dict[str, Any] | None
+        ) -> None:
+            if exec_reply is not None and badge_unavailable(cell, exec_reply, env):
+                return  # the host lacks the device: the notebook goes on
+            await super()._check_raise_for_error(cell, cell_index, exec_reply)
 
         async def _async_handle_timeout(self, timeout: int, cell: Any = None) -> Any:
             if cell is None:  # its kernel_info request before the first cell (see timeout)

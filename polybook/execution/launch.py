@@ -37,6 +37,7 @@ class KernelEnv:
     threads: int = 0  # threads of its math libraries: its share of the CPUs (0: theirs)
     fork: bool = False  # forked from its environment's warm zygote, where one runs
     zygote: str = ""  # the socket of that zygote, as the executor started it
+    device_errors: tuple[str, ...] = ()  # the framework's errors saying a device is missing
 
     def to_json(self) -> str:
         fields = asdict(self)
@@ -47,7 +48,7 @@ class KernelEnv:
     def from_json(cls, text: str) -> KernelEnv:
         fields = json.loads(text)
         fields["cwd"] = Path(fields["cwd"])
-        for key in ("kernel_dirs", "pythonpath", "visible_gpus", "device_ids"):
+        for key in ("kernel_dirs", "pythonpath", "visible_gpus", "device_ids", "device_errors"):
             fields[key] = tuple(fields[key])
         return cls(**fields)
 
@@ -69,6 +70,7 @@ def kernel_env(
         host_gpus,
         threads=max(1, usable_cpus() // config.effective_jobs),
         fork=config.fork_kernels,
+        device_errors=env.spec.device_errors,
     )
 
 

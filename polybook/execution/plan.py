@@ -55,7 +55,8 @@ def execution_cache(config: BookConfig) -> ExecutionCache:
 
 
 def _lib_snapshot(config: BookConfig, fw: str, blocks: list[SavedBlock]) -> Path:
-    """A d2l package holding ``blocks`` only, under ``_build/lib`` (named by content)."""
+    """The book's d2l package of ``blocks``, under ``_build/lib`` (named by content): what
+    the notebooks import, whatever the author does to ``d2l/`` while they run."""
     target = config.library_for(fw)
     text = library_text(blocks, config.framework(fw).display_name)
     digest = hashlib.sha256(text.encode()).hexdigest()[:16]
@@ -105,11 +106,12 @@ def plan(
     for fw, env in environments.items():
         identity = env.identity()
         usage = LibraryUsage.of(config, fw, libraries[fw])
-        for index, (path, nb) in enumerate(notebooks[fw]):
+        snapshot = ""  # the whole library, written when a notebook of fw must run
+        for path, nb in notebooks[fw]:
             report.executed[(path, fw)] = nb
             if not any(c.cell_type == "code" for c in nb.cells):
                 continue  # nothing to run
-            code = CacheKey.of(nb, fw, usage.key(nb, index))
+            code = CacheKey.of(nb, fw, usage.key(nb))
             own = report.classes.get(fw, devices.CPU)
             place = (path, fw)
             found = find_run(
@@ -126,8 +128,7 @@ def plan(
                     logger.info("%s [%s]: outputs frozen on a GPU host, from _freeze/", path, fw)
                 report.executed[place] = done
             elif pages is None or path in pages:
-                visible = [b for b in libraries[fw] if b.notebook <= index]
-                snapshot = str(_lib_snapshot(config, fw, visible))
+                snapshot = snapshot or str(_lib_snapshot(config, fw, libraries[fw]))
                 kernel = kernel_env(config, env, Path(path).parent, snapshot, inventory.gpus)
                 seconds = expected.get(f"{path}|{fw}", 0.0)
                 jobs.append(Job(path, fw, found.key, nb, kernel, seconds, identity))

@@ -6,7 +6,11 @@ another, a base class, the methods ``add_to_class`` attaches to a class in use, 
 ``X[...] = …`` that extends a used ``X``. Saved code is hashed by its syntax tree, so
 comments and formatting do not count. Where use cannot be decided statically
 (``getattr(d2l, …)``, ``import *``, ``d2l.__dict__``, a cell that does not parse), the
-key covers every visible block, as it did before.
+key covers every block.
+
+Every notebook imports the book's whole library, as readers import the installed package:
+a name saved on a later page (a method a later ``add_to_class`` completes) is there on every
+page, and a change to it re-runs the pages that use it, wherever they are.
 """
 
 from __future__ import annotations
@@ -251,26 +255,24 @@ class LibraryUsage:
         lib_file = config.library_for(framework).lib_file
         return cls(blocks, lib_file, package_init(config, framework))
 
-    def key(self, nb: NotebookNode, index: int) -> str:
-        """The library part of notebook ``index``'s cache key: the code it uses, and the
-        package's ``__init__.py``."""
-        return self.digest(nb, index) + self.package
+    def key(self, nb: NotebookNode) -> str:
+        """The library part of ``nb``'s cache key: the code it uses, and the package's
+        ``__init__.py``."""
+        return self.digest(nb) + self.package
 
-    def visible(self, index: int) -> list[int]:
-        return [i for i, b in enumerate(self.blocks) if b.notebook <= index]
-
-    def used_blocks(self, nb: NotebookNode, index: int) -> list[int] | None:
-        """Blocks (positions, in book order) that notebook ``index`` uses; None: undecidable."""
+    def used_blocks(self, nb: NotebookNode) -> list[int] | None:
+        """Blocks (positions, in book order) that ``nb`` uses; None: undecidable."""
         names = notebook_reads(nb, self.module)
-        return None if names is None else self.closure(names, self.visible(index))
+        return None if names is None else self.closure(names)
 
-    def closure(self, names: Iterable[str], visible: list[int]) -> list[int] | None:
-        """The visible blocks that define or extend ``names``, and what those read."""
+    def closure(self, names: Iterable[str]) -> list[int] | None:
+        """The blocks that define or extend ``names``, and what those read (in the whole
+        library: a method a later page attaches is there on every page)."""
         defining: dict[str, list[int]] = {}
-        for i in visible:
-            for name in self.infos[i].defines | self.infos[i].extends:
+        for i, info in enumerate(self.infos):
+            for name in info.defines | info.extends:
                 defining.setdefault(name, []).append(i)
-        chosen = {i for i in visible if self.infos[i].always}
+        chosen = {i for i, info in enumerate(self.infos) if info.always}
         todo = [*names, *(r for i in chosen for r in self.infos[i].reads)]
         seen: set[str] = set()
         while todo:
@@ -286,15 +288,14 @@ class LibraryUsage:
             return None
         return sorted(chosen)
 
-    def digest(self, nb: NotebookNode, index: int) -> str:
-        """The library part of notebook ``index``'s key: the trees of the blocks it uses."""
-        return self.digest_for(notebook_reads(nb, self.module), index)
+    def digest(self, nb: NotebookNode) -> str:
+        """The library part of ``nb``'s key: the trees of the blocks it uses."""
+        return self.digest_for(notebook_reads(nb, self.module))
 
-    def digest_for(self, names: set[str] | None, index: int) -> str:
+    def digest_for(self, names: set[str] | None) -> str:
         """The same, from the names the notebook reads (None: undecidable)."""
-        visible = self.visible(index)
-        used = None if names is None else self.closure(names, visible)
+        used = None if names is None else self.closure(names)
         digest = hashlib.sha256(b"all" if used is None else b"used")
-        for i in visible if used is None else used:
+        for i in range(len(self.blocks)) if used is None else used:
             digest.update(self.infos[i].digest.encode())
         return digest.hexdigest()

@@ -78,7 +78,8 @@ def provenance(cell: NotebookNode, run: RunInfo | None, host_gpus: int) -> str:
     if meta.skipped or run is None:
         return ""
     bigger = devices.rank(run.device_class) > devices.rank(devices.host_class(host_gpus))
-    if meta.gpus <= host_gpus and not (bigger and devices.device_dependent_cell(cell)):
+    smaller = meta.gpus <= host_gpus or run.host_gpus <= host_gpus  # this host could run it
+    if smaller and not (bigger and devices.device_dependent_cell(cell)):
         return ""
     made = ", ".join(x for x in (run.framework_version, run.date[:10]) if x)
     gpus = f"{run.host_gpus} GPU" + ("" if run.host_gpus == 1 else "s")

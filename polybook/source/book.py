@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import fnmatch
+import logging
 import posixpath
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import PurePosixPath
@@ -15,6 +16,8 @@ from polybook.diagnostics import Diagnostic, Location, PolybookError, Reporter
 from polybook.parallel import map_pages
 from polybook.source.model import Block, Document, Toc
 from polybook.source.parse import parse, source_text
+
+logger = logging.getLogger("polybook")
 
 ROOT_DOC = "index.md"
 Derived = TypeVar("Derived")
@@ -199,4 +202,20 @@ def read_book(
         if rel not in seen:
             reporter.warn(Location(rel), "page is in no toc", "toc")
             order.append(rel)
+    _note_dropped(config, parsed.values())
     return Book(config, tuple(parsed[p] for p in order), tuple(outside)), derived
+
+
+def _note_dropped(config: BookConfig, documents: Iterable[Document]) -> None:
+    """One note for the book: the frameworks its cells and prose name that it does not
+    build (``[build] tabs``), whose blocks are left out."""
+    pages: dict[str, int] = {}
+    for doc in documents:
+        for name in doc.dropped:
+            pages[name] = pages.get(name, 0) + 1
+    if pages:
+        named = ", ".join(f"{name} ({n} pages)" for name, n in sorted(pages.items()))
+        tabs = ", ".join(config.tabs)
+        logger.info(
+            "left out the cells and prose of frameworks not in [build] tabs (%s): %s", tabs, named
+        )

@@ -66,6 +66,7 @@ class Document:
     path: str
     blocks: tuple[Block, ...]
     warnings: tuple[Diagnostic, ...] = ()
+    dropped: tuple[str, ...] = ()  # frameworks its blocks name that the book does not build
 
     @property
     def docname(self) -> str:

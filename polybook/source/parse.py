@@ -56,17 +56,24 @@ def unknown_framework(name: str, tabs: tuple[str, ...]) -> str:
 
 
 def parse_tab_names(
-    spec: str, tabs: tuple[str, ...], where: Location, what: str
+    spec: str, tabs: tuple[str, ...], where: Location, what: str, dropped: set[str] | None = None
 ) -> tuple[str, ...]:
-    """``"pytorch, mxnet"`` or ``"all"`` -> framework names, validated against ``tabs``."""
+    """``"pytorch, mxnet"`` or ``"all"`` -> framework names, validated against ``tabs``.
+
+    A framework polybook knows that the book does not build (a one-framework edition of a
+    four-framework book) is left out, as d2lbook leaves it, and added to ``dropped``; the
+    result is empty when the block is for such frameworks only."""
     names = tuple(n for n in spec.replace(",", " ").split() if n)
     if not names:
         raise PolybookError(where, f"{what} names no framework", "parse.tab")
     if names == ("all",):
         return tabs
     for name in names:
-        if name not in tabs:
+        if name in tabs:
+            continue
+        if name not in frameworks.REGISTRY or dropped is None:
             raise PolybookError(where, f"{what} names {unknown_framework(name, tabs)}", "parse.tab")
+        dropped.add(name)
     return tuple(t for t in tabs if t in names)
 
 
@@ -103,15 +110,18 @@ def _check_fence(token: Token, span: Span, lines: list[str], path: str) -> None:
         raise PolybookError(where, f"{what} opened here is never closed", "parse.fence")
 
 
-def _code_cell(token: Token, start: int, path: str, tabs: tuple[str, ...]) -> CodeCell:
-    """A code cell; its first line that is not blank may name its frameworks."""
+def _code_cell(
+    token: Token, start: int, path: str, tabs: tuple[str, ...], dropped: set[str]
+) -> CodeCell:
+    """A code cell; its first line that is not blank may name its frameworks (none: the
+    cell is for frameworks the book does not build)."""
     body = _content(token)
     first = start + 2
     lead = next((k for k, text in enumerate(body) if text.strip()), 0)
     match = TAB_LINE.match(body[lead]) if body else None
     if match:
         where = Location(path, first + lead)
-        names = parse_tab_names(match.group(1), tabs, where, "%%tab")
+        names = parse_tab_names(match.group(1), tabs, where, "%%tab", dropped)
         return CodeCell(names, "\n".join(body[lead + 1 :]), first + lead + 1)
     return CodeCell((tabs[0],), "\n".join(body), first)
 
@@ -181,6 +191,7 @@ class _Prose:
         self.tabs = tabs
         self.open: OpenTab | None = None
         self.warnings: list[Diagnostic] = []
+        self.dropped: set[str] = set()  # frameworks named that the book does not build
         self.literal = sorted(_literal_lines(tokens)) if may_hold_marks(text) else []
 
     def _block(self, text: str, line: int, frameworks: tuple[str, ...] | None) -> Block:
@@ -215,7 +226,8 @@ class _Prose:
                     self.warnings.append(Diagnostic(opened, message, "parse.tab"))
                 elif text:
                     out.append(self._block(text, line, None))
-                self.open = (parse_tab_names(names, self.tabs, where, ":begin_tab:"), number + 1)
+                named = parse_tab_names(names, self.tabs, where, ":begin_tab:", self.dropped)
+                self.open = (named, number + 1)
             else:
                 if self.open is None:
                     raise PolybookError(where, ":end_tab: without :begin_tab:", "parse.tab")
@@ -225,7 +237,8 @@ class _Prose:
         text, line = _text(self.lines, chunk, end)
         if text:
             out.append(self._block(text, line, self.open[0] if self.open else None))
-        return out
+        # Prose for frameworks the book does not build only: left out.
+        return [b for b in out if not isinstance(b, TabProse) or b.frameworks]
 
 
 def parse(text: str, path: str, tabs: tuple[str, ...]) -> Document:
@@ -252,11 +265,15 @@ def parse(text: str, path: str, tabs: tuple[str, ...]) -> Document:
                 f"code cell inside the :begin_tab: block opened at line {prose.open[1]}",
                 "parse.tab",
             )
-        cell = _code_cell(token, start, path, tabs) if kind == "code cell" else _toc(token, start)
-        blocks.append(cell)
+        if kind == "code cell":
+            cell = _code_cell(token, start, path, tabs, prose.dropped)
+            if cell.frameworks:
+                blocks.append(cell)
+        else:
+            blocks.append(_toc(token, start))
         cursor = end
     blocks.extend(prose.blocks(cursor, len(lines)))
     if prose.open is not None:
         where = Location(path, prose.open[1])
         raise PolybookError(where, ":begin_tab: opened here is never closed", "parse.tab")
-    return Document(path, tuple(blocks), tuple(prose.warnings))
+    return Document(path, tuple(blocks), tuple(prose.warnings), tuple(sorted(prose.dropped)))

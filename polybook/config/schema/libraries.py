@@ -138,6 +138,16 @@ LIBRARY_KEYS: tuple[Key, ...] = (
         d2lbook=False,
     ),
     Key(
+        FRAMEWORK_SECTION,
+        "device_errors",
+        "words",
+        (),
+        r"regular expressions (no spaces: `\s`) matching the framework's errors that say the"
+        " host lacks a device (beside CUDA's own): a cell failing with one is badged \"needs N"
+        ' GPUs" and its notebook goes on',
+        d2lbook=False,
+    ),
+    Key(
         ENV_SECTION,
         "python",
         "path",
