@@ -26,6 +26,9 @@ CASES = [
     ("d2l.reshape(d2l.ones(6), (2, 3))", "torch.ones(6).reshape((2, 3))"),
     ("d2l.reshape(d2l.reshape(X, -1), (2, 3))", "X.reshape(-1).reshape((2, 3))"),
     ("d2l.reshape(X + 1, shape=(2, 3))", "(X + 1).reshape(shape=(2, 3))"),
+    # An argument in parentheses of its own (d2l-en's corr2d): they close before the rest.
+    ("d2l.numpy((X[0: 2] * K))", "(X[0: 2] * K).detach().numpy()"),
+    ("d2l.reshape(( X ), (2, 3))", "X.reshape((2, 3))"),
     ("d2l.numpy(X)", "X.detach().numpy()"),
     ("n = d2l.size(X[0])", "n = X[0].numel()"),
     ("d2l.transpose(W)", "W.T"),  # reverse_alias, a regular expression

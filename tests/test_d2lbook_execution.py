@@ -195,3 +195,16 @@ def test_a_book_built_for_fewer_frameworks_leaves_the_others_out(
         "two.md:4: %%tab names unknown framework 'pytroch'; did you mean 'pytorch'?"
         " (book tabs: pytorch) [polybook.parse.tab]"
     ]
+
+
+@pytest.mark.slow
+def test_a_page_opens_the_books_resources_as_in_the_book(tmp_path: Path) -> None:
+    # d2l-en's computer-vision pages open ``../img/catdog.jpg``: d2lbook copies resources.
+    page = code("print(open('../img/data.txt').read().strip())", "open('out.txt', 'w').close()")
+    root = chapter_book(tmp_path / "book", {"reads": page}, build="resources = img/ d2l/\n")
+    (root / "img").mkdir()
+    (root / "img/data.txt").write_text("forty-two\n")
+    assert ran(evaluate(root)) == {"chap/reads.md"}
+    assert printed(root, "chap/reads.md") == ["forty-two"]
+    assert not (root / "chap/out.txt").exists()  # written beside the run, not in the book
+    assert not (root / "_build/eval/pytorch/d2l").exists()  # the snapshot is imported

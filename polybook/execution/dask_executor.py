@@ -27,6 +27,7 @@ from polybook.config import BookConfig
 from polybook.diagnostics import Diagnostic, Location, PolybookError
 from polybook.execution.dask_worker import GPU, env_resource, run_remote
 from polybook.execution.local import job_result
+from polybook.execution.resources import resource_files
 from polybook.execution.scheduler import Inventory, Job, JobResult
 from polybook.nb import writes
 
@@ -46,18 +47,7 @@ def _bundle(files: dict[str, bytes]) -> dict[str, bytes]:
 
 def resource_bundle(config: BookConfig) -> dict[str, bytes]:
     """The files of ``[build] resources`` but the library (each job brings its snapshot)."""
-    library_dirs = {
-        (config.root / config.library_for(fw).lib_file).parent.resolve() for fw in config.tabs
-    }
-    files: dict[str, bytes] = {}
-    for resource in config.resources:
-        top = config.root / resource
-        found = [top] if top.is_file() else sorted(top.rglob("*")) if top.is_dir() else []
-        for path in found:
-            parents = {path.resolve(), *path.resolve().parents}
-            if path.is_file() and "__pycache__" not in path.parts and not parents & library_dirs:
-                files[path.relative_to(config.root).as_posix()] = path.read_bytes()
-    return files
+    return {name: path.read_bytes() for name, path in resource_files(config).items()}
 
 
 def _library(job: Job) -> dict[str, bytes]:

@@ -33,6 +33,7 @@ from polybook.execution.plan import (
     timings,
     version,
 )
+from polybook.execution.resources import place_resources
 from polybook.execution.scheduler import Executor, Inventory, Job, JobResult, Scheduler
 from polybook.execution.zygotes import ZygotePool
 from polybook.fsutil import write_atomic
@@ -135,6 +136,8 @@ def build_eval(
             report,
             reporter,
         )
+        if jobs and config.executor == "local":  # a Dask worker places them itself
+            place_resources(config, {job.framework for job in jobs})
         if jobs:
             _run(
                 config,

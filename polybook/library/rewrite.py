@@ -88,7 +88,11 @@ class Rewriter:
         receiver = code[at.start(first) : at.end(first)]
         if not isinstance(first, ATOMS):
             receiver = f"({receiver})"
-        rest = code[at.end(first) : at.end(node) - 1].lstrip(" \t")
+        # ``d2l.reduce_sum((X * K))``: the argument's own parentheses close before the rest.
+        after = at.end(first)
+        for _ in range(code[at.end(node.func) : at.start(first)].count("(") - 1):
+            after = code.index(")", after) + 1
+        rest = code[after : at.end(node) - 1].lstrip(" \t")
         rest = rest.removeprefix(",").lstrip(" \t") if rest.startswith(",") else rest
         return at.start(node), at.end(node), f"{receiver}.{self.fluent[str(name)]}({rest})"
 

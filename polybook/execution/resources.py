@@ -1,0 +1,50 @@
+"""The book's ``[build] resources`` (figures, data files) beside the notebooks as they run,
+as d2lbook copies them: a page's ``../img/catdog.jpg`` opens in its kernel as in the book.
+
+The library package is left out: a kernel imports the build's snapshot of it, never a copy
+in its working folder. The copies are the build's (``_build/eval/<framework>/``): a cell
+that writes beside its page never writes into the book.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from polybook.config import BookConfig
+from polybook.fsutil import write_atomic
+
+SKIPPED = ("__pycache__", ".ipynb_checkpoints")
+
+
+def resource_files(config: BookConfig) -> dict[str, Path]:
+    """``[build] resources`` as relative path -> file, less the library packages and what
+    lies outside the book (``check`` reports those at their key)."""
+    libraries = {
+        (config.root / config.library_for(fw).lib_file).parent.resolve() for fw in config.tabs
+    }
+    found: dict[str, Path] = {}
+    for resource in config.resources:
+        top = config.root / resource
+        files = [top] if top.is_file() else sorted(top.rglob("*")) if top.is_dir() else []
+        for path in files:
+            relative = path.relative_to(config.root)
+            if not path.is_file() or any(part in SKIPPED for part in relative.parts):
+                continue
+            real = path.resolve()
+            if libraries & {real, *real.parents} or not config.confinement.holds(path):
+                continue
+            found[relative.as_posix()] = path
+    return found
+
+
+def place_resources(config: BookConfig, frameworks: Iterable[str]) -> int:
+    """Copy the resources under each framework's folder of executed notebooks (only what
+    changed); returns how many files were written."""
+    files = resource_files(config)
+    written = 0
+    for fw in frameworks:
+        folder = config.layout.eval / fw
+        for name, path in files.items():
+            written += write_atomic(folder / name, path.read_bytes())
+    return written
