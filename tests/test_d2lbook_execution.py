@@ -15,6 +15,7 @@ from nbformat import NotebookNode
 
 from polybook.config import load_config
 from polybook.diagnostics import Reporter
+from polybook.execution.device_errors import MissingDevices
 from polybook.meta import cell_meta
 from polybook.source.book import load_book
 from polybook.source.model import CodeCell, TabProse
@@ -110,7 +111,9 @@ DEVICES = (
     )
     + code("x = torch.ones(2, device=try_gpu())", "print(x.sum().item())")
     + code("y = torch.ones(2, 3, device=gpu(1))", "y")
-    + code("#@requires gpus=2", "print('declared: never run on a smaller host')")
+    + code("y + 1")  # reads what the badged cell would have made: badged too
+    + code("#@requires gpus=2", "z = 'declared: never run on a smaller host'")
+    + code("print(z)")
     + code("print('after', x.device)")
 )
 
@@ -129,17 +132,12 @@ def test_every_cell_runs_and_only_a_missing_device_gets_a_badge(tmp_path: Path) 
     assert results[1] == "(device(type='cpu'), device(type='cpu'))"  # try_gpu falls back
     assert results[2].strip() == "2.0"
     badges = [cell_meta(c).skipped for c in map(_node, cells)]
-    assert badges == [
-        "",
-        "",
-        "",
-        "needs 2 GPUs; built on a host with 0",  # failed for want of CUDA: the page goes on
-        "needs 2 GPUs; built on a host with 0",  # declared: not run
-        "",
-    ]
-    assert results[3] == results[4] == "" and results[5].strip() == "after cpu"
+    two = "needs 2 GPUs; built on a host with 0"
+    # Failed for want of CUDA, then a cell reading its ``y``; declared, then one reading ``z``.
+    assert badges == ["", "", "", two, two, two, two, ""]
+    assert results[3:7] == ["", "", "", ""] and results[7].strip() == "after cpu"
     soup = BeautifulSoup((root / "_build/html/chap/devices.html").read_text(), "html.parser")
-    assert len(soup.select("div.pb-badge")) == 2
+    assert len(soup.select("div.pb-badge")) == 4
     assert "Traceback" not in soup.get_text() and "AssertionError" not in soup.get_text()
     # The run that badged a cell is this host's: the next build takes it from the cache.
     assert ran(evaluate(root)) == set()
@@ -208,3 +206,13 @@ def test_a_page_opens_the_books_resources_as_in_the_book(tmp_path: Path) -> None
     assert printed(root, "chap/reads.md") == ["forty-two"]
     assert not (root / "chap/out.txt").exists()  # written beside the run, not in the book
     assert not (root / "_build/eval/pytorch/d2l").exists()  # the snapshot is imported
+
+
+def test_only_a_name_a_badged_cell_would_bind_passes_its_badge_on() -> None:
+    missing = MissingDevices()
+    missing.badged("Z = X.cuda(1)\nfor k in range(2):\n    pass\nimport numpy as np", "needs 2")
+    assert missing.badge_of("NameError", "name 'Z' is not defined") == "needs 2"
+    assert missing.badge_of("NameError", "name 'k' is not defined") == "needs 2"
+    assert missing.badge_of("NameError", "name 'np' is not defined") == "needs 2"
+    assert missing.badge_of("NameError", "name 'W' is not defined") == ""  # a real error
+    assert missing.badge_of("TypeError", "name 'Z' is not defined") == ""

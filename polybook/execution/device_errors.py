@@ -8,9 +8,13 @@ here are the CUDA stack's own, shared by every framework; a framework adds its o
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Iterable
 from functools import lru_cache
+
+UNDEFINED = re.compile(r"^name '(\w+)' is not defined")
+MAGIC_LINE = re.compile(r"^[ \t]*[%!].*$", re.M)
 
 # What the CUDA runtime and drivers say, whichever framework asks them.
 CUDA_ERRORS = (
@@ -41,3 +45,38 @@ def device_unavailable(
     if beyond_host and ename == "IndexError":
         return True
     return bool(_compiled(tuple(framework_errors)).search(f"{ename}: {evalue}"))
+
+
+def bound_names(source: str) -> set[str]:
+    """The names a cell's code binds (assignments, definitions, imports); none where it
+    does not parse."""
+    try:
+        tree = ast.parse(MAGIC_LINE.sub("", source))
+    except SyntaxError:
+        return set()
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+    return names
+
+
+class MissingDevices:
+    """What a notebook's badged cells did not define: a later cell that fails only because
+    it reads one of those names (d2l's ``Y + Z`` after ``Z = X.cuda(1)``) is badged too."""
+
+    def __init__(self) -> None:
+        self.names: dict[str, str] = {}  # name -> the badge of the cell that would bind it
+
+    def badged(self, source: str, badge: str) -> None:
+        for name in bound_names(source):
+            self.names.setdefault(name, badge)
+
+    def badge_of(self, ename: str, evalue: str) -> str:
+        """The badge a cell failing with ``ename: evalue`` inherits, or ""."""
+        found = UNDEFINED.match(evalue) if ename == "NameError" else None
+        return self.names.get(found.group(1), "") if found else ""

@@ -18,7 +18,7 @@ from nbformat import NotebookNode
 
 from polybook.diagnostics import Location, PolybookError
 from polybook.execution.cell_log import CellLog
-from polybook.execution.device_errors import device_unavailable
+from polybook.execution.device_errors import MissingDevices, device_unavailable
 from polybook.execution.launch import KernelEnv, kernel_environ
 from polybook.meta import cell_meta, notebook_meta, update_cell_meta
 from polybook.nb import merge_streams, strip_ansi
@@ -143,18 +143,26 @@ def mark_unrunnable(nb: NotebookNode, host_gpus: int) -> int:
     return count
 
 
-def badge_unavailable(cell: NotebookNode, reply: dict[str, Any], env: KernelEnv) -> bool:
+def badge_unavailable(
+    cell: NotebookNode, reply: dict[str, Any], env: KernelEnv, missing: MissingDevices
+) -> bool:
     """Badge ``cell`` when its error (``reply``, an ``execute_reply``) says the host lacks
-    its device, its outputs cleared; False for any other outcome."""
+    its device, or that a name a badged cell would have bound is undefined; its outputs
+    cleared. False for any other outcome."""
     content = reply.get("content", {})
     if content.get("status") != "error":
         return False
     needed = cell_meta(cell).gpus
     beyond = needed > env.host_gpus
     ename, evalue = str(content.get("ename", "")), str(content.get("evalue", ""))
-    if not device_unavailable(ename, evalue, env.device_errors, beyond):
+    if device_unavailable(ename, evalue, env.device_errors, beyond):
+        badge = badge_text(max(needed, env.host_gpus + 1), env.host_gpus)
+    else:
+        badge = missing.badge_of(ename, evalue)
+    if not badge:
         return False
-    update_cell_meta(cell, skipped=badge_text(max(needed, env.host_gpus + 1), env.host_gpus))
+    missing.badged(str(cell.source), badge)
+    update_cell_meta(cell, skipped=badge)
     cell.outputs = []
     return True
 
@@ -248,6 +256,10 @@ def _execute_once(
 
     work = copy.deepcopy(nb)
     mark_unrunnable(work, env.host_gpus)
+    missing = MissingDevices()
+    for cell in work.cells:  # what the cells not run would have bound
+        if cell_meta(cell).skipped:
+            missing.badged(str(cell.source), cell_meta(cell).skipped)
     env.cwd.mkdir(parents=True, exist_ok=True)
     current: dict[str, Any] = {"index": 0, "process": None}
 
@@ -259,7 +271,7 @@ def _execute_once(
         async def _check_raise_for_error(
             self, cell: NotebookNode, cell_index: int, exec_reply: dict[str, Any] | None
         ) -> None:
-            if exec_reply is not None and badge_unavailable(cell, exec_reply, env):
+            if exec_reply is not None and badge_unavailable(cell, exec_reply, env, missing):
                 return  # the host lacks the device: the notebook goes on
             await super()._check_raise_for_error(cell, cell_index, exec_reply)
 
