@@ -20,7 +20,8 @@ from pathlib import Path, PurePosixPath
 
 from markdown_it import MarkdownIt
 
-from polybook.config import BookConfig, key_location
+from polybook.config import BookConfig
+from polybook.config.named import configured_files
 from polybook.confine import Confinement, Outside, allowed_hint, is_url
 from polybook.diagnostics import Location, PolybookError, Reporter
 from polybook.source.book import Book
@@ -182,34 +183,21 @@ def check_pages(book: Book, confinement: Confinement, reporter: Reporter) -> Non
                         pending.append((shown, target.parent, _included_files(target)))
 
 
-def _config_files(config: BookConfig) -> Iterator[tuple[str, str, Path]]:
-    """(section, key, path) of each file or folder the configuration names."""
-    for resource in config.resources:
-        yield "build", "resources", config.root / resource.strip("/")
-    for word in config.requirements:
-        yield "build", "requirements", config.root / word.rpartition(":")[2]
-    for section, key in (("pdf", "bibfile"), ("html", "favicon"), ("html", "html_logo")):
-        if getattr(config, key):
-            yield section, key, Path(getattr(config, key))
-    if config.latex_logo:
-        yield "pdf", "latex_logo", Path(config.latex_logo)
-
-
 def check_config_files(config: BookConfig, reporter: Reporter) -> None:
-    """Each file the configuration names, and each file in the folders copied into the
-    outputs (resources, ``static/``), lies in the book or an allowed folder."""
+    """Each file the configuration names (every key of the schema whose values name files,
+    in every section), and each file in the folders copied into the outputs (resources,
+    ``static/``), lies in the book or an allowed folder."""
     confinement = config.confinement
     copied = [config.root / "static"]
-    for section, key, path in _config_files(config):
+    for named in configured_files(config.root):
         try:
-            confinement.check(path, str(path))
+            confinement.check(named.path, str(named.path))
         except Outside as why:
-            where = key_location(config.root, section, key)
-            message = f"[{section}] {key}: {why}: {allowed_hint()}"
-            reporter.error(PolybookError(where, message, SUBTYPE))
+            message = f"[{named.section}] {named.key}: {why}: {allowed_hint()}"
+            reporter.error(PolybookError(named.where, message, SUBTYPE))
             continue
-        if key == "resources":
-            copied.append(path)
+        if named.key == "resources":
+            copied.append(named.path)
     for folder in copied:
         for link in confinement.links_out(folder) if folder.is_dir() else ():
             where = Location(confinement.relative(link))

@@ -38,6 +38,7 @@ BOOK_KEYS: tuple[Key, ...] = (
         "words",
         (),
         "files and folders copied beside the pages (figures, the library)",
+        files=True,
     ),
     Key(
         "build",
@@ -131,6 +132,7 @@ BOOK_KEYS: tuple[Key, ...] = (
         " (e.g. `~/.cache/polybook/envs`)",
         d2lbook=False,
         absolute=True,
+        outside=True,
         default_text="`$POLYBOOK_ENVS`, else the book's `.envs`",
     ),
     Key(
@@ -188,5 +190,6 @@ BOOK_KEYS: tuple[Key, ...] = (
         " import, installed into every framework's environment; `tab:FILE` for one framework"
         " only, e.g. `requirements/book.txt pytorch:requirements/torchvision.txt`",
         d2lbook=False,
+        files=True,
     ),
 )

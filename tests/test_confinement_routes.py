@@ -1,0 +1,94 @@
+"""The side doors next to the routes :mod:`tests.test_confinement` closes: every key of the
+configuration that names a file (found through the schema, so a key added later is held to
+the same rule), the ``_freeze/`` folder's entries, directives and roles in any letter case.
+Each is refused at its line by ``polybook check`` and by a build, before anything is read
+or written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from polybook.commands.cli import main
+from polybook.config import KEYS
+from polybook.config.schema import ENV_SECTION, FRAMEWORK_SECTION, LIBRARY_SECTION
+
+from .books import FENCE, code, pages_book
+
+SECRET = "host-secret-9d41e7"
+CONFIG = "[project]\nname = c\ntitle = C\n[build]\ntabs = pytorch\neval_notebook = false\n"
+OUTSIDE = "[polybook.source.outside]"
+SAVED = code("#@save", "def saved():", "    return 1")
+
+
+def check(root: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, list[str]]:
+    """``polybook check``: its exit status and its errors of files outside the book."""
+    code = main(["--quiet", "--root", str(root), "check"])
+    err = capsys.readouterr().err
+    return code, sorted({line.strip() for line in err.splitlines() if OUTSIDE in line})
+
+
+def test_a_library_file_outside_the_book_is_refused_and_nothing_is_written_there(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    stale = outside / ".evil.py.tmp1234"  # what a library's writer clears beside it
+    stale.write_text("keep me")
+    config = CONFIG + "[library-pytorch]\nlib_file = ../outside/evil.py\n"
+    root = pages_book(tmp_path / "book", {"page": SAVED}, config)
+    code, errors = check(root, capsys)
+    assert code == 1
+    assert len(errors) == 1 and errors[0].startswith(
+        f"config.ini:8: [library-pytorch] lib_file: '{outside / 'evil.py'}' is outside the book"
+    ), errors
+    assert main(["--quiet", "--root", str(root), "build", "lib"]) == 1
+    assert "config.ini:8: [library-pytorch] lib_file:" in capsys.readouterr().err
+    assert sorted(p.name for p in outside.iterdir()) == [stale.name]
+
+
+def _section(key_section: str) -> str:
+    """A section of the book's config that holds a key of ``key_section``."""
+    return {LIBRARY_SECTION: "library-pytorch", FRAMEWORK_SECTION: "framework-pytorch"}.get(
+        key_section, "env-pytorch" if key_section == ENV_SECTION else key_section
+    )
+
+
+FILE_KEYS = [k for k in KEYS if k.names_files]
+
+
+def test_the_keys_that_name_files_are_derived_from_the_schema() -> None:
+    """Every path key names a file of the book, but the two that name the host's own."""
+    host = {(k.section, k.name) for k in KEYS if k.kind == "path" and not k.names_files}
+    assert host == {("build", "envs_dir"), (ENV_SECTION, "python")}
+    named = {(k.section, k.name) for k in FILE_KEYS}
+    assert {("build", "resources"), ("build", "requirements"), (LIBRARY_SECTION, "lib_file")}
+    assert named >= {
+        ("pdf", "bibfile"),
+        ("html", "favicon"),
+        (FRAMEWORK_SECTION, "cpu_requirements"),
+    }
+
+
+@pytest.mark.parametrize("key", FILE_KEYS, ids=lambda k: f"{k.section}.{k.name}")
+def test_every_key_that_names_a_file_outside_the_book_is_an_error_at_its_line(
+    tmp_path: Path, key: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from polybook.config import Key
+
+    assert isinstance(key, Key)
+    name = f"x{key.suffix or '.txt'}"
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / name).write_text("six==1.16.0\n")  # a pinned requirement
+    section = _section(key.section)
+    header = "" if section == "build" else f"[{section}]\n"
+    config = CONFIG + f"{header}{key.name} = ../outside/{name}\n"
+    line = config.count("\n")
+    root = pages_book(tmp_path / "book", {"page": "Words.\n"}, config)
+    code, errors = check(root, capsys)
+    assert code == 1
+    assert [e.split(" is outside")[0] for e in errors] == [
+        f"config.ini:{line}: [{section}] {key.name}: '{tmp_path / 'outside' / name}'"
+    ]
