@@ -92,3 +92,54 @@ def test_every_key_that_names_a_file_outside_the_book_is_an_error_at_its_line(
     assert [e.split(" is outside")[0] for e in errors] == [
         f"config.ini:{line}: [{section}] {key.name}: '{tmp_path / 'outside' / name}'"
     ]
+
+
+def _frozen_entry(root: Path, names: list[str]) -> Path:
+    """A ``_freeze/`` entry of ``page.md`` whose image outputs name ``names``."""
+    outputs = [
+        {"output_type": "display_data", "metadata": {}, "data": {"image/png": {"file": name}}}
+        for name in names
+    ]
+    entry = {
+        "format": 1,
+        "page": "page.md",
+        "framework": "pytorch",
+        "code": "k",
+        "run": {"device_class": "cuda"},
+        "cells": [{"code": "c", "line": 3, "execution_count": 1, "outputs": outputs}],
+    }
+    path = root / "_freeze" / "pytorch" / "page.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(entry, indent=1) + "\n")
+    return path
+
+
+def test_a_frozen_entry_naming_a_host_file_is_refused_at_its_line_and_never_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from polybook.diagnostics import Reporter
+    from polybook.execution.freeze import FrozenOutputs
+    from polybook.nb import new_notebook
+
+    secret = tmp_path / "host" / "secret.png"
+    secret.parent.mkdir()
+    secret.write_text(SECRET)
+    root = pages_book(tmp_path / "book", {"page": "Words.\n"}, CONFIG)
+    linked = "files/" + "a" * 64 + ".png"  # a name of the folder's, a link to a host file
+    (root / "_freeze" / "files").mkdir(parents=True)
+    (root / "_freeze" / linked).symlink_to(secret)
+    names = ["../../host/secret.png", str(secret), linked]
+    path = _frozen_entry(root, names)
+    text = path.read_text().split("\n")
+    lines = {n: next(i for i, t in enumerate(text, 1) if json.dumps(n) in t) for n in names}
+    code, errors = check(root, capsys)
+    assert code == 1
+    assert [e.split(", which")[0] for e in errors] == sorted(
+        f"_freeze/pytorch/page.json:{lines[n]}: a frozen image names {n!r}" for n in names
+    )
+    frozen = FrozenOutputs(root)
+    reporter = Reporter(quiet=True)
+    assert frozen.find("page.md", "pytorch", new_notebook(), "k", reporter) is None
+    assert len(reporter.errors) == 3
+    shown = frozen.as_notebook(json.loads(path.read_text()))  # behind find: nothing read
+    assert SECRET not in json.dumps(shown) and "image/png" not in json.dumps(shown)
