@@ -143,3 +143,46 @@ def test_a_frozen_entry_naming_a_host_file_is_refused_at_its_line_and_never_read
     assert len(reporter.errors) == 3
     shown = frozen.as_notebook(json.loads(path.read_text()))  # behind find: nothing read
     assert SECRET not in json.dumps(shown) and "image/png" not in json.dumps(shown)
+
+
+def rst(*lines: str) -> str:
+    return f"{FENCE}eval_rst\n" + "\n".join(lines) + f"\n{FENCE}\n"
+
+
+# Page bodies (the body's first line is line 3) that name a host file in a letter case,
+# or a form, that docutils and MyST read as the lower-case directive or role.
+CASES = {
+    "Include": (rst(".. Include:: {secret}"), 4, "`include`"),
+    "RAW_FILE": (rst(".. RAW:: html", "   :FILE: {secret}"), 5, "`raw` :file:"),
+    "Literalinclude": (rst(".. LiteralInclude:: {secret}"), 4, "`literalinclude`"),
+    "myst_Include": (f"{FENCE}{{{{Include}}}} {{secret}}\n{FENCE}\n", 3, "`include`"),
+    "colon_Raw": (":::{{Raw}} html\n:File: {secret}\n:::\n", 4, "`raw` :file:"),
+    "Download": (rst("Get :DOWNLOAD:`it <{secret}>`."), 4, "a download"),
+    "eval_rst_upper": (f"{FENCE}{{{{Eval-Rst}}}}\n.. include:: {{secret}}\n{FENCE}\n", 4, "`incl"),
+    "substitution": (rst(".. |logo| image:: {secret}", "", "A |logo|."), 4, "`image`"),
+    "markdown_link": ("Read [the notes]({secret}).\n", 3, "a link"),
+    "link_definition": ("Read [the notes][n].\n\n[n]: {secret}\n", 5, "a link"),
+}
+
+
+@pytest.mark.parametrize("kind", list(CASES))
+def test_check_reads_directives_and_roles_in_any_letter_case_and_every_link(
+    tmp_path: Path, kind: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    body, line, words = CASES[kind]
+    secret = tmp_path / "host" / "secret.txt"
+    secret.parent.mkdir()
+    secret.write_text(SECRET)
+    root = pages_book(tmp_path / "book", {"page": body.format(secret=secret)}, CONFIG)
+    code, errors = check(root, capsys)
+    assert code == 1
+    assert len(errors) == 1, errors
+    assert errors[0].startswith(f"page.md:{line}: {words}"), errors
+
+
+def test_links_inside_the_book_and_to_the_web_are_not_files_outside(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    body = "See [the index](index.md), [the web](https://example.com/x) and [a](#here).\n"
+    root = pages_book(tmp_path / "book", {"page": body}, CONFIG)
+    assert check(root, capsys) == (0, [])

@@ -31,12 +31,17 @@ SUBTYPE = "source.outside"
 # Directives whose argument is a file, and those whose options name one.
 PATH_ARGUMENT = ("include", "literalinclude", "image", "figure")
 FILE_OPTIONS = ("file", "url", "diff")
-RST_DIRECTIVE = re.compile(r"^\s*\.\.\s+([\w-]+)::\s*(.*?)\s*$")
+# docutils reads directive, option and role names in any letter case; a substitution
+# definition (``.. |name| image:: path``) is a directive too.
+RST_DIRECTIVE = re.compile(r"^\s*\.\.\s+(?:\|[^|]+\|\s+)?([\w-]+)::\s*(.*?)\s*$")
 COLON_FENCE = re.compile(r"^\s*:{3,}\s*\{([\w-]+)\}\s*(.*?)\s*$")
-OPTION = re.compile(r"^\s*:?(file|url|diff):\s*(\S.*?)\s*$")
+OPTION = re.compile(r"^\s*:?(file|url|diff):\s*(\S.*?)\s*$", re.IGNORECASE)
 IMAGE = re.compile(r"!\[[^\]]*\]\(\s*(?:<([^>]+)>|([^)\s]+))")
-DOWNLOAD = re.compile(r"(?::download:|\{download\})`(?:[^`<]*<([^`>]+)>|([^`]+))`")
-MARKERS = ("![", "::", "download", ":::", "```{", "~~~{")
+# A Markdown link to a file that is not a page becomes a download; so may a definition's.
+LINK = re.compile(r"(?<!!)\[[^\]]*\]\(\s*(?:<([^>]+)>|([^)\s]+))")
+DEFINITION = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*(?:<([^>]+)>|(\S+))")
+DOWNLOAD = re.compile(r"(?::download:|\{download\})`(?:[^`<]*<([^`>]+)>|([^`]+))`", re.IGNORECASE)
+MARKERS = ("![", "::", "download", ":::", "```{", "~~~{", "](", "]:")
 _blocks = MarkdownIt("commonmark").disable("inline")
 
 
@@ -56,14 +61,14 @@ def _directive_files(lines: list[str], first: int, fence_name: str = "") -> Iter
     for offset, line in enumerate(lines):
         number = first + offset
         if match := RST_DIRECTIVE.match(line):
-            current = match.group(1)
+            current = match.group(1).lower()
             if current in PATH_ARGUMENT and (
                 argument := match.group(2) + _argument_below(lines, offset)
             ):
                 yield NamedFile(argument, number, f"`{current}`")
-        elif (match := OPTION.match(line)) and current and match.group(1) in FILE_OPTIONS:
-            yield NamedFile(match.group(2), number, f"`{current}` :{match.group(1)}:")
-        if "download" in line:
+        elif (match := OPTION.match(line)) and current and match.group(1).lower() in FILE_OPTIONS:
+            yield NamedFile(match.group(2), number, f"`{current}` :{match.group(1).lower()}:")
+        if "download" in line.lower():
             yield from _downloads(line, number)
 
 
@@ -86,7 +91,7 @@ def _downloads(line: str, number: int) -> Iterator[NamedFile]:
 
 def _prose_files(text: str, first: int) -> Iterator[NamedFile]:
     """Files named in one prose block whose first line is ``first``."""
-    if not any(marker in text for marker in MARKERS):
+    if not any(marker in text.lower() for marker in MARKERS):
         return
     raw = text.split("\n")
     code: set[int] = set()
@@ -97,10 +102,11 @@ def _prose_files(text: str, first: int) -> Iterator[NamedFile]:
         code.update(range(start, end))
         info = token.info.strip()
         body = raw[start + 1 : end - 1]
-        if info in ("eval_rst", "{eval-rst}"):
+        if info == "eval_rst" or info.lower() == "{eval-rst}":
             yield from _directive_files(body, first + start + 1)
         elif info.startswith("{") and "}" in info:
-            name, argument = info[1 : info.index("}")], info[info.index("}") + 1 :].strip()
+            name = info[1 : info.index("}")].lower()
+            argument = info[info.index("}") + 1 :].strip()
             if name in PATH_ARGUMENT and argument:
                 yield NamedFile(argument, first + start, f"`{name}`")
             yield from _directive_files(body, first + start + 1, name)
@@ -110,15 +116,20 @@ def _prose_files(text: str, first: int) -> Iterator[NamedFile]:
             continue
         number = first + offset
         if match := COLON_FENCE.match(line):
-            fence, argument = match.group(1), match.group(2)
+            fence, argument = match.group(1).lower(), match.group(2)
             if fence in PATH_ARGUMENT and argument:
                 yield NamedFile(argument, number, f"`{fence}`")
             continue
-        if fence and (match := OPTION.match(line)) and match.group(1) in FILE_OPTIONS:
-            yield NamedFile(match.group(2), number, f"`{fence}` :{match.group(1)}:")
+        if fence and (match := OPTION.match(line)) and match.group(1).lower() in FILE_OPTIONS:
+            yield NamedFile(match.group(2), number, f"`{fence}` :{match.group(1).lower()}:")
         for image in IMAGE.finditer(line):
             yield NamedFile(image.group(1) or image.group(2), number, "a figure")
-        if "download" in line:
+        links = [*LINK.finditer(line), *filter(None, [DEFINITION.match(line)])]
+        for link in links:
+            target = (link.group(1) or link.group(2)).split("#")[0]
+            if target:
+                yield NamedFile(target, number, "a link")
+        if "download" in line.lower():
             yield from _downloads(line, number)
 
 
