@@ -31,13 +31,12 @@ _FILTERS = (
     " feFuncG feFuncR feGaussianBlur feImage feMerge feMergeNode feMorphology feOffset"
     " fePointLight feSpecularLighting feSpotLight feTile feTurbulence"
 )
-ELEMENTS = frozenset(
-    (
-        "svg g defs symbol use title desc switch view a style path rect circle ellipse line"
-        " polyline polygon text tspan textPath clipPath mask pattern marker linearGradient"
-        " radialGradient stop filter image " + _FILTERS
-    ).split()
+_DRAWING = (
+    "svg g defs symbol use title desc switch view a style path rect circle ellipse line"
+    " polyline polygon text tspan textPath clipPath mask pattern marker linearGradient"
+    " radialGradient stop filter image"
 )
+ELEMENTS = frozenset(f"{_DRAWING} {_FILTERS}".split())
 ATTRIBUTES = frozenset(
     (
         # identity, structure and geometry
