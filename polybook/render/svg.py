@@ -37,38 +37,37 @@ _DRAWING = (
     " radialGradient stop filter image"
 )
 ELEMENTS = frozenset(f"{_DRAWING} {_FILTERS}".split())
-ATTRIBUTES = frozenset(
-    (
-        # identity, structure and geometry
-        "id class style lang tabindex viewBox preserveAspectRatio x y x1 y1 x2 y2 cx cy r rx"
-        " ry fx fy fr width height d points pathLength transform version baseProfile"
-        " gradientUnits gradientTransform spreadMethod offset patternUnits"
-        " patternContentUnits patternTransform clipPathUnits maskUnits maskContentUnits"
-        " markerUnits markerWidth markerHeight refX refY orient href requiredExtensions"
-        " systemLanguage role aria-label aria-hidden focusable"
-        # text
-        " dx dy rotate textLength lengthAdjust startOffset method spacing side"
-        " font-family font-size font-size-adjust font-stretch font-style font-variant"
-        " font-weight letter-spacing word-spacing text-anchor text-decoration"
-        " dominant-baseline alignment-baseline baseline-shift writing-mode direction"
-        " unicode-bidi white-space"
-        # presentation
-        " fill fill-opacity fill-rule stroke stroke-dasharray stroke-dashoffset"
-        " stroke-linecap stroke-linejoin stroke-miterlimit stroke-opacity stroke-width"
-        " opacity color display visibility overflow clip clip-path clip-rule mask filter"
-        " marker-start marker-mid marker-end stop-color stop-opacity flood-color"
-        " flood-opacity lighting-color color-interpolation color-interpolation-filters"
-        " shape-rendering text-rendering image-rendering paint-order vector-effect"
-        " mix-blend-mode isolation transform-origin cursor"
-        # filters
-        " filterUnits primitiveUnits in in2 result mode type values tableValues slope"
-        " intercept amplitude exponent k k1 k2 k3 k4 operator order kernelMatrix divisor bias"
-        " targetX targetY edgeMode preserveAlpha scale xChannelSelector yChannelSelector"
-        " stdDeviation baseFrequency numOctaves seed stitchTiles surfaceScale diffuseConstant"
-        " specularConstant specularExponent kernelUnitLength azimuth elevation z"
-        " pointsAtX pointsAtY pointsAtZ limitingConeAngle radius"
-    ).split()
+_ATTRIBUTES = (
+    # identity, structure and geometry
+    "id class style lang tabindex viewBox preserveAspectRatio x y x1 y1 x2 y2 cx cy r rx"
+    " ry fx fy fr width height d points pathLength transform version baseProfile"
+    " gradientUnits gradientTransform spreadMethod offset patternUnits"
+    " patternContentUnits patternTransform clipPathUnits maskUnits maskContentUnits"
+    " markerUnits markerWidth markerHeight refX refY orient href requiredExtensions"
+    " systemLanguage role aria-label aria-hidden focusable"
+    # text
+    " dx dy rotate textLength lengthAdjust startOffset method spacing side"
+    " font-family font-size font-size-adjust font-stretch font-style font-variant"
+    " font-weight letter-spacing word-spacing text-anchor text-decoration"
+    " dominant-baseline alignment-baseline baseline-shift writing-mode direction"
+    " unicode-bidi white-space"
+    # presentation
+    " fill fill-opacity fill-rule stroke stroke-dasharray stroke-dashoffset"
+    " stroke-linecap stroke-linejoin stroke-miterlimit stroke-opacity stroke-width"
+    " opacity color display visibility overflow clip clip-path clip-rule mask filter"
+    " marker-start marker-mid marker-end stop-color stop-opacity flood-color"
+    " flood-opacity lighting-color color-interpolation color-interpolation-filters"
+    " shape-rendering text-rendering image-rendering paint-order vector-effect"
+    " mix-blend-mode isolation transform-origin cursor"
+    # filters
+    " filterUnits primitiveUnits in in2 result mode type values tableValues slope"
+    " intercept amplitude exponent k k1 k2 k3 k4 operator order kernelMatrix divisor bias"
+    " targetX targetY edgeMode preserveAlpha scale xChannelSelector yChannelSelector"
+    " stdDeviation baseFrequency numOctaves seed stitchTiles surfaceScale diffuseConstant"
+    " specularConstant specularExponent kernelUnitLength azimuth elevation z"
+    " pointsAtX pointsAtY pointsAtZ limitingConeAngle radius"
 )
+ATTRIBUTES = frozenset(_ATTRIBUTES.split())
 QUOTES = {'"': "&quot;", "\n": "&#10;", "\t": "&#9;"}
 SAFE_HREF = re.compile(r"#[^\s]*|data:image/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/=\s]*")
 CSS_ESCAPE = re.compile(r"\\([0-9a-fA-F]{1,6})[ \t\r\n\f]?|\\(.)", re.DOTALL)
@@ -119,12 +118,9 @@ def _local(name: str) -> tuple[str, str]:
 def _attribute(name: str, value: str) -> tuple[str, str] | None:
     """The attribute as written in the rebuilt file, or None where it is dropped."""
     namespace, local = _local(name)
-    if namespace == XLINK_NS and local == "href" or namespace == "" and local == "href":
-        return (
-            ("xlink:href" if namespace else "href", value)
-            if SAFE_HREF.fullmatch(value.strip())
-            else None
-        )
+    if local == "href" and namespace in (XLINK_NS, ""):
+        safe = SAFE_HREF.fullmatch(value.strip())
+        return ("xlink:href" if namespace else "href", value) if safe else None
     if namespace == XML_NS and local in ("space", "lang"):
         return f"xml:{local}", value
     if namespace or local not in ATTRIBUTES:
