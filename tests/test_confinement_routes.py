@@ -186,3 +186,38 @@ def test_links_inside_the_book_and_to_the_web_are_not_files_outside(
     body = "See [the index](index.md), [the web](https://example.com/x) and [a](#here).\n"
     root = pages_book(tmp_path / "book", {"page": body}, CONFIG)
     assert check(root, capsys) == (0, [])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["eval_off", "executor_none"])
+def test_a_build_that_executes_nothing_imports_nothing_of_the_book(
+    tmp_path: Path, mode: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import subprocess
+    import sys
+
+    marker = tmp_path / "book-code-ran"
+    config = CONFIG if mode == "eval_off" else CONFIG.replace("false", "true")
+    page = SAVED + rst(".. autofunction:: d2l.torch.saved") + "\n"
+    root = pages_book(tmp_path / "book", {"page": page}, config)
+    trap = f"open({str(marker)!r}, 'w').write('ran')\n"
+    (root / "d2l").mkdir()
+    (root / "d2l" / "__init__.py").write_text(trap)
+    (root / "book_ext.py").write_text(trap + "def setup(app):\n    return {}\n")
+    command = [sys.executable, "-m", "polybook", "--quiet", "build", "html"]
+    if mode == "executor_none":
+        command += ["--executor", "none"]
+    # Run from the book's folder, as an author (or a CI job) does.
+    if mode == "eval_off":  # (with executor none, a notebook must be in the cache)
+        done = subprocess.run(command, cwd=root, capture_output=True, text=True, check=False)
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert not marker.exists()
+        html = (root / "_build" / "html" / "page.html").read_text()
+        assert "saved" in html and "d2l.torch." in html  # documented from its source
+    (root / "config.ini").write_text(config + "sphinx_extensions = book_ext\n")
+    done = subprocess.run(command, cwd=root, capture_output=True, text=True, check=False)
+    assert done.returncode == 1
+    assert "config.ini:7: [build] sphinx_extensions: 'book_ext' is a module of the book" in (
+        done.stderr
+    )
+    assert not marker.exists()

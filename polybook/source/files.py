@@ -20,10 +20,11 @@ from pathlib import Path, PurePosixPath
 
 from markdown_it import MarkdownIt
 
-from polybook.config import BookConfig
+from polybook.config import BookConfig, key_location
 from polybook.config.named import configured_files
 from polybook.confine import Confinement, Outside, allowed_hint, is_url
 from polybook.diagnostics import Location, PolybookError, Reporter
+from polybook.render.autodoc import runs_book_code
 from polybook.source.book import Book
 from polybook.source.model import Document, Prose, TabProse
 
@@ -209,8 +210,27 @@ def check_config_files(config: BookConfig, reporter: Reporter) -> None:
             continue
         if named.key == "resources":
             copied.append(named.path)
+    check_extensions(config, reporter)
     for folder in copied:
         for link in confinement.links_out(folder) if folder.is_dir() else ():
             where = Location(confinement.relative(link))
             message = f"a link to a file outside the book ({link.resolve()}): {allowed_hint()}"
             reporter.error(PolybookError(where, message, SUBTYPE))
+
+
+def check_extensions(config: BookConfig, reporter: Reporter) -> None:
+    """A ``[build] sphinx_extensions`` module of the book's own is imported by Sphinx: it
+    runs the book's code, refused when the build executes none (``eval_notebook`` off,
+    ``--executor none``)."""
+    if runs_book_code(config):
+        return
+    for name in config.sphinx_extensions:
+        top = name.split(".")[0]
+        if (config.root / f"{top}.py").is_file() or (config.root / top).is_dir():
+            where = key_location(config.root, "build", "sphinx_extensions")
+            message = (
+                f"[build] sphinx_extensions: {name!r} is a module of the book: Sphinx would run"
+                " it, and this build executes nothing of the book (eval_notebook off or"
+                " executor none)"
+            )
+            reporter.error(PolybookError(where, message, "source.code"))
