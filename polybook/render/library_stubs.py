@@ -4,8 +4,9 @@ An API page written for d2lbook says ``.. currentmodule:: d2l.torch`` and ``.. a
 Trainer``. Importing ``d2l.torch`` would import PyTorch, which the Sphinx process lacks (each
 framework lives in an environment of its own), or a package that one of its extras needs.
 Instead, :class:`LibraryFinder` answers the import of each library module, and of the
-packages above it (``d2l``, from its ``__init__.py``), with a module made from its syntax tree: its functions and classes (methods included) with their
-docstrings and signatures as written, defaults and annotations shown as their source.
+packages above it (``d2l``, from its ``__init__.py``), with a module made from its syntax
+tree: its functions and classes (methods included) with their docstrings and signatures as
+written, defaults and annotations shown as their source.
 """
 
 from __future__ import annotations
