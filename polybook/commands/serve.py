@@ -24,7 +24,7 @@ from fnmatch import fnmatch
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, cast
 
 import watchfiles
 
@@ -65,7 +65,7 @@ def _handler(site: Path, state: BuildState) -> type[SimpleHTTPRequestHandler]:
         def _host_allowed(self) -> bool:
             """Whether the request names this server as its host: a page of another site,
             its name rebound to 127.0.0.1 (DNS rebinding), names its own."""
-            port = self.server.server_address[1]
+            port = cast("tuple[str, int]", self.server.server_address)[1]
             host = self.headers.get("Host", "").strip().lower()
             return host in {f"{name}:{port}" for name in ALLOWED_HOSTS}
 
