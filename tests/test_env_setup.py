@@ -187,6 +187,17 @@ def test_sigkill_during_setup_leaves_nothing_the_next_setup_trusts(tmp_path: Pat
         setup.communicate(timeout=30)
 
 
+def _holding(env: venvs.Environment, *pins: str) -> venvs.Environment:
+    """``env`` (:func:`looks_installed`) holding ``pins``: their metadata, and modules of
+    their names that import."""
+    (site,) = env.path.glob("lib/python*/site-packages")
+    for pin in pins:
+        name, _, version = pin.partition("==")
+        (site / f"{name}-{version}.dist-info").mkdir()
+        (site / f"{name}.py").write_text(f"__version__ = {version!r}\n")
+    return env
+
+
 def test_doctor_says_what_is_missing_and_the_command_that_fixes_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -198,15 +209,47 @@ def test_doctor_says_what_is_missing_and_the_command_that_fixes_it(
     assert f"environments in {root.resolve() / '.envs'} (the book's own):" in out
     assert f"  ✗ bare          {root.resolve() / '.envs' / 'bare'}: it is not set up" in out
     assert "      fix: polybook env setup --tab bare" in out
-    assert f"  ✓ mini          toolz, cpu set, in {mini.path}; kernel polybook-mini" in out
+    # Its stamp says the install finished; none of its packages is there.
+    assert (
+        f"  ✗ mini          {mini.path}: its packages do not match its pins: toolz==1.2.0,"
+        " ipykernel==7.1.0 not installed\n      fix: polybook env setup --tab mini"
+    ) in out
+    _holding(mini, "toolz==1.2.0", "ipykernel==7.1.0")
+    assert main(["--root", str(root), "doctor"]) == 1
+    assert f"  ✓ mini          toolz 1.2.0, cpu set, in {mini.path}; kernel polybook-mini" in (
+        capsys.readouterr().out
+    )
     for topic in ("GPUs", "TeX (PDF)", "Chromium", "node assets"):
         assert f" {topic} " in out
     looks_installed(environment(root, "bare"))
-    assert main(["--root", str(root), "doctor"]) == 1  # its kernelspec is not written yet
-    assert "its kernelspec is not current" in capsys.readouterr().out
+    _holding(environment(root, "bare"), "toolz==1.2.0")
+    assert main(["--root", str(root), "doctor"]) == 1  # it cannot import ipykernel
+    assert "it cannot import ipykernel and toolz" in capsys.readouterr().out
     monkeypatch.chdir(tmp_path)
     assert main(["doctor"]) == 0  # no book here: the host alone
     assert "no book here" in capsys.readouterr().out
+
+
+def test_doctor_runs_an_existing_python_before_it_says_it_is_there(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tiny_book(tmp_path / "book", "mini")
+    config = (root / "config.ini").read_text()
+    missing = tmp_path / "no" / "python"
+    (root / "config.ini").write_text(config + f"\n[env-mini]\npython = {missing}\n")
+    assert main(["--root", str(root), "doctor"]) == 1
+    out = capsys.readouterr().out
+    assert f"  ✗ mini          an existing Python: {missing} does not run" in out
+    assert "fix: point [env-mini] python at a Python that imports toolz and ipykernel" in out
+    bare = looks_installed(environment(root, "mini"))  # a Python that imports neither
+    (root / "config.ini").write_text(config + f"\n[env-mini]\npython = {bare.python}\n")
+    assert main(["--root", str(root), "doctor"]) == 1
+    assert "cannot import ipykernel and toolz (ModuleNotFoundError" in capsys.readouterr().out
+    _holding(bare, "toolz==1.2.0", "ipykernel==7.1.0")
+    assert main(["--root", str(root), "doctor"]) == 0
+    assert f"  ✓ mini          an existing Python: {bare.python}, imports toolz" in (
+        capsys.readouterr().out
+    )
 
 
 @pytest.mark.slow

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from polybook.commands.cli import _parser, run
+from polybook.commands.live import EVENTS
 from polybook.commands.serve import Preview
 from polybook.config import load_config
 
@@ -86,6 +87,40 @@ def test_nothing_outside_the_site_is_served(book: Path, preview: Preview) -> Non
     assert _status(port, "/chap/page.html") == 200
     for path in ("/../config.ini", "/%2e%2e/config.ini", "/escape/config.ini", "/chap/"):
         assert _status(port, path) == 404, path
+
+
+def _get(port: int, path: str, host: str = "") -> tuple[int, str]:
+    """A GET of ``path`` (with ``host`` as its Host header when given): status and body."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        connection.request("GET", path, headers={"Host": host} if host else {})
+        answer = connection.getresponse()
+        body = answer.read(100_000) if path != EVENTS else answer.read(0)
+        return answer.status, body.decode("utf-8", errors="replace")
+    finally:
+        connection.close()
+
+
+def test_every_html_page_gets_the_reload_script_whatever_its_address(
+    book: Path, preview: Preview
+) -> None:
+    port = int(preview.server.server_address[1])
+    (book / "_build" / "html" / "chap" / "index.html").write_text("<html><body>C</body></html>")
+    for path in ("/", "/index.html", "/chap/", "/chap/index.html", "/chap/page.html", "/?x=1"):
+        status, body = _get(port, path)
+        assert status == 200 and "EventSource" in body, path
+    assert _get(port, "/chap")[0] == 301  # to /chap/, which has it
+
+
+def test_a_request_for_another_host_is_refused(book: Path, preview: Preview) -> None:
+    """DNS rebinding: a page of evil.example, its name now 127.0.0.1, reads the preview."""
+    port = int(preview.server.server_address[1])
+    for host in (f"evil.example:{port}", "evil.example", f"127.0.0.1.evil.example:{port}", ""):
+        for path in ("/", "/chap/page.html", EVENTS):
+            status, body = _get(port, path, host or " ")
+            assert status == 403 and "First words" not in body, (host, path)
+    for host in (f"localhost:{port}", f"127.0.0.1:{port}", f"LOCALHOST:{port}"):
+        assert _get(port, "/chap/page.html", host)[0] == 200, host
 
 
 @pytest.mark.slow

@@ -37,6 +37,7 @@ def test_the_library_is_read_from_source_and_nothing_it_imports_is_imported(
     config = load_config(root)
     libraries = {"pytorch": [SavedBlock("chapter_a/x.md", (1, 2, 3, 4, 5), CODE, 0)]}
     files = {"d2l.torch": str(root / "d2l/torch.py"), "d2l.jax": str(root / "d2l/jax.py")}
+    files["d2l"] = str(root / "d2l/__init__.py")  # the package too: nothing of it runs
     expected = {
         "pb_import_path": [str(root)],
         "pb_library_files": files,

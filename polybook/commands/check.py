@@ -2,7 +2,8 @@
 
 Parse, split and library extraction run as in a build; the library is compiled but not
 written; labels, references, figures and the toc are checked across the book, and every file it
-names lies inside it. Fast enough
+names lies inside it
+(``_freeze/`` entries too). Fast enough
 for a pre-commit hook.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 from polybook.config import BookConfig
 from polybook.diagnostics import Reporter
+from polybook.execution.freeze import FrozenOutputs
 from polybook.library.aliases import with_aliases
 from polybook.library.committed import borrowing
 from polybook.library.extract import check_parity
@@ -23,6 +25,7 @@ from polybook.source.references import check_references
 def check_book(config: BookConfig, tabs: tuple[str, ...], reporter: Reporter) -> None:
     """Report every problem the sources have; errors and warnings go to ``reporter``."""
     check_config_files(config, reporter)
+    FrozenOutputs(config.root).check(reporter)
     try:
         book, saves = read_saves(config, tabs, reporter)
     except BookInvalid:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from importlib import metadata
 
 from polybook.config import BookConfig
+from polybook.config.requirements import normalized_pin
 from polybook.diagnostics import PolybookError
 from polybook.environments import devices, venvs
 from polybook.environments.assets import assets_current
@@ -63,14 +64,14 @@ def environment_findings(config: BookConfig) -> list[Finding]:
         fix = venvs.setup_command(name)
         settings = config.env_for(name)
         if settings.python:
-            found.append(Finding(name, OK, f"an existing Python: {settings.python}"))
+            found.append(existing_finding(name, settings.python, config.framework(name).lib_name))
             continue
         try:
             env = venvs.book_environment(config, name, device, config.envs)
         except PolybookError as err:
             found.append(Finding(name, MISSING, str(err).splitlines()[0]))
             continue
-        why = venvs.problem(env)
+        why = venvs.problem(env) or pins_problem(env) or venvs.import_problem(env)
         if why:
             found.append(Finding(name, MISSING, f"{env.path}: {why}", fix))
             continue
@@ -81,6 +82,53 @@ def environment_findings(config: BookConfig) -> list[Finding]:
             continue
         found.append(Finding(name, OK, f"{what}; kernel {kernel}"))
     return found
+
+
+def _canonical(pin: str) -> str:
+    """``name==version`` as both a pin and an installed distribution compare: the name
+    normalised (PEP 503), the version without its local part (``2.5.1+cpu``)."""
+    name, _, version = normalized_pin(pin).partition("==")
+    return f"{re.sub(r'[-_.]+', '-', name)}=={version.split('+')[0]}"
+
+
+def pins_problem(env: venvs.Environment) -> str:
+    """The pins of ``env``'s requirement files that its venv does not hold ("": none): a
+    stamp says an install finished, not that what it installed is still there."""
+    installed = set()
+    for info in env.path.glob("lib/python*/site-packages/*.dist-info"):
+        name, _, version = info.name.removesuffix(".dist-info").rpartition("-")
+        installed.add(_canonical(f"{name}=={version}"))
+    wanted = []
+    for path in (env.requirements, *env.extras):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            pin = line.split("#")[0].split(";")[0].strip()
+            if "==" in pin and not pin.startswith("-"):
+                wanted.append(_canonical(pin))
+    missing = [pin for pin in wanted if pin not in installed]
+    if not missing:
+        return ""
+    more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+    return f"its packages do not match its pins: {', '.join(missing[:3])}{more} not installed"
+
+
+def existing_finding(name: str, python: str, module: str) -> Finding:
+    """An ``[env-<tab>] python``: it runs, and imports the framework and ipykernel."""
+    fix = f"point [env-{name}] python at a Python that imports {module} and ipykernel"
+    try:
+        done = subprocess.run(
+            [python, "-c", f"import ipykernel, {module}"],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return Finding(name, MISSING, f"an existing Python: {python} does not run ({exc})", fix)
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["?"])[-1]
+        why = f"cannot import ipykernel and {module} ({last})"
+        return Finding(name, MISSING, f"an existing Python: {python} {why}", fix)
+    return Finding(name, OK, f"an existing Python: {python}, imports {module} and ipykernel")
 
 
 def gpu_finding() -> Finding:

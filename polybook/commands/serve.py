@@ -6,7 +6,9 @@ bibliography and library with watchfiles (folders added while serving too), rebu
 (through the execution cache: a prose edit runs no notebook) and reloads the open pages.
 A save that breaks the build leaves the last good site served, with its problems shown
 over the pages (:mod:`polybook.commands.live`); the files on disk are left as built.
-Nothing outside the site is served.
+Nothing outside the site is served, and nothing to a request whose ``Host`` is not this
+server (a page of another site that rebinds its name to 127.0.0.1 gets 403). Every HTML
+page gets the reload script, whatever form its address takes (``/``, ``/chapter/``).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from fnmatch import fnmatch
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, cast
 
 import watchfiles
 
@@ -32,6 +34,7 @@ from polybook.diagnostics import Location, PolybookError, Reporter
 
 logger = logging.getLogger("polybook")
 HOST = "127.0.0.1"
+ALLOWED_HOSTS = (HOST, "localhost")  # the Host a request must name (with the port)
 FIRST_PORT = 8000
 PORTS_TRIED = 100
 KEEPALIVE = 15.0  # seconds between comments on an idle event stream
@@ -52,12 +55,24 @@ def _handler(site: Path, state: BuildState) -> type[SimpleHTTPRequestHandler]:
             logger.debug("serve: " + format, *args)
 
         def do_GET(self) -> None:
-            if self.path.split("?", 1)[0] == EVENTS:
+            if not self._host_allowed():
+                self.send_error(HTTPStatus.FORBIDDEN, "not a host this preview serves")
+            elif self.path.split("?", 1)[0] == EVENTS:
                 self._events()
             else:
                 super().do_GET()
 
+        def _host_allowed(self) -> bool:
+            """Whether the request names this server as its host: a page of another site,
+            its name rebound to 127.0.0.1 (DNS rebinding), names its own."""
+            port = cast("tuple[str, int]", self.server.server_address)[1]
+            host = self.headers.get("Host", "").strip().lower()
+            return host in {f"{name}:{port}" for name in ALLOWED_HOSTS}
+
         def send_head(self) -> Any:
+            if not self._host_allowed():  # HEAD
+                self.send_error(HTTPStatus.FORBIDDEN, "not a host this preview serves")
+                return None
             target = Path(self.translate_path(self.path)).resolve()
             if not target.is_relative_to(root):  # a link out of the site
                 self.send_error(HTTPStatus.NOT_FOUND)
@@ -65,6 +80,8 @@ def _handler(site: Path, state: BuildState) -> type[SimpleHTTPRequestHandler]:
             if target.is_dir() and not (target / "index.html").is_file():
                 self.send_error(HTTPStatus.NOT_FOUND)  # no folder listings
                 return None
+            if target.is_dir() and self.path.split("?", 1)[0].endswith("/"):
+                target = target / "index.html"  # `/`, `/chapter/`: the page, reloaded too
             if target.suffix != ".html" or not target.is_file():
                 return super().send_head()
             body = target.read_bytes()

@@ -11,8 +11,8 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from polybook.config import BookConfig
-from polybook.diagnostics import Reporter
+from polybook.config import BookConfig, key_location
+from polybook.diagnostics import PolybookError, Reporter
 from polybook.fsutil import remove_stale_temps, write_atomic
 from polybook.library.aliases import with_aliases
 from polybook.library.committed import borrowing
@@ -23,6 +23,7 @@ from polybook.library.pages import PageSaves, libraries_from_pages, read_saves
 from polybook.library.rewrite import rewrite_notebooks
 from polybook.nb import Notebooks
 from polybook.source.book import Book, BookInvalid
+from polybook.source.files import check_config_files
 from polybook.source.model import SourceRequest
 from polybook.source.stage import Sources
 
@@ -54,6 +55,11 @@ def write_libraries(config: BookConfig, libraries: Blocks, reporter: Reporter) -
     libraries = with_aliases(config, libraries, reporter)
     for fw, blocks in libraries.items():
         target = config.root / config.library_for(fw).lib_file
+        if not config.confinement.holds(target):  # behind check_config_files
+            where = key_location(config.root, f"library-{fw}", "lib_file")
+            message = f"[library-{fw}] lib_file: {target} is outside the book: not written"
+            reporter.error(PolybookError(where, message, "source.outside"))
+            continue
         remove_stale_temps(target.parent)
         text = library_text(blocks, config.framework(fw).display_name)
         if write_atomic(target, text):
@@ -93,6 +99,9 @@ def read_pages(
     """The pages parsed and their saved code cut out, in the processes that parse them
     (``build lib``, ``build dist``: no notebooks are made); None where a page does not parse
     or a cell does not split (the errors are in ``reporter``)."""
+    check_config_files(config, reporter)  # a library file outside the book, before any
+    if reporter.errors:
+        return None
     try:
         book, saves = read_saves(config, request.tabs, reporter)
     except BookInvalid:

@@ -3,9 +3,11 @@
 An API page written for d2lbook says ``.. currentmodule:: d2l.torch`` and ``.. autoclass::
 Module``. The Sphinx process has polybook's packages, not the frameworks (each lives in an
 environment of its own), and importing the library would import them: the library modules
-are read from their source instead (:mod:`polybook.render.library_stubs`), so nothing of
-them runs. The book's folder, which holds the library package, goes on the import path;
-what the libraries import is mocked, for a package ``__init__`` that imports it.
+are read from their source instead (:mod:`polybook.render.library_stubs`), the package's
+``__init__.py`` too, so nothing of them runs. The book's folder goes on the import path only
+when the build executes the book's code anyway; with nothing executed (``eval_notebook``
+off, ``--executor none``: a CI's preview of an untrusted pull request) no module of the
+book can be imported. What the libraries import is mocked.
 """
 
 from __future__ import annotations
@@ -29,13 +31,22 @@ def library_packages(config: BookConfig) -> set[str]:
 
 
 def library_files(config: BookConfig) -> dict[str, str]:
-    """Each library module's import name (``d2l.torch``) -> its file."""
+    """Each library module's import name (``d2l.torch``) -> its file, and each package
+    above it (``d2l``) -> its ``__init__.py``."""
     files = {}
     for fw in config.tabs:
         lib_file = PurePosixPath(config.library_for(fw).lib_file)
-        name = ".".join(lib_file.with_suffix("").parts)
-        files[name] = str(config.root / lib_file)
+        parts = lib_file.with_suffix("").parts
+        files[".".join(parts)] = str(config.root / lib_file)
+        for end in range(1, len(parts)):
+            files[".".join(parts[:end])] = str(config.root.joinpath(*parts[:end], "__init__.py"))
     return files
+
+
+def runs_book_code(config: BookConfig) -> bool:
+    """Whether the build runs the book's code anyway (its notebooks are executed): only then
+    may the Sphinx process import a module of the book (a ``sphinx_extensions`` one)."""
+    return config.eval_notebook and config.executor != "none"
 
 
 def autodoc_settings(
@@ -53,7 +64,7 @@ def autodoc_settings(
     }
     mocked = sorted(m for m in imported - own if m not in sys.stdlib_module_names)
     return {
-        "pb_import_path": [str(config.root)],
+        "pb_import_path": [str(config.root)] if runs_book_code(config) else [],
         "pb_library_files": library_files(config),
         "autodoc_mock_imports": mocked,
     }

@@ -30,7 +30,9 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from polybook.confine import Confinement, Outside, allowed_hint, is_url
+from polybook.fsutil import write_atomic
 from polybook.render.inputs import write_inputs
+from polybook.render.svg import EMPTY_SVG, sanitize_svg
 
 logger = logging.getLogger(__name__)
 NETWORK = "reads a URL: a build reads no file from the network"
@@ -242,6 +244,25 @@ def record_inputs(app: Sphinx, error: Exception | None) -> None:
     write_inputs(Path(app.config.pb_inputs), found)
 
 
+def inert_figures(app: Sphinx, error: Exception | None) -> None:
+    """The SVG files the build copied (the book's figures, its downloads) rebuilt from the
+    allow-list of :mod:`polybook.render.svg`: a reader may open one on its own. One that
+    is not a well-formed SVG is emptied, with a warning."""
+    outdir = Path(app.outdir)
+    for folder in (outdir / "_images", outdir / "_downloads"):
+        for path in sorted(folder.rglob("*.svg")) if folder.is_dir() else ():
+            text = path.read_text(encoding="utf-8", errors="replace")
+            clean = sanitize_svg(text)
+            if clean is None:
+                name = path.relative_to(outdir).as_posix()
+                logger.warning(
+                    "%s is not a well-formed SVG: emptied", name, type="render", subtype="svg"
+                )
+                clean = EMPTY_SVG
+            if clean != text:
+                write_atomic(path, clean)
+
+
 def setup(app: Sphinx) -> None:
     """Register the directives, the check of images and downloads, and the record."""
     app.add_config_value("pb_book_root", "", "env", str)
@@ -253,3 +274,4 @@ def setup(app: Sphinx) -> None:
     app.add_directive("include", ConfinedInclude, override=True)
     app.connect("doctree-read", check_images, priority=100)  # before Sphinx's collectors
     app.connect("build-finished", record_inputs)
+    app.connect("build-finished", inert_figures)

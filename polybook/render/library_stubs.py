@@ -3,9 +3,10 @@
 An API page written for d2lbook says ``.. currentmodule:: d2l.torch`` and ``.. autoclass::
 Trainer``. Importing ``d2l.torch`` would import PyTorch, which the Sphinx process lacks (each
 framework lives in an environment of its own), or a package that one of its extras needs.
-Instead, :class:`LibraryFinder` answers the import of each library module with a module
-made from its syntax tree: its functions and classes (methods included) with their
-docstrings and signatures as written, defaults and annotations shown as their source.
+Instead, :class:`LibraryFinder` answers the import of each library module, and of the
+packages above it (``d2l``, from its ``__init__.py``), with a module made from its syntax
+tree: its functions and classes (methods included) with their docstrings and signatures as
+written, defaults and annotations shown as their source.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 
 from polybook.library.syntax import added_to_class
 
+PACKAGE_INIT = "__init__.py"
 KINDS = {
     "posonlyargs": inspect.Parameter.POSITIONAL_ONLY,
     "args": inspect.Parameter.POSITIONAL_OR_KEYWORD,
@@ -142,13 +144,22 @@ class LibraryFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: types.ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
-        if fullname not in self.files or not Path(self.files[fullname]).is_file():
+        file = self.files.get(fullname)
+        package = file is not None and file.endswith(PACKAGE_INIT)
+        if file is None or not (package or Path(file).is_file()):
             return None
-        return importlib.machinery.ModuleSpec(fullname, self, origin=self.files[fullname])
+        spec = importlib.machinery.ModuleSpec(fullname, self, origin=file, is_package=package)
+        if package:
+            spec.submodule_search_locations = []  # its modules come from here, or not at all
+        return spec
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
-        path = self.files[spec.name]
-        return module_from_source(spec.name, Path(path).read_text(encoding="utf-8"), path)
+        path = Path(self.files[spec.name])
+        source = path.read_text(encoding="utf-8") if path.is_file() else ""
+        module = module_from_source(spec.name, source, str(path))
+        if str(path).endswith(PACKAGE_INIT):
+            module.__path__ = []
+        return module
 
     def exec_module(self, module: types.ModuleType) -> None:
         """Nothing runs: the module is what its source declares."""

@@ -40,7 +40,8 @@ def sphinx_jobs() -> int:
 
 def sphinx_command(settings_file: Path, *options: str) -> list[str]:
     """The command of a Sphinx run that dies with this process (see ``sphinx_run``)."""
-    command = [sys.executable, "-m", "polybook.render.sphinx_run", str(settings_file)]
+    # -P: the working folder (a book's, often) is not put on the import path.
+    command = [sys.executable, "-P", "-m", "polybook.render.sphinx_run", str(settings_file)]
     return [*command, *options, "--parent", str(os.getpid())]
 
 

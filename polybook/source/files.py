@@ -21,8 +21,10 @@ from pathlib import Path, PurePosixPath
 from markdown_it import MarkdownIt
 
 from polybook.config import BookConfig, key_location
+from polybook.config.named import configured_files
 from polybook.confine import Confinement, Outside, allowed_hint, is_url
 from polybook.diagnostics import Location, PolybookError, Reporter
+from polybook.render.autodoc import runs_book_code
 from polybook.source.book import Book
 from polybook.source.model import Document, Prose, TabProse
 
@@ -30,12 +32,17 @@ SUBTYPE = "source.outside"
 # Directives whose argument is a file, and those whose options name one.
 PATH_ARGUMENT = ("include", "literalinclude", "image", "figure")
 FILE_OPTIONS = ("file", "url", "diff")
-RST_DIRECTIVE = re.compile(r"^\s*\.\.\s+([\w-]+)::\s*(.*?)\s*$")
+# docutils reads directive, option and role names in any letter case; a substitution
+# definition (``.. |name| image:: path``) is a directive too.
+RST_DIRECTIVE = re.compile(r"^\s*\.\.\s+(?:\|[^|]+\|\s+)?([\w-]+)::\s*(.*?)\s*$")
 COLON_FENCE = re.compile(r"^\s*:{3,}\s*\{([\w-]+)\}\s*(.*?)\s*$")
-OPTION = re.compile(r"^\s*:?(file|url|diff):\s*(\S.*?)\s*$")
+OPTION = re.compile(r"^\s*:?(file|url|diff):\s*(\S.*?)\s*$", re.IGNORECASE)
 IMAGE = re.compile(r"!\[[^\]]*\]\(\s*(?:<([^>]+)>|([^)\s]+))")
-DOWNLOAD = re.compile(r"(?::download:|\{download\})`(?:[^`<]*<([^`>]+)>|([^`]+))`")
-MARKERS = ("![", "::", "download", ":::", "```{", "~~~{")
+# A Markdown link to a file that is not a page becomes a download; so may a definition's.
+LINK = re.compile(r"(?<!!)\[[^\]]*\]\(\s*(?:<([^>]+)>|([^)\s]+))")
+DEFINITION = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*(?:<([^>]+)>|(\S+))")
+DOWNLOAD = re.compile(r"(?::download:|\{download\})`(?:[^`<]*<([^`>]+)>|([^`]+))`", re.IGNORECASE)
+MARKERS = ("![", "::", "download", ":::", "```{", "~~~{", "](", "]:")
 _blocks = MarkdownIt("commonmark").disable("inline")
 
 
@@ -55,14 +62,14 @@ def _directive_files(lines: list[str], first: int, fence_name: str = "") -> Iter
     for offset, line in enumerate(lines):
         number = first + offset
         if match := RST_DIRECTIVE.match(line):
-            current = match.group(1)
+            current = match.group(1).lower()
             if current in PATH_ARGUMENT and (
                 argument := match.group(2) + _argument_below(lines, offset)
             ):
                 yield NamedFile(argument, number, f"`{current}`")
-        elif (match := OPTION.match(line)) and current and match.group(1) in FILE_OPTIONS:
-            yield NamedFile(match.group(2), number, f"`{current}` :{match.group(1)}:")
-        if "download" in line:
+        elif (match := OPTION.match(line)) and current and match.group(1).lower() in FILE_OPTIONS:
+            yield NamedFile(match.group(2), number, f"`{current}` :{match.group(1).lower()}:")
+        if "download" in line.lower():
             yield from _downloads(line, number)
 
 
@@ -85,7 +92,7 @@ def _downloads(line: str, number: int) -> Iterator[NamedFile]:
 
 def _prose_files(text: str, first: int) -> Iterator[NamedFile]:
     """Files named in one prose block whose first line is ``first``."""
-    if not any(marker in text for marker in MARKERS):
+    if not any(marker in text.lower() for marker in MARKERS):
         return
     raw = text.split("\n")
     code: set[int] = set()
@@ -96,10 +103,11 @@ def _prose_files(text: str, first: int) -> Iterator[NamedFile]:
         code.update(range(start, end))
         info = token.info.strip()
         body = raw[start + 1 : end - 1]
-        if info in ("eval_rst", "{eval-rst}"):
+        if info == "eval_rst" or info.lower() == "{eval-rst}":
             yield from _directive_files(body, first + start + 1)
         elif info.startswith("{") and "}" in info:
-            name, argument = info[1 : info.index("}")], info[info.index("}") + 1 :].strip()
+            name = info[1 : info.index("}")].lower()
+            argument = info[info.index("}") + 1 :].strip()
             if name in PATH_ARGUMENT and argument:
                 yield NamedFile(argument, first + start, f"`{name}`")
             yield from _directive_files(body, first + start + 1, name)
@@ -109,15 +117,20 @@ def _prose_files(text: str, first: int) -> Iterator[NamedFile]:
             continue
         number = first + offset
         if match := COLON_FENCE.match(line):
-            fence, argument = match.group(1), match.group(2)
+            fence, argument = match.group(1).lower(), match.group(2)
             if fence in PATH_ARGUMENT and argument:
                 yield NamedFile(argument, number, f"`{fence}`")
             continue
-        if fence and (match := OPTION.match(line)) and match.group(1) in FILE_OPTIONS:
-            yield NamedFile(match.group(2), number, f"`{fence}` :{match.group(1)}:")
+        if fence and (match := OPTION.match(line)) and match.group(1).lower() in FILE_OPTIONS:
+            yield NamedFile(match.group(2), number, f"`{fence}` :{match.group(1).lower()}:")
         for image in IMAGE.finditer(line):
             yield NamedFile(image.group(1) or image.group(2), number, "a figure")
-        if "download" in line:
+        links = [*LINK.finditer(line), *filter(None, [DEFINITION.match(line)])]
+        for link in links:
+            target = (link.group(1) or link.group(2)).split("#")[0]
+            if target:
+                yield NamedFile(target, number, "a link")
+        if "download" in line.lower():
             yield from _downloads(line, number)
 
 
@@ -182,36 +195,42 @@ def check_pages(book: Book, confinement: Confinement, reporter: Reporter) -> Non
                         pending.append((shown, target.parent, _included_files(target)))
 
 
-def _config_files(config: BookConfig) -> Iterator[tuple[str, str, Path]]:
-    """(section, key, path) of each file or folder the configuration names."""
-    for resource in config.resources:
-        yield "build", "resources", config.root / resource.strip("/")
-    for word in config.requirements:
-        yield "build", "requirements", config.root / word.rpartition(":")[2]
-    for section, key in (("pdf", "bibfile"), ("html", "favicon"), ("html", "html_logo")):
-        if getattr(config, key):
-            yield section, key, Path(getattr(config, key))
-    if config.latex_logo:
-        yield "pdf", "latex_logo", Path(config.latex_logo)
-
-
 def check_config_files(config: BookConfig, reporter: Reporter) -> None:
-    """Each file the configuration names, and each file in the folders copied into the
-    outputs (resources, ``static/``), lies in the book or an allowed folder."""
+    """Each file the configuration names (every key of the schema whose values name files,
+    in every section), and each file in the folders copied into the outputs (resources,
+    ``static/``), lies in the book or an allowed folder."""
     confinement = config.confinement
     copied = [config.root / "static"]
-    for section, key, path in _config_files(config):
+    for named in configured_files(config.root):
         try:
-            confinement.check(path, str(path))
+            confinement.check(named.path, str(named.path))
         except Outside as why:
-            where = key_location(config.root, section, key)
-            message = f"[{section}] {key}: {why}: {allowed_hint()}"
-            reporter.error(PolybookError(where, message, SUBTYPE))
+            message = f"[{named.section}] {named.key}: {why}: {allowed_hint()}"
+            reporter.error(PolybookError(named.where, message, SUBTYPE))
             continue
-        if key == "resources":
-            copied.append(path)
+        if named.key == "resources":
+            copied.append(named.path)
+    check_extensions(config, reporter)
     for folder in copied:
         for link in confinement.links_out(folder) if folder.is_dir() else ():
             where = Location(confinement.relative(link))
             message = f"a link to a file outside the book ({link.resolve()}): {allowed_hint()}"
             reporter.error(PolybookError(where, message, SUBTYPE))
+
+
+def check_extensions(config: BookConfig, reporter: Reporter) -> None:
+    """A ``[build] sphinx_extensions`` module of the book's own is imported by Sphinx: it
+    runs the book's code, refused when the build executes none (``eval_notebook`` off,
+    ``--executor none``)."""
+    if runs_book_code(config):
+        return
+    for name in config.sphinx_extensions:
+        top = name.split(".")[0]
+        if (config.root / f"{top}.py").is_file() or (config.root / top).is_dir():
+            where = key_location(config.root, "build", "sphinx_extensions")
+            message = (
+                f"[build] sphinx_extensions: {name!r} is a module of the book: Sphinx would run"
+                " it, and this build executes nothing of the book (eval_notebook off or"
+                " executor none)"
+            )
+            reporter.error(PolybookError(where, message, "source.code"))

@@ -38,6 +38,7 @@ BOOK_KEYS: tuple[Key, ...] = (
         "words",
         (),
         "files and folders copied beside the pages (figures, the library)",
+        files=True,
     ),
     Key(
         "build",
@@ -131,6 +132,7 @@ BOOK_KEYS: tuple[Key, ...] = (
         " (e.g. `~/.cache/polybook/envs`)",
         d2lbook=False,
         absolute=True,
+        outside=True,
         default_text="`$POLYBOOK_ENVS`, else the book's `.envs`",
     ),
     Key(
@@ -148,7 +150,8 @@ BOOK_KEYS: tuple[Key, ...] = (
         "words",
         (),
         "more Sphinx extensions for the site, e.g. `sphinx.ext.autosummary` for `eval_rst`"
-        " blocks (`sphinx.ext.autodoc` is always on, as in d2lbook)",
+        " blocks (`sphinx.ext.autodoc` is always on, as in d2lbook); a module of the book is"
+        " refused by a build that executes nothing (`eval_notebook` off, `executor = none`)",
     ),
     Key(
         "build",
@@ -188,5 +191,6 @@ BOOK_KEYS: tuple[Key, ...] = (
         " import, installed into every framework's environment; `tab:FILE` for one framework"
         " only, e.g. `requirements/book.txt pytorch:requirements/torchvision.txt`",
         d2lbook=False,
+        files=True,
     ),
 )

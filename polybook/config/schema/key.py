@@ -42,6 +42,8 @@ class Key:
     names: bool = False  # words: each a Python name
     suffix: str = ""  # path: the name must end so
     absolute: bool = False  # path: stored resolved against the book root
+    outside: bool = False  # path: the host's, not the book's (it may lie outside the book)
+    files: bool = False  # words: each names a file or folder of the book (`tab:` prefix)
     default_text: str = ""  # the default as the reference shows it, when not the value
     attr: str = ""  # the BookConfig field it fills, when not ``name``
 
@@ -102,6 +104,19 @@ class Key:
         if self.pairs and len(words) > 1:
             _check_pairs(words)
         return words
+
+    @property
+    def names_files(self) -> bool:
+        """Whether the key's values name files of the book, which must lie inside it."""
+        return (self.kind == "path" and not self.outside) or (self.kind == "words" and self.files)
+
+    def named_files(self, value: Value) -> tuple[str, ...]:
+        """The files and folders ``value`` (this key's, parsed) names."""
+        if not self.names_files or not value:
+            return ()
+        if isinstance(value, tuple):
+            return tuple(word.rpartition(":")[2] for word in value)
+        return (str(value),)
 
     @property
     def field_name(self) -> str:

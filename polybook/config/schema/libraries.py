@@ -155,6 +155,7 @@ LIBRARY_KEYS: tuple[Key, ...] = (
         "an existing Python (a conda environment, a cluster module) that runs the framework's"
         " notebooks instead of a venv of polybook's; it must import the framework and ipykernel",
         d2lbook=False,
+        outside=True,
         default_text="none: polybook's venv in `envs_dir`",
     ),
     Key(
