@@ -123,6 +123,7 @@ test: envs system-deps pdf-deps lint check
 	$(TOOL)/bin/python -m pytest
 
 bench: envs system-deps
+	@echo "(the d2lbook comparison runs with D2L_EN=<d2l-en checkout> D2LBOOK_PYTHON=<python with d2lbook 1.0.3>)"
 	$(TOOL)/bin/python -m tools.bench
 
 # The 200-page synthetic book's figures alone (nothing executed: no environments needed).

@@ -346,7 +346,9 @@ def big_book(pages: int = BOOK_PAGES) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="build-time figures, measured in one run")
-    parser.add_argument("--only", choices=["embedded", "book", "drift"], help="one section only")
+    parser.add_argument(
+        "--only", choices=["embedded", "book", "drift", "d2lbook"], help="one section only"
+    )
     parser.add_argument("--pages", type=int, default=BOOK_PAGES, help="the book section's")
     args = parser.parse_args(argv)
     # As an installed tool has it (pip compiles what it installs; an editable install, not).
@@ -361,6 +363,10 @@ def main(argv: list[str] | None = None) -> int:
         show(
             f"polybook diff ({args.pages} pages x 4 frameworks, one run)", drift_figures(args.pages)
         )
+    if args.only in (None, "d2lbook"):
+        from tools.bench_d2lbook import d2lbook_figures
+
+        show("d2l-en against d2lbook 1.0.3 (same Python, cold, one run)", d2lbook_figures())
     return 0
 
 
