@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from polybook.config import BookConfig
 from polybook.diagnostics import Reporter
-from polybook.execution.freeze import FrozenOutputs
 from polybook.library.aliases import with_aliases
 from polybook.library.committed import borrowing
 from polybook.library.extract import check_parity
@@ -19,13 +18,14 @@ from polybook.library.pages import libraries_from_pages, read_saves
 from polybook.library.rewrite import rewriters
 from polybook.source.book import BookInvalid
 from polybook.source.files import check_config_files, check_pages
+from polybook.source.frozen import check_frozen
 from polybook.source.references import check_references
 
 
 def check_book(config: BookConfig, tabs: tuple[str, ...], reporter: Reporter) -> None:
     """Report every problem the sources have; errors and warnings go to ``reporter``."""
     check_config_files(config, reporter)
-    FrozenOutputs(config.root).check(reporter)
+    check_frozen(config.root, reporter)
     try:
         book, saves = read_saves(config, tabs, reporter)
     except BookInvalid:

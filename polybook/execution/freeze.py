@@ -16,8 +16,6 @@ import base64
 import hashlib
 import json
 import logging
-import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -25,7 +23,7 @@ from typing import Any, cast
 import nbformat
 from nbformat import NotebookNode
 
-from polybook.diagnostics import Location, PolybookError, Reporter
+from polybook.diagnostics import Location, Reporter
 from polybook.environments import devices
 from polybook.execution.cache import CacheKey, ExecutionCache, gpus_wanted
 from polybook.fsutil import write_atomic
@@ -33,15 +31,19 @@ from polybook.layout import FREEZE_DIR
 from polybook.library.usage import cell_digest
 from polybook.meta import RunInfo, cell_meta, notebook_meta, update_cell_meta, update_notebook_meta
 from polybook.nb import new_code_cell, new_notebook
+from polybook.source.frozen import (
+    check_frozen,
+    entry_files,
+    entry_images,
+    frozen_image,
+    report_refused,
+)
 
 logger = logging.getLogger("polybook")
 
 FORMAT = 1
 TEXT_IMAGES = {"image/svg+xml": "svg"}
 BINARY_IMAGES = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
-# The only names an entry may give its images: files of _freeze/files/, named by content.
-FILE_NAME = re.compile(r"files/[0-9a-f]{64}\.(png|jpg|gif|webp|svg)")
-OUTSIDE = "source.outside"
 
 
 def _text(value: Any) -> str:
@@ -55,45 +57,18 @@ class FrozenOutputs:
         self.folder = root / FREEZE_DIR
 
     def image(self, name: str) -> Path | None:
-        """The file of ``_freeze/files/`` an entry's image ``name`` is; None where the name
-        is not one of them (another path, or a link that leads out of the folder)."""
-        if not FILE_NAME.fullmatch(name):
-            return None
-        path = self.folder / name
-        real = Path(os.path.realpath(path))
-        return path if real.is_relative_to(os.path.realpath(self.folder / "files")) else None
-
-    def refused(self, path: Path) -> list[tuple[int, str]]:
-        """(line, name) of each image the entry file ``path`` names that is not a file of
-        ``_freeze/files/``."""
-        try:
-            text = path.read_text(encoding="utf-8")
-            entry = json.loads(text)
-        except (OSError, ValueError):
-            return []
-        bad = sorted(name for name in _files(entry) if self.image(name) is None)
-        return [(_line_of(text, name), name) for name in bad]
+        """The file of ``_freeze/files/`` an entry's image ``name`` is (None: refused)."""
+        return frozen_image(self.folder, name)
 
     def check(self, reporter: Reporter) -> None:
         """An error at its line for each image an entry names outside ``_freeze/files/``."""
-        for path in self._entry_files():
-            self._report(path, reporter)
+        check_frozen(self.folder.parent, reporter)
 
     def _report(self, path: Path, reporter: Reporter) -> bool:
-        """Report the entry file ``path``'s refused images; whether it has any."""
-        where = str(path.relative_to(self.folder.parent))
-        refused = self.refused(path)
-        for line, name in refused:
-            message = (
-                f"a frozen image names {name!r}, which is not a file of {FREEZE_DIR}/files/:"
-                " an entry may name only the images `polybook freeze` stored there"
-            )
-            reporter.error(PolybookError(Location(where, line), message, OUTSIDE))
-        return bool(refused)
+        return report_refused(self.folder, path, reporter)
 
     def _entry_files(self) -> list[Path]:
-        found = sorted(self.folder.glob("*/**/*.json"))
-        return [p for p in found if p.relative_to(self.folder).parts[0] != "files"]
+        return entry_files(self.folder)
 
     def entry_path(self, page: str, framework: str) -> Path:
         return self.folder / framework / (page.removesuffix(".md") + ".json")
@@ -147,7 +122,7 @@ class FrozenOutputs:
         """Remove the files no entry names; returns how many files are kept."""
         named: set[str] = set()
         for path in self._entry_files():
-            named |= _files(json.loads(path.read_text(encoding="utf-8")))
+            named |= entry_images(json.loads(path.read_text(encoding="utf-8")))
         kept = 0
         for path in sorted((self.folder / "files").glob("*")):
             if f"files/{path.name}" in named:
@@ -176,7 +151,7 @@ class FrozenOutputs:
         if entry.get("code") != code:
             reporter.warn(*_stale(entry, nb, page, framework), "freeze.stale")
             return None
-        missing = sorted(f for f in _files(entry) if not (self.folder / f).is_file())
+        missing = sorted(f for f in entry_images(entry) if not (self.folder / f).is_file())
         if missing:
             where = Location(str(path.relative_to(self.folder.parent)))
             reporter.warn(where, f"names {missing[0]}, which is missing: not shown", "freeze")
@@ -234,23 +209,6 @@ class FrozenOutputs:
                 binary = mime not in TEXT_IMAGES
                 data[mime] = base64.b64encode(raw).decode("ascii") if binary else raw.decode()
         return cast(NotebookNode, nbformat.from_dict(out))  # type: ignore[no-untyped-call]
-
-
-def _files(entry: dict[str, Any]) -> set[str]:
-    """The image files an entry names (``files/<sha256>.png``)."""
-    return {
-        str(value["file"])
-        for cell in entry.get("cells", [])
-        for out in cell.get("outputs", [])
-        for value in out.get("data", {}).values()
-        if isinstance(value, dict) and "file" in value
-    }
-
-
-def _line_of(text: str, name: str) -> int:
-    """The line of an entry's ``text`` that names ``name`` (0: not found as written)."""
-    at = text.find(json.dumps(name))
-    return text.count("\n", 0, at) + 1 if at >= 0 else 0
 
 
 def _stale(

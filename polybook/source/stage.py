@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 from polybook.config import BookConfig
 from polybook.diagnostics import Reporter
-from polybook.execution.freeze import FrozenOutputs
 from polybook.nb import Notebooks
 from polybook.source.book import Book, BookInvalid, load_book
 from polybook.source.files import check_config_files, check_pages
+from polybook.source.frozen import check_frozen
 from polybook.source.model import SourceRequest
 from polybook.source.split import split_book
 
@@ -34,7 +34,7 @@ def read_sources(request: SourceRequest, config: BookConfig, reporter: Reporter)
     ``reporter``, which also holds any cell that does not split, and each file the book
     names outside it)."""
     check_config_files(config, reporter)
-    FrozenOutputs(config.root).check(reporter)  # what _freeze/ names, before it is read
+    check_frozen(config.root, reporter)  # what _freeze/ names, before it is read
     try:
         book = load_book(config, reporter)
     except BookInvalid:
