@@ -16,6 +16,7 @@ from nbformat import NotebookNode
 from polybook.config import load_config
 from polybook.diagnostics import Reporter
 from polybook.execution.device_errors import MissingDevices
+from polybook.execution.launch import library_imports
 from polybook.meta import cell_meta
 from polybook.source.book import load_book
 from polybook.source.model import CodeCell, TabProse
@@ -216,3 +217,34 @@ def test_only_a_name_a_badged_cell_would_bind_passes_its_badge_on() -> None:
     assert missing.badge_of("NameError", "name 'np' is not defined") == "needs 2"
     assert missing.badge_of("NameError", "name 'W' is not defined") == ""  # a real error
     assert missing.badge_of("TypeError", "name 'Z' is not defined") == ""
+
+
+LIBRARY_IMPORTS = code(
+    "import torch  #@save",
+    "from matplotlib import pyplot as plt  #@save",
+    "",
+    "def plot(ys):  #@save",
+    "    plt.plot(ys)",
+    "    plt.show()",
+)
+PLOTS = code("import sys", "print('matplotlib.pyplot' in sys.modules)") + code(
+    "from d2l import torch as d2l", "d2l.plot([1, 3, 2])"
+)
+
+
+@pytest.mark.slow
+def test_kernels_start_with_what_the_library_imports_and_plots_show_inline(
+    tmp_path: Path,
+) -> None:
+    # d2l-en's library imports torchvision, pandas, matplotlib…: 3 s a kernel, paid once by
+    # the zygote its kernels fork from; matplotlib still draws inline in each kernel.
+    root = chapter_book(tmp_path / "book", {"lib": LIBRARY_IMPORTS, "plots": PLOTS})
+    assert build(root, "lib") == 0
+    preloaded = library_imports(root / "d2l/torch.py")
+    assert {"torch", "matplotlib", "matplotlib.pyplot"} <= set(preloaded)
+    assert not any(m.split(".")[0] == "d2l" for m in preloaded)
+    assert ran(evaluate(root)) == {"chap/lib.md", "chap/plots.md"}
+    assert printed(root, "chap/plots.md") == ["True"]  # imported before the page asked
+    nb = json.loads((root / "_build/eval/pytorch/chap/plots.ipynb").read_text())
+    outputs = [o for c in nb["cells"] if c["cell_type"] == "code" for o in c["outputs"]]
+    assert any("image/png" in o.get("data", {}) for o in outputs)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import sys
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -38,6 +40,7 @@ class KernelEnv:
     fork: bool = False  # forked from its environment's warm zygote, where one runs
     zygote: str = ""  # the socket of that zygote, as the executor started it
     device_errors: tuple[str, ...] = ()  # the framework's errors saying a device is missing
+    preload: tuple[str, ...] = ()  # what the library imports: its zygote imports it too
 
     def to_json(self) -> str:
         fields = asdict(self)
@@ -48,7 +51,14 @@ class KernelEnv:
     def from_json(cls, text: str) -> KernelEnv:
         fields = json.loads(text)
         fields["cwd"] = Path(fields["cwd"])
-        for key in ("kernel_dirs", "pythonpath", "visible_gpus", "device_ids", "device_errors"):
+        for key in (
+            "kernel_dirs",
+            "pythonpath",
+            "visible_gpus",
+            "device_ids",
+            "device_errors",
+            "preload",
+        ):
             fields[key] = tuple(fields[key])
         return cls(**fields)
 
@@ -71,7 +81,42 @@ def kernel_env(
         threads=max(1, usable_cpus() // config.effective_jobs),
         fork=config.fork_kernels,
         device_errors=env.spec.device_errors,
+        preload=library_imports(config.root / config.library_for(fw).lib_file),
     )
+
+
+# A top-level import of the library module: ``import a.b as c``, ``from a.b import c, d``.
+TOP_IMPORT = re.compile(
+    r"^(?:import\s+([\w., ]+?)|from\s+([\w.]+)\s+import\s+([\w, ]+?))\s*(?:#.*)?$"
+)
+
+
+def library_imports(lib_file: Path) -> tuple[str, ...]:
+    """The modules the book's library (as last written) imports at its top, less itself:
+    every kernel of the framework imports them with it (d2l-en's: torchvision, pandas,
+    matplotlib… 3 s a kernel). Read line by line, with no parse: a cold build's head start
+    asks before its first zygote starts."""
+    try:
+        text = lib_file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ()
+    found: list[str] = []
+    for line in text.splitlines():
+        if not line.startswith(("import ", "from ")):
+            continue
+        match = TOP_IMPORT.match(line)
+        if match is None:
+            continue
+        if match.group(1):
+            found += [part.split(" as ")[0].strip() for part in match.group(1).split(",")]
+        else:
+            package = match.group(2)
+            names = [part.split(" as ")[0].strip() for part in match.group(3).split(",")]
+            found += [package, *(f"{package}.{name}" for name in names)]
+    # Not the library's own package (d2l), nor the standard library (cheap, and in every
+    # library's head: a cold build's head start, before the library is written, asks too).
+    skipped = {lib_file.parent.name, *sys.stdlib_module_names}
+    return tuple(dict.fromkeys(m for m in found if m and m.split(".")[0] not in skipped))
 
 
 # Math libraries' thread pools: sized to the kernel's share of the CPUs, their idle threads
@@ -134,4 +179,5 @@ def zygote_spec(env: KernelEnv) -> ZygoteSpec:
     environment a kernel gets (less what each gets of its own), its framework module."""
     spec = kernel_spec(env)
     environ = {**kernel_environ(env), **spec.env}
-    return ZygoteSpec.of(spec.argv[0], environ, spec.env.get("POLYBOOK_MODULE", ""))
+    module = spec.env.get("POLYBOOK_MODULE", "")
+    return ZygoteSpec.of(spec.argv[0], environ, module, env.preload)

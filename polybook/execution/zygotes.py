@@ -16,7 +16,7 @@ import select
 import subprocess
 import tempfile
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -27,6 +27,7 @@ from polybook.paths import IMPORT_ROOT
 logger = logging.getLogger("polybook")
 START_TIMEOUT = 300.0  # seconds a zygote may take to import its framework
 # What a kernel gets from its launch, not from the zygote's start: not part of a zygote's key.
+INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
 PER_KERNEL = ("PYTHONPATH", "CUDA_VISIBLE_DEVICES", "JPY_PARENT_PID", "JPY_SESSION_NAME")
 BOOT = (
     "import sys; sys.path.append({source!r}); "
@@ -48,9 +49,17 @@ class ZygoteSpec:
     modules: tuple[str, ...]
 
     @classmethod
-    def of(cls, python: str, environ: Mapping[str, str], module: str) -> ZygoteSpec:
-        kept = sorted((k, v) for k, v in environ.items() if k not in PER_KERNEL)
-        return cls(python, tuple(kept), (module,) if module else ())
+    def of(
+        cls, python: str, environ: Mapping[str, str], module: str, preload: Sequence[str] = ()
+    ) -> ZygoteSpec:
+        """The zygote of ``python``'s kernels: it imports the framework ``module`` and the
+        modules ``preload`` names (the library's own imports), as its kernels would."""
+        kept = {k: v for k, v in environ.items() if k not in PER_KERNEL}
+        # What ipykernel sets in each kernel before matplotlib is imported: set here, so
+        # that a matplotlib the zygote imports draws inline in its kernels.
+        kept.setdefault("MPLBACKEND", INLINE_BACKEND)
+        modules = tuple(dict.fromkeys(m for m in (module, *preload) if m))
+        return cls(python, tuple(sorted(kept.items())), modules)
 
 
 class Zygote:
