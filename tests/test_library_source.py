@@ -111,6 +111,9 @@ def test_a_distinct_distribution_name_still_imports_as_the_package(tmp_path: Pat
     assert "d2l/torch.py" in names
     with pytest.raises(PolybookError, match=r"config\.ini.*not a distribution name"):
         write_dist(replace(config, package="two words"), Reporter())
+    (root / "config.ini").write_text(CONFIG + "\n[library]\npackage = two words\n")
+    with pytest.raises(PolybookError, match=r"config\.ini:9.*not a distribution name"):
+        load_config(root)
 
 
 def test_the_index_check_tells_a_missing_version_another_projects_name_and_this_book(

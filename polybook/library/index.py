@@ -186,6 +186,8 @@ def _compare(
         listed = ", ".join(sorted(tops)[:SHOWN]) or "none"
         detail = f"{what} on the package index is another project's: it installs {listed}"
         return IndexCheck(OTHER, detail)
+    if not modules:
+        return IndexCheck(UNCHECKED, "not checked: the library is not written yet (build lib)")
     for module, source in sorted(modules.items()):
         theirs = members.get(f"{package}/{module}")
         if theirs is None:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from packaging.version import InvalidVersion, Version
 
 from polybook.config import BookConfig
+from polybook.config.schema.key import DIST_NAME
 from polybook.diagnostics import Location, PolybookError, Reporter
 from polybook.fsutil import write_atomic
 from polybook.library.dist import PackageSpec, package_spec
@@ -26,13 +27,10 @@ from polybook.library.dist import PackageSpec, package_spec
 if TYPE_CHECKING:
     from polybook.library.stage import Library
 
-# A distribution name as the packaging specifications accept it (PEP 508).
-DIST_NAME = re.compile(r"^([A-Z0-9]|[A-Z0-9][A-Z0-9._-]*[A-Z0-9])$", re.IGNORECASE)
-
 
 def distribution(config: BookConfig, package: str) -> str:
-    """The library's distribution name: ``[library] package``, else the import package's
-    (``package``); an invalid one is an error at ``config.ini``."""
+    """The library's distribution name: ``[library] package`` (checked as it is read),
+    else the import package's (``package``); an invalid one is an error at ``config.ini``."""
     name = config.package or package
     if not DIST_NAME.match(name):
         message = f"[library] package: {name!r} is not a distribution name (letters, digits, -_.)"

@@ -61,11 +61,7 @@ def colab_url(config: BookConfig, page: str, framework: str) -> str:
 
 
 def _page_info(
-    config: BookConfig,
-    page: str,
-    framework: str,
-    nb: NotebookNode,
-    needs: Installs,
+    config: BookConfig, page: str, framework: str, nb: NotebookNode, needs: Installs
 ) -> PageInfo:
     requirements = needs.requirements(framework, imported_modules(nb), needs_gpu(nb))
     return PageInfo(
@@ -87,7 +83,10 @@ def check_install(
     config: BookConfig, spec: PackageSpec, tabs: tuple[str, ...], reporter: Reporter
 ) -> None:
     """Report what keeps the first cells from installing this book's library."""
-    modules = {spec.modules[fw]: (spec.source / spec.modules[fw]).read_text() for fw in tabs}
+    modules = {
+        spec.modules[fw]: (spec.source / spec.modules[fw]).read_text(encoding="utf-8")
+        for fw in tabs
+    }
     for problem in install_problems(config, spec.name, modules, tabs):
         where = Location("config.ini")
         if problem.level == "error":

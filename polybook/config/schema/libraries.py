@@ -17,7 +17,7 @@ LIBRARY_KEYS: tuple[Key, ...] = (
     Key(
         "library",
         "package",
-        "str",
+        "dist",
         "",
         "the library's distribution name, as its wheel and a package index name it"
         " (`mybook-d2l`); it still imports as its folder's name (`d2l`)",
