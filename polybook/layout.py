@@ -21,6 +21,7 @@ NOTEBOOKS_LINK = "_notebooks"  # in the site: _notebooks/<framework>/<page>.ipyn
 PDFS_LINK = "_pdf"  # in the site: _pdf/<name>-<framework>.pdf
 EPUBS_LINK = "_epub"  # in the site: _epub/<name>-<framework>.epub
 SLIDES_LINK = "_slides"  # in the site: _slides/<framework>/<page>.html, as _build/slides
+DIST_LINK = "_dist"  # in the site, and beside notebooks a repository holds: _dist/<wheel>
 KEY_LENGTH = 16  # hex digits of a requirement set's hash in a shared folder's names
 
 
@@ -241,6 +242,11 @@ class Layout:
     @property
     def dist(self) -> Path:
         return self.build / "dist"
+
+    @property
+    def dist_stamp(self) -> Path:
+        """The digest of what ``dist``'s files were built from."""
+        return self.dist / ".inputs"
 
     @property
     def lab(self) -> Path:

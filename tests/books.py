@@ -4,13 +4,16 @@ from here (and from the other helpers: ``browser``, ``golden``), never from each
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import importlib.util
 import io
 import logging
 import os
+import re
 import shutil
 import venv
+import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -336,3 +339,42 @@ def headings(page: Path) -> tuple[str, list[str]]:
         elif not fenced and line.startswith("## "):
             subs.append(line[3:].strip())
     return title, subs
+
+
+def made_wheel(folder: Path, name: str, version: str, files: Mapping[str, str]) -> Path:
+    """A wheel of distribution ``name`` at ``version`` holding ``files`` (path -> text), with
+    the metadata pip reads, in ``folder``."""
+    stem = re.sub(r"[-_.]+", "_", name).lower()
+    info = f"{stem}-{version}.dist-info"
+    contents = {
+        **files,
+        f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
+        f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\n"
+        "Tag: py3-none-any\n",
+    }
+    record = []
+    for member, text in contents.items():
+        data = text.encode()
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
+        record.append(f"{member},sha256={digest.decode()},{len(data)}")
+    contents[f"{info}/RECORD"] = "\n".join([*record, f"{info}/RECORD,,"]) + "\n"
+    folder.mkdir(parents=True, exist_ok=True)
+    wheel = folder / f"{stem}-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for member, text in contents.items():
+            archive.writestr(member, text)
+    return wheel
+
+
+def simple_index(folder: Path, files: list[Path]) -> str:
+    """A package index (PEP 503) in ``folder`` offering ``files`` (wheels, sdists); its URL."""
+    by_name: dict[str, list[Path]] = {}
+    for path in files:
+        name = re.sub(r"[-_.]+", "-", path.name.split("-")[0]).lower()
+        by_name.setdefault(name, []).append(path)
+    for name, paths in by_name.items():
+        page = folder / name / "index.html"
+        page.parent.mkdir(parents=True, exist_ok=True)
+        links = "".join(f'<a href="{p.resolve().as_uri()}">{p.name}</a>\n' for p in paths)
+        page.write_text(f"<!DOCTYPE html><html><body>\n{links}</body></html>\n")
+    return folder.resolve().as_uri() + "/"

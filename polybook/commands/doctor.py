@@ -12,6 +12,8 @@ import subprocess
 from dataclasses import dataclass
 from importlib import metadata
 
+from packaging.requirements import Requirement
+
 from polybook.config import BookConfig
 from polybook.config.requirements import normalized_pin
 from polybook.diagnostics import PolybookError
@@ -184,6 +186,33 @@ def assets_finding() -> Finding:
     return Finding("node assets", OK, f"MathJax in {mathjax()}")
 
 
+def install_findings(config: BookConfig) -> list[Finding]:
+    """Where the students' notebooks install the book's library from, what keeps that from
+    working (the package index asked through pip), and whether another project holds the
+    library's name on the index."""
+    from polybook.library.dist import package_folder
+    from polybook.library.index import OTHER, check_library
+    from polybook.notebooks.library_source import INDEX, install_problems, sources
+
+    try:
+        package = package_folder(config).name
+        found = sources(config, package, config.tabs)
+    except PolybookError as err:
+        return [Finding("library", MISSING, err.diagnostic.message)]
+    files = [config.root / config.library_for(fw).lib_file for fw in config.tabs]
+    modules = {f.name: f.read_text(encoding="utf-8") for f in files if f.is_file()}
+    problems = install_problems(config, package, modules, config.tabs)
+    lines = [Finding("library", OK, f"{s.requirement} ({s.origin})") for s in found]
+    for problem in problems:
+        state = OK if problem.level == "note" else MISSING
+        lines.append(Finding("library", state, problem.said, problem.fix))
+    if not config.package and all(s.origin != INDEX for s in found):
+        named = check_library(Requirement(package), package, modules)
+        if named.state == OTHER:
+            lines.append(Finding("library name", MISSING, named.detail, "[library] package"))
+    return lines
+
+
 def report(config: BookConfig | None) -> tuple[list[str], bool]:
     """The lines ``polybook doctor`` prints, and whether the book's environments are ready."""
     python = f"Python {platform.python_version()}"
@@ -198,6 +227,8 @@ def report(config: BookConfig | None) -> tuple[list[str], bool]:
         found = environment_findings(config)
         ready = all(f.state == OK for f in found)
         lines += [f.line() for f in found]
+        lines.append("students' notebooks (what their first cell installs):")
+        lines += [f.line() for f in install_findings(config)]
     lines.append("this host:")
     for finding in (gpu_finding(), tex_finding(), chromium_finding(), assets_finding()):
         lines.append(finding.line())

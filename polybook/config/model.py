@@ -84,7 +84,8 @@ class BookConfig:
     executor: str = "local"
     dask_scheduler: str = ""
     cache: str = ""
-    install: str = "{package}=={release}"
+    package: str = ""  # [library]: the distribution name; "": the folder's
+    install: str = ""  # [library]: "": from the site, the repository or the index
     github_repo: tuple[str, ...] = ()  # [colab]
     branch: str = "main"  # [colab]
     kernel: tuple[str, ...] = ("python3",)  # [sagemaker]

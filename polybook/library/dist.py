@@ -15,13 +15,8 @@ from __future__ import annotations
 import ast
 import contextlib
 import functools
-import json
-import os
 import re
-import shutil
-import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
@@ -32,13 +27,12 @@ from packaging.version import InvalidVersion, Version
 from polybook import frameworks
 from polybook.config import BookConfig
 from polybook.config.requirements import normalized_pin, pins
-from polybook.diagnostics import Location, PolybookError, Reporter
+from polybook.diagnostics import Location, PolybookError
 from polybook.frameworks import Framework
-from polybook.fsutil import write_atomic
 from polybook.layout import EnvsFolder
 
 if TYPE_CHECKING:
-    from polybook.library.stage import Library
+    pass
 
 OLDEST_PYTHON = 8  # 3.8: the oldest grammar ast can check the library against
 NEWEST_PYTHON = 40  # the last minor version a Requires-Python is tried against
@@ -61,7 +55,7 @@ class Requirement:
 class PackageSpec:
     """What the package is: its name, version, Python, dependencies and per-framework extras."""
 
-    name: str
+    name: str  # the import package (``d2l``)
     version: str
     source: Path  # the package folder in the book
     modules: dict[str, str]  # framework -> module file name (``torch.py``)
@@ -297,104 +291,3 @@ def package_spec(config: BookConfig, tabs: tuple[str, ...] = ()) -> PackageSpec:
         extras=extras,
         extra_modules=extra_modules,
     )
-
-
-def _toml_list(items: list[str]) -> str:
-    return "[" + ", ".join(json.dumps(i) for i in items) + "]"
-
-
-def pyproject(spec: PackageSpec, config: BookConfig) -> str:
-    """The generated ``pyproject.toml`` (hatchling, no framework as a hard dependency)."""
-    first = f"{spec.extra_name(next(iter(spec.modules)))} as d2l"
-    lines = [
-        "[build-system]",
-        'requires = ["hatchling"]',
-        'build-backend = "hatchling.build"',
-        "",
-        "[project]",
-        f"name = {json.dumps(spec.name)}",
-        f"version = {json.dumps(spec.version)}",
-        "description = "
-        + json.dumps(f"The library of the book {config.title}: from {spec.name} import {first}"),
-        f"requires-python = {json.dumps(spec.requires_python)}",
-        f"dependencies = {_toml_list([r.at_least for r in spec.dependencies])}",
-    ]
-    if config.author:
-        lines.append(f"authors = [{{name = {json.dumps(config.author)}}}]")
-    lines += ["", "[project.optional-dependencies]"]
-    for fw, requirements in spec.extras.items():
-        lines.append(f"{spec.extra_name(fw)} = {_toml_list([r.at_least for r in requirements])}")
-    lines += ["", "[tool.hatch.build.targets.wheel]", f"packages = [{json.dumps(spec.name)}]"]
-    return "\n".join(lines) + "\n"
-
-
-def _stage(spec: PackageSpec, config: BookConfig, folder: Path) -> None:
-    """The package's source tree: the generated pyproject and the library's modules."""
-    package = folder / spec.name
-    package.mkdir(parents=True)
-    init = spec.source / "__init__.py"
-    (package / "__init__.py").write_bytes(init.read_bytes() if init.is_file() else b"")
-    for module in spec.modules.values():
-        shutil.copyfile(spec.source / module, package / module)
-    (folder / "pyproject.toml").write_text(pyproject(spec, config), encoding="utf-8")
-
-
-def build_dist(library: Library, config: BookConfig, reporter: Reporter) -> list[Path]:
-    """The library's package, as :func:`write_dist` builds it from the files the library
-    stage wrote; an error is reported and nothing is written."""
-    try:
-        return write_dist(config, reporter)
-    except PolybookError as err:
-        reporter.error(err)
-        return []
-
-
-def write_dist(config: BookConfig, reporter: Reporter) -> list[Path]:
-    """Build ``_build/dist/<name>-<release>.tar.gz`` and its wheel; returns their paths.
-
-    Built without isolation (the backend is in polybook's own environment), so nothing is
-    downloaded; ``SOURCE_DATE_EPOCH`` makes an unchanged library give identical files.
-    """
-    if not config.release:
-        where = Location("config.ini")
-        message = "[project] release is empty: it is the version of the package"
-        raise PolybookError(where, message, "dist")
-    spec = package_spec(config)
-    out = config.layout.dist
-    out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=out, prefix=".build-") as work:
-        source, built = Path(work) / "src", Path(work) / "out"
-        _stage(spec, config, source)
-        command = [sys.executable, "-m", "build", "--no-isolation", "--sdist", "--wheel"]
-        environ = {**os.environ, "SOURCE_DATE_EPOCH": "315532800"}  # 1980, zip's least
-        done = subprocess.run(
-            [*command, "--outdir", str(built), str(source)],
-            capture_output=True,
-            text=True,
-            check=False,
-            env=environ,
-        )
-        if done.returncode != 0:
-            tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
-            message = f"building the {spec.name} package failed:\n{tail}"
-            raise PolybookError(Location(str(spec.source)), message, "dist")
-        written = []
-        for artifact in sorted(built.iterdir()):
-            target = out / artifact.name
-            write_atomic(target, artifact.read_bytes())
-            written.append(target)
-    for old in [*out.glob(f"{spec.name}-*.whl"), *out.glob(f"{spec.name}-*.tar.gz")]:
-        if old not in written:
-            old.unlink()
-    for warning in _unpinned(spec):
-        reporter.warn(Location(str(spec.source)), warning, "dist")
-    return written
-
-
-def _unpinned(spec: PackageSpec) -> list[str]:
-    return [
-        f"the library imports {r.name}, which no framework environment pins: declared"
-        " without a version"
-        for r in spec.dependencies
-        if not r.version
-    ]

@@ -1,9 +1,9 @@
 """What a student notebook's first cell installs: the book's library and the framework.
 
-Exactly what the page needs: nothing when its code imports neither; else the library as
-``[library] install`` says and the framework at the version its pinned environment holds
-(spelled as the CUDA set spells it on notebooks that need a GPU: ``jax[cuda12]==…``).
-Everything else the platform ships is used as it is.
+Exactly what the page needs: nothing when its code imports neither; else the library (from
+where :mod:`polybook.notebooks.library_source` says) and the framework at the version its
+pinned environment holds (spelled as the CUDA set spells it on notebooks that need a GPU:
+``jax[cuda12]==…``). Everything else the platform ships is used as it is.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 from nbformat import NotebookNode
 
-from polybook.config import BookConfig
 from polybook.library.dist import PackageSpec, requirement_line
 
 MAGIC = re.compile(r"^\s*[%!]")
@@ -41,16 +40,9 @@ class Installs:
         return [self.library, *pins] if uses_library else pins
 
 
-def library_requirement(config: BookConfig, package: str) -> str:
-    """``[library] install`` with its placeholders filled (``d2l==0.1.0``)."""
-    text = config.install.replace("{package}", package)
-    if not config.release:  # no version to pin: the requirement stays unpinned
-        text = text.replace("=={release}", "")
-    return text.replace("{release}", config.release)
-
-
-def installs(config: BookConfig, spec: PackageSpec) -> Installs:
-    library = library_requirement(config, spec.name)
+def installs(spec: PackageSpec, library: str) -> Installs:
+    """What the notebooks install: ``library`` for the library (see
+    :mod:`polybook.notebooks.library_source`) and each framework's pinned distributions."""
     names = {fw: tuple(r.name for r in reqs) for fw, reqs in spec.extras.items()}
     return Installs(spec.name, library, names, dict(spec.extra_modules))
 

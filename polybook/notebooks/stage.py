@@ -8,6 +8,7 @@ Jupyter set. Nothing is executed here: the notebooks are the build's.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,11 +17,14 @@ from typing import TYPE_CHECKING
 from nbformat import NotebookNode
 
 from polybook.config import BookConfig
-from polybook.diagnostics import Location, Reporter
+from polybook.diagnostics import Diagnostic, Location, Reporter
 from polybook.fsutil import write_atomic
-from polybook.library.dist import package_folder, package_spec
+from polybook.layout import DIST_LINK
+from polybook.library.dist import PackageSpec, package_folder, package_spec
+from polybook.library.wheel import current_wheel, publish_wheel
 from polybook.nb import writes
 from polybook.notebooks.install import Installs, imported_modules, installs
+from polybook.notebooks.library_source import REPOSITORY, install_problems, library_source
 from polybook.notebooks.student import PageInfo, needs_gpu, page_title, student_notebook
 from polybook.notebooks.variants import REGISTRY
 from polybook.notebooks.writer import remove_stale, resource_files, write_files, zip_folder
@@ -29,6 +33,8 @@ from polybook.source.readable import book_readable
 
 if TYPE_CHECKING:
     from polybook.execution.stage import Executed
+
+logger = logging.getLogger("polybook")
 
 
 @dataclass
@@ -73,6 +79,32 @@ def _page_info(
     )
 
 
+def check_install(
+    config: BookConfig, spec: PackageSpec, tabs: tuple[str, ...], reporter: Reporter
+) -> None:
+    """Report what keeps the first cells from installing this book's library."""
+    modules = {
+        spec.modules[fw]: (spec.source / spec.modules[fw]).read_text(encoding="utf-8")
+        for fw in tabs
+    }
+    for problem in install_problems(config, spec.name, modules, tabs):
+        where = Location("config.ini")
+        if problem.level == "error":
+            reporter.error(Diagnostic(where, problem.text, "notebooks.install", "error"))
+        elif problem.level == "warning":
+            reporter.warn(where, problem.text, "notebooks.install")
+        else:
+            logger.info("%s", problem.text)
+
+
+def _publish(config: BookConfig, wheel: Path | None) -> None:
+    """The wheel where the site holds it, for the next build of the site and in the site
+    already built (its notebooks install it from there)."""
+    publish_wheel(config.layout.site_extra / DIST_LINK, wheel)
+    if (config.layout.html / "index.html").is_file():
+        publish_wheel(config.layout.html / DIST_LINK, wheel)
+
+
 def build_notebooks(executed: Executed, config: BookConfig, reporter: Reporter) -> NotebooksReport:
     """The students' notebooks of every framework of the build."""
     library = executed.library
@@ -98,28 +130,40 @@ def write_notebooks(
         message = "[project] release is empty: the notebooks install the library unpinned"
         reporter.warn(Location("config.ini"), message, "notebooks.release")
     library = package_folder(config)
-    needs = installs(config, package_spec(config, tabs))
+    spec = package_spec(config, tabs)
+    check_install(config, spec, tabs, reporter)
+    wheel = current_wheel(config, reporter)
+    _publish(config, wheel)
     resources = {k: p.read_bytes() for k, p in resource_files(config, library).items()}
     for fw in tabs:
         base = report.folder / fw
         keep: set[Path] = set()
         pages = {page: nb for (page, f), nb in executed.items() if f == fw}
-        infos = {page: _page_info(config, page, fw, nb, needs) for page, nb in pages.items()}
         refs = book_readable(config, book, fw) if book is not None else None
         for variant in REGISTRY.values():
             folder = base / variant.folder if variant.folder else base
             kernelspec = variant.kernelspec(config, fw)
+            source = library_source(config, spec.name, variant, fw)
+            needs = installs(spec, source.requirement)
             files = dict(resources)
+            if (
+                wheel is not None
+                and source.origin == REPOSITORY
+                and variant.holds_wheel(config, fw)
+            ):
+                files[f"{DIST_LINK}/{wheel.name}"] = wheel.read_bytes()  # the cell's URL
+            count = len(files)
             for page, nb in pages.items():
                 name = page.removesuffix(".md") + ".ipynb"
                 if (page, fw) in failed:  # keeps its last good notebook
                     keep.add(folder / name)
                     continue
-                student = student_notebook(nb, variant, infos[page], kernelspec, refs)
+                info = _page_info(config, page, fw, nb, needs)
+                student = student_notebook(nb, variant, info, kernelspec, refs)
                 files[name] = writes(student).encode()
             written, changed = write_files(folder, files)
             keep |= written
-            report.notebooks += len(files) - len(resources)
+            report.notebooks += len(files) - count
             report.changed += changed
         report.removed += remove_stale(base, keep)
         plain = [p for p in keep if p.is_file() and _in_plain(p, base)]

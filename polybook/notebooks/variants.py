@@ -8,6 +8,8 @@ from typing import Any
 from polybook.config import BookConfig
 from polybook.config.schema import for_framework
 
+GITHUB = "https://github.com"
+
 
 @dataclass(frozen=True)
 class Variant:
@@ -45,6 +47,20 @@ class Variant:
         if len(repos) == 1:
             notebook = f"{framework}/{self.folder}/{notebook}"
         return f"{self.opens_at}/{repo}/blob/{getattr(config, self.branch_key)}/{notebook}"
+
+    def repo_file(self, config: BookConfig, framework: str, path: str) -> str:
+        """The address of ``path``, beside this platform's notebooks of ``framework``, in
+        the repository that publishes them ("" when none is configured)."""
+        repos: tuple[str, ...] = getattr(config, self.repo_key) if self.repo_key else ()
+        repo = for_framework(repos, framework) if repos else ""
+        if not repo:
+            return ""
+        inside = f"{framework}/{self.folder}/" if len(repos) == 1 else ""
+        return f"{GITHUB}/{repo}/raw/{getattr(config, self.branch_key)}/{inside}{path}"
+
+    def holds_wheel(self, config: BookConfig, framework: str) -> bool:
+        """Whether this platform's folder is where a repository publishes the wheel."""
+        return bool(self.repo_file(config, framework, ""))
 
     def metadata(self, page: str, gpu: bool) -> dict[str, Any]:
         """Notebook metadata of this platform (beside ``kernelspec``)."""

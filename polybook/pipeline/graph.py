@@ -168,7 +168,7 @@ def _run_stages(
         summary.stopped = library
         return summary
     if request.target == "dist":
-        from polybook.library.dist import build_dist
+        from polybook.library.wheel import build_dist
 
         for path in build_dist(library, config, reporter):
             logger.info("wrote %s", path.relative_to(config.root))

@@ -13,8 +13,9 @@ from nbformat import NotebookNode
 from polybook.config import BookConfig
 from polybook.config.schema import for_framework
 from polybook.fsutil import write_atomic
-from polybook.layout import EPUBS_LINK, NOTEBOOKS_LINK, PDFS_LINK, SLIDES_LINK
+from polybook.layout import DIST_LINK, EPUBS_LINK, NOTEBOOKS_LINK, PDFS_LINK, SLIDES_LINK
 from polybook.library.model import SavedBlock
+from polybook.library.wheel import publish_wheel
 from polybook.nb import writes
 from polybook.render.names import BIBFILE, INDEX_FILE
 from polybook.render.page import Page, references_page
@@ -37,6 +38,7 @@ class SiteExtras:
     libraries: Mapping[str, Sequence[SavedBlock]] = field(default_factory=dict)
     tabs: tuple[str, ...] = ()
     documented: Mapping[str, str] = field(default_factory=dict)  # modules the book documents
+    wheel: Path | None = None  # the library's wheel, published beside the pages
 
 
 def _platform(base: str, repos: tuple[str, ...], branch: str, folder: str, fw: str) -> str:
@@ -175,3 +177,9 @@ def write_slides(config: BookConfig) -> bool:
         elif old.is_dir() and not any(old.iterdir()):
             old.rmdir()
     return changed
+
+
+def write_wheel(config: BookConfig, wheel: Path | None) -> bool:
+    """The library's wheel at ``_dist/<wheel>`` in the site, where the students' notebooks
+    install it from (``[html] base_url``); True if anything changed."""
+    return publish_wheel(config.layout.site_extra / DIST_LINK, wheel)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from polybook.config import BookConfig
+from polybook.layout import DIST_LINK
 from polybook.library.model import SavedBlock
 from polybook.render.inputs import inputs_digest
 from polybook.render.sphinx_config import core_config, hash_tree, tool_digest
@@ -35,7 +36,9 @@ def _reader_config(
         "pb_decks": site_decks(config),
         "pb_generated": list(generated),
     }
-    if notebooks or any(site_books(config, kind) for kind in BOOK_KINDS) or settings["pb_decks"]:
+    books = any(site_books(config, kind) for kind in BOOK_KINDS)
+    wheel = any((config.layout.site_extra / DIST_LINK).glob("*.whl"))
+    if notebooks or books or settings["pb_decks"] or wheel:
         settings["html_extra_path"] = [str(config.layout.site_extra)]
     for key in ("favicon", "html_logo"):
         path = getattr(config, key)

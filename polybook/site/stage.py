@@ -18,7 +18,7 @@ from polybook.config import BookConfig
 from polybook.diagnostics import Diagnostic, Location, Reporter
 from polybook.environments import devices
 from polybook.fsutil import write_atomic
-from polybook.layout import EPUBS_LINK, NOTEBOOKS_LINK, PDFS_LINK, SLIDES_LINK
+from polybook.layout import DIST_LINK, EPUBS_LINK, NOTEBOOKS_LINK, PDFS_LINK, SLIDES_LINK
 from polybook.render import warning_store
 from polybook.render.assets import INSTALL, mathjax, write_mathjax
 from polybook.render.outputs import clean_for_book, path_roots
@@ -34,6 +34,7 @@ from polybook.site.extras import (
     write_index,
     write_notebooks,
     write_slides,
+    write_wheel,
 )
 from polybook.site.links import check_links
 from polybook.site.settings import site_digest, site_settings
@@ -82,7 +83,10 @@ def build_site(
         cleaned.update(((doc.path, fw), nb) for fw, nb in nbs.items())
         pages.append(render_page(doc, nbs, library.tabs, reporter, gpus, config.root))
     documented = documented_modules(library.book.documents)
-    extras = SiteExtras(cleaned, library.blocks, library.tabs, documented)
+    from polybook.library.wheel import current_wheel
+
+    wheel = current_wheel(config, reporter)
+    extras = SiteExtras(cleaned, library.blocks, library.tabs, documented, wheel)
     stale = frozenset(page.removesuffix(".md") for page, _ in executed.failed)
     return Site(write_site(config, pages, reporter, stale, extras, early))
 
@@ -175,7 +179,7 @@ def _write_extras(
     changed |= write_index(config, extras, srcdir)
     extra = config.layout.site_extra
     changed |= write_notebooks(extra / NOTEBOOKS_LINK, extras.notebooks, keep)
-    for link in (NOTEBOOKS_LINK, PDFS_LINK, EPUBS_LINK, SLIDES_LINK):
+    for link in (NOTEBOOKS_LINK, PDFS_LINK, EPUBS_LINK, SLIDES_LINK, DIST_LINK):
         _prune_copies(extra / link, outdir / link)
     return changed
 
@@ -204,7 +208,7 @@ def write_site(
     pages = [with_toctree(p, names) if p.docname == "index" else p for p in pages]
     held = {fw for _, fw in extras.notebooks}
     # The books and decks built before the site, copied before the settings, which link them.
-    copies_changed = write_books(config) | write_slides(config)
+    copies_changed = write_books(config) | write_slides(config) | write_wheel(config, extras.wheel)
     frameworks = [fw for fw in config.tabs if fw in held]
     settings = site_settings(config, frameworks, names, extras.libraries)
     srcdir, outdir = Path(settings["srcdir"]), Path(settings["outdir"])

@@ -10,13 +10,17 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Literal
 
-Kind = Literal["bool", "int", "float", "str", "choice", "words", "patterns", "path", "name", "url"]
+Kind = Literal[
+    "bool", "int", "float", "str", "choice", "words", "patterns", "path", "name", "url", "dist"
+]
 Value = bool | int | float | str | tuple[str, ...]
 
 TRUE = ("true", "yes", "on", "1")
 FALSE = ("false", "no", "off", "0")
 LIBRARY_SECTION = "library-<tab>"  # stands for [library-pytorch], [library-jax], …
 FRAMEWORK_SECTION = "framework-<name>"  # a framework's declaration, [framework-paddle]
+# A distribution's name as the packaging specifications accept it (PEP 508).
+DIST_NAME = re.compile(r"^([A-Z0-9]|[A-Z0-9][A-Z0-9._-]*[A-Z0-9])$", re.IGNORECASE)
 ENV_SECTION = "env-<tab>"  # where a framework runs when not in polybook's venv, [env-jax]
 
 
@@ -66,6 +70,8 @@ class Key:
             return self._words(text)
         if self.kind == "url":
             return _url(text)
+        if self.kind == "dist" and not DIST_NAME.match(text):
+            raise BadValue(f"{text!r} is not a distribution name (letters, digits, - _ .)")
         if self.kind == "name" and not text.isidentifier():
             raise BadValue(f"{text!r} is not a Python module name (letters, digits, _)")
         if self.kind == "path" and self.suffix and not text.endswith(self.suffix):
@@ -145,6 +151,8 @@ class Key:
             return "module name"
         if self.kind == "url":
             return "`http(s)://` address"
+        if self.kind == "dist":
+            return "distribution name"
         if self.kind == "path":
             return f"path to a `{self.suffix}` file" if self.suffix else "path"
         return "text"

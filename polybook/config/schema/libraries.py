@@ -16,13 +16,26 @@ LIBRARY_KEYS: tuple[Key, ...] = (
     ),
     Key(
         "library",
+        "package",
+        "dist",
+        "",
+        "the library's distribution name, as its wheel and a package index name it"
+        " (`mybook-d2l`); it still imports as its folder's name (`d2l`)",
+        d2lbook=False,
+        default_text="the package folder's name (`d2l`)",
+    ),
+    Key(
+        "library",
         "install",
         "str",
-        "{package}=={release}",
-        "what the student notebooks' first cell installs for the library: a pip requirement,"
-        " a wheel URL or path, or a git URL; `{package}` is the library's package (`d2l`),"
-        " `{release}` is `[project] release`",
+        "",
+        "what the student notebooks' first cell installs for the library: a pip requirement"
+        " (`{package}=={release}` for a package of the index), a wheel URL or path, or a git"
+        " URL; `{package}` is the distribution name, `{release}` is `[project] release`",
         d2lbook=False,
+        default_text="the wheel the site publishes (`[html] base_url`), else the one beside"
+        " the notebooks in `[colab]` / `[sagemaker]` `github_repo`, else"
+        " `{package}=={release}` from the package index (a warning)",
     ),
     Key(
         LIBRARY_SECTION,

@@ -1,0 +1,192 @@
+"""The library's wheel and sdist, built with hatchling from the files the library stage
+wrote (:mod:`polybook.library.dist` says what the package is), and the wheel the site and
+the students' notebooks publish: rebuilt only when what it is made from changed."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from packaging.version import InvalidVersion, Version
+
+from polybook.config import BookConfig
+from polybook.config.schema.key import DIST_NAME
+from polybook.diagnostics import Location, PolybookError, Reporter
+from polybook.fsutil import write_atomic
+from polybook.library.dist import PackageSpec, package_spec
+
+if TYPE_CHECKING:
+    from polybook.library.stage import Library
+
+
+def distribution(config: BookConfig, package: str) -> str:
+    """The library's distribution name: ``[library] package`` (checked as it is read),
+    else the import package's (``package``); an invalid one is an error at ``config.ini``."""
+    name = config.package or package
+    if not DIST_NAME.match(name):
+        message = f"[library] package: {name!r} is not a distribution name (letters, digits, -_.)"
+        raise PolybookError(Location("config.ini"), message, "config")
+    return name
+
+
+def wheel_name(dist_name: str, version: str) -> str:
+    """The file name hatchling gives the wheel of ``dist_name`` at ``version``."""
+    with contextlib.suppress(InvalidVersion):
+        version = str(Version(version))
+    escaped = re.sub(r"[-_.]+", "_", dist_name).lower()
+    return f"{escaped}-{version}-py3-none-any.whl"
+
+
+def _toml_list(items: list[str]) -> str:
+    return "[" + ", ".join(json.dumps(i) for i in items) + "]"
+
+
+def pyproject(spec: PackageSpec, config: BookConfig) -> str:
+    """The generated ``pyproject.toml`` (hatchling, no framework as a hard dependency)."""
+    first = f"{spec.extra_name(next(iter(spec.modules)))} as d2l"
+    lines = [
+        "[build-system]",
+        'requires = ["hatchling"]',
+        'build-backend = "hatchling.build"',
+        "",
+        "[project]",
+        f"name = {json.dumps(distribution(config, spec.name))}",
+        f"version = {json.dumps(spec.version)}",
+        "description = "
+        + json.dumps(f"The library of the book {config.title}: from {spec.name} import {first}"),
+        f"requires-python = {json.dumps(spec.requires_python)}",
+        f"dependencies = {_toml_list([r.at_least for r in spec.dependencies])}",
+    ]
+    if config.author:
+        lines.append(f"authors = [{{name = {json.dumps(config.author)}}}]")
+    lines += ["", "[project.optional-dependencies]"]
+    for fw, requirements in spec.extras.items():
+        lines.append(f"{spec.extra_name(fw)} = {_toml_list([r.at_least for r in requirements])}")
+    lines += ["", "[tool.hatch.build.targets.wheel]", f"packages = [{json.dumps(spec.name)}]"]
+    return "\n".join(lines) + "\n"
+
+
+def _stage(spec: PackageSpec, config: BookConfig, folder: Path) -> None:
+    """The package's source tree: the generated pyproject and the library's modules."""
+    package = folder / spec.name
+    package.mkdir(parents=True)
+    init = spec.source / "__init__.py"
+    (package / "__init__.py").write_bytes(init.read_bytes() if init.is_file() else b"")
+    for module in spec.modules.values():
+        shutil.copyfile(spec.source / module, package / module)
+    (folder / "pyproject.toml").write_text(pyproject(spec, config), encoding="utf-8")
+
+
+def build_dist(library: Library, config: BookConfig, reporter: Reporter) -> list[Path]:
+    """The library's package, as :func:`write_dist` builds it from the files the library
+    stage wrote; an error is reported and nothing is written."""
+    try:
+        return write_dist(config, reporter)
+    except PolybookError as err:
+        reporter.error(err)
+        return []
+
+
+def write_dist(config: BookConfig, reporter: Reporter) -> list[Path]:
+    """Build ``_build/dist/<name>-<release>.tar.gz`` and its wheel; returns their paths.
+
+    Built without isolation (the backend is in polybook's own environment), so nothing is
+    downloaded; ``SOURCE_DATE_EPOCH`` makes an unchanged library give identical files.
+    """
+    if not config.release:
+        where = Location("config.ini")
+        message = "[project] release is empty: it is the version of the package"
+        raise PolybookError(where, message, "dist")
+    spec = package_spec(config)
+    out = config.layout.dist
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=out, prefix=".build-") as work:
+        source, built = Path(work) / "src", Path(work) / "out"
+        _stage(spec, config, source)
+        command = [sys.executable, "-m", "build", "--no-isolation", "--sdist", "--wheel"]
+        environ = {**os.environ, "SOURCE_DATE_EPOCH": "315532800"}  # 1980, zip's least
+        done = subprocess.run(
+            [*command, "--outdir", str(built), str(source)],
+            capture_output=True,
+            text=True,
+            check=False,
+            env=environ,
+        )
+        if done.returncode != 0:
+            tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
+            message = f"building the {spec.name} package failed:\n{tail}"
+            raise PolybookError(Location(str(spec.source)), message, "dist")
+        written = []
+        for artifact in sorted(built.iterdir()):
+            target = out / artifact.name
+            write_atomic(target, artifact.read_bytes())
+            written.append(target)
+    escaped = wheel_name(distribution(config, spec.name), "0").partition("-")[0]
+    for old in [*out.glob(f"{escaped}-*.whl"), *out.glob(f"{escaped}-*.tar.gz")]:
+        if old not in written:
+            old.unlink()
+    for warning in _unpinned(spec):
+        reporter.warn(Location(str(spec.source)), warning, "dist")
+    return written
+
+
+def _unpinned(spec: PackageSpec) -> list[str]:
+    return [
+        f"the library imports {r.name}, which no framework environment pins: declared"
+        " without a version"
+        for r in spec.dependencies
+        if not r.version
+    ]
+
+
+def _inputs_digest(spec: PackageSpec, config: BookConfig) -> str:
+    """What the package's files are made from: its pyproject and its modules."""
+    digest = hashlib.sha256(pyproject(spec, config).encode())
+    for name in ["__init__.py", *spec.modules.values()]:
+        path = spec.source / name
+        digest.update(name.encode() + b"\0" + (path.read_bytes() if path.is_file() else b""))
+    return digest.hexdigest()
+
+
+def current_wheel(config: BookConfig, reporter: Reporter) -> Path | None:
+    """The library's wheel in ``_build/dist``, built again only when its pyproject or its
+    modules changed since it was; None without ``[project] release`` (nothing to version
+    it by) or where it cannot be built (reported as a warning: the book builds on)."""
+    if not config.release:
+        return None
+    try:
+        spec = package_spec(config)
+        target = config.layout.dist / wheel_name(distribution(config, spec.name), spec.version)
+        stamp = config.layout.dist_stamp
+        digest = _inputs_digest(spec, config)
+        if target.is_file() and stamp.is_file() and stamp.read_text() == digest:
+            return target
+        write_dist(config, reporter)
+        if not target.is_file():
+            raise PolybookError(Location(str(config.layout.dist)), f"no {target.name}", "dist")
+    except PolybookError as err:
+        message = f"the library's wheel is not published: {err.diagnostic.message}"
+        reporter.warn(err.location, message, "dist")
+        return None
+    write_atomic(stamp, digest)
+    return target
+
+
+def publish_wheel(folder: Path, wheel: Path | None) -> bool:
+    """``wheel`` in ``folder``, the only wheel there (none where ``wheel`` is None); True
+    if anything changed."""
+    changed = write_atomic(folder / wheel.name, wheel.read_bytes()) if wheel else False
+    for old in folder.glob("*.whl") if folder.is_dir() else ():
+        if wheel is None or old.name != wheel.name:
+            old.unlink()
+            changed = True
+    return changed
