@@ -56,6 +56,32 @@ def test_an_ordinary_elif_after_a_dropped_branch_becomes_the_if() -> None:
     assert select(code, "jax") == [(11, "y = 1")]
 
 
+NESTED = """\
+class Module:
+    if tab.selected('mxnet', 'jax'):
+        def __init__(self):
+            self.board = 1
+        if tab.selected('jax'):
+            self.training = None
+
+    def loss(self):
+        pass"""
+
+
+def test_a_line_is_dedented_once_however_many_decided_branches_hold_it() -> None:
+    # d2l-en's oo-design.md, as d2lbook runs it: the inner line joins ``__init__``'s body.
+    assert select(NESTED, "jax") == [
+        (10, "class Module:"),
+        (12, "    def __init__(self):"),
+        (13, "        self.board = 1"),
+        (15, "        self.training = None"),
+        (16, ""),
+        (17, "    def loss(self):"),
+        (18, "        pass"),
+    ]
+    assert [t for _, t in select(NESTED, "mxnet")][3] == ""  # the inner branch dropped
+
+
 def test_comments_may_name_tab_selected_and_cells_without_it_are_untouched() -> None:
     code = "# if tab.selected('jax'): explained here\nx = [1,\n  2]"
     assert select(code, "jax") == list(enumerate(code.split("\n"), start=10))

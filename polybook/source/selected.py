@@ -7,6 +7,7 @@ as it is written (an ``elif`` that comes first becomes an ``if``). Every kept li
 source line. A condition that mixes ``tab.selected`` with other names cannot be decided
 before the code runs: an error at its line. A framework polybook knows but the book does
 not build (``tab.selected('mxnet')`` in a PyTorch and JAX book) is simply not selected.
+As in d2lbook, a line is dedented once, however many decided branches hold it.
 """
 
 from __future__ import annotations
@@ -64,6 +65,12 @@ def _dedent(lines: list[Line], by: int) -> list[Line]:
     return [(n, t[min(by, _indent(t)) :] if t.strip() else "") for n, t in lines]
 
 
+def _after_deeper(lines: list[Line], index: int, indent: int) -> bool:
+    """Whether the last line of code before ``index`` is indented deeper than ``indent``."""
+    before = [t for _, t in lines[:index] if not _loose(t)]
+    return bool(before) and _indent(before[-1]) > indent
+
+
 def _is_selected(node: ast.AST) -> bool:
     return (
         isinstance(node, ast.Call)
@@ -105,6 +112,7 @@ class _Selector:
         self.framework = framework
         self.path = path
         self.tabs = tabs
+        self.inside = False  # in the body of a decided branch
 
     def where(self, line: Line) -> Location:
         return Location(self.path, line[0], self.framework)
@@ -190,7 +198,15 @@ class _Selector:
             else:
                 code = [_indent(t) for _, t in body if not _loose(t)]
                 by = (min(code) if code else len(indent)) - len(indent)
+                # d2lbook dedents a line once, however many decided branches hold it: a
+                # decided `if` inside another, right after a deeper block (d2l-en's
+                # `if tab.selected('tensorflow'):` after a `def`'s body), keeps its body
+                # where it is: in that block.
+                if self.inside and _after_deeper(lines, chain[0].header[0], len(indent)):
+                    by = 0
+                outer, self.inside = self.inside, True
                 out.extend(self.scan(_dedent(body, by)))
+                self.inside = outer
             break
         return out
 
