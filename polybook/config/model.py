@@ -118,6 +118,9 @@ class BookConfig:
     # Not a key: a side build's name (``polybook upgrade``), whose outputs keep to their own
     # folder of _build/ and show no frozen outputs.
     side: str = ""
+    # Not a key (a book cannot vouch for itself): ``--trust`` on the command line, which
+    # lets a build that executes nothing load the book's own Sphinx extensions.
+    trusted: bool = False
 
     @property
     def default_tab(self) -> str:

@@ -44,9 +44,10 @@ def library_files(config: BookConfig) -> dict[str, str]:
 
 
 def runs_book_code(config: BookConfig) -> bool:
-    """Whether the build runs the book's code anyway (its notebooks are executed): only then
-    may the Sphinx process import a module of the book (a ``sphinx_extensions`` one)."""
-    return config.eval_notebook and config.executor != "none"
+    """Whether the build runs the book's code anyway (its notebooks are executed, or the
+    command line said ``--trust``): only then may the Sphinx process import a module of the
+    book (a ``sphinx_extensions`` one)."""
+    return config.trusted or (config.eval_notebook and config.executor != "none")
 
 
 def autodoc_settings(

@@ -151,7 +151,8 @@ BOOK_KEYS: tuple[Key, ...] = (
         (),
         "more Sphinx extensions for the site, e.g. `sphinx.ext.autosummary` for `eval_rst`"
         " blocks (`sphinx.ext.autodoc` is always on, as in d2lbook); a module of the book is"
-        " refused by a build that executes nothing (`eval_notebook` off, `executor = none`)",
+        " refused by a build that executes nothing (`eval_notebook` off, `executor = none`)"
+        " unless it runs with `--trust`",
     ),
     Key(
         "build",
