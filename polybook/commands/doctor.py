@@ -14,7 +14,7 @@ from importlib import metadata
 
 from polybook.config import BookConfig
 from polybook.diagnostics import PolybookError
-from polybook.environments import devices, venvs
+from polybook.environments import devices, installer, venvs
 from polybook.environments.assets import assets_current
 from polybook.paths import PACKAGE_ROOT, assets_dir
 from polybook.pdf.latex import FONTS, INSTALL_COMMAND, missing_tools
@@ -81,6 +81,13 @@ def environment_findings(config: BookConfig) -> list[Finding]:
             continue
         found.append(Finding(name, OK, f"{what}; kernel {kernel}"))
     return found
+
+
+def installer_finding() -> Finding:
+    """What installs the environments' packages: uv, else pip and why."""
+    used = installer.current()
+    fix = "" if used.uv or used.asked else "make setup (or: pip install uv)"
+    return Finding("installer", MISSING if fix else OK, used.describe(), fix)
 
 
 def gpu_finding() -> Finding:
@@ -151,6 +158,7 @@ def report(config: BookConfig | None) -> tuple[list[str], bool]:
         ready = all(f.state == OK for f in found)
         lines += [f.line() for f in found]
     lines.append("this host:")
+    lines.append(installer_finding().line())
     for finding in (gpu_finding(), tex_finding(), chromium_finding(), assets_finding()):
         lines.append(finding.line())
     return lines, ready
