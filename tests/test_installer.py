@@ -15,6 +15,7 @@ import pytest
 from polybook import frameworks
 from polybook.environments import installer, sources, venvs
 from polybook.environments.packages import canonical
+from polybook.frameworks import DEVICES
 from polybook.paths import REQUIREMENTS
 
 from .test_env_setup import environment, run, tiny_book
@@ -95,11 +96,12 @@ def _uv_resolves(requirements: Path) -> dict[str, str]:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("name", sorted(frameworks.REGISTRY))
-def test_uv_resolves_each_framework_set_as_pip_does(name: str) -> None:
+def test_uv_resolves_each_framework_set_as_pip_does(name: str, device: str) -> None:
     """With this host's pip configuration (extra indexes, find-links, constraints), the
     same names and versions, local build tags included (``torch 2.13.0+cpu`` here)."""
-    requirements = REQUIREMENTS / "cpu" / f"{name}.txt"
+    requirements = REQUIREMENTS / device / f"{name}.txt"
     by_pip = _pip_resolves(requirements)
     assert _uv_resolves(requirements) == by_pip
     assert any(dist in by_pip for dist in frameworks.get(name).distribution)
