@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from polybook import frameworks
+from polybook.diagnostics import PolybookError
 from polybook.environments import installer, sources, venvs
 from polybook.environments.packages import canonical
 from polybook.frameworks import DEVICES
@@ -64,6 +65,18 @@ def test_pip_settings_are_read_as_pip_merges_them(
     assert environ == {"HOME": "/h", **certified}  # uv's own sources left out
     monkeypatch.setenv("PIP_NO_BINARY", ":all:")
     assert sources.unfollowed(sources.read(PYTHON)) == ["no-binary"]
+
+
+def test_an_installer_that_is_neither_uv_nor_pip_is_a_located_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(installer.INSTALLER_VARIABLE, "conda")
+    with pytest.raises(PolybookError) as raised:
+        installer.current()
+    assert str(raised.value).startswith("$POLYBOOK_INSTALLER: $POLYBOOK_INSTALLER is 'conda'")
+    assert "uv or pip" in str(raised.value) and "[polybook.env]" in str(raised.value)
+    monkeypatch.setenv(installer.INSTALLER_VARIABLE, "PIP")
+    assert installer.current().name == "pip" and installer.current().asked
 
 
 def _pip_resolves(requirements: Path) -> dict[str, str]:

@@ -85,7 +85,10 @@ def environment_findings(config: BookConfig) -> list[Finding]:
 
 def installer_finding() -> Finding:
     """What installs the environments' packages: uv, else pip and why."""
-    used = installer.current()
+    try:
+        used = installer.current()
+    except PolybookError as err:  # $POLYBOOK_INSTALLER names neither
+        return Finding("installer", MISSING, str(err).splitlines()[0])
     fix = "" if used.uv or used.asked else "make setup (or: pip install uv)"
     return Finding("installer", MISSING if fix else OK, used.describe(), fix)
 
