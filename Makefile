@@ -17,8 +17,7 @@ all: html
 # The tool's own environment. pip installs uv (pinned in tool.txt), then uv the rest, given
 # the sources pip is configured with (pip installs it all where uv cannot: the reason is said).
 INSTALL := $(TOOL)/bin/python -m polybook.environments.installer
-$(TOOL)/.stamp: requirements/tool.txt requirements/tool-nodeps.txt pyproject.toml \
-		polybook/environments/installer.py polybook/environments/sources.py
+$(TOOL)/.stamp: requirements/tool.txt requirements/tool-nodeps.txt pyproject.toml
 	$(PYTHON) -m venv $(TOOL)
 	$(TOOL)/bin/pip install -q --disable-pip-version-check $$(grep '^uv==' requirements/tool.txt)
 	$(INSTALL) --requirement=requirements/tool.txt
