@@ -14,12 +14,15 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 all: html
 
-# The tool's own environment.
+# The tool's own environment. pip installs uv (pinned in tool.txt), then uv the rest, given
+# the sources pip is configured with (pip installs it all where uv cannot: the reason is said).
+INSTALL := $(TOOL)/bin/python -m polybook.environments.installer
 $(TOOL)/.stamp: requirements/tool.txt requirements/tool-nodeps.txt pyproject.toml
 	$(PYTHON) -m venv $(TOOL)
-	$(TOOL)/bin/pip install -q --disable-pip-version-check -r requirements/tool.txt
-	$(TOOL)/bin/pip install -q --disable-pip-version-check --no-deps -r requirements/tool-nodeps.txt
-	$(TOOL)/bin/pip install -q --disable-pip-version-check --no-deps -e .
+	$(TOOL)/bin/pip install -q --disable-pip-version-check $$(grep '^uv==' requirements/tool.txt)
+	$(INSTALL) --requirement=requirements/tool.txt
+	$(INSTALL) --no-deps --requirement=requirements/tool-nodeps.txt
+	$(INSTALL) --no-deps --editable=.
 	$(TOOL)/bin/python -m compileall -q polybook  # as pip does for what it installs
 	touch $@
 

@@ -29,6 +29,7 @@ FRAMEWORKS = {  # name: (module, pins)
     "tiny": ("tabulate", "tabulate==0.9.0\nipykernel==7.1.0\n"),
     "mini": ("toolz", "toolz==1.2.0\nipykernel==7.1.0\n"),
     "bare": ("toolz", "toolz==1.2.0\n"),  # no kernel: set up with --no-verify
+    "flat": ("tabulate", "tabulate==0.9.0\n"),  # no kernel either
 }
 
 
@@ -221,6 +222,7 @@ def test_doctor_says_what_is_missing_and_the_command_that_fixes_it(
     )
     for topic in ("GPUs", "TeX (PDF)", "Chromium", "node assets"):
         assert f" {topic} " in out
+    assert "  ✓ installer     uv 0.13.8 (" in out  # pinned in requirements/tool.txt
     looks_installed(environment(root, "bare"))
     _holding(environment(root, "bare"), "toolz==1.2.0")
     assert main(["--root", str(root), "doctor"]) == 1  # it cannot import ipykernel

@@ -12,7 +12,6 @@ import os
 import shutil
 import subprocess
 import sys
-import venv
 import zipfile
 from dataclasses import replace
 from pathlib import Path
@@ -25,7 +24,8 @@ from nbformat import NotebookNode
 from polybook.commands.cli import main
 from polybook.config import load_config
 from polybook.config.schema import KEYS, BadValue
-from polybook.environments import venvs
+from polybook.diagnostics import Location
+from polybook.environments import installer, venvs
 from polybook.nb import merge_streams, reads
 from polybook.notebooks.stage import colab_url
 from polybook.paths import REQUIREMENTS
@@ -187,11 +187,12 @@ def test_config_pairs_name_frameworks_and_colab_links_follow_the_layout(book: Pa
 @pytest.fixture(scope="module")
 def fresh_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("student") / "venv"
-    venv.EnvBuilder(with_pip=True).create(path)
+    where, failed = Location(str(path)), "the student's venv could not be set up"
+    installer.make_venv(path, where, failed)  # by uv, as polybook's own: pip in it
     pins = REQUIREMENTS / "cpu" / "pytorch.txt"
-    pip = [str(path / "bin" / "python"), "-m", "pip", "install", "-q", "-c", str(pins)]
     # numpy stands for what every platform ships: torch warns on import without it.
-    subprocess.run([*pip, "torch==2.13.0", "numpy", "ipykernel"], check=True)
+    wanted = ["-c", str(pins), "torch==2.13.0", "numpy", "ipykernel"]
+    installer.install(path / "bin" / "python", wanted, where, failed, compile_all=False)
     return path
 
 

@@ -1,7 +1,8 @@
 """``make bench``: build-time figures of the embedded book, then of a synthetic 200-page
 book (``benchmarks/make_book.py``), then of ``polybook diff`` on a synthetic build of as many
-pages (``tools/bench_drift.py``), each measured in one run (``--only book`` or ``--only
-drift`` for one of the last two alone: they execute nothing).
+pages (``tools/bench_drift.py``), then of setting the environments up, by uv and by pip, and
+of a fresh clone's ``make html`` (``tools/bench_envs.py``), each measured in one run
+(``--only SECTION`` for one alone; ``book`` and ``drift`` execute nothing).
 
 Works on temporary copies (never the repository) with a fresh cache.
 """
@@ -20,6 +21,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from tools.bench_envs import clone_figures, environment_figures
 from tools.bench_runs import Run, build, serve_latency
 
 REPO = Path(__file__).resolve().parent.parent
@@ -346,10 +348,10 @@ def big_book(pages: int = BOOK_PAGES) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="build-time figures, measured in one run")
-    parser.add_argument(
-        "--only", choices=["embedded", "book", "drift", "d2lbook"], help="one section only"
-    )
+    sections = ["embedded", "book", "drift", "envs", "clone", "d2lbook"]
+    parser.add_argument("--only", choices=sections, help="one section only")
     parser.add_argument("--pages", type=int, default=BOOK_PAGES, help="the book section's")
+    parser.add_argument("--before", help="clone section: also time this revision's make html")
     args = parser.parse_args(argv)
     # As an installed tool has it (pip compiles what it installs; an editable install, not).
     compileall.compile_dir(REPO / "polybook", quiet=1)
@@ -363,6 +365,10 @@ def main(argv: list[str] | None = None) -> int:
         show(
             f"polybook diff ({args.pages} pages x 4 frameworks, one run)", drift_figures(args.pages)
         )
+    if args.only in (None, "envs"):
+        show("polybook env setup (uv and pip, one run)", environment_figures())
+    if args.only in (None, "clone"):
+        show("a fresh clone's make html (one run)", clone_figures(args.before))
     if args.only in (None, "d2lbook"):
         from tools.bench_d2lbook import d2lbook_figures
 

@@ -20,13 +20,12 @@ import json
 import os
 import subprocess
 import sys
-import venv
 from pathlib import Path
 from typing import Any
 
 from polybook.config import BookConfig
 from polybook.diagnostics import Location, PolybookError
-from polybook.environments import venvs
+from polybook.environments import installer, venvs
 from polybook.environments.prepare import ensure_all
 from polybook.fsutil import write_atomic
 from polybook.paths import CHECKOUT, IMPORT_ROOT
@@ -103,19 +102,16 @@ def ensure_lab_env(root: Path) -> Path:
     wanted = lab_stamp()
     if python.exists() and stamp.is_file() and stamp.read_text().strip() == wanted:
         return python
+    where = Location(str(LAB_REQUIREMENTS))
+    failed = f"the JupyterLab environment could not be set up in {root}"
     if not python.exists():
-        venv.EnvBuilder(with_pip=True, clear=True).create(root)
+        installer.make_venv(root, where, failed, clear=True)
     stamp.unlink(missing_ok=True)
-    pip = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
-    for command in (
-        [*pip, "-r", str(LAB_REQUIREMENTS)],
-        [*pip, "--no-deps", "-e", str(IMPORT_ROOT)],
+    for args in (
+        [f"--requirement={LAB_REQUIREMENTS}"],
+        ["--no-deps", f"--editable={IMPORT_ROOT}"],
     ):
-        done = subprocess.run(command, capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            tail = "\n".join((done.stdout + done.stderr).splitlines()[-15:])
-            message = f"the JupyterLab environment could not be set up in {root}:\n{tail}"
-            raise PolybookError(Location(str(LAB_REQUIREMENTS)), message, "env")
+        installer.install(python, args, where, failed)
     write_atomic(stamp, wanted + "\n")
     return python
 

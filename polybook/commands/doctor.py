@@ -17,7 +17,7 @@ from packaging.requirements import Requirement
 from polybook.config import BookConfig
 from polybook.config.requirements import normalized_pin
 from polybook.diagnostics import PolybookError
-from polybook.environments import devices, venvs
+from polybook.environments import devices, installer, venvs
 from polybook.environments.assets import assets_current
 from polybook.paths import PACKAGE_ROOT, assets_dir
 from polybook.pdf.latex import FONTS, INSTALL_COMMAND, missing_tools
@@ -133,6 +133,16 @@ def existing_finding(name: str, python: str, module: str) -> Finding:
     return Finding(name, OK, f"an existing Python: {python}, imports {module} and ipykernel")
 
 
+def installer_finding() -> Finding:
+    """What installs the environments' packages: uv, else pip and why."""
+    try:
+        used = installer.current()
+    except PolybookError as err:  # $POLYBOOK_INSTALLER names neither
+        return Finding("installer", MISSING, str(err).splitlines()[0])
+    fix = "" if used.uv or used.asked else "make setup (or: pip install uv)"
+    return Finding("installer", MISSING if fix else OK, used.describe(), fix)
+
+
 def gpu_finding() -> Finding:
     """The GPUs this process may use, and the CUDA version the driver supports."""
     gpus = devices.host_gpus()
@@ -230,6 +240,7 @@ def report(config: BookConfig | None) -> tuple[list[str], bool]:
         lines.append("students' notebooks (what their first cell installs):")
         lines += [f.line() for f in install_findings(config)]
     lines.append("this host:")
+    lines.append(installer_finding().line())
     for finding in (gpu_finding(), tex_finding(), chromium_finding(), assets_finding()):
         lines.append(finding.line())
     return lines, ready

@@ -13,15 +13,14 @@ import contextlib
 import logging
 import os
 import shutil
-import subprocess
 import uuid
-import venv
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 import filelock
 
-from polybook.diagnostics import Location, PolybookError
+from polybook.diagnostics import Location
+from polybook.environments import installer
 
 logger = logging.getLogger("polybook")
 
@@ -72,17 +71,6 @@ def clear_leftovers(path: Path) -> list[Path]:
     return found
 
 
-def _run(command: list[str], where: Location, failed: str) -> None:
-    logger.info("%s", " ".join(command))
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, check=False)
-    except OSError as exc:
-        done = subprocess.CompletedProcess(command, 1, "", str(exc))
-    if done.returncode != 0:
-        tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
-        raise PolybookError(where, f"{failed}:\n{tail}", "env")
-
-
 def _point_scripts_at(venv_dir: Path, built_at: Path, final: Path) -> None:
     """Rewrite the paths a venv's scripts and settings hold (shebangs, ``activate``,
     ``pyvenv.cfg``) from where it was built to where it goes."""
@@ -103,23 +91,23 @@ def create_venv(
     requirements: Sequence[Path],
     marks: Mapping[str, str],
     failed: str,
-) -> None:
+    compile_all: bool = True,
+) -> str:
     """Make the venv at ``path``, with the packages of ``requirements`` and the files
     ``marks`` (name -> text, written last: what says it is complete), and put it in place
-    of whatever ``path`` held. Call with its lock held. Raises a located error naming
-    ``failed`` (what could not be set up) with pip's last lines."""
+    of whatever ``path`` held; the installer that installed them (``compile_all``: see
+    :func:`.installer.install`). Call with its lock held. Raises a located error naming
+    ``failed`` (what could not be set up) with the installer's last lines."""
     path.parent.mkdir(parents=True, exist_ok=True)
     building = path.parent / f".{path.name}{PARTIAL}{uuid.uuid4().hex[:8]}"
     where = Location(str(requirements[0]) if requirements else str(path))
     try:
-        try:
-            venv.EnvBuilder(with_pip=True).create(building)
-        except (OSError, subprocess.CalledProcessError) as exc:
-            raise PolybookError(where, f"{failed}: {exc}", "env") from exc
-        python = building / "bin" / "python"
-        pip = [str(python), "-m", "pip", "--disable-pip-version-check", "-q", "install"]
+        installer.make_venv(building, where, failed)
+        used = installer.current().name
         if requirements:
-            _run([*pip, *(f"--requirement={r}" for r in requirements)], where, failed)
+            python = building / "bin" / "python"
+            named = [f"--requirement={r}" for r in requirements]
+            used = installer.install(python, named, where, failed, compile_all=compile_all)
         _point_scripts_at(building, building, path)
         for name, text in marks.items():
             (building / name).write_text(text, encoding="utf-8")
@@ -127,6 +115,7 @@ def create_venv(
     except BaseException:
         _remove(building)
         raise
+    return used
 
 
 def _replace(new: Path, path: Path) -> None:

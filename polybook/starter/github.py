@@ -67,6 +67,12 @@ jobs:
           restore-keys: >-
             exec-${{ matrix.framework }}-${{ hashFiles(format('requirements/*/{0}.txt',
             matrix.framework), 'requirements/polybook.txt') }}-
+      - name: Restore uv's cache (uv installs the environment)
+        uses: actions/cache@v5
+        with:
+          path: ~/.cache/uv
+          key: uv-${{ matrix.framework }}-${{ hashFiles('requirements/**/*.txt') }}
+          restore-keys: uv-${{ matrix.framework }}-
       - name: Set up the environment
         run: polybook env setup --tab "$FRAMEWORK"
       - name: Execute the notebooks
