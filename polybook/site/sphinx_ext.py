@@ -12,7 +12,7 @@ from jinja2 import FileSystemBytecodeCache
 from sphinx.application import Sphinx
 
 from polybook.render.sphinx_ext import display_name
-from polybook.site import messages, navigation, reader, search
+from polybook.site import editions, messages, navigation, reader, search
 
 
 def _meta_tabs(
@@ -45,6 +45,7 @@ def _keep_compiled_templates(app: Sphinx) -> None:
 def setup(app: Sphinx) -> dict[str, Any]:
     reader.setup(app)
     search.setup(app)
+    editions.setup(app)
     navigation.setup(app)
     app.connect("html-page-context", _meta_tabs)
     app.connect("builder-inited", _keep_compiled_templates)

@@ -18,6 +18,7 @@ FALSE = ("false", "no", "off", "0")
 LIBRARY_SECTION = "library-<tab>"  # stands for [library-pytorch], [library-jax], …
 FRAMEWORK_SECTION = "framework-<name>"  # a framework's declaration, [framework-paddle]
 ENV_SECTION = "env-<tab>"  # where a framework runs when not in polybook's venv, [env-jax]
+EDITION_SECTION = "edition-<name>"  # another edition of the book, [edition-zh]
 
 
 class BadValue(ValueError):

@@ -1,0 +1,112 @@
+"""Editions of one book (``[edition-<name>]``): a small English book and its Chinese
+translation side by side. The translation's page whose code is the source's runs nothing
+(its outputs come from the source's cache), a page whose code differs runs as its own, every
+page links its counterparts, and ``polybook editions status`` lists what the translation
+lags, a source edit after ``editions sync`` included."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+
+from polybook.commands.cli import main
+from polybook.config import load_config
+
+from .books import Collect, build, code, evaluate, pages_book, ran
+
+SOURCE = (
+    "[project]\nname = en\ntitle = Book\n\n[build]\ntabs = pytorch\n\n"
+    "[edition-zh]\nroot = ../zh\nlang = zh\n"
+)
+TRANSLATION = (
+    "[project]\nname = zh\ntitle = 书\nlang = zh\n\n[build]\ntabs = pytorch\n\n"
+    "[edition-en]\nroot = ../en\nsource = true\n"
+)
+SHARED = code("x = 6 * 7", "print(x)")
+
+
+def _pair(folder: Path) -> tuple[Path, Path]:
+    en = pages_book(
+        folder / "en",
+        {
+            "one": f"Some prose.\n:label:`sec_one`\n\n{SHARED}",
+            "two": "Other prose.\n\n" + code("print('two')"),
+            "three": "Only in English.\n",
+        },
+        SOURCE,
+        folder="chap",
+    )
+    zh = pages_book(
+        folder / "zh",
+        {
+            "one": f"一些文字。\n\n{SHARED}",
+            "two": "别的文字。\n\n" + code("print('二')"),
+        },
+        TRANSLATION,
+        folder="chap",
+    )
+    return en, zh
+
+
+def test_editions_are_read_from_config_ini(tmp_path: Path) -> None:
+    en, zh = _pair(tmp_path)
+    (edition,) = load_config(en).editions
+    assert (edition.name, edition.root, edition.lang, edition.source) == ("zh", zh, "zh", False)
+    (source,) = load_config(zh).editions
+    assert (source.name, source.root, source.source) == ("en", en, True)
+    assert not load_config(zh).ignored  # [edition-en] is a known section
+
+
+@pytest.mark.slow
+def test_an_unchanged_translated_page_runs_nothing(tmp_path: Path) -> None:
+    en, zh = _pair(tmp_path)
+    assert build(en) == 0
+    report = evaluate(zh)
+    assert ran(report) == {"chap/two.md"}  # its code differs: it runs as its own
+    assert report.editions == {("chap/one.md", "pytorch"): "en"}
+    executed = report.executed[("chap/one.md", "pytorch")]
+    assert "42" in json.dumps(executed.cells[-1].outputs)
+    assert "一些文字" in executed.cells[0].source  # the translation's prose, the source's run
+    handler = Collect()
+    logging.getLogger("polybook").addHandler(handler)
+    try:
+        (zh / "_build").rename(tmp_path / "old")
+        assert main(["--root", str(zh), "build", "eval"]) == 0
+    finally:
+        logging.getLogger("polybook").removeHandler(handler)
+    assert "1 notebooks reused from edition en (the same code)" in handler.messages
+
+
+@pytest.mark.slow
+def test_every_page_links_its_counterpart_in_the_other_edition(tmp_path: Path) -> None:
+    en, zh = _pair(tmp_path)
+    assert build(en) == 0 and build(zh) == 0
+    page = en / "_build" / "html" / "chap" / "one.html"
+    soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+    (link,) = soup.select("nav.pb-editions a")
+    assert (link["hreflang"], link.get_text()) == ("zh", "中文")
+    target = (page.parent / str(link["href"])).resolve()
+    assert target == (zh / "_build" / "html" / "chap" / "one.html").resolve()
+    (alternate,) = soup.select('link[rel="alternate"][hreflang="zh"]')
+    assert alternate["href"] == link["href"]
+    # No Chinese page three: its switcher leads to the Chinese front page.
+    three = en / "_build" / "html" / "chap" / "three.html"
+    (link,) = BeautifulSoup(three.read_text(encoding="utf-8"), "html.parser").select(
+        "nav.pb-editions a"
+    )
+    assert (three.parent / str(link["href"])).resolve() == (
+        zh / "_build" / "html" / "index.html"
+    ).resolve()
+    back = zh / "_build" / "html" / "chap" / "one.html"
+    (link,) = (
+        BeautifulSoup(back.read_text(encoding="utf-8"), "html.parser")
+        .select("nav.pb-editions")[0]
+        .select("a")
+    )
+    assert link.get_text() == "English" and (back.parent / str(link["href"])).resolve() == (
+        page.resolve()
+    )
