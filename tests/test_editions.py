@@ -110,3 +110,44 @@ def test_every_page_links_its_counterpart_in_the_other_edition(tmp_path: Path) -
     assert link.get_text() == "English" and (back.parent / str(link["href"])).resolve() == (
         page.resolve()
     )
+
+
+def test_status_lists_what_the_translation_lags_and_a_stale_page_after_a_source_edit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    en, zh = _pair(tmp_path)
+    report, page = tmp_path / "status.json", tmp_path / "status.html"
+    args = ["--quiet", "--root", str(zh), "editions", "status"]
+    assert main([*args, "--json", str(report), "--html", str(page)]) == 0
+    (edition,) = json.loads(report.read_text(encoding="utf-8"))
+    assert (edition["source"], edition["translation"], edition["lang"]) == ("en", "zh", "zh")
+    rows = {p["page"]: p for p in edition["pages"]}
+    assert rows["chap/three.md"]["state"] == "missing"
+    assert rows["chap/two.md"]["code"] == {"pytorch": [1]}  # print('二'): its one cell
+    assert rows["chap/one.md"]["code"] == {} and rows["chap/one.md"]["labels"] == ["label:sec_one"]
+    assert {p["stale"] for p in rows.values() if p["state"] == "paired"} == {None}  # not synced
+    assert "chap/three.md" in page.read_text(encoding="utf-8")
+    assert "never synced" in capsys.readouterr().out
+    # From the source's side: the same pairs.
+    assert main(["--quiet", "--root", str(en), "editions", "status", "--json", str(report)]) == 0
+    assert json.loads(report.read_text(encoding="utf-8"))[0]["pages"] == edition["pages"]
+    # In CI: a missing page fails.
+    assert main([*args, "--fail-on", "missing"]) == 1
+    assert "zh: chap/three.md: missing [polybook.editions]" in capsys.readouterr().err
+    # Synced, then the source's prose changes: the page is stale, and only it.
+    assert main(["--quiet", "--root", str(zh), "editions", "sync", str(zh / "chap/one.md")]) == 0
+    assert main([*args, "--fail-on", "stale"]) == 0
+    with (en / "chap" / "one.md").open("a", encoding="utf-8") as source:
+        source.write("\nA new paragraph.\n")
+    assert main([*args, "--fail-on", "stale", "--json", str(report)]) == 1
+    rows = {p["page"]: p for p in json.loads(report.read_text(encoding="utf-8"))[0]["pages"]}
+    assert rows["chap/one.md"]["stale"] is True and rows["chap/two.md"]["stale"] is None
+    assert (zh / "chap" / "one.md").read_text(encoding="utf-8").startswith("# one")  # unchanged
+
+
+def test_status_without_editions_is_a_located_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = pages_book(tmp_path / "book", {"one": "Text.\n"})
+    assert main(["--quiet", "--root", str(root), "editions", "status"]) == 1
+    assert "[edition-<name>]" in capsys.readouterr().err
