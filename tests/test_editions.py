@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from pathlib import Path
 
 import pytest
@@ -15,8 +16,10 @@ from bs4 import BeautifulSoup
 
 from polybook.commands.cli import main
 from polybook.config import load_config
+from polybook.paths import node_modules
 
 from .books import Collect, build, code, evaluate, pages_book, ran
+from .browser import file_url, offline_page
 
 SOURCE = (
     "[project]\nname = en\ntitle = Book\n\n[build]\ntabs = pytorch\n\n"
@@ -27,13 +30,17 @@ TRANSLATION = (
     "[edition-en]\nroot = ../en\nsource = true\n"
 )
 SHARED = code("x = 6 * 7", "print(x)")
+AXE = node_modules() / "axe-core" / "axe.min.js"
+# axe-core's serious and critical violations on the page (rule ids).
+AXE_RUN = """async () => (await axe.run(document, {resultTypes: ['violations'], preload: false}))
+  .violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)"""
 
 
 def _pair(folder: Path) -> tuple[Path, Path]:
     en = pages_book(
         folder / "en",
         {
-            "one": f"Some prose.\n:label:`sec_one`\n\n{SHARED}",
+            "one": f":label:`sec_one`\n\nSome prose.\n\n{SHARED}",
             "two": "Other prose.\n\n" + code("print('two')"),
             "three": "Only in English.\n",
         },
@@ -151,3 +158,24 @@ def test_status_without_editions_is_a_located_error(
     root = pages_book(tmp_path / "book", {"one": "Text.\n"})
     assert main(["--quiet", "--root", str(root), "editions", "status"]) == 1
     assert "[edition-<name>]" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_the_switcher_remembers_the_language_and_is_accessible(tmp_path: Path) -> None:
+    en, zh = _pair(tmp_path)
+    assert build(en) == 0 and build(zh) == 0
+    one = en / "_build" / "html" / "chap" / "one.html"
+    calls: list[str] = []
+    with offline_page(calls) as (_, page, errors):
+        for site in (en, zh):
+            page.goto(file_url(site / "_build" / "html" / "chap" / "one.html"))
+            page.add_script_tag(path=str(AXE))
+            assert page.evaluate(AXE_RUN) == [], site.name
+        page.goto(file_url(one))
+        page.locator("nav.pb-editions a[hreflang=zh]").click()
+        page.wait_for_url(re.compile(r"/zh/_build/html/chap/one\.html"))
+        assert page.evaluate("localStorage.getItem('polybook.lang')") == "zh"
+        page.goto(file_url(en / "_build" / "html" / "chap" / "three.html"))
+        chosen = page.locator("nav.pb-editions a.pb-edition-chosen")
+        assert chosen.get_attribute("hreflang") == "zh"
+        assert errors == [] and calls == []

@@ -16,6 +16,7 @@ from sphinx.application import Sphinx
 from polybook.config import BookConfig, load_config
 from polybook.diagnostics import PolybookError
 from polybook.layout import Layout
+from polybook.site.links import EDITION
 from polybook.site.messages import message
 
 
@@ -77,11 +78,12 @@ def _add_switcher(
     own = str(app.config.pb_lang)
     links = counterparts(app, pagename)
     context["metatags"] = context.get("metatags", "") + "".join(
-        f'<link rel="alternate" hreflang="{html.escape(lang)}" href="{html.escape(href)}">\n'
+        f'<link rel="alternate" hreflang="{html.escape(lang)}" {EDITION}'
+        f' href="{html.escape(href)}">\n'
         for lang, href in links
     )
     items = "".join(
-        f'<a class="pb-edition" hreflang="{html.escape(lang)}" lang="{html.escape(lang)}"'
+        f'<a class="pb-edition" {EDITION} hreflang="{html.escape(lang)}" lang="{html.escape(lang)}"'
         f' href="{html.escape(href)}">{html.escape(message(lang, "language_name"))}</a>'
         for lang, href in links
     )
@@ -90,7 +92,13 @@ def _add_switcher(
     context["body"] = switcher + context.get("body", "")
 
 
+def _add_script(app: Sphinx) -> None:
+    if app.config.pb_editions:
+        app.add_js_file("polybook-editions.js")
+
+
 def setup(app: Sphinx) -> None:
     app.add_config_value("pb_editions", [], "html")
     app.add_config_value("pb_lang", "en", "html")
+    app.connect("builder-inited", _add_script)
     app.connect("html-page-context", _add_switcher)
