@@ -10,6 +10,7 @@ import json
 import logging
 import re
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 from bs4 import BeautifulSoup
@@ -30,6 +31,8 @@ TRANSLATION = (
     "[edition-en]\nroot = ../en\nsource = true\n"
 )
 SHARED = code("x = 6 * 7", "print(x)")
+SITEMAP = "http://www.sitemaps.org/schemas/sitemap/0.9"
+XHTML = "http://www.w3.org/1999/xhtml"
 AXE = node_modules() / "axe-core" / "axe.min.js"
 # axe-core's serious and critical violations on the page (rule ids).
 AXE_RUN = """async () => (await axe.run(document, {resultTypes: ['violations'], preload: false}))
@@ -179,3 +182,25 @@ def test_the_switcher_remembers_the_language_and_is_accessible(tmp_path: Path) -
         chosen = page.locator("nav.pb-editions a.pb-edition-chosen")
         assert chosen.get_attribute("hreflang") == "zh"
         assert errors == [] and calls == []
+
+
+@pytest.mark.slow
+def test_a_published_edition_is_in_the_sitemaps_alternates(tmp_path: Path) -> None:
+    en, _ = _pair(tmp_path)
+    config = (en / "config.ini").read_text(encoding="utf-8")
+    config += "url = https://example.org/zh/\n\n[html]\nbase_url = https://example.org/en/\n"
+    (en / "config.ini").write_text(config, encoding="utf-8")
+    assert build(en) == 0
+    html = en / "_build" / "html"
+    sitemap = ElementTree.parse(html / "sitemap.xml").getroot()
+    alternates = {}
+    for entry in sitemap.iter(f"{{{SITEMAP}}}url"):
+        loc = str(entry.findtext(f"{{{SITEMAP}}}loc"))
+        links = entry.findall(f"{{{XHTML}}}link")
+        alternates[loc] = [(a.get("hreflang"), a.get("href")) for a in links]
+    base = "https://example.org/"
+    assert alternates[f"{base}en/chap/one.html"] == [("zh", f"{base}zh/chap/one.html")]
+    assert alternates[f"{base}en/chap/three.html"] == []  # no Chinese page three
+    head = BeautifulSoup((html / "chap" / "one.html").read_text(encoding="utf-8"), "html.parser")
+    (alternate,) = head.select('link[rel="alternate"][hreflang="zh"]')
+    assert alternate["href"] == f"{base}zh/chap/one.html"

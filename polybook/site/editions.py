@@ -10,11 +10,13 @@ import html
 import os
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 from sphinx.application import Sphinx
 
 from polybook.config import BookConfig, load_config
 from polybook.diagnostics import PolybookError
+from polybook.fsutil import write_atomic
 from polybook.layout import Layout
 from polybook.site.links import EDITION
 from polybook.site.messages import message
@@ -92,6 +94,36 @@ def _add_switcher(
     context["body"] = switcher + context.get("body", "")
 
 
+SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
+XHTML_NS = "http://www.w3.org/1999/xhtml"
+
+
+def _sitemap_alternates(app: Sphinx, error: Exception | None) -> None:
+    """``hreflang`` alternates in sphinx-sitemap's ``sitemap.xml`` (written before this runs):
+    each page's counterpart in every edition published at a ``url``."""
+    sitemap = Path(app.outdir) / "sitemap.xml"
+    published = [e for e in app.config.pb_editions if e["absolute"]]
+    if error is not None or not published or not sitemap.is_file():
+        return
+    ElementTree.register_namespace("", SITEMAP_NS)
+    ElementTree.register_namespace("xhtml", XHTML_NS)
+    tree = ElementTree.parse(sitemap)
+    base = str(app.config.html_baseurl).rstrip("/") + "/"
+    for entry in tree.getroot().iter(f"{{{SITEMAP_NS}}}url"):
+        loc = entry.find(f"{{{SITEMAP_NS}}}loc")
+        page = (loc.text or "") if loc is not None else ""
+        name = page.removeprefix(base).removesuffix(".html")
+        for edition in published:
+            if name in edition["pages"]:
+                link = ElementTree.SubElement(entry, f"{{{XHTML_NS}}}link")
+                link.attrib.update(
+                    rel="alternate", hreflang=edition["lang"], href=f"{edition['base']}/{name}.html"
+                )
+    write_atomic(
+        sitemap, ElementTree.tostring(tree.getroot(), xml_declaration=True, encoding="utf-8")
+    )
+
+
 def _add_script(app: Sphinx) -> None:
     if app.config.pb_editions:
         app.add_js_file("polybook-editions.js")
@@ -102,3 +134,4 @@ def setup(app: Sphinx) -> None:
     app.add_config_value("pb_lang", "en", "html")
     app.connect("builder-inited", _add_script)
     app.connect("html-page-context", _add_switcher)
+    app.connect("build-finished", _sitemap_alternates, priority=900)  # after sphinx-sitemap
