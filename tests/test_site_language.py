@@ -44,6 +44,8 @@ def test_a_language_falls_back_to_its_base_then_to_english() -> None:
     assert messages.message("zh", "open_in", label="Colab") == "在 Colab 中打开"
     assert sphinx_language("zh") == "zh_CN" and sphinx_language("ja") == "ja"
     assert sphinx_language("pt-BR") == "pt_BR"
+    names = [messages.language_name(lang) for lang in ("zh", "en", "pt", "ja", "xx-yy")]
+    assert names == ["中文", "English", "português", "日本語", "xx-yy"]
 
 
 def test_gpu_notes_written_in_english_are_shown_in_the_books_language() -> None:

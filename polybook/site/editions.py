@@ -19,7 +19,7 @@ from polybook.diagnostics import PolybookError
 from polybook.fsutil import write_atomic
 from polybook.layout import Layout
 from polybook.site.links import EDITION
-from polybook.site.messages import message
+from polybook.site.messages import language_name, message
 
 
 def edition_pages(root: Path) -> list[str]:
@@ -86,7 +86,7 @@ def _add_switcher(
     )
     items = "".join(
         f'<a class="pb-edition" {EDITION} hreflang="{html.escape(lang)}" lang="{html.escape(lang)}"'
-        f' href="{html.escape(href)}">{html.escape(message(lang, "language_name"))}</a>'
+        f' href="{html.escape(href)}">{html.escape(language_name(lang))}</a>'
         for lang, href in links
     )
     label = html.escape(message(own, "other_languages"))

@@ -68,6 +68,17 @@ def localized_note(lang: str, text: str) -> str:
     return text
 
 
+def language_name(lang: str) -> str:
+    """The language's own name for itself (中文, English, português), as Babel (Sphinx's
+    own dependency) knows it; the code where Babel does not."""
+    from babel import Locale, UnknownLocaleError
+
+    try:
+        return str(Locale.parse(lang.replace("-", "_")).get_display_name() or lang)
+    except (ValueError, UnknownLocaleError):
+        return lang
+
+
 def script(lang: str) -> str:
     """The catalog as the scripts read it: ``window.pbMessages = {...};``."""
     data = json.dumps(catalog(lang), ensure_ascii=False, sort_keys=True)
