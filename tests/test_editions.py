@@ -85,10 +85,12 @@ def test_an_unchanged_translated_page_runs_nothing(tmp_path: Path) -> None:
     logging.getLogger("polybook").addHandler(handler)
     try:
         (zh / "_build").rename(tmp_path / "old")
-        assert main(["--root", str(zh), "build", "eval"]) == 0
+        summary = tmp_path / "summary.json"
+        assert main(["--root", str(zh), "build", "eval", "--report", str(summary)]) == 0
     finally:
         logging.getLogger("polybook").removeHandler(handler)
     assert "1 notebooks reused from edition en (the same code)" in handler.messages
+    assert json.loads(summary.read_text(encoding="utf-8"))["editions"] == {"en": 1}
 
 
 @pytest.mark.slow
