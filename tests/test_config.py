@@ -6,6 +6,8 @@ from pathlib import Path
 import pytest
 
 from polybook.config import KEYS, BookConfig, find_book_root, load_config, with_table
+from polybook.config.model import Edition
+from polybook.config.schema import keys_of
 from polybook.diagnostics import Location, PolybookError, Reporter
 
 from .books import REPO
@@ -226,8 +228,12 @@ def test_find_book_root_looks_in_parent_folders(tmp_path: Path) -> None:
 def test_the_schema_defaults_are_the_dataclass_defaults() -> None:
     fields = {f.name: f.default for f in dataclasses.fields(BookConfig)}
     for key in KEYS:
-        if not key.section.startswith(("library-", "framework-", "env-")):
+        if not key.section.startswith(("library-", "framework-", "env-", "edition-")):
             assert fields[key.field_name] == key.default, key.name
+    edition = {f.name: f.default for f in dataclasses.fields(Edition)}
+    for key in keys_of("edition-zh"):
+        if key.name != "root":  # required: the edition's folder
+            assert edition[key.name] == key.default, key.name
 
 
 def test_the_book_of_this_repository_reads_without_warnings() -> None:

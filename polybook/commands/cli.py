@@ -16,6 +16,8 @@ from pathlib import Path
 from types import FrameType
 
 from polybook.commands import build as commands
+from polybook.commands.editions import add_parser as add_editions_parser
+from polybook.commands.editions import editions_command
 from polybook.config import BookConfig, find_book_root, load_config
 from polybook.diagnostics import Location, PolybookError, Reporter
 from polybook.environments.prepare import ensure_all
@@ -188,6 +190,7 @@ def _parser() -> argparse.ArgumentParser:
         "--port", type=int, default=0, help="default: [html] serve_port, else the first free"
     )
     _drift_parsers(sub)
+    _common(add_editions_parser(sub), top=False)
     worker = sub.add_parser("worker", help="run a Dask cluster's notebooks on this host")
     _common(worker, top=False)
     worker.add_argument("--scheduler", required=True, help="the Dask scheduler, tcp://HOST:PORT")
@@ -269,6 +272,8 @@ def run(args: argparse.Namespace, reporter: Reporter | None = None) -> int:
 
         check_book(config, tabs, reporter)
         return commands.finish(reporter, strict=True)
+    if args.command == "editions":
+        return editions_command(args, config, reporter)
     if args.command == "env" and args.action == "kernels":
         from polybook.authoring.lab import install_user_kernels
 

@@ -14,6 +14,7 @@ from types import MappingProxyType
 from typing import Any
 
 from polybook import frameworks
+from polybook.config.editions import read_editions
 from polybook.config.model import (
     BookConfig,
     EnvSettings,
@@ -25,6 +26,7 @@ from polybook.config.requirements import unpinned_requirement
 from polybook.config.schema import (
     D2LBOOK_IGNORED,
     D2LBOOK_SECTIONS,
+    EDITION_SECTION,
     ENV_SECTION,
     FRAMEWORK_SECTION,
     KEYS,
@@ -168,7 +170,7 @@ class _Reader:
 
     def config(self) -> BookConfig:
         self._check_names()
-        per_tab = (LIBRARY_SECTION, FRAMEWORK_SECTION, ENV_SECTION)  # each read on its own
+        per_tab = (LIBRARY_SECTION, FRAMEWORK_SECTION, ENV_SECTION, EDITION_SECTION)
         read = [k for k in KEYS if k.section not in per_tab]
         values: dict[str, Any] = {k.field_name: self._value(k) for k in read}
         declared = self._frameworks()
@@ -182,6 +184,7 @@ class _Reader:
             libraries=libraries,
             frameworks=MappingProxyType(declared),
             env_settings=env_settings,
+            editions=read_editions(self.parser, self.root, self._value, self.lines),
             ignored=tuple(self.warnings),
             **values,
         )
@@ -343,6 +346,8 @@ class _Reader:
                 group = section
             elif section.startswith(frameworks.SECTION_PREFIX):
                 group = FRAMEWORK_SECTION
+            elif section.startswith("edition-"):
+                group = EDITION_SECTION
             elif section.startswith("env-") and section.removeprefix("env-") in book_tabs:
                 group = ENV_SECTION
             elif section.startswith("env-"):

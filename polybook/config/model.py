@@ -53,6 +53,18 @@ class EnvSettings:
 
 
 @dataclass(frozen=True)
+class Edition:
+    """``[edition-<name>]``: another edition of the book, a book of its own."""
+
+    name: str
+    root: Path  # absolute
+    lang: str = ""  # "": the edition's own [project] lang
+    url: str = ""  # "": its built site beside this one's
+    source: bool = False  # the edition this book is translated from
+    line: int = 0  # of the section in config.ini, for messages
+
+
+@dataclass(frozen=True)
 class BookConfig:
     """Validated configuration of one book; derive variants with ``dataclasses.replace``."""
 
@@ -111,6 +123,7 @@ class BookConfig:
     drift_ignore: tuple[str, ...] = ()  # [drift] ignore
     libraries: Mapping[str, LibraryTarget] = field(default_factory=lambda: MappingProxyType({}))
     env_settings: Mapping[str, EnvSettings] = field(default_factory=lambda: MappingProxyType({}))
+    editions: tuple[Edition, ...] = ()  # [edition-<name>] sections
     # The declared frameworks: polybook's four with the book's [framework-<name>] over them.
     frameworks: Mapping[str, Framework] = field(default_factory=lambda: frameworks.REGISTRY)
     # Warnings found reading config.ini: ignored and unknown keys and sections, and the like.

@@ -13,6 +13,7 @@ import hashlib
 import json
 import logging
 import shutil
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -114,10 +115,16 @@ class ExecutionCache:
     """Executed notebooks named by key, in ``local`` and, when ``shared`` names another
     place (a folder or an fsspec URL), there too: read through ``local``, written to both."""
 
-    def __init__(self, local: Path, shared: str = "") -> None:
+    def __init__(
+        self, local: Path, shared: str = "", editions: Mapping[str, Path] | None = None
+    ) -> None:
         self.local = local
         self.shared = "" if not shared or _same_folder(shared, local) else shared
         self._fs: Any = None
+        # Other editions' local caches, read only: a page whose code is the same as theirs
+        # takes their run (the key holds code, environment and library, never prose).
+        self.editions = {n: p for n, p in (editions or {}).items() if p != local}
+        self.borrowed: list[str] = []  # the edition of each entry taken from one
 
     @property
     def root(self) -> Path:
@@ -142,6 +149,17 @@ class ExecutionCache:
         write_atomic(self.local / name, data)
         return data
 
+    def _borrow(self, name: str) -> bytes | None:
+        """An entry of another edition's cache, copied into the local folder."""
+        for edition, folder in self.editions.items():
+            path = folder / name
+            if path.is_file():
+                data = path.read_bytes()
+                write_atomic(self.local / name, data)
+                self.borrowed.append(edition)
+                return data
+        return None
+
     def get(self, key: str, host_gpus: int, wanted: int = 0) -> NotebookNode | None:
         """The cached run, if one exists that ran at least what this host could run:
         complete, else made on a host with as many GPUs or more (``wanted``: the most a
@@ -152,6 +170,7 @@ class ExecutionCache:
         for name in (f"{key[:2]}/{n}" for n in names):
             path = self.local / name
             data = path.read_bytes() if path.is_file() else self._fetch(name)
+            data = data if data is not None else self._borrow(name)
             if data is None:
                 continue
             try:

@@ -25,11 +25,13 @@ logger = logging.getLogger("polybook")
 
 
 def cold(config: BookConfig) -> bool:
-    """Whether no notebook can come from a cache: none is named and the local one is empty.
+    """Whether no notebook can come from a cache: none is named, no other edition's is
+    read, and the local one is empty.
     (Read from the configuration and the folder: the cache's own module imports nbformat,
     a tenth of a second before the first zygote could start.)"""
     local = config.layout.exec_cache
-    return not config.cache and next(local.glob("*/*.ipynb"), None) is None
+    empty = next(local.glob("*/*.ipynb"), None) is None
+    return not config.cache and not config.editions and empty
 
 
 def head_start(config: BookConfig, tabs: tuple[str, ...]) -> ZygotePool | None:

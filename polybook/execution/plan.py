@@ -24,6 +24,7 @@ from polybook.execution.local import LocalExecutor
 from polybook.execution.scheduler import Executor, Inventory, Job
 from polybook.execution.zygotes import ZygotePool
 from polybook.fsutil import write_atomic
+from polybook.layout import Layout
 from polybook.library.compose import library_text
 from polybook.library.model import SavedBlock
 from polybook.library.usage import LibraryUsage, package_init
@@ -44,6 +45,12 @@ class EvalReport:
     frozen: list[tuple[str, str]] = field(default_factory=list)  # shown from _freeze/
     classes: dict[str, str] = field(default_factory=dict)  # the device class of each framework
     codes: dict[tuple[str, str], str] = field(default_factory=dict)  # code keys (freeze.py)
+    editions: dict[tuple[str, str], str] = field(default_factory=dict)  # runs of an edition's
+
+
+def edition_caches(config: BookConfig) -> dict[str, Path]:
+    """The local execution caches of the book's other editions (``[edition-<name>]``)."""
+    return {e.name: Layout(e.root).exec_cache for e in config.editions}
 
 
 def execution_cache(config: BookConfig) -> ExecutionCache:
@@ -51,7 +58,7 @@ def execution_cache(config: BookConfig) -> ExecutionCache:
     shared = config.cache
     if shared and "://" not in shared:
         shared = str((config.root / Path(shared).expanduser()).resolve())
-    return ExecutionCache(config.layout.exec_cache, shared)
+    return ExecutionCache(config.layout.exec_cache, shared, edition_caches(config))
 
 
 def _lib_snapshot(config: BookConfig, fw: str, blocks: list[SavedBlock]) -> Path:
@@ -114,9 +121,12 @@ def plan(
             code = CacheKey.of(nb, fw, usage.key(nb))
             own = report.classes.get(fw, devices.CPU)
             place = (path, fw)
+            lent = len(cache.borrowed)
             found = find_run(
                 cache, frozen, place, nb, code, identity, own, inventory.gpus, reporter
             )
+            if found.run is not None and len(cache.borrowed) > lent:
+                report.editions[place] = cache.borrowed[-1]
             report.codes[place] = found.code
             if found.run is not None:
                 done = adopt_outputs(nb, found.run)

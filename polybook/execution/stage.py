@@ -87,6 +87,9 @@ def execute(
         len(report.cached),
         len(report.failed),
     )
+    for edition in sorted(set(report.editions.values())):
+        reused = sum(1 for e in report.editions.values() if e == edition)
+        logger.info("%d notebooks reused from edition %s (the same code)", reused, edition)
     return Executed(library, report)
 
 

@@ -102,6 +102,7 @@ class BuildSummary:
     cached: int = 0
     failed: int = 0
     stopped: str = ""  # the stage that stopped the build, if one did
+    editions: dict[str, int] = field(default_factory=dict)  # notebooks each edition lent
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -109,6 +110,7 @@ class BuildSummary:
             "cached": self.cached,
             "failed": self.failed,
             "stopped": self.stopped,
+            "editions": self.editions,
         }
 
 
@@ -181,6 +183,8 @@ def _run_stages(
     executed = execute(library, config, reporter, zygotes)
     summary.ran, summary.cached = executed.report.ran, len(executed.report.cached)
     summary.failed = len(executed.report.failed)
+    for edition in executed.report.editions.values():
+        summary.editions[edition] = summary.editions.get(edition, 0) + 1
     if request.target in OUTPUTS:
         OUTPUTS[request.target](executed, config, reporter, early)
     return summary

@@ -15,6 +15,7 @@ from polybook.library.model import SavedBlock
 from polybook.paths import PACKAGE_ROOT
 from polybook.render.autodoc import autodoc_settings
 from polybook.render.names import BIBFILE, CITE_STYLE
+from polybook.site.messages import CATALOG, catalog
 
 RENDER_CODE = Path(__file__).resolve().parent
 # The library code the extension imports: the saved names it links.
@@ -22,8 +23,15 @@ LIBRARY_CODE = PACKAGE_ROOT / "library"
 # Packages that shape every page.
 PACKAGES = (
     *("sphinx", "myst-parser", "furo", "docutils", "sphinx-copybutton", "sphinx-sitemap"),
-    *("sphinxcontrib-bibtex", "pybtex", "nh3"),
+    *("sphinxcontrib-bibtex", "pybtex", "nh3", "rjieba"),
 )
+# d2lbook's ``lang = zh`` is Sphinx's and docutils' ``zh_CN`` (their own strings, the search)
+SPHINX_LANGUAGES = {"zh": "zh_CN", "zh-cn": "zh_CN", "zh-tw": "zh_TW", "pt-br": "pt_BR"}
+
+
+def sphinx_language(lang: str) -> str:
+    """The Sphinx language code of the book's ``[project] lang``."""
+    return SPHINX_LANGUAGES.get(lang.lower(), lang.replace("-", "_"))
 
 
 def bibfile(config: BookConfig) -> Path | None:
@@ -47,12 +55,13 @@ def core_config(
     ``output`` ones right after the render core's; ``libraries`` are what autodoc imports
     (see :mod:`polybook.render.autodoc`)."""
     cited = bibfile(config) is not None
+    words = catalog(config.lang)
     settings: dict[str, Any] = {
         "project": config.title,
         "author": config.author,
         "copyright": config.copyright,
         "release": config.release,
-        "language": config.lang,
+        "language": sphinx_language(config.lang),
         "root_doc": "index",
         "extensions": list(
             dict.fromkeys(
@@ -76,10 +85,10 @@ def core_config(
         "numfig": True,
         "numfig_secnum_depth": 2,
         "numfig_format": {
-            "figure": "Fig. %s",
-            "table": "Table %s",
-            "code-block": "Listing %s",
-            "section": "Section %s",
+            "figure": words["numfig_figure"],
+            "table": words["numfig_table"],
+            "code-block": words["numfig_code"],
+            "section": words["numfig_section"],
         },
         "math_numfig": True,
         "math_eqref_format": "({number})",
@@ -113,13 +122,14 @@ def hash_tree(digest: hashlib._Hash, folder: Path, files: Iterable[Path]) -> Non
 
 def tool_digest(*output_code: Path) -> str:
     """Hash of what renders every page of an output: the render core's code, the output's
-    own (its folders, static files included), the library code the extension imports, and
-    the versions of the packages that shape every page. Sphinx does not know when its
-    extensions change: a new digest rereads every page."""
+    own (its folders, static files included), the library code the extension imports, the
+    message catalog, and the versions of the packages that shape every page. Sphinx does
+    not know when its extensions change: a new digest rereads every page."""
     digest = hashlib.sha256()
     for folder in (RENDER_CODE, LIBRARY_CODE, *output_code):
         digest.update(folder.name.encode() + b"\0")
         hash_tree(digest, folder, [*folder.glob("*.py"), *(folder / "static").rglob("*")])
+    hash_tree(digest, CATALOG.parent, [*CATALOG.glob("*.json")])  # the words on every page
     for name in PACKAGES:
         try:
             digest.update(f"{name}=={metadata.version(name)}\n".encode())

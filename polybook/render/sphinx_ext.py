@@ -27,6 +27,7 @@ from polybook.render import (
 )
 from polybook.render.names import CELLS_SUFFIX
 from polybook.render.outputs import sanitize_html
+from polybook.site.messages import localized_note
 
 
 class pb_tabset(nodes.General, nodes.Element):
@@ -205,11 +206,11 @@ def _cell(data: dict[str, Any], env: Any, owners: list[str]) -> list[nodes.Node]
         result += [code, *links]
     if data.get("badge"):
         note = pb_badge(classes=["pb-output", "pb-badge"])
-        note += nodes.inline(text=data["badge"])
+        note += nodes.inline(text=localized_note(env.config.language, data["badge"]))
         result.append(note)
     if data.get("provenance"):
         note = nodes.container(classes=["pb-provenance"])
-        note += nodes.paragraph(text=data["provenance"])
+        note += nodes.paragraph(text=localized_note(env.config.language, data["provenance"]))
         result.append(note)
     result.extend(_outputs(data["outputs"]))
     return result

@@ -31,6 +31,7 @@ CODE = re.compile(r"(<(?:script|style)\b[^>]*>).*?</(?:script|style)\s*>", re.S 
 # Jinja escape ">" in attributes.
 TAG = re.compile(r"<[a-zA-Z][^>]*?\s(?:id|name|href|src)\s*=[^>]*>", re.I)
 ATTRIBUTE = re.compile(r"""\s(id|name|href|src)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.I)
+EDITION = "data-pb-edition"  # marks the language switcher's links (polybook.site.editions)
 EXTERNAL = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|//)")  # a scheme, or another host
 KIND = "site.link"
 
@@ -53,7 +54,7 @@ def read_page(text: str) -> PageLinks:
             value = html.unescape(value) if "&" in value else value
             if match.group(1).lower() in ("id", "name"):
                 anchors.add(value)
-            else:
+            elif EDITION not in tag.group(0):  # another edition's site: not this one's link
                 links.append(value)
     return PageLinks(frozenset(anchors), tuple(links))
 

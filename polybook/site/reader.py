@@ -17,6 +17,7 @@ from sphinx.util.osutil import relative_uri
 
 from polybook.render.library_links import api, skip
 from polybook.render.names import anchor
+from polybook.site.messages import message
 
 logger = logging.getLogger(__name__)
 SEARCH_DATA = "pb-search-data.js"  # written into _static: each page's text, by section
@@ -35,40 +36,46 @@ def visit_downloads_html(self: Any, node: pb_downloads) -> None:
     config = self.builder.config
     links = config.pb_links
     page = self.builder.get_target_uri(node["docname"])
+    lang = str(config.language)
     parts = []
     for fw in config.pb_tabs:
-        name = html.escape(str(config.pb_tab_names.get(fw, fw)))
+        shown = str(config.pb_tab_names.get(fw, fw))
+        name = html.escape(shown)
         follow = f'data-pb-follow="{html.escape(fw)}"'
         notebook = f"{node['docname']}.ipynb"
         if links["notebooks"].get(fw):
             href = relative_uri(page, links["notebooks"][fw] + notebook)
             parts.append(
                 f'<a class="pb-download" {follow} href="{html.escape(href)}" download>'
-                f"Download the {name} notebook</a>"
+                f"{html.escape(message(lang, 'download_notebook', name=shown))}</a>"
             )
         if node["docname"] in config.pb_decks.get(fw, ()):
             href = relative_uri(page, links["slides"][fw] + node["docname"] + ".html")
             parts.append(
                 f'<a class="pb-slides" {follow} href="{html.escape(href)}">'
-                f'Slides<span class="pb-fw"> ({name})</span></a>'
+                f"{html.escape(message(lang, 'slides'))}"
+                f'<span class="pb-fw"> ({name})</span></a>'
             )
         for kind, label in (("pdf", "PDF"), ("epub", "EPUB")):
             if links.get(kind, {}).get(fw):
                 href = relative_uri(page, links[kind][fw])
                 parts.append(
                     f'<a class="pb-{kind}" {follow} href="{html.escape(href)}">'
-                    f'The book as {label}<span class="pb-fw"> ({name})</span></a>'
+                    f"{html.escape(message(lang, 'book_as', label=label))}"
+                    f'<span class="pb-fw"> ({name})</span></a>'
                 )
         for key, label in (("colab", "Colab"), ("sagemaker", "SageMaker Studio Lab")):
             if links[key].get(fw):
                 href = html.escape(links[key][fw] + notebook)
                 parts.append(
                     f'<a class="pb-{key}" {follow} href="{href}" rel="noopener">'
-                    f'Open in {label}<span class="pb-fw"> ({name})</span></a>'
+                    f"{html.escape(message(lang, 'open_in', label=label))}"
+                    f'<span class="pb-fw"> ({name})</span></a>'
                 )
     if parts:
+        label = html.escape(message(lang, "page_as_notebook"), quote=True)
         self.body.append(
-            '<div class="pb-downloads" role="group" aria-label="This page as a notebook">'
+            f'<div class="pb-downloads" role="group" aria-label="{label}">'
             + "".join(parts)
             + "</div>"
         )
@@ -101,7 +108,7 @@ def _resolve_defined(app: Sphinx, doctree: nodes.document, docname: str) -> None
         uri = app.builder.get_relative_uri(docname, page)
         target = f"{uri}?tab={node['framework']}#{anchor(node['framework'], node['name'])}"
         link = nodes.reference("", title, refuri=target, classes=["pb-defined"])
-        node.replace_self([nodes.Text("Defined in "), link])
+        node.replace_self([nodes.Text(message(str(app.config.language), "defined_in")), link])
 
 
 def _add_downloads(app: Sphinx, doctree: nodes.document, docname: str) -> None:

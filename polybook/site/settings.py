@@ -12,6 +12,7 @@ from polybook.layout import DIST_LINK
 from polybook.library.model import SavedBlock
 from polybook.render.inputs import inputs_digest
 from polybook.render.sphinx_config import core_config, hash_tree, tool_digest
+from polybook.site.editions import editions_config
 from polybook.site.extras import BOOK_KINDS, links, site_books, site_decks
 
 SITE_CODE = Path(__file__).resolve().parent  # the site's code, its extension and static files
@@ -79,6 +80,7 @@ def html_config(
         "html_js_files": _book_assets(config, "*.js"),
         **_reader_config(config, notebooks, generated),
         **_published(config),
+        **editions_config(config),
         "pb_inputs": str(config.layout.sphinx_inputs()),
     }
 

@@ -12,7 +12,7 @@ from jinja2 import FileSystemBytecodeCache
 from sphinx.application import Sphinx
 
 from polybook.render.sphinx_ext import display_name
-from polybook.site import navigation, reader
+from polybook.site import editions, messages, navigation, reader, search
 
 
 def _meta_tabs(
@@ -27,6 +27,11 @@ def _meta_tabs(
     )
 
 
+def _add_messages(app: Sphinx) -> None:
+    """The catalog in the book's language, for the scripts, before them on every page."""
+    app.add_js_file(None, body=messages.script(str(app.config.language)), priority=400)
+
+
 def _keep_compiled_templates(app: Sphinx) -> None:
     """The theme's templates, compiled, kept between runs beside the doctrees (Jinja checks
     each against its source): a run that writes one page does not compile them all again."""
@@ -39,9 +44,12 @@ def _keep_compiled_templates(app: Sphinx) -> None:
 
 def setup(app: Sphinx) -> dict[str, Any]:
     reader.setup(app)
+    search.setup(app)
+    editions.setup(app)
     navigation.setup(app)
     app.connect("html-page-context", _meta_tabs)
     app.connect("builder-inited", _keep_compiled_templates)
+    app.connect("builder-inited", _add_messages)
     for script in ("polybook-tabs.js", "polybook-diff.js", "polybook-compare.js"):
         app.add_js_file(script)  # in this order: the compare view is a view of the tabs
     app.add_css_file("polybook.css")

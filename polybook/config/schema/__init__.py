@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from polybook.config.schema.book import BOOK_KEYS
 from polybook.config.schema.drift import DRIFT_KEYS
+from polybook.config.schema.editions import EDITION_KEYS
 from polybook.config.schema.key import (
+    EDITION_SECTION,
     ENV_SECTION,
     FALSE,
     FRAMEWORK_SECTION,
@@ -32,6 +34,7 @@ from polybook.config.schema.outputs import OUTPUT_KEYS
 __all__ = [
     "D2LBOOK_IGNORED",
     "D2LBOOK_SECTIONS",
+    "EDITION_SECTION",
     "ENV_SECTION",
     "FALSE",
     "FRAMEWORK_SECTION",
@@ -50,7 +53,7 @@ __all__ = [
     "split_words",
 ]
 
-KEYS: tuple[Key, ...] = (*BOOK_KEYS, *LIBRARY_KEYS, *OUTPUT_KEYS, *DRIFT_KEYS)
+KEYS: tuple[Key, ...] = (*BOOK_KEYS, *LIBRARY_KEYS, *OUTPUT_KEYS, *DRIFT_KEYS, *EDITION_KEYS)
 
 # Keys d2lbook defines in the sections polybook reads, that polybook does not implement.
 D2LBOOK_IGNORED: dict[str, tuple[str, ...]] = {
@@ -99,4 +102,6 @@ def keys_of(section: str) -> tuple[Key, ...]:
         section = FRAMEWORK_SECTION
     elif section.startswith("env-"):
         section = ENV_SECTION
+    elif section.startswith("edition-"):
+        section = EDITION_SECTION
     return tuple(k for k in KEYS if k.section == section)

@@ -15,7 +15,12 @@ BOOK_KEYS: tuple[Key, ...] = (
     _project("author", "", "the authors, as the site names them"),
     _project("copyright", "", "the copyright line of the site's footer"),
     _project("release", "", "the book's version"),
-    _project("lang", "en", "the language of the pages (a Sphinx language code)"),
+    _project(
+        "lang",
+        "en",
+        "the language of the pages (a Sphinx language code: `en`, `zh`, `ja`…): Sphinx's words,"
+        " the search's word splitter and the message catalog of polybook's own words",
+    ),
     Key(
         "project",
         "site_url",

@@ -22,6 +22,7 @@ FRAMEWORK_SECTION = "framework-<name>"  # a framework's declaration, [framework-
 # A distribution's name as the packaging specifications accept it (PEP 508).
 DIST_NAME = re.compile(r"^([A-Z0-9]|[A-Z0-9][A-Z0-9._-]*[A-Z0-9])$", re.IGNORECASE)
 ENV_SECTION = "env-<tab>"  # where a framework runs when not in polybook's venv, [env-jax]
+EDITION_SECTION = "edition-<name>"  # another edition of the book, [edition-zh]
 
 
 class BadValue(ValueError):

@@ -38,6 +38,28 @@
   let pending = ''; // what to announce once the tab sets are shown
   let acted = false; // the reader changed something: the address follows
 
+  /* The messages in English, for a page without the catalog (polybook/site/messages.py). */
+  const ENGLISH = {
+    compare: 'Compare',
+    compare_set: 'Compare two frameworks side by side',
+    compare_group: 'Compare frameworks',
+    compare_page: 'Compare frameworks side by side',
+    compare_show: 'Show',
+    compare_beside: 'beside',
+    comparing: 'Comparing {0} and {1}',
+    lines_differ: '{0}: {1} and {2} lines differ',
+    every_set: '{0} on every tab set of this page',
+    compare_closed: 'Compare view closed',
+    compare_closed_page: 'Compare view closed on this page',
+    no_version: 'No {0} version here',
+  };
+
+  /* A message of the page's catalog, in the book's language, its {0}, {1}… filled in. */
+  function say(key, ...fields) {
+    const text = (window.pbMessages || {})[key] || ENGLISH[key];
+    return text.replace(/\{(\d+)\}/g, (_, n) => String(fields[Number(n)]));
+  }
+
   function barOf(set) {
     return Array.prototype.find.call(set.children, (c) => c.classList.contains('pb-tabbar'));
   }
@@ -170,7 +192,7 @@
     set.classList.toggle('pb-comparing', sides.length > 0);
     barOf(set).setAttribute('aria-multiselectable', 'true');
     const missing = [name, partner].find((n) => n && names.indexOf(n) < 0);
-    setNote(set, missing ? 'No ' + tabs.label(missing) + ' version here' : '');
+    setNote(set, missing ? say('no_version', tabs.label(missing)) : '');
     const diff = window.polybookDiff;
     set.pbDiff = null;
     if (diff && sides.length === 2 && set.getAttribute('data-pb-kind') === 'code') {
@@ -184,11 +206,9 @@
   function describe(set) {
     const first = tabs.label(tabs.current());
     const second = tabs.label(partner);
-    const text = 'Comparing ' + first + ' and ' + second;
-    if (set && set.pbDiff) {
-      return text + ': ' + set.pbDiff[0] + ' and ' + set.pbDiff[1] + ' lines differ';
-    }
-    return set ? text : text + ' on every tab set of this page';
+    const text = say('comparing', first, second);
+    if (set && set.pbDiff) return say('lines_differ', text, set.pbDiff[0], set.pbDiff[1]);
+    return set ? text : say('every_set', text);
   }
 
   function announce(text) {
@@ -246,7 +266,7 @@
     }
     if (on) partnerFor(set);
     store();
-    act(on ? () => describe(set) : 'Compare view closed');
+    act(on ? () => describe(set) : say('compare_closed'));
     tabs.apply();
   }
 
@@ -255,7 +275,7 @@
     own.clear();
     closed.clear();
     store();
-    act(pageOn ? () => describe(null) : 'Compare view closed on this page');
+    act(pageOn ? () => describe(null) : say('compare_closed_page'));
     tabs.apply();
   }
 
@@ -314,13 +334,13 @@
     const button = element('button', 'pb-compare');
     button.type = 'button';
     button.setAttribute('aria-pressed', 'false');
-    button.setAttribute('aria-label', 'Compare two frameworks side by side');
+    button.setAttribute('aria-label', say('compare_set'));
     button.setAttribute('aria-controls', tabs.panelsOf(set).map((p) => p.id).join(' '));
     button.appendChild(element('span', 'pb-compare-icon', '\u21c6')).setAttribute(
       'aria-hidden',
       'true'
     );
-    button.appendChild(document.createTextNode('Compare'));
+    button.appendChild(document.createTextNode(say('compare')));
     const note = element('span', 'pb-compare-note');
     note.hidden = true;
     tools.appendChild(button);
@@ -348,7 +368,7 @@
   function addPageControl(first) {
     const group = element('div', 'pb-compare-page');
     group.setAttribute('role', 'group');
-    group.setAttribute('aria-label', 'Compare frameworks');
+    group.setAttribute('aria-label', say('compare_group'));
     const button = element('button', 'pb-compare-all');
     button.type = 'button';
     button.setAttribute('aria-pressed', 'false');
@@ -356,10 +376,10 @@
       'aria-hidden',
       'true'
     );
-    button.appendChild(document.createTextNode('Compare frameworks side by side'));
+    button.appendChild(document.createTextNode(say('compare_page')));
     const choice = element('span', 'pb-pair');
-    choice.appendChild(list('Show', '1'));
-    choice.appendChild(list('beside', '2'));
+    choice.appendChild(list(say('compare_show'), '1'));
+    choice.appendChild(list(say('compare_beside'), '2'));
     group.appendChild(button);
     group.appendChild(choice);
     const after = document.querySelector('.pb-downloads') || document.querySelector('h1');
