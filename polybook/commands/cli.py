@@ -16,12 +16,13 @@ from pathlib import Path
 from types import FrameType
 
 from polybook.commands import build as commands
+from polybook.commands.arguments import add_build_parser, config_overrides
 from polybook.commands.editions import add_parser as add_editions_parser
 from polybook.commands.editions import editions_command
 from polybook.config import BookConfig, find_book_root, load_config
 from polybook.diagnostics import Location, PolybookError, Reporter
 from polybook.environments.prepare import ensure_all
-from polybook.pipeline.request import TARGETS, BuildRequest
+from polybook.pipeline.request import BuildRequest
 
 logger = logging.getLogger("polybook")
 
@@ -124,32 +125,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="polybook", description=__doc__)
     _common(parser, top=True)
     sub = parser.add_subparsers(dest="command", required=True)
-    build = sub.add_parser("build", help="build the book")
-    _common(build, top=False)
-    build.add_argument("target", choices=list(TARGETS), help="what to build")
-    build.add_argument("pages", nargs="*", help="execute only these pages (default: all)")
-    build.add_argument("--tab", default="", help="framework(s) to build, or 'all'")
-    build.add_argument("--jobs", type=int, default=0, help="notebooks run at once")
-    build.add_argument(
-        "--device",
-        choices=["auto", "cpu", "cuda"],
-        default="",
-        help="requirement set for the environments",
-    )
-    build.add_argument("--report", default="", help="write a JSON summary of the build here")
-    build.add_argument("--strict", action="store_true", help="warnings fail the build")
-    build.add_argument(
-        "--trust",
-        action="store_true",
-        help="the book's own code may run though nothing executes (its Sphinx extensions)",
-    )
-    build.add_argument(
-        "--executor",
-        choices=["local", "dask", "none"],
-        default="",
-        help="where notebooks run (none: only from the execution cache)",
-    )
-    build.add_argument("--scheduler", default="", help="the Dask scheduler, tcp://HOST:PORT")
+    _common(add_build_parser(sub), top=False)
     check = sub.add_parser("check", help="check the sources without executing anything")
     _common(check, top=False)
     check.add_argument("--tab", default="", help="framework(s) to check, or 'all'")
@@ -200,26 +176,6 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _overrides(args: argparse.Namespace) -> dict[str, str]:
-    overrides = {}
-    if getattr(args, "jobs", 0):
-        if args.jobs < 0:
-            raise PolybookError(Location("--jobs"), "must be 0 (the CPU count) or more", "cli")
-        overrides["build.jobs"] = str(args.jobs)
-    if getattr(args, "device", ""):
-        overrides["build.device"] = args.device
-    if getattr(args, "strict", False):
-        overrides["build.strict"] = "true"
-    if getattr(args, "executor", ""):
-        overrides["build.executor"] = args.executor
-    if args.command == "build" and args.scheduler:
-        overrides["build.dask_scheduler"] = args.scheduler
-    for tolerance in ("rtol", "atol"):
-        if getattr(args, tolerance, None) is not None:
-            overrides[f"drift.{tolerance}"] = str(getattr(args, tolerance))
-    return overrides
-
-
 def _root(args: argparse.Namespace) -> Path:
     if args.root is None:
         return find_book_root(Path.cwd())
@@ -238,7 +194,7 @@ def _book_here(args: argparse.Namespace) -> BookConfig | None:
         if args.root is not None:
             raise
         return None  # not in a book
-    return load_config(root, _overrides(args))
+    return load_config(root, config_overrides(args))
 
 
 def run(args: argparse.Namespace, reporter: Reporter | None = None) -> int:
@@ -260,7 +216,7 @@ def run(args: argparse.Namespace, reporter: Reporter | None = None) -> int:
 
         print(f"the browser assets are in {install_assets()}")
         return 0
-    config = load_config(_root(args), _overrides(args))
+    config = load_config(_root(args), config_overrides(args))
     if getattr(args, "trust", False):  # never from config.ini: a book cannot vouch for itself
         config = replace(config, trusted=True)
     reporter = reporter or Reporter()
@@ -321,7 +277,7 @@ def _serve(args: argparse.Namespace, config: BookConfig) -> int:
 
     def rebuild(reporter: Reporter) -> int:  # its problems are shown over the pages too
         nonlocal first
-        current = load_config(config.root, _overrides(args))
+        current = load_config(config.root, config_overrides(args))
         reporter.suppressed = frozenset(current.suppress_warnings)
         reporter.forward(current.ignored)
         request = BuildRequest("html", _tabs(current, args.tab), None)

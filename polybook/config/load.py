@@ -6,7 +6,6 @@ from __future__ import annotations
 import ast
 import configparser
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -14,6 +13,7 @@ from types import MappingProxyType
 from typing import Any
 
 from polybook import frameworks
+from polybook.config.declarations import declaration_problems
 from polybook.config.editions import read_editions
 from polybook.config.model import (
     BookConfig,
@@ -235,26 +235,8 @@ class _Reader:
         return declared
 
     def _check_declaration(self, section: str, values: Mapping[str, Value]) -> None:
-        for word in _as_words(values.get("kernel_env", ())):
-            if "=" not in str(word) or not str(word).partition("=")[0].isidentifier():
-                message = f"[{section}] kernel_env: {word!r} is not NAME=VALUE"
-                self._fail(self._where(section, "kernel_env"), message)
-        for word in _as_words(values.get("gpu_patterns", ())):
-            try:
-                groups = re.compile(str(word)).groups
-            except re.error as exc:
-                groups, why = 0, f"not a regular expression ({exc})"
-            else:
-                why = "it has no group for the GPU index"
-            if not groups:
-                message = f"[{section}] gpu_patterns: {word!r}: {why}"
-                self._fail(self._where(section, "gpu_patterns"), message)
-        for word in _as_words(values.get("device_errors", ())):
-            try:
-                re.compile(str(word))
-            except re.error as exc:
-                message = f"[{section}] device_errors: {word!r}: not a regular expression ({exc})"
-                self._fail(self._where(section, "device_errors"), message)
+        for key, message in declaration_problems(section, values):
+            self._fail(self._where(section, key), message)
 
     def _check_tabs(self, tabs: tuple[str, ...], declared: Mapping[str, Framework]) -> None:
         """A tab that is no declared framework but close to one is likely a typo."""
