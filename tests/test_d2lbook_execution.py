@@ -219,32 +219,46 @@ def test_only_a_name_a_badged_cell_would_bind_passes_its_badge_on() -> None:
     assert missing.badge_of("TypeError", "name 'Z' is not defined") == ""
 
 
-LIBRARY_IMPORTS = code(
-    "import torch  #@save",
-    "from matplotlib import pyplot as plt  #@save",
-    "",
-    "def plot(ys):  #@save",
-    "    plt.plot(ys)",
-    "    plt.show()",
-)
-PLOTS = code("import sys", "print('matplotlib.pyplot' in sys.modules)") + code(
-    "from d2l import torch as d2l", "d2l.plot([1, 3, 2])"
+def library_imports_page(module: str) -> str:
+    return code(
+        f"import {module}  #@save",
+        "from matplotlib import pyplot as plt  #@save",
+        "",
+        "def plot(ys):  #@save",
+        "    plt.plot(ys)",
+        "    plt.show()",
+    )
+
+
+PLOTS = "\n\n".join(
+    (
+        code("import sys", "print('matplotlib' in sys.modules)"),
+        "{import}",
+        code("d2l.plot([1, 3, 2])"),
+    )
 )
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize(("framework", "module"), [("pytorch", "torch"), ("mxnet", "mxnet")])
 def test_kernels_start_with_what_the_library_imports_and_plots_show_inline(
-    tmp_path: Path,
+    tmp_path: Path, framework: str, module: str
 ) -> None:
     # d2l-en's library imports torchvision, pandas, matplotlib…: 3 s a kernel, paid once by
-    # the zygote its kernels fork from; matplotlib still draws inline in each kernel.
-    root = chapter_book(tmp_path / "book", {"lib": LIBRARY_IMPORTS, "plots": PLOTS})
+    # the zygote its kernels fork from; matplotlib still draws inline in each kernel (MXNet's
+    # environment pins matplotlib 3.7, whose pyplot binds itself to the shell it meets).
+    config = f"[build]\ntabs = {framework}\n"
+    plots = PLOTS.replace("{import}", code(f"from d2l import {module} as d2l"))
+    root = pages_book(
+        tmp_path / "book", {"lib": library_imports_page(module), "plots": plots}, config
+    )
     assert build(root, "lib") == 0
-    preloaded = library_imports(root / "d2l/torch.py")
-    assert {"torch", "matplotlib", "matplotlib.pyplot"} <= set(preloaded)
-    assert not any(m.split(".")[0] == "d2l" for m in preloaded)
-    assert ran(evaluate(root)) == {"chap/lib.md", "chap/plots.md"}
-    assert printed(root, "chap/plots.md") == ["True"]  # imported before the page asked
-    nb = json.loads((root / "_build/eval/pytorch/chap/plots.ipynb").read_text())
+    preloaded = library_imports(root / f"d2l/{module}.py")
+    assert {module, "matplotlib"} <= set(preloaded) and "matplotlib.pyplot" not in preloaded
+    assert ran(evaluate(root)) == {"lib.md", "plots.md"}
+    nb = json.loads((root / f"_build/eval/{framework}/plots.ipynb").read_text())
     outputs = [o for c in nb["cells"] if c["cell_type"] == "code" for o in c["outputs"]]
-    assert any("image/png" in o.get("data", {}) for o in outputs)
+    assert outputs[0]["text"].strip() == "True"  # imported before the page asked
+    assert [o for o in outputs if o["output_type"] == "error"] == []
+    if framework == "pytorch":  # (matplotlib 3.7 under IPython 9 shows no figure at all)
+        assert any("image/png" in o.get("data", {}) for o in outputs)

@@ -86,6 +86,7 @@ def kernel_env(
 
 
 # A top-level import of the library module: ``import a.b as c``, ``from a.b import c, d``.
+SHELL_BOUND = ("matplotlib.pyplot", "pylab")
 TOP_IMPORT = re.compile(
     r"^(?:import\s+([\w., ]+?)|from\s+([\w.]+)\s+import\s+([\w, ]+?))\s*(?:#.*)?$"
 )
@@ -114,9 +115,15 @@ def library_imports(lib_file: Path) -> tuple[str, ...]:
             names = [part.split(" as ")[0].strip() for part in match.group(3).split(",")]
             found += [package, *(f"{package}.{name}" for name in names)]
     # Not the library's own package (d2l), nor the standard library (cheap, and in every
-    # library's head: a cold build's head start, before the library is written, asks too).
+    # library's head: a cold build's head start, before the library is written, asks too),
+    # nor what binds itself to the shell it is imported in (pyplot, with no shell in a
+    # zygote, later fails in the kernel on matplotlib 3.7 and IPython 9; it costs 0.03 s).
     skipped = {lib_file.parent.name, *sys.stdlib_module_names}
-    return tuple(dict.fromkeys(m for m in found if m and m.split(".")[0] not in skipped))
+    return tuple(
+        dict.fromkeys(
+            m for m in found if m and m.split(".")[0] not in skipped and m not in SHELL_BOUND
+        )
+    )
 
 
 # Math libraries' thread pools: sized to the kernel's share of the CPUs, their idle threads
