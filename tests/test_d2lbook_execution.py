@@ -223,8 +223,10 @@ def library_imports_page(module: str) -> str:
     return code(
         f"import {module}  #@save",
         "from matplotlib import pyplot as plt  #@save",
+        "from matplotlib_inline import backend_inline  #@save",
         "",
         "def plot(ys):  #@save",
+        "    backend_inline.set_matplotlib_formats('png')",
         "    plt.plot(ys)",
         "    plt.show()",
     )
@@ -254,7 +256,8 @@ def test_kernels_start_with_what_the_library_imports_and_plots_show_inline(
     )
     assert build(root, "lib") == 0
     preloaded = library_imports(root / f"d2l/{module}.py")
-    assert {module, "matplotlib"} <= set(preloaded) and "matplotlib.pyplot" not in preloaded
+    assert {module, "matplotlib"} <= set(preloaded)
+    assert not {"matplotlib.pyplot", "matplotlib_inline.backend_inline"} & set(preloaded)
     assert ran(evaluate(root)) == {"lib.md", "plots.md"}
     nb = json.loads((root / f"_build/eval/{framework}/plots.ipynb").read_text())
     outputs = [o for c in nb["cells"] if c["cell_type"] == "code" for o in c["outputs"]]

@@ -86,7 +86,10 @@ def kernel_env(
 
 
 # A top-level import of the library module: ``import a.b as c``, ``from a.b import c, d``.
-SHELL_BOUND = ("matplotlib.pyplot", "pylab")
+# Modules that bind themselves to the IPython shell they are imported in: with no shell in
+# a zygote, matplotlib_inline skips its set-up, and pyplot then fails in the kernel
+# (matplotlib 3.7 under IPython 9). Imported by the kernel itself, they cost 0.03 s.
+SHELL_BOUND = ("matplotlib.pyplot", "matplotlib_inline", "pylab")
 TOP_IMPORT = re.compile(
     r"^(?:import\s+([\w., ]+?)|from\s+([\w.]+)\s+import\s+([\w, ]+?))\s*(?:#.*)?$"
 )
@@ -116,12 +119,15 @@ def library_imports(lib_file: Path) -> tuple[str, ...]:
             found += [package, *(f"{package}.{name}" for name in names)]
     # Not the library's own package (d2l), nor the standard library (cheap, and in every
     # library's head: a cold build's head start, before the library is written, asks too),
-    # nor what binds itself to the shell it is imported in (pyplot, with no shell in a
-    # zygote, later fails in the kernel on matplotlib 3.7 and IPython 9; it costs 0.03 s).
+    # nor what binds itself to the shell.
     skipped = {lib_file.parent.name, *sys.stdlib_module_names}
     return tuple(
         dict.fromkeys(
-            m for m in found if m and m.split(".")[0] not in skipped and m not in SHELL_BOUND
+            m
+            for m in found
+            if m
+            and m.split(".")[0] not in skipped
+            and not any(m == b or m.startswith(b + ".") for b in SHELL_BOUND)
         )
     )
 
