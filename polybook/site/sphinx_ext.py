@@ -42,7 +42,14 @@ def setup(app: Sphinx) -> dict[str, Any]:
     navigation.setup(app)
     app.connect("html-page-context", _meta_tabs)
     app.connect("builder-inited", _keep_compiled_templates)
-    for script in ("polybook-tabs.js", "polybook-diff.js", "polybook-compare.js"):
-        app.add_js_file(script)  # in this order: the compare view is a view of the tabs
+    scripts = (
+        "polybook-tabs.js",
+        "polybook-diff.js",
+        "polybook-compare.js",
+        "polybook-switcher.js",
+    )
+    for script in scripts:
+        app.add_js_file(script)  # in this order: the others are views of the tabs
     app.add_css_file("polybook.css")
+    app.add_css_file("polybook-layout.css")
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,137 @@
+"""The reader's layout on the shipped book's site (the ``shipped_site`` fixture), in Chromium
+at a laptop's 1366×900 and a phone's 390×844, in Furo's light and dark themes: the page's
+framework switcher stays on screen and switches every tab set, a tab set's bar stays on
+screen while its block is, the tabs and the Compare button share a row on a phone, and code
+that scrolls sideways shows a cue."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+from playwright.sync_api import Browser, Page
+
+from .browser import file_url, launch_chromium, watch_errors
+
+pytestmark = pytest.mark.slow
+
+GPUS = "chapter_builders-guide/use-gpu.html"
+TOOLKIT = "chapter_builders-guide/toolkit.html"
+SIZES = {"laptop": (1366, 900), "phone": (390, 844)}
+THEMES = ("light", "dark")
+
+# Scrolls to the middle of the tallest code tab set; its bar's and the switcher's boxes.
+MIDDLE_OF_TALLEST = """() => {
+  const sets = [...document.querySelectorAll('.pb-tabset[data-pb-kind="code"]')]
+    .filter((s) => !s.hidden);
+  const tallest = sets.sort((a, b) => b.offsetHeight - a.offsetHeight)[0];
+  const top = tallest.getBoundingClientRect().top + window.scrollY;
+  window.scrollTo({top: top + tallest.offsetHeight / 2, behavior: 'instant'});
+  const box = (el) => { const r = el.getBoundingClientRect();
+                        return {top: r.top, bottom: r.bottom}; };
+  return {height: tallest.offsetHeight, set: box(tallest),
+          bar: box(tallest.querySelector(':scope > .pb-tabbar')),
+          switcher: box(document.querySelector('.pb-switcher'))};
+}"""
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Browser]:
+    with launch_chromium() as browser:
+        yield browser
+
+
+@pytest.fixture(params=[(size, theme) for size in SIZES for theme in THEMES], ids=str)
+def page(chromium: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
+    """A page of the given size and theme (Furo's own switch); no script error allowed."""
+    size, theme = request.param
+    width, height = SIZES[size]
+    context = chromium.new_context(viewport={"width": width, "height": height})
+    context.add_init_script(f"localStorage.setItem('theme', '{theme}')")
+    opened = context.new_page()
+    errors = watch_errors(opened)
+    yield opened
+    context.close()
+    assert errors == []
+
+
+def _open(page: Page, site: Path, name: str) -> Page:
+    page.goto(file_url(site / "_build" / "html" / name))
+    page.wait_for_function("document.documentElement.dataset.pbTab")
+    return page
+
+
+def _chosen(page: Page) -> dict[str, Any]:
+    return cast(
+        dict[str, Any],
+        page.evaluate(
+            """() => ({
+      pressed: [...document.querySelectorAll('.pb-switcher [aria-pressed="true"]')]
+        .map((b) => b.dataset.pbChoose),
+      selected: [...new Set([...document.querySelectorAll('.pb-tab[aria-selected="true"]')]
+        .filter((t) => !t.closest('.pb-tabset').hidden).map((t) => t.dataset.pbTab))],
+    })"""
+        ),
+    )
+
+
+def test_the_switcher_and_the_blocks_bar_stay_on_screen_in_a_long_block(
+    shipped_site: Path, page: Page
+) -> None:
+    _open(page, shipped_site, GPUS)
+    viewport = page.viewport_size
+    assert viewport is not None
+    found = page.evaluate(MIDDLE_OF_TALLEST)
+    page.wait_for_timeout(100)  # the scroll is laid out
+    found = page.evaluate(MIDDLE_OF_TALLEST)
+    assert found["height"] > viewport["height"] / 2, found  # a long block, scrolled into
+    switcher, bar = found["switcher"], found["bar"]
+    assert 0 <= switcher["top"] < 80, found  # under the theme's header, on screen
+    assert abs(bar["top"] - switcher["bottom"]) <= 2, found  # just under the switcher
+    assert found["set"]["top"] < bar["top"] < found["set"]["bottom"], found
+
+
+def test_choosing_in_the_switcher_switches_every_tab_set_and_a_tab_the_switcher(
+    shipped_site: Path, page: Page
+) -> None:
+    _open(page, shipped_site, GPUS)
+    assert _chosen(page) == {"pressed": ["pytorch"], "selected": ["pytorch"]}
+    page.locator('.pb-switcher [data-pb-choose="jax"]').click()
+    assert _chosen(page) == {"pressed": ["jax"], "selected": ["jax"]}
+    assert page.evaluate("localStorage.getItem('polybook.tab')") == "jax"
+    page.locator('.pb-tabset:not([hidden]) .pb-tab[data-pb-tab="tensorflow"]').first.click()
+    assert _chosen(page) == {"pressed": ["tensorflow"], "selected": ["tensorflow"]}
+    # The choice follows the reader to the next page, and its switcher says so.
+    _open(page, shipped_site, TOOLKIT)
+    assert _chosen(page)["pressed"] == ["tensorflow"]
+
+
+def test_the_tabs_and_the_compare_button_share_a_row(shipped_site: Path, page: Page) -> None:
+    _open(page, shipped_site, GPUS)
+    rows = page.evaluate(
+        """() => [...document.querySelectorAll('.pb-tabset:not([hidden])')].map((set) => {
+      const bar = set.querySelector(':scope > .pb-tabbar').getBoundingClientRect();
+      const tools = set.querySelector(':scope > .pb-tools').getBoundingClientRect();
+      const last = [...set.querySelectorAll(':scope > .pb-tabbar > .pb-tab')].pop()
+        .getBoundingClientRect();
+      return {same: Math.abs(bar.top - tools.top) < 1, fits: last.right <= tools.left + 1};
+    })"""
+    )
+    assert rows and all(row["same"] for row in rows), rows
+    assert all(row["fits"] for row in rows), rows  # every tab in sight, none under Compare
+
+
+def test_code_that_scrolls_sideways_shows_a_cue(shipped_site: Path, page: Page) -> None:
+    _open(page, shipped_site, TOOLKIT)
+    found = page.evaluate(
+        """() => [...document.querySelectorAll('.pb-tabset:not([hidden]) pre')]
+      .filter((pre) => pre.getClientRects().length)
+      .map((pre) => ({wide: pre.scrollWidth > pre.clientWidth + 1,
+                      cue: getComputedStyle(pre).boxShadow !== 'none'}))"""
+    )
+    assert found
+    assert all(box["cue"] == box["wide"] for box in found), found
+    if page.viewport_size and page.viewport_size["width"] < 500:
+        assert any(box["wide"] for box in found)  # a phone has some to show
