@@ -135,3 +135,18 @@ def test_code_that_scrolls_sideways_shows_a_cue(shipped_site: Path, page: Page) 
     assert all(box["cue"] == box["wide"] for box in found), found
     if page.viewport_size and page.viewport_size["width"] < 500:
         assert any(box["wide"] for box in found)  # a phone has some to show
+
+
+@pytest.mark.parametrize("fw", ["pytorch", "mxnet", "jax", "tensorflow"])
+def test_every_api_entry_shows_a_description(shipped_site: Path, page: Page, fw: str) -> None:
+    page.goto(file_url(shipped_site / "_build" / "html" / "api" / f"{fw}.html"))
+    found = page.evaluate(
+        """() => [...document.querySelectorAll('dl.py')].map((dl) => ({
+      id: dl.querySelector('dt').id,
+      said: [...dl.querySelectorAll(':scope > dd > p')].map((p) => p.innerText.trim())
+        .filter((text) => text && !/^(Bases|Defined in)\\b/.test(text)).length > 0,
+      shown: dl.querySelector(':scope > dd').getBoundingClientRect().height > 0,
+    }))"""
+    )
+    assert len(found) >= 20
+    assert [entry["id"] for entry in found if not (entry["said"] and entry["shown"])] == []

@@ -27,6 +27,7 @@ from polybook.render.sources import keepable, write_sources
 from polybook.render.sphinx_config import bibfile
 from polybook.render.sphinx_process import WarmSphinx, run_sphinx
 from polybook.site.api import documented_modules
+from polybook.site.api_prose import prose_index
 from polybook.site.extras import (
     SiteExtras,
     generated_pages,
@@ -82,7 +83,8 @@ def build_site(
         cleaned.update(((doc.path, fw), nb) for fw, nb in nbs.items())
         pages.append(render_page(doc, nbs, library.tabs, reporter, gpus, config.root))
     documented = documented_modules(library.book.documents)
-    extras = SiteExtras(cleaned, library.blocks, library.tabs, documented)
+    prose = prose_index(library.book.documents, library.tabs)
+    extras = SiteExtras(cleaned, library.blocks, library.tabs, documented, prose)
     stale = frozenset(page.removesuffix(".md") for page, _ in executed.failed)
     return Site(write_site(config, pages, reporter, stale, extras, early))
 
