@@ -150,3 +150,52 @@ def test_every_api_entry_shows_a_description(shipped_site: Path, page: Page, fw:
     )
     assert len(found) >= 20
     assert [entry["id"] for entry in found if not (entry["said"] and entry["shown"])] == []
+
+
+SEARCH_RESULTS = """() => [...document.querySelectorAll('#search-results li')].map((li) => ({
+  title: li.querySelector('a').textContent,
+  href: li.querySelector('a').getAttribute('href'),
+  where: (li.querySelector('.pb-search-where') || {textContent: ''}).textContent,
+  snippet: (li.querySelector('p.context') || {textContent: ''}).textContent,
+  api: li.classList.contains('kind-object') || /^api\\//.test(li.querySelector('a')
+    .getAttribute('href')),
+}))"""
+
+
+def _search(page: Page, site: Path, query: str) -> list[dict[str, Any]]:
+    page.goto(file_url(site / "_build" / "html" / "search.html", {"q": query}))
+    page.locator("#search-results li p.context").first.wait_for(timeout=20000)
+    page.wait_for_function(
+        "[...document.querySelectorAll('#search-results li')]"
+        ".every((li) => li.hasAttribute('data-pb-where'))"
+        " && document.querySelectorAll('#search-results li').length > 0"
+    )
+    page.wait_for_timeout(500)  # the last snippets are fetched
+    return cast(list[dict[str, Any]], page.evaluate(SEARCH_RESULTS))
+
+
+def test_search_ranks_whole_words_and_pages_first_and_says_where(
+    shipped_site: Path, page: Page
+) -> None:
+    results = _search(page, shipped_site, "tensor")
+    kinds = [r["api"] for r in results]
+    assert kinds[0] is False and kinds == sorted(kinds), results  # pages, then the API
+    api = [r["title"] for r in results if r["api"] and r["title"].startswith("d2l.")]
+    whole = ["tensor" in t.lower().replace("_", ".").split(".") for t in api]
+    assert whole[0] and whole == sorted(whole, reverse=True), api  # partial matches last
+    pages = [r for r in results if not r["api"]]
+    assert any(r["where"].startswith(" › ") and "#" in r["href"] for r in pages), pages
+    names = {"PyTorch", "MXNet", "JAX", "TensorFlow"}
+    assert all(r["where"][3:] in names for r in results if r["api"]), results
+
+
+def test_search_snippets_are_prose_of_the_chosen_framework(shipped_site: Path, page: Page) -> None:
+    page.goto(file_url(shipped_site / "_build" / "html" / "index.html"))
+    page.evaluate("localStorage.setItem('polybook.tab', 'mxnet')")
+    results = _search(page, shipped_site, "packages")
+    [gpus] = [r for r in results if r["href"].startswith("chapter_builders-guide/use-gpu")]
+    assert "MXNet publishes separate packages" in gpus["snippet"], gpus
+    assert "PyTorch packages for CUDA" not in gpus["snippet"], gpus
+    data = page.evaluate("window.pbSearchPages['chapter_builders-guide/toolkit']")
+    text = " ".join(s[1] + " " + " ".join(s[2].values()) for s in data)
+    assert "def try_gpu(" not in text and "return d2l.gpu(i)" not in text  # no code
