@@ -199,3 +199,35 @@ def test_search_snippets_are_prose_of_the_chosen_framework(shipped_site: Path, p
     data = page.evaluate("window.pbSearchPages['chapter_builders-guide/toolkit']")
     text = " ".join(s[1] + " " + " ".join(s[2].values()) for s in data)
     assert "def try_gpu(" not in text and "return d2l.gpu(i)" not in text  # no code
+
+
+def test_the_front_page_is_compact_and_says_what_it_shows(shipped_site: Path, page: Page) -> None:
+    _open(page, shipped_site, "index.html")
+    found = page.evaluate(
+        """() => ({
+      tops: [...document.querySelectorAll('.pb-downloads > a')]
+        .filter((a) => a.getClientRects().length).map((a) => a.getBoundingClientRect().top),
+      text: document.querySelector('article').innerText,
+      switcher: !!document.querySelector('.pb-switcher button'),
+    })"""
+    )
+    assert found["tops"] and len({round(top) for top in found["tops"]}) == 1, found  # one row
+    assert "at the top of the page" in found["text"] and found["switcher"]
+
+
+def test_outputs_read_apart_from_code_and_code_names_are_not_underlined(
+    shipped_site: Path, page: Page
+) -> None:
+    _open(page, shipped_site, TOOLKIT)
+    found = page.evaluate(
+        """() => {
+      const out = document.querySelector('.pb-tabset:not([hidden]) .pb-output:not(.pb-stderr)');
+      const code = out.parentElement.querySelector('div[class*="highlight"]');
+      const name = document.querySelector('.highlight .nn');
+      const style = (el) => getComputedStyle(el);
+      return {out: style(out).backgroundColor, code: style(code).backgroundColor,
+              edge: style(out).borderLeftWidth, line: style(name).textDecorationLine};
+    }"""
+    )
+    assert found["line"] == "none", found
+    assert found["out"] != found["code"] or found["edge"] != "0px", found
