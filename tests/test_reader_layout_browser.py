@@ -231,3 +231,16 @@ def test_outputs_read_apart_from_code_and_code_names_are_not_underlined(
     )
     assert found["line"] == "none", found
     assert found["out"] != found["code"] or found["edge"] != "0px", found
+
+
+def test_plots_are_svg_drawings_sharp_at_any_size(shipped_site: Path, page: Page) -> None:
+    _open(page, shipped_site, TOOLKIT)
+    found = page.evaluate(
+        """() => [...document.querySelectorAll('.pb-tabset:not([hidden]) .pb-output img')]
+      .map((img) => ({src: img.getAttribute('src'), drawn: img.complete && img.naturalWidth > 0,
+                      width: img.getBoundingClientRect().width}))"""
+    )
+    assert found, "the Toolkit page draws its ProgressBoard"
+    assert all(img["src"].endswith(".svg") and img["drawn"] for img in found), found
+    viewport = page.viewport_size
+    assert viewport is not None and all(img["width"] <= viewport["width"] for img in found)
