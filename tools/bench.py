@@ -1,7 +1,9 @@
 """``make bench``: build-time figures of the embedded book, then of a synthetic 200-page
 book (``benchmarks/make_book.py``), then of ``polybook diff`` on a synthetic build of as many
 pages (``tools/bench_drift.py``), each measured in one run (``--only book`` or ``--only
-drift`` for one of the last two alone: they execute nothing).
+drift`` for one of the last two alone: they execute nothing). The embedded book's site is
+also weighed and timed in Chromium (``tools/bench_reader.py``; ``--only reader`` for the
+site ``make html`` built).
 
 Works on temporary copies (never the repository) with a fresh cache.
 """
@@ -20,6 +22,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from tools.bench_reader import reader_rows
 from tools.bench_runs import Run, build, serve_latency
 
 REPO = Path(__file__).resolve().parent.parent
@@ -214,6 +217,7 @@ def embedded() -> None:
         starts = {fw: kernel_start(fw) for fw in sorted(cells)}
         floor = max(*times, (sum(cells.values()) + sum(starts.values())) / jobs)
         site = build(root)  # the site of the executed notebooks
+        reader = reader_rows(root / "_build" / "html")
         noop = build(root)
         html, marker = edit_prose(root)
         prose = build(root)
@@ -268,6 +272,7 @@ def embedded() -> None:
             ("process tree peak RSS (kernels, zygotes, Sphinx)", f"{tree:.0f} MB", ""),
         ]
         show("polybook bench (embedded book, one run)", rows)
+        show("the reader's pages (Chromium, file://, each opened fresh)", reader)
 
 
 def show(title: str, rows: list[tuple[str, str, str]]) -> None:
@@ -347,7 +352,9 @@ def big_book(pages: int = BOOK_PAGES) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="build-time figures, measured in one run")
     parser.add_argument(
-        "--only", choices=["embedded", "book", "drift", "d2lbook"], help="one section only"
+        "--only",
+        choices=["embedded", "reader", "book", "drift", "d2lbook"],
+        help="one section only (reader: the site `make html` built, _build/html)",
     )
     parser.add_argument("--pages", type=int, default=BOOK_PAGES, help="the book section's")
     args = parser.parse_args(argv)
@@ -355,6 +362,8 @@ def main(argv: list[str] | None = None) -> int:
     compileall.compile_dir(REPO / "polybook", quiet=1)
     if args.only in (None, "embedded"):
         embedded()
+    if args.only == "reader":
+        show("the reader's pages (Chromium, file://)", reader_rows(REPO / "_build" / "html"))
     if args.only in (None, "book"):
         big_book(args.pages)
     if args.only in (None, "drift"):
