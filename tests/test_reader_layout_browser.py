@@ -244,3 +244,40 @@ def test_plots_are_svg_drawings_sharp_at_any_size(shipped_site: Path, page: Page
     assert all(img["src"].endswith(".svg") and img["drawn"] for img in found), found
     viewport = page.viewport_size
     assert viewport is not None and all(img["width"] <= viewport["width"] for img in found)
+
+
+COMPARED = """() => [...document.querySelectorAll('.pb-tabset.pb-comparing')].map((set) => {
+  const sides = [...set.querySelectorAll(':scope > .pb-panel')].filter((p) => !p.hidden)
+    .map((p) => p.querySelector('div[class*="highlight-"]:not(.highlight-none) pre'));
+  return sides.map((pre) => pre && {height: pre.getBoundingClientRect().height,
+                                    shown: pre.getClientRects().length > 0});
+}).filter((sides) => sides.length === 2 && sides[0] && sides[1])"""
+
+
+def test_the_compare_view_aligns_rows_and_scrolls_both_sides_together(
+    shipped_site: Path, page: Page
+) -> None:
+    page.goto(file_url(shipped_site / "_build" / "html" / TOOLKIT, {"compare": "pytorch,jax"}))
+    page.wait_for_function("document.querySelector('.pb-tabset.pb-comparing mark.pb-diff')")
+    sets = page.evaluate(COMPARED)
+    assert len(sets) >= 5
+    viewport = page.viewport_size
+    assert viewport is not None
+    if viewport["width"] > 1000:  # side by side: as many rows on both sides
+        assert all(abs(a["height"] - b["height"]) <= 1 for a, b in sets), sets
+        assert page.locator(".pb-gap").count() > 0
+        moved = page.evaluate(
+            """async () => {
+          const boxes = [...document.querySelectorAll('.pb-tabset.pb-comparing')]
+            .map((set) => [...set.querySelectorAll(':scope > .pb-panel:not([hidden]) .highlight')])
+            .find((pair) => pair.length === 2 && pair[0].scrollWidth > pair[0].clientWidth);
+          boxes[0].scrollLeft = 60;
+          await new Promise((done) => requestAnimationFrame(() => setTimeout(done, 50)));
+          return [boxes[0].scrollLeft, boxes[1].scrollLeft];
+        }"""
+        )
+        assert moved[0] > 0 and moved[1] == moved[0], moved
+    else:  # a phone: one side at a time; the second side's tab swaps them
+        assert all(a["shown"] and not b["shown"] for a, b in sets), sets
+        page.locator('.pb-tabset.pb-comparing .pb-tab[data-pb-side="2"]').first.click()
+        assert page.evaluate("polybookTabs.current()") == "jax"
