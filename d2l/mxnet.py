@@ -100,11 +100,12 @@ class ProgressBoard(d2l.HyperParameters):
             import io
             from IPython.display import SVG, display
             buffer = io.BytesIO()
-            fig.savefig(buffer, format='svg', bbox_inches='tight')
+            with plt.rc_context({'svg.fonttype': 'none'}):  # text as text
+                fig.savefig(buffer, format='svg', bbox_inches='tight')
             display(SVG(buffer.getvalue()))
         plt.close(fig)
 
-# chapter_builders-guide/toolkit.md:326
+# chapter_builders-guide/toolkit.md:327
 class Module(nn.Block, d2l.HyperParameters):
     """Base class of the models in this book."""
     def __init__(self, plot_train_per_epoch=2, plot_valid_per_epoch=1):
@@ -154,7 +155,7 @@ class Module(nn.Block, d2l.HyperParameters):
             elif isinstance(value, d2l.Module):
                 value.set_scratch_params_device(device)
 
-# chapter_builders-guide/toolkit.md:522
+# chapter_builders-guide/toolkit.md:523
 class DataModule(d2l.HyperParameters):
     """Base class of the data sets in this book."""
     def __init__(self, root='../data', num_workers=0):
@@ -174,7 +175,7 @@ class DataModule(d2l.HyperParameters):
         dataset = gluon.data.ArrayDataset(*tensors)
         return gluon.data.DataLoader(dataset, self.batch_size, shuffle=train)
 
-# chapter_builders-guide/toolkit.md:632
+# chapter_builders-guide/toolkit.md:633
 class SyntheticRegressionData(d2l.DataModule):
     """Examples of a known linear function plus Gaussian noise."""
     def __init__(self, w, b, noise=0.01, num_train=1000, num_val=1000,
@@ -190,7 +191,7 @@ class SyntheticRegressionData(d2l.DataModule):
         i = slice(0, self.num_train) if train else slice(self.num_train, None)
         return self.get_tensorloader((self.X, self.y), train, i)
 
-# chapter_builders-guide/toolkit.md:786
+# chapter_builders-guide/toolkit.md:787
 class Trainer(d2l.HyperParameters):
     """Fits a Module to a DataModule."""
     def prepare_data(self, data):
@@ -253,7 +254,7 @@ class Trainer(d2l.HyperParameters):
             model.set_scratch_params_device(self.gpus[0])
         self.model = model
 
-# chapter_builders-guide/toolkit.md:1016
+# chapter_builders-guide/toolkit.md:1017
 class SGD(d2l.HyperParameters):
     """Minibatch stochastic gradient descent, written by hand."""
     def __init__(self, params, lr):
@@ -270,7 +271,7 @@ class SGD(d2l.HyperParameters):
             else:
                 p[:] = p - self.lr * p.grad / batch_size
 
-# chapter_builders-guide/toolkit.md:1086
+# chapter_builders-guide/toolkit.md:1087
 class LinearRegression(d2l.Module):
     """Linear regression built on a fully connected layer."""
     def __init__(self, lr):
@@ -288,62 +289,62 @@ class LinearRegression(d2l.Module):
     def get_w_b(self):
         return self.net.weight.list_data()[0], self.net.bias.list_data()[0]
 
-# chapter_builders-guide/toolkit.md:1176
+# chapter_builders-guide/toolkit.md:1177
 def cpu():
     """The CPU device."""
     return npx.cpu()
 
-# chapter_builders-guide/toolkit.md:1180
+# chapter_builders-guide/toolkit.md:1181
 def gpu(i=0):
     """GPU number `i` (the device need not exist)."""
     return npx.gpu(i)
 
-# chapter_builders-guide/toolkit.md:1184
+# chapter_builders-guide/toolkit.md:1185
 def num_gpus():
     """The number of GPUs available."""
     return npx.num_gpus()
 
-# chapter_builders-guide/toolkit.md:1188
+# chapter_builders-guide/toolkit.md:1189
 def try_gpu(i=0):
     """GPU number `i` if it exists, otherwise the CPU."""
     return d2l.gpu(i) if d2l.num_gpus() > i else d2l.cpu()
 
-# chapter_builders-guide/toolkit.md:1192
+# chapter_builders-guide/toolkit.md:1193
 def try_all_gpus():
     """All available GPUs, or the CPU alone if there are none."""
     return [d2l.gpu(i) for i in range(d2l.num_gpus())] or [d2l.cpu()]
 
-# chapter_builders-guide/toolkit.md:1293
+# chapter_builders-guide/toolkit.md:1294
 def tensor(data, device=None):
     return np.array(data, ctx=device)
 
-# chapter_builders-guide/toolkit.md:1296
+# chapter_builders-guide/toolkit.md:1297
 def ones(shape, device=None):
     return np.ones(shape, ctx=device)
 
-# chapter_builders-guide/toolkit.md:1299
+# chapter_builders-guide/toolkit.md:1300
 def zeros(shape, device=None):
     return np.zeros(shape, ctx=device)
 
-# chapter_builders-guide/toolkit.md:1302
+# chapter_builders-guide/toolkit.md:1303
 def randn(shape, device=None):
     """Samples from the standard normal distribution."""
     return np.random.normal(size=shape, ctx=device)
 
-# chapter_builders-guide/toolkit.md:1306
+# chapter_builders-guide/toolkit.md:1307
 def to(x, device):
     """`x` on `device` (`x` itself if it is already there)."""
     return x.as_in_ctx(device)
 
-# chapter_builders-guide/toolkit.md:1310
+# chapter_builders-guide/toolkit.md:1311
 def device_of(x):
     return x.ctx
 
-# chapter_builders-guide/toolkit.md:1313
+# chapter_builders-guide/toolkit.md:1314
 def to_numpy(x):
     return x.asnumpy()
 
-# chapter_builders-guide/toolkit.md:1316
+# chapter_builders-guide/toolkit.md:1317
 def sync(x):
     """Wait until `x` has been computed; return `x`."""
     x.wait_to_read()

@@ -100,11 +100,12 @@ class ProgressBoard(d2l.HyperParameters):
             import io
             from IPython.display import SVG, display
             buffer = io.BytesIO()
-            fig.savefig(buffer, format='svg', bbox_inches='tight')
+            with plt.rc_context({'svg.fonttype': 'none'}):  # text as text
+                fig.savefig(buffer, format='svg', bbox_inches='tight')
             display(SVG(buffer.getvalue()))
         plt.close(fig)
 
-# chapter_builders-guide/toolkit.md:424
+# chapter_builders-guide/toolkit.md:425
 class Module(tf.keras.Model, d2l.HyperParameters):
     """Base class of the models in this book."""
     def __init__(self, plot_train_per_epoch=2, plot_valid_per_epoch=1):
@@ -148,7 +149,7 @@ class Module(tf.keras.Model, d2l.HyperParameters):
     def configure_optimizers(self):
         raise NotImplementedError
 
-# chapter_builders-guide/toolkit.md:582
+# chapter_builders-guide/toolkit.md:583
 class DataModule(d2l.HyperParameters):
     """Base class of the data sets in this book."""
     def __init__(self, root='../data', num_workers=0):
@@ -170,7 +171,7 @@ class DataModule(d2l.HyperParameters):
             dataset = dataset.shuffle(buffer_size=len(tensors[0]))
         return dataset.batch(self.batch_size)
 
-# chapter_builders-guide/toolkit.md:669
+# chapter_builders-guide/toolkit.md:670
 class SyntheticRegressionData(d2l.DataModule):
     """Examples of a known linear function plus Gaussian noise."""
     def __init__(self, w, b, noise=0.01, num_train=1000, num_val=1000,
@@ -186,7 +187,7 @@ class SyntheticRegressionData(d2l.DataModule):
         i = slice(0, self.num_train) if train else slice(self.num_train, None)
         return self.get_tensorloader((self.X, self.y), train, i)
 
-# chapter_builders-guide/toolkit.md:904
+# chapter_builders-guide/toolkit.md:905
 class Trainer(d2l.HyperParameters):
     """Fits a Module to a DataModule."""
     def prepare_data(self, data):
@@ -248,7 +249,7 @@ class Trainer(d2l.HyperParameters):
                 model(*first[:-1])
         self.model = model
 
-# chapter_builders-guide/toolkit.md:1050
+# chapter_builders-guide/toolkit.md:1051
 class SGD(d2l.HyperParameters):
     """Minibatch stochastic gradient descent, written by hand."""
     def __init__(self, lr):
@@ -258,7 +259,7 @@ class SGD(d2l.HyperParameters):
         for grad, var in grads_and_vars:
             var.assign_sub(self.lr * grad)
 
-# chapter_builders-guide/toolkit.md:1126
+# chapter_builders-guide/toolkit.md:1127
 class LinearRegression(d2l.Module):
     """Linear regression built on a fully connected layer."""
     def __init__(self, lr):
@@ -275,74 +276,74 @@ class LinearRegression(d2l.Module):
     def get_w_b(self):
         return self.net.kernel, self.net.bias
 
-# chapter_builders-guide/toolkit.md:1225
+# chapter_builders-guide/toolkit.md:1226
 def cpu():
     """The CPU device."""
     return '/CPU:0'
 
-# chapter_builders-guide/toolkit.md:1229
+# chapter_builders-guide/toolkit.md:1230
 def gpu(i=0):
     """GPU number `i` (the device need not exist)."""
     return f'/GPU:{i}'
 
-# chapter_builders-guide/toolkit.md:1233
+# chapter_builders-guide/toolkit.md:1234
 def num_gpus():
     """The number of GPUs available."""
     return len(tf.config.list_physical_devices('GPU'))
 
-# chapter_builders-guide/toolkit.md:1237
+# chapter_builders-guide/toolkit.md:1238
 def try_gpu(i=0):
     """GPU number `i` if it exists, otherwise the CPU."""
     return d2l.gpu(i) if d2l.num_gpus() > i else d2l.cpu()
 
-# chapter_builders-guide/toolkit.md:1241
+# chapter_builders-guide/toolkit.md:1242
 def try_all_gpus():
     """All available GPUs, or the CPU alone if there are none."""
     return [d2l.gpu(i) for i in range(d2l.num_gpus())] or [d2l.cpu()]
 
-# chapter_builders-guide/toolkit.md:1356
+# chapter_builders-guide/toolkit.md:1357
 def _on(device):
     """A context that places new tensors on `device` (if one is given)."""
     return tf.device(device) if device is not None else contextlib.nullcontext()
 
-# chapter_builders-guide/toolkit.md:1360
+# chapter_builders-guide/toolkit.md:1361
 def tensor(data, device=None):
     with d2l._on(device):
         return tf.constant(data)
 
-# chapter_builders-guide/toolkit.md:1364
+# chapter_builders-guide/toolkit.md:1365
 def ones(shape, device=None):
     with d2l._on(device):
         return tf.ones(shape)
 
-# chapter_builders-guide/toolkit.md:1368
+# chapter_builders-guide/toolkit.md:1369
 def zeros(shape, device=None):
     with d2l._on(device):
         return tf.zeros(shape)
 
-# chapter_builders-guide/toolkit.md:1372
+# chapter_builders-guide/toolkit.md:1373
 def randn(shape, device=None):
     """Samples from the standard normal distribution."""
     with d2l._on(device):
         return tf.random.normal(shape)
 
-# chapter_builders-guide/toolkit.md:1377
+# chapter_builders-guide/toolkit.md:1378
 def to(x, device):
     """A copy of `x` on `device`."""
     with tf.device(device):
         return tf.identity(x)
 
-# chapter_builders-guide/toolkit.md:1382
+# chapter_builders-guide/toolkit.md:1383
 def device_of(x):
     if isinstance(x, tf.keras.Variable):
         x = x.value
     return x.device
 
-# chapter_builders-guide/toolkit.md:1387
+# chapter_builders-guide/toolkit.md:1388
 def to_numpy(x):
     return x.numpy()
 
-# chapter_builders-guide/toolkit.md:1390
+# chapter_builders-guide/toolkit.md:1391
 def sync(x):
     """Wait until `x` has been computed; return `x`."""
     tf.reduce_sum(x).numpy()

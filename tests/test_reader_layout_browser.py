@@ -235,8 +235,13 @@ def test_outputs_read_apart_from_code_and_code_names_are_not_underlined(
 
 def test_plots_are_svg_drawings_sharp_at_any_size(shipped_site: Path, page: Page) -> None:
     _open(page, shipped_site, TOOLKIT)
+    images = page.locator(".pb-tabset:not([hidden]) > .pb-panel:not([hidden]) .pb-output img")
+    for k in range(images.count()):  # they load when shown
+        images.nth(k).scroll_into_view_if_needed()
+        images.nth(k).evaluate("(img) => img.decode()")
     found = page.evaluate(
-        """() => [...document.querySelectorAll('.pb-tabset:not([hidden]) .pb-output img')]
+        """() => [...document.querySelectorAll(
+        '.pb-tabset:not([hidden]) > .pb-panel:not([hidden]) .pb-output img')]
       .map((img) => ({src: img.getAttribute('src'), drawn: img.complete && img.naturalWidth > 0,
                       width: img.getBoundingClientRect().width}))"""
     )
@@ -281,3 +286,21 @@ def test_the_compare_view_aligns_rows_and_scrolls_both_sides_together(
         assert all(a["shown"] and not b["shown"] for a, b in sets), sets
         page.locator('.pb-tabset.pb-comparing .pb-tab[data-pb-side="2"]').first.click()
         assert page.evaluate("polybookTabs.current()") == "jax"
+
+
+def test_math_is_drawn_at_build_time_and_pages_stay_light(shipped_site: Path, page: Page) -> None:
+    loaded: list[str] = []
+    page.on("requestfinished", lambda request: loaded.append(request.url))
+    page.goto(file_url(shipped_site / "_build" / "html" / TOOLKIT), wait_until="networkidle")
+    math = page.evaluate(
+        """() => [...document.querySelectorAll('.pb-math')].map((m) => ({
+      label: m.getAttribute('aria-label'), role: m.getAttribute('role'),
+      width: m.querySelector('svg').getBoundingClientRect().width}))"""
+    )
+    assert len(math) >= 9, math  # the Toolkit's formulas
+    assert all(m["role"] == "img" and m["label"] and m["width"] > 0 for m in math), math
+    assert not [url for url in loaded if "mathjax" in url.lower()]  # no runtime, no fonts
+    html = shipped_site / "_build" / "html"
+    files = {Path(url.split("?")[0].removeprefix("file://")) for url in loaded}
+    weight = sum(path.stat().st_size for path in files if path.is_file() and html in path.parents)
+    assert weight <= 500_000, weight

@@ -117,6 +117,15 @@ def on_doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> N
     if app.builder.format == "html":
         _resolve_defined(app, doctree, docname)
         _add_downloads(app, doctree, docname)
+        _lazy_outputs(doctree)
+
+
+def _lazy_outputs(doctree: nodes.document) -> None:
+    """Output images load when shown: those of the frameworks not chosen cost nothing."""
+    for image in doctree.findall(nodes.image):
+        parent = image.parent
+        if parent is not None and "pb-output" in parent.get("classes", ()):
+            image["loading"] = "lazy"
 
 
 # ---- search snippets from file:// -------------------------------------------------------
@@ -157,9 +166,9 @@ def _squeeze(parts: list[str]) -> str:
 
 def _left_out(node: nodes.Element) -> bool:
     """Outputs, code and references not resolved yet: not prose for a snippet."""
-    return (
-        "pb-output" in node.get("classes", ())
-        or node.tagname in ("pending_xref", "literal_block")
+    return "pb-output" in node.get("classes", ()) or node.tagname in (
+        "pending_xref",
+        "literal_block",
     )
 
 

@@ -12,7 +12,7 @@ from jinja2 import FileSystemBytecodeCache
 from sphinx.application import Sphinx
 
 from polybook.render.sphinx_ext import display_name
-from polybook.site import navigation, reader
+from polybook.site import math_svg, navigation, reader
 
 
 def _meta_tabs(
@@ -39,6 +39,7 @@ def _keep_compiled_templates(app: Sphinx) -> None:
 
 def setup(app: Sphinx) -> dict[str, Any]:
     reader.setup(app)
+    math_svg.setup(app)
     navigation.setup(app)
     app.connect("html-page-context", _meta_tabs)
     app.connect("builder-inited", _keep_compiled_templates)
