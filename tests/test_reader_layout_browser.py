@@ -103,8 +103,11 @@ def test_choosing_in_the_switcher_switches_every_tab_set_and_a_tab_the_switcher(
     assert page.evaluate("localStorage.getItem('polybook.tab')") == "jax"
     page.locator('.pb-tabset:not([hidden]) .pb-tab[data-pb-tab="tensorflow"]').first.click()
     assert _chosen(page) == {"pressed": ["tensorflow"], "selected": ["tensorflow"]}
-    # The choice follows the reader to the next page, and its switcher says so.
-    _open(page, shipped_site, TOOLKIT)
+    # The choice follows the reader to the next page (a link carries it), and its switcher
+    # says so.
+    with page.expect_navigation():
+        page.evaluate("document.querySelector('a[href^=\"toolkit.html\"]').click()")
+    page.wait_for_function("document.documentElement.dataset.pbTab")
     assert _chosen(page)["pressed"] == ["tensorflow"]
 
 
