@@ -41,10 +41,13 @@ setup: $(TOOL)/.stamp $(ENVS)/node/.stamp
 envs: setup
 	$(POLYBOOK) env setup --no-verify --tab $(TABS) $(if $(DEVICE),--device $(DEVICE))
 
-# Headless Chromium, for the tests of the site's behaviour in a real browser.
+# Headless Chromium, for the tests of the site's behaviour in a real browser, and
+# EPUBCheck, which the epub tests run on every epub built.
 system-deps:
 	@command -v chromium >/dev/null 2>&1 || { $(SUDO) apt-get update -q && \
 	  $(SUDO) apt-get install -y -q --no-install-recommends chromium; }
+	@[ -f /usr/share/java/epubcheck.jar ] || { $(SUDO) apt-get update -q && \
+	  $(SUDO) apt-get install -y -q --no-install-recommends epubcheck; }
 
 html: envs
 	$(POLYBOOK) build html --tab $(TABS)

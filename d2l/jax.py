@@ -52,7 +52,7 @@ class HyperParameters:
         for name, value in self.hparams.items():
             setattr(self, name, value)
 
-# chapter_builders-guide/toolkit.md:156
+# chapter_builders-guide/toolkit.md:157
 class ProgressBoard(d2l.HyperParameters):
     """Collects points of named curves and plots them on request."""
     def __init__(self, xlabel=None, ylabel=None, xlim=None, ylim=None,
@@ -92,7 +92,9 @@ class ProgressBoard(d2l.HyperParameters):
         if self.ylim: ax.set_ylim(self.ylim)
         if self.xlabel: ax.set_xlabel(self.xlabel)
         if self.ylabel: ax.set_ylabel(self.ylabel)
-        if self.points: ax.legend()
+        if self.points:  # beside the axes, where it hides no curve
+            ax.legend(loc='upper left', bbox_to_anchor=(1.02, 1), borderaxespad=0,
+                      frameon=False)
         ax.grid(alpha=0.3)
         fig.tight_layout()
         return fig
@@ -109,15 +111,16 @@ class ProgressBoard(d2l.HyperParameters):
             get_ipython = lambda: None
         if get_ipython() is None:  # a plain Python script
             plt.show()
-        else:  # a notebook: embed the figure as a PNG image
+        else:  # a notebook: embed the figure as an SVG image
             import io
-            from IPython.display import Image, display
+            from IPython.display import SVG, display
             buffer = io.BytesIO()
-            fig.savefig(buffer, format='png', bbox_inches='tight')
-            display(Image(buffer.getvalue()))
+            with plt.rc_context({'svg.fonttype': 'none'}):  # text as text
+                fig.savefig(buffer, format='svg', bbox_inches='tight')
+            display(SVG(buffer.getvalue()))
         plt.close(fig)
 
-# chapter_builders-guide/toolkit.md:364
+# chapter_builders-guide/toolkit.md:368
 class Module(nn.Module, d2l.HyperParameters):
     """Base class of the models in this book (a Flax dataclass)."""
     plot_train_per_epoch: int = field(default=2, init=False)
@@ -172,7 +175,7 @@ class Module(nn.Module, d2l.HyperParameters):
     def configure_optimizers(self):
         raise NotImplementedError
 
-# chapter_builders-guide/toolkit.md:541
+# chapter_builders-guide/toolkit.md:545
 class _ArrayLoader:
     """Iterate over minibatches of host arrays, reshuffling at every pass."""
     def __init__(self, arrays, batch_size, shuffle):
@@ -190,7 +193,7 @@ class _ArrayLoader:
             idx = order[start:start + self.batch_size]
             yield tuple(a[idx] for a in self.arrays)
 
-# chapter_builders-guide/toolkit.md:558
+# chapter_builders-guide/toolkit.md:562
 class DataModule(d2l.HyperParameters):
     """Base class of the data sets in this book."""
     def __init__(self, root='../data', num_workers=0):
@@ -209,7 +212,7 @@ class DataModule(d2l.HyperParameters):
         arrays = tuple(np.asarray(a[indices]) for a in tensors)
         return d2l._ArrayLoader(arrays, self.batch_size, shuffle=train)
 
-# chapter_builders-guide/toolkit.md:647
+# chapter_builders-guide/toolkit.md:651
 class SyntheticRegressionData(d2l.DataModule):
     """Examples of a known linear function plus Gaussian noise."""
     def __init__(self, w, b, noise=0.01, num_train=1000, num_val=1000,
@@ -226,7 +229,7 @@ class SyntheticRegressionData(d2l.DataModule):
         i = slice(0, self.num_train) if train else slice(self.num_train, None)
         return self.get_tensorloader((self.X, self.y), train, i)
 
-# chapter_builders-guide/toolkit.md:840
+# chapter_builders-guide/toolkit.md:844
 class Trainer(d2l.HyperParameters):
     """Fits a Module to a DataModule."""
     def prepare_data(self, data):
@@ -290,7 +293,7 @@ class Trainer(d2l.HyperParameters):
         self.state = train_state.TrainState.create(
             apply_fn=model.apply, params=d2l.to(params, device), tx=self.optim)
 
-# chapter_builders-guide/toolkit.md:1032
+# chapter_builders-guide/toolkit.md:1036
 class SGD(d2l.HyperParameters):
     """Minibatch stochastic gradient descent as an Optax-style optimizer."""
     def __init__(self, lr):
@@ -303,7 +306,7 @@ class SGD(d2l.HyperParameters):
         updates = jax.tree_util.tree_map(lambda g: -self.lr * g, grads)
         return updates, state
 
-# chapter_builders-guide/toolkit.md:1103
+# chapter_builders-guide/toolkit.md:1107
 class LinearRegression(d2l.Module):
     """Linear regression built on a fully connected layer."""
     lr: float
@@ -321,17 +324,17 @@ class LinearRegression(d2l.Module):
         params = state.params['net']
         return params['kernel'], params['bias']
 
-# chapter_builders-guide/toolkit.md:1196
+# chapter_builders-guide/toolkit.md:1200
 def cpu():
     """The CPU device."""
     return jax.devices('cpu')[0]
 
-# chapter_builders-guide/toolkit.md:1200
+# chapter_builders-guide/toolkit.md:1204
 def gpu(i=0):
     """GPU number `i` (raises an error if there is no such GPU)."""
     return jax.devices('gpu')[i]
 
-# chapter_builders-guide/toolkit.md:1204
+# chapter_builders-guide/toolkit.md:1208
 def num_gpus():
     """The number of GPUs available."""
     try:
@@ -339,49 +342,49 @@ def num_gpus():
     except RuntimeError:  # JAX has no GPU backend on this machine
         return 0
 
-# chapter_builders-guide/toolkit.md:1211
+# chapter_builders-guide/toolkit.md:1215
 def try_gpu(i=0):
     """GPU number `i` if it exists, otherwise the CPU."""
     return d2l.gpu(i) if d2l.num_gpus() > i else d2l.cpu()
 
-# chapter_builders-guide/toolkit.md:1215
+# chapter_builders-guide/toolkit.md:1219
 def try_all_gpus():
     """All available GPUs, or the CPU alone if there are none."""
     return [d2l.gpu(i) for i in range(d2l.num_gpus())] or [d2l.cpu()]
 
-# chapter_builders-guide/toolkit.md:1321
+# chapter_builders-guide/toolkit.md:1325
 def tensor(data, device=None):
     return jnp.array(data, device=device)
 
-# chapter_builders-guide/toolkit.md:1324
+# chapter_builders-guide/toolkit.md:1328
 def ones(shape, device=None):
     return jnp.ones(shape, device=device)
 
-# chapter_builders-guide/toolkit.md:1327
+# chapter_builders-guide/toolkit.md:1331
 def zeros(shape, device=None):
     return jnp.zeros(shape, device=device)
 
-# chapter_builders-guide/toolkit.md:1330
+# chapter_builders-guide/toolkit.md:1334
 def randn(shape, device=None):
     """Samples from the standard normal distribution (a fresh key each call)."""
     key = jax.random.PRNGKey(np.random.randint(2 ** 31 - 1))
     with jax.default_device(device):
         return jax.device_put(jax.random.normal(key, shape), device)
 
-# chapter_builders-guide/toolkit.md:1336
+# chapter_builders-guide/toolkit.md:1340
 def to(x, device):
     """`x` on `device`."""
     return jax.device_put(x, device)
 
-# chapter_builders-guide/toolkit.md:1340
+# chapter_builders-guide/toolkit.md:1344
 def device_of(x):
     return x.device
 
-# chapter_builders-guide/toolkit.md:1343
+# chapter_builders-guide/toolkit.md:1347
 def to_numpy(x):
     return np.asarray(x)
 
-# chapter_builders-guide/toolkit.md:1346
+# chapter_builders-guide/toolkit.md:1350
 def sync(x):
     """Wait until `x` has been computed; return `x`."""
     return x.block_until_ready()

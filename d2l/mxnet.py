@@ -37,7 +37,7 @@ class HyperParameters:
         for name, value in self.hparams.items():
             setattr(self, name, value)
 
-# chapter_builders-guide/toolkit.md:156
+# chapter_builders-guide/toolkit.md:157
 class ProgressBoard(d2l.HyperParameters):
     """Collects points of named curves and plots them on request."""
     def __init__(self, xlabel=None, ylabel=None, xlim=None, ylim=None,
@@ -77,7 +77,9 @@ class ProgressBoard(d2l.HyperParameters):
         if self.ylim: ax.set_ylim(self.ylim)
         if self.xlabel: ax.set_xlabel(self.xlabel)
         if self.ylabel: ax.set_ylabel(self.ylabel)
-        if self.points: ax.legend()
+        if self.points:  # beside the axes, where it hides no curve
+            ax.legend(loc='upper left', bbox_to_anchor=(1.02, 1), borderaxespad=0,
+                      frameon=False)
         ax.grid(alpha=0.3)
         fig.tight_layout()
         return fig
@@ -94,15 +96,16 @@ class ProgressBoard(d2l.HyperParameters):
             get_ipython = lambda: None
         if get_ipython() is None:  # a plain Python script
             plt.show()
-        else:  # a notebook: embed the figure as a PNG image
+        else:  # a notebook: embed the figure as an SVG image
             import io
-            from IPython.display import Image, display
+            from IPython.display import SVG, display
             buffer = io.BytesIO()
-            fig.savefig(buffer, format='png', bbox_inches='tight')
-            display(Image(buffer.getvalue()))
+            with plt.rc_context({'svg.fonttype': 'none'}):  # text as text
+                fig.savefig(buffer, format='svg', bbox_inches='tight')
+            display(SVG(buffer.getvalue()))
         plt.close(fig)
 
-# chapter_builders-guide/toolkit.md:323
+# chapter_builders-guide/toolkit.md:327
 class Module(nn.Block, d2l.HyperParameters):
     """Base class of the models in this book."""
     def __init__(self, plot_train_per_epoch=2, plot_valid_per_epoch=1):
@@ -152,7 +155,7 @@ class Module(nn.Block, d2l.HyperParameters):
             elif isinstance(value, d2l.Module):
                 value.set_scratch_params_device(device)
 
-# chapter_builders-guide/toolkit.md:519
+# chapter_builders-guide/toolkit.md:523
 class DataModule(d2l.HyperParameters):
     """Base class of the data sets in this book."""
     def __init__(self, root='../data', num_workers=0):
@@ -172,7 +175,7 @@ class DataModule(d2l.HyperParameters):
         dataset = gluon.data.ArrayDataset(*tensors)
         return gluon.data.DataLoader(dataset, self.batch_size, shuffle=train)
 
-# chapter_builders-guide/toolkit.md:629
+# chapter_builders-guide/toolkit.md:633
 class SyntheticRegressionData(d2l.DataModule):
     """Examples of a known linear function plus Gaussian noise."""
     def __init__(self, w, b, noise=0.01, num_train=1000, num_val=1000,
@@ -188,7 +191,7 @@ class SyntheticRegressionData(d2l.DataModule):
         i = slice(0, self.num_train) if train else slice(self.num_train, None)
         return self.get_tensorloader((self.X, self.y), train, i)
 
-# chapter_builders-guide/toolkit.md:783
+# chapter_builders-guide/toolkit.md:787
 class Trainer(d2l.HyperParameters):
     """Fits a Module to a DataModule."""
     def prepare_data(self, data):
@@ -251,7 +254,7 @@ class Trainer(d2l.HyperParameters):
             model.set_scratch_params_device(self.gpus[0])
         self.model = model
 
-# chapter_builders-guide/toolkit.md:1013
+# chapter_builders-guide/toolkit.md:1017
 class SGD(d2l.HyperParameters):
     """Minibatch stochastic gradient descent, written by hand."""
     def __init__(self, params, lr):
@@ -268,7 +271,7 @@ class SGD(d2l.HyperParameters):
             else:
                 p[:] = p - self.lr * p.grad / batch_size
 
-# chapter_builders-guide/toolkit.md:1083
+# chapter_builders-guide/toolkit.md:1087
 class LinearRegression(d2l.Module):
     """Linear regression built on a fully connected layer."""
     def __init__(self, lr):
@@ -286,62 +289,62 @@ class LinearRegression(d2l.Module):
     def get_w_b(self):
         return self.net.weight.list_data()[0], self.net.bias.list_data()[0]
 
-# chapter_builders-guide/toolkit.md:1173
+# chapter_builders-guide/toolkit.md:1177
 def cpu():
     """The CPU device."""
     return npx.cpu()
 
-# chapter_builders-guide/toolkit.md:1177
+# chapter_builders-guide/toolkit.md:1181
 def gpu(i=0):
     """GPU number `i` (the device need not exist)."""
     return npx.gpu(i)
 
-# chapter_builders-guide/toolkit.md:1181
+# chapter_builders-guide/toolkit.md:1185
 def num_gpus():
     """The number of GPUs available."""
     return npx.num_gpus()
 
-# chapter_builders-guide/toolkit.md:1185
+# chapter_builders-guide/toolkit.md:1189
 def try_gpu(i=0):
     """GPU number `i` if it exists, otherwise the CPU."""
     return d2l.gpu(i) if d2l.num_gpus() > i else d2l.cpu()
 
-# chapter_builders-guide/toolkit.md:1189
+# chapter_builders-guide/toolkit.md:1193
 def try_all_gpus():
     """All available GPUs, or the CPU alone if there are none."""
     return [d2l.gpu(i) for i in range(d2l.num_gpus())] or [d2l.cpu()]
 
-# chapter_builders-guide/toolkit.md:1290
+# chapter_builders-guide/toolkit.md:1294
 def tensor(data, device=None):
     return np.array(data, ctx=device)
 
-# chapter_builders-guide/toolkit.md:1293
+# chapter_builders-guide/toolkit.md:1297
 def ones(shape, device=None):
     return np.ones(shape, ctx=device)
 
-# chapter_builders-guide/toolkit.md:1296
+# chapter_builders-guide/toolkit.md:1300
 def zeros(shape, device=None):
     return np.zeros(shape, ctx=device)
 
-# chapter_builders-guide/toolkit.md:1299
+# chapter_builders-guide/toolkit.md:1303
 def randn(shape, device=None):
     """Samples from the standard normal distribution."""
     return np.random.normal(size=shape, ctx=device)
 
-# chapter_builders-guide/toolkit.md:1303
+# chapter_builders-guide/toolkit.md:1307
 def to(x, device):
     """`x` on `device` (`x` itself if it is already there)."""
     return x.as_in_ctx(device)
 
-# chapter_builders-guide/toolkit.md:1307
+# chapter_builders-guide/toolkit.md:1311
 def device_of(x):
     return x.ctx
 
-# chapter_builders-guide/toolkit.md:1310
+# chapter_builders-guide/toolkit.md:1314
 def to_numpy(x):
     return x.asnumpy()
 
-# chapter_builders-guide/toolkit.md:1313
+# chapter_builders-guide/toolkit.md:1317
 def sync(x):
     """Wait until `x` has been computed; return `x`."""
     x.wait_to_read()

@@ -37,7 +37,7 @@ class HyperParameters:
         for name, value in self.hparams.items():
             setattr(self, name, value)
 
-# chapter_builders-guide/toolkit.md:156
+# chapter_builders-guide/toolkit.md:157
 class ProgressBoard(d2l.HyperParameters):
     """Collects points of named curves and plots them on request."""
     def __init__(self, xlabel=None, ylabel=None, xlim=None, ylim=None,
@@ -77,7 +77,9 @@ class ProgressBoard(d2l.HyperParameters):
         if self.ylim: ax.set_ylim(self.ylim)
         if self.xlabel: ax.set_xlabel(self.xlabel)
         if self.ylabel: ax.set_ylabel(self.ylabel)
-        if self.points: ax.legend()
+        if self.points:  # beside the axes, where it hides no curve
+            ax.legend(loc='upper left', bbox_to_anchor=(1.02, 1), borderaxespad=0,
+                      frameon=False)
         ax.grid(alpha=0.3)
         fig.tight_layout()
         return fig
@@ -94,15 +96,16 @@ class ProgressBoard(d2l.HyperParameters):
             get_ipython = lambda: None
         if get_ipython() is None:  # a plain Python script
             plt.show()
-        else:  # a notebook: embed the figure as a PNG image
+        else:  # a notebook: embed the figure as an SVG image
             import io
-            from IPython.display import Image, display
+            from IPython.display import SVG, display
             buffer = io.BytesIO()
-            fig.savefig(buffer, format='png', bbox_inches='tight')
-            display(Image(buffer.getvalue()))
+            with plt.rc_context({'svg.fonttype': 'none'}):  # text as text
+                fig.savefig(buffer, format='svg', bbox_inches='tight')
+            display(SVG(buffer.getvalue()))
         plt.close(fig)
 
-# chapter_builders-guide/toolkit.md:421
+# chapter_builders-guide/toolkit.md:425
 class Module(tf.keras.Model, d2l.HyperParameters):
     """Base class of the models in this book."""
     def __init__(self, plot_train_per_epoch=2, plot_valid_per_epoch=1):
@@ -146,7 +149,7 @@ class Module(tf.keras.Model, d2l.HyperParameters):
     def configure_optimizers(self):
         raise NotImplementedError
 
-# chapter_builders-guide/toolkit.md:579
+# chapter_builders-guide/toolkit.md:583
 class DataModule(d2l.HyperParameters):
     """Base class of the data sets in this book."""
     def __init__(self, root='../data', num_workers=0):
@@ -168,7 +171,7 @@ class DataModule(d2l.HyperParameters):
             dataset = dataset.shuffle(buffer_size=len(tensors[0]))
         return dataset.batch(self.batch_size)
 
-# chapter_builders-guide/toolkit.md:666
+# chapter_builders-guide/toolkit.md:670
 class SyntheticRegressionData(d2l.DataModule):
     """Examples of a known linear function plus Gaussian noise."""
     def __init__(self, w, b, noise=0.01, num_train=1000, num_val=1000,
@@ -184,7 +187,7 @@ class SyntheticRegressionData(d2l.DataModule):
         i = slice(0, self.num_train) if train else slice(self.num_train, None)
         return self.get_tensorloader((self.X, self.y), train, i)
 
-# chapter_builders-guide/toolkit.md:901
+# chapter_builders-guide/toolkit.md:905
 class Trainer(d2l.HyperParameters):
     """Fits a Module to a DataModule."""
     def prepare_data(self, data):
@@ -246,7 +249,7 @@ class Trainer(d2l.HyperParameters):
                 model(*first[:-1])
         self.model = model
 
-# chapter_builders-guide/toolkit.md:1047
+# chapter_builders-guide/toolkit.md:1051
 class SGD(d2l.HyperParameters):
     """Minibatch stochastic gradient descent, written by hand."""
     def __init__(self, lr):
@@ -256,7 +259,7 @@ class SGD(d2l.HyperParameters):
         for grad, var in grads_and_vars:
             var.assign_sub(self.lr * grad)
 
-# chapter_builders-guide/toolkit.md:1123
+# chapter_builders-guide/toolkit.md:1127
 class LinearRegression(d2l.Module):
     """Linear regression built on a fully connected layer."""
     def __init__(self, lr):
@@ -273,74 +276,74 @@ class LinearRegression(d2l.Module):
     def get_w_b(self):
         return self.net.kernel, self.net.bias
 
-# chapter_builders-guide/toolkit.md:1222
+# chapter_builders-guide/toolkit.md:1226
 def cpu():
     """The CPU device."""
     return '/CPU:0'
 
-# chapter_builders-guide/toolkit.md:1226
+# chapter_builders-guide/toolkit.md:1230
 def gpu(i=0):
     """GPU number `i` (the device need not exist)."""
     return f'/GPU:{i}'
 
-# chapter_builders-guide/toolkit.md:1230
+# chapter_builders-guide/toolkit.md:1234
 def num_gpus():
     """The number of GPUs available."""
     return len(tf.config.list_physical_devices('GPU'))
 
-# chapter_builders-guide/toolkit.md:1234
+# chapter_builders-guide/toolkit.md:1238
 def try_gpu(i=0):
     """GPU number `i` if it exists, otherwise the CPU."""
     return d2l.gpu(i) if d2l.num_gpus() > i else d2l.cpu()
 
-# chapter_builders-guide/toolkit.md:1238
+# chapter_builders-guide/toolkit.md:1242
 def try_all_gpus():
     """All available GPUs, or the CPU alone if there are none."""
     return [d2l.gpu(i) for i in range(d2l.num_gpus())] or [d2l.cpu()]
 
-# chapter_builders-guide/toolkit.md:1353
+# chapter_builders-guide/toolkit.md:1357
 def _on(device):
     """A context that places new tensors on `device` (if one is given)."""
     return tf.device(device) if device is not None else contextlib.nullcontext()
 
-# chapter_builders-guide/toolkit.md:1357
+# chapter_builders-guide/toolkit.md:1361
 def tensor(data, device=None):
     with d2l._on(device):
         return tf.constant(data)
 
-# chapter_builders-guide/toolkit.md:1361
+# chapter_builders-guide/toolkit.md:1365
 def ones(shape, device=None):
     with d2l._on(device):
         return tf.ones(shape)
 
-# chapter_builders-guide/toolkit.md:1365
+# chapter_builders-guide/toolkit.md:1369
 def zeros(shape, device=None):
     with d2l._on(device):
         return tf.zeros(shape)
 
-# chapter_builders-guide/toolkit.md:1369
+# chapter_builders-guide/toolkit.md:1373
 def randn(shape, device=None):
     """Samples from the standard normal distribution."""
     with d2l._on(device):
         return tf.random.normal(shape)
 
-# chapter_builders-guide/toolkit.md:1374
+# chapter_builders-guide/toolkit.md:1378
 def to(x, device):
     """A copy of `x` on `device`."""
     with tf.device(device):
         return tf.identity(x)
 
-# chapter_builders-guide/toolkit.md:1379
+# chapter_builders-guide/toolkit.md:1383
 def device_of(x):
     if isinstance(x, tf.keras.Variable):
         x = x.value
     return x.device
 
-# chapter_builders-guide/toolkit.md:1384
+# chapter_builders-guide/toolkit.md:1388
 def to_numpy(x):
     return x.numpy()
 
-# chapter_builders-guide/toolkit.md:1387
+# chapter_builders-guide/toolkit.md:1391
 def sync(x):
     """Wait until `x` has been computed; return `x`."""
     tf.reduce_sum(x).numpy()

@@ -37,7 +37,7 @@ class HyperParameters:
         for name, value in self.hparams.items():
             setattr(self, name, value)
 
-# chapter_builders-guide/toolkit.md:156
+# chapter_builders-guide/toolkit.md:157
 class ProgressBoard(d2l.HyperParameters):
     """Collects points of named curves and plots them on request."""
     def __init__(self, xlabel=None, ylabel=None, xlim=None, ylim=None,
@@ -77,7 +77,9 @@ class ProgressBoard(d2l.HyperParameters):
         if self.ylim: ax.set_ylim(self.ylim)
         if self.xlabel: ax.set_xlabel(self.xlabel)
         if self.ylabel: ax.set_ylabel(self.ylabel)
-        if self.points: ax.legend()
+        if self.points:  # beside the axes, where it hides no curve
+            ax.legend(loc='upper left', bbox_to_anchor=(1.02, 1), borderaxespad=0,
+                      frameon=False)
         ax.grid(alpha=0.3)
         fig.tight_layout()
         return fig
@@ -94,15 +96,16 @@ class ProgressBoard(d2l.HyperParameters):
             get_ipython = lambda: None
         if get_ipython() is None:  # a plain Python script
             plt.show()
-        else:  # a notebook: embed the figure as a PNG image
+        else:  # a notebook: embed the figure as an SVG image
             import io
-            from IPython.display import Image, display
+            from IPython.display import SVG, display
             buffer = io.BytesIO()
-            fig.savefig(buffer, format='png', bbox_inches='tight')
-            display(Image(buffer.getvalue()))
+            with plt.rc_context({'svg.fonttype': 'none'}):  # text as text
+                fig.savefig(buffer, format='svg', bbox_inches='tight')
+            display(SVG(buffer.getvalue()))
         plt.close(fig)
 
-# chapter_builders-guide/toolkit.md:282
+# chapter_builders-guide/toolkit.md:286
 class Module(nn.Module, d2l.HyperParameters):
     """Base class of the models in this book."""
     def __init__(self, plot_train_per_epoch=2, plot_valid_per_epoch=1):
@@ -141,7 +144,7 @@ class Module(nn.Module, d2l.HyperParameters):
     def configure_optimizers(self):
         raise NotImplementedError
 
-# chapter_builders-guide/toolkit.md:496
+# chapter_builders-guide/toolkit.md:500
 class DataModule(d2l.HyperParameters):
     """Base class of the data sets in this book."""
     def __init__(self, root='../data', num_workers=0):
@@ -162,7 +165,7 @@ class DataModule(d2l.HyperParameters):
         return torch.utils.data.DataLoader(dataset, self.batch_size,
                                            shuffle=train)
 
-# chapter_builders-guide/toolkit.md:611
+# chapter_builders-guide/toolkit.md:615
 class SyntheticRegressionData(d2l.DataModule):
     """Examples of a known linear function plus Gaussian noise."""
     def __init__(self, w, b, noise=0.01, num_train=1000, num_val=1000,
@@ -178,7 +181,7 @@ class SyntheticRegressionData(d2l.DataModule):
         i = slice(0, self.num_train) if train else slice(self.num_train, None)
         return self.get_tensorloader((self.X, self.y), train, i)
 
-# chapter_builders-guide/toolkit.md:728
+# chapter_builders-guide/toolkit.md:732
 class Trainer(d2l.HyperParameters):
     """Fits a Module to a DataModule."""
     def prepare_data(self, data):
@@ -238,7 +241,7 @@ class Trainer(d2l.HyperParameters):
             model.to(self.gpus[0])
         self.model = model
 
-# chapter_builders-guide/toolkit.md:993
+# chapter_builders-guide/toolkit.md:997
 class SGD(d2l.HyperParameters):
     """Minibatch stochastic gradient descent, written by hand."""
     def __init__(self, params, lr):
@@ -256,7 +259,7 @@ class SGD(d2l.HyperParameters):
             if p.grad is not None:
                 p.grad.zero_()
 
-# chapter_builders-guide/toolkit.md:1064
+# chapter_builders-guide/toolkit.md:1068
 class LinearRegression(d2l.Module):
     """Linear regression built on a fully connected layer."""
     def __init__(self, lr):
@@ -273,62 +276,62 @@ class LinearRegression(d2l.Module):
     def get_w_b(self):
         return self.net.weight.data, self.net.bias.data
 
-# chapter_builders-guide/toolkit.md:1150
+# chapter_builders-guide/toolkit.md:1154
 def cpu():
     """The CPU device."""
     return torch.device('cpu')
 
-# chapter_builders-guide/toolkit.md:1154
+# chapter_builders-guide/toolkit.md:1158
 def gpu(i=0):
     """GPU number `i` (the device need not exist)."""
     return torch.device(f'cuda:{i}')
 
-# chapter_builders-guide/toolkit.md:1158
+# chapter_builders-guide/toolkit.md:1162
 def num_gpus():
     """The number of GPUs available."""
     return torch.cuda.device_count()
 
-# chapter_builders-guide/toolkit.md:1162
+# chapter_builders-guide/toolkit.md:1166
 def try_gpu(i=0):
     """GPU number `i` if it exists, otherwise the CPU."""
     return d2l.gpu(i) if d2l.num_gpus() > i else d2l.cpu()
 
-# chapter_builders-guide/toolkit.md:1166
+# chapter_builders-guide/toolkit.md:1170
 def try_all_gpus():
     """All available GPUs, or the CPU alone if there are none."""
     return [d2l.gpu(i) for i in range(d2l.num_gpus())] or [d2l.cpu()]
 
-# chapter_builders-guide/toolkit.md:1258
+# chapter_builders-guide/toolkit.md:1262
 def tensor(data, device=None):
     return torch.tensor(data, device=device)
 
-# chapter_builders-guide/toolkit.md:1261
+# chapter_builders-guide/toolkit.md:1265
 def ones(shape, device=None):
     return torch.ones(shape, device=device)
 
-# chapter_builders-guide/toolkit.md:1264
+# chapter_builders-guide/toolkit.md:1268
 def zeros(shape, device=None):
     return torch.zeros(shape, device=device)
 
-# chapter_builders-guide/toolkit.md:1267
+# chapter_builders-guide/toolkit.md:1271
 def randn(shape, device=None):
     """Samples from the standard normal distribution."""
     return torch.randn(shape, device=device)
 
-# chapter_builders-guide/toolkit.md:1271
+# chapter_builders-guide/toolkit.md:1275
 def to(x, device):
     """`x` on `device` (`x` itself if it is already there)."""
     return x.to(device)
 
-# chapter_builders-guide/toolkit.md:1275
+# chapter_builders-guide/toolkit.md:1279
 def device_of(x):
     return x.device
 
-# chapter_builders-guide/toolkit.md:1278
+# chapter_builders-guide/toolkit.md:1282
 def to_numpy(x):
     return x.detach().cpu().numpy()
 
-# chapter_builders-guide/toolkit.md:1281
+# chapter_builders-guide/toolkit.md:1285
 def sync(x):
     """Wait until `x` has been computed; return `x`."""
     if x.device.type == 'cuda':

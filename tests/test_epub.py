@@ -7,6 +7,7 @@ links to each epub; and, without building, the metadata Sphinx's EPUB 3 builder 
 from __future__ import annotations
 
 import logging
+import subprocess
 import zipfile
 from dataclasses import replace
 from pathlib import Path
@@ -39,6 +40,22 @@ IMPORTS = {
     "jax": "from d2l import jax as d2l",
     "tensorflow": "from d2l import tensorflow as d2l",
 }
+
+
+# Debian's EPUBCheck (``make system-deps``); run with java, as the jar's own launcher needs
+# the kernel's binfmt support for jars.
+EPUBCHECK = Path("/usr/share/java/epubcheck.jar")
+
+
+def _epubcheck(epub: Path) -> str:
+    """EPUBCheck's report on ``epub``; the test fails, with the report, on any error."""
+    assert EPUBCHECK.is_file(), f"{EPUBCHECK} missing: run `make system-deps`"
+    run = subprocess.run(
+        ["java", "-jar", str(EPUBCHECK), str(epub)], capture_output=True, text=True, check=False
+    )
+    report = run.stdout + run.stderr
+    assert run.returncode == 0, report
+    return report
 
 
 def _epub(root: Path, fw: str) -> zipfile.ZipFile:
@@ -164,3 +181,29 @@ def test_a_formula_mathml_cannot_hold_shows_as_tex_with_a_warning_at_its_line(
         text = book.read("math.xhtml").decode()
     assert "<math" in text and "<msubsup>" not in text  # a^2 and b_i: msup, msub
     assert '<code class="pb-tex">\\undefinedmacro{x}</code>' in text
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fw", FRAMEWORKS)
+def test_each_epub_passes_epubcheck(shipped_site: Path, fw: str) -> None:
+    report = _epubcheck(shipped_site / "_build" / "epub" / f"builders-guide-{fw}.epub")
+    assert "0 fatals / 0 errors / 0 warnings" in report, report
+
+
+@pytest.mark.slow
+def test_the_ncx_names_the_book_as_the_package_does(tmp_path: Path) -> None:
+    root = write_book(
+        tmp_path / "book",
+        {"index.md": "# Tiny\n\n```toc\npage\n```\n", "page.md": "# Page\n\nWords.\n"},
+        "[project]\nname = t\ntitle = T\n\n[build]\ntabs = jax\n",
+    )
+    assert build(root, "epub") == 0
+    epub = root / "_build" / "epub" / "t-jax.epub"
+    with zipfile.ZipFile(epub) as book:
+        ncx = ElementTree.fromstring(book.read("toc.ncx"))
+    ns = {"n": "http://www.daisy.org/z3986/2005/ncx/"}
+    [uid] = [
+        m.get("content") for m in ncx.iterfind("n:head/n:meta", ns) if m.get("name") == "dtb:uid"
+    ]
+    assert uid == "urn:polybook:t:jax:0"
+    assert "0 fatals / 0 errors" in _epubcheck(epub)

@@ -13,8 +13,10 @@ from polybook.library.model import SavedBlock
 from polybook.nb import new_code_cell, new_notebook, reads, writes
 from polybook.render.outputs import clean_notebook, sanitize_html, scrub
 from polybook.site.api import api_page, entries
+from polybook.site.api_prose import prose_index
 from polybook.site.extras import links, write_books
 from polybook.site.inputs import site_inputs
+from polybook.source.model import CodeCell, Document, Prose, TabProse
 
 CONFIG = "[project]\nname = u\n[build]\ntabs = pytorch, jax\nresources = img/\n"
 
@@ -112,6 +114,44 @@ def test_api_entries_show_signatures_docstrings_and_their_page(tmp_path: Path) -
     assert "Plots \\*points\\*\\." in text  # shown as written, not as Markdown
     assert "Draw `x` against `y`\\." in text
     assert "{pb-defined}`pytorch Board.draw`" in text
+
+
+HELPERS = """def ones(shape):  #@save
+    return shape
+
+def to_numpy(x):  #@save
+    return x
+
+def sync(x):  #@save
+    \"\"\"Wait for `x`.\"\"\"
+    return x
+"""
+
+
+def test_api_entries_without_a_docstring_are_described_by_the_prose_before_them() -> None:
+    prose = (
+        "## [**Helpers**]\n\nA few helpers make code portable, see :numref:`sec_x`. "
+        "Then `to_numpy(x)` copies `x` into NumPy.\n"
+    )
+    later = "Unrelated words after the code. They name `ones`.\n"
+    doc = Document(
+        "chap/h.md",
+        (
+            Prose(prose, 1),
+            TabProse(("jax",), "JAX's own note.", 5),
+            CodeCell(("pytorch", "jax"), HELPERS, 8),
+            Prose(later, 20),
+        ),
+    )
+    index = prose_index([doc], ("pytorch", "jax"))
+    block = SavedBlock("chap/h.md", tuple(range(9, 18)), HELPERS, 0)
+    for fw in ("pytorch", "jax"):
+        found = {e.name: e.doc for e in entries([block], index[fw])}
+        assert found["to_numpy"] == "Then `to_numpy(x)` copies `x` into NumPy."  # names it
+        # Named nowhere before: the first sentence of the shared prose just before the code.
+        assert found["ones"] == "A few helpers make code portable, see."
+        assert found["sync"] == "Wait for `x`."  # the docstring first
+    assert {e.name: e.doc for e in entries([block])}["ones"] == ""  # no prose given
 
 
 def test_notebook_platform_links_follow_the_repositories_configured(tmp_path: Path) -> None:

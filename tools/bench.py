@@ -2,7 +2,9 @@
 book (``benchmarks/make_book.py``), then of ``polybook diff`` on a synthetic build of as many
 pages (``tools/bench_drift.py``), then of setting the environments up, by uv and by pip, and
 of a fresh clone's ``make html`` (``tools/bench_envs.py``), each measured in one run
-(``--only SECTION`` for one alone; ``book`` and ``drift`` execute nothing).
+(``--only SECTION`` for one alone; ``book`` and ``drift`` execute nothing). The embedded
+book's site is also weighed and timed in Chromium (``tools/bench_reader.py``; ``--only
+reader`` for the site ``make html`` built).
 
 Works on temporary copies (never the repository) with a fresh cache.
 """
@@ -22,6 +24,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tools.bench_envs import clone_figures, environment_figures
+from tools.bench_reader import reader_rows
 from tools.bench_runs import Run, build, serve_latency
 
 REPO = Path(__file__).resolve().parent.parent
@@ -216,6 +219,7 @@ def embedded() -> None:
         starts = {fw: kernel_start(fw) for fw in sorted(cells)}
         floor = max(*times, (sum(cells.values()) + sum(starts.values())) / jobs)
         site = build(root)  # the site of the executed notebooks
+        reader = reader_rows(root / "_build" / "html")
         noop = build(root)
         html, marker = edit_prose(root)
         prose = build(root)
@@ -270,6 +274,7 @@ def embedded() -> None:
             ("process tree peak RSS (kernels, zygotes, Sphinx)", f"{tree:.0f} MB", ""),
         ]
         show("polybook bench (embedded book, one run)", rows)
+        show("the reader's pages (Chromium, file://, each opened fresh)", reader)
 
 
 def show(title: str, rows: list[tuple[str, str, str]]) -> None:
@@ -348,8 +353,12 @@ def big_book(pages: int = BOOK_PAGES) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="build-time figures, measured in one run")
-    sections = ["embedded", "book", "drift", "envs", "clone", "d2lbook"]
-    parser.add_argument("--only", choices=sections, help="one section only")
+    sections = ["embedded", "reader", "book", "drift", "envs", "clone", "d2lbook"]
+    parser.add_argument(
+        "--only",
+        choices=sections,
+        help="one section only (reader: the site `make html` built, _build/html)",
+    )
     parser.add_argument("--pages", type=int, default=BOOK_PAGES, help="the book section's")
     parser.add_argument("--before", help="clone section: also time this revision's make html")
     args = parser.parse_args(argv)
@@ -357,6 +366,8 @@ def main(argv: list[str] | None = None) -> int:
     compileall.compile_dir(REPO / "polybook", quiet=1)
     if args.only in (None, "embedded"):
         embedded()
+    if args.only == "reader":
+        show("the reader's pages (Chromium, file://)", reader_rows(REPO / "_build" / "html"))
     if args.only in (None, "book"):
         big_book(args.pages)
     if args.only in (None, "drift"):

@@ -51,7 +51,8 @@ def visit_displaymath(self: Any, node: nodes.math_block) -> None:
 
 
 class MathMLEpubBuilder(Epub3Builder):
-    """Sphinx's EPUB 3 builder; the content files that hold MathML say so."""
+    """Sphinx's EPUB 3 builder; the content files that hold MathML say so, and the NCX
+    names the book as the package document does."""
 
     def build_content(self) -> None:
         super().build_content()
@@ -64,6 +65,13 @@ class MathMLEpubBuilder(Epub3Builder):
             return match.group(0)[:-3] + ' properties="mathml" />' if holds else match.group(0)
 
         package.write_text(XHTML_ITEM.sub(declare, text), encoding="utf-8")
+
+    def toc_metadata(self, level: int, navpoints: list[Any]) -> dict[str, Any]:
+        """The NCX's ``dtb:uid`` is the book's identifier, as EPUBCheck (NCX-001) asks;
+        Sphinx writes the identifier's element id there."""
+        metadata = super().toc_metadata(level, navpoints)
+        metadata["uid"] = html.escape(self.config.epub_identifier)
+        return metadata
 
 
 def setup(app: Sphinx) -> dict[str, Any]:

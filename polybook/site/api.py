@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -23,6 +23,7 @@ from polybook.library.syntax import added_to_class
 from polybook.render.myst import Lines
 from polybook.render.names import API_FOLDER
 from polybook.render.page import Page
+from polybook.site.api_prose import PageProse, ProseIndex, described
 from polybook.source.model import Document, Prose, TabProse
 
 MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")  # ASCII punctuation, escaped
@@ -94,13 +95,20 @@ def _entry(name: str, node: ast.stmt, block: SavedBlock) -> Entry | None:
     return None
 
 
-def entries(blocks: Sequence[SavedBlock]) -> list[Entry]:
-    """An entry for every public name of a library, sorted by what the page shows."""
+def entries(
+    blocks: Sequence[SavedBlock], prose: Mapping[str, PageProse] | None = None
+) -> list[Entry]:
+    """An entry for every public name of a library, sorted by what the page shows; one
+    without a docstring is described by the ``prose`` (page path -> its prose blocks) before
+    the code that saves it."""
     found = []
     for name, block in public_names(blocks).items():
         for node in block.tree.body:
             entry = _entry(name, node, block)
             if entry:
+                if not entry.doc and prose:
+                    doc = described(name, prose.get(block.path, ()), block.line)
+                    entry = replace(entry, doc=doc)
                 found.append(entry)
                 break
     return sorted(found, key=lambda e: (e.name.lower(), e.name))
@@ -201,12 +209,14 @@ def api_pages(
     libraries: Mapping[str, Sequence[SavedBlock]],
     tabs: Sequence[str],
     documented: Mapping[str, str] | None = None,
+    prose: ProseIndex | None = None,
 ) -> list[Page]:
     """One API page per framework of ``tabs`` whose library saves something and that the
-    book does not document itself (``documented``: the same entries twice would clash)."""
+    book does not document itself (``documented``: the same entries twice would clash);
+    ``prose`` describes the names without a docstring."""
     pages = []
     for fw in tabs:
-        found = entries(libraries.get(fw, ()))
+        found = entries(libraries.get(fw, ()), (prose or {}).get(fw))
         if found and module_name(config, fw) not in (documented or {}):
             pages.append(api_page(config, fw, found))
     return pages

@@ -21,6 +21,7 @@ from polybook.render.names import BIBFILE, INDEX_FILE
 from polybook.render.page import Page, references_page
 from polybook.render.sphinx_config import bibfile
 from polybook.site.api import api_index, api_pages
+from polybook.site.api_prose import ProseIndex
 
 REFERENCES = "references"
 STATIC_FOLDER = "_static"  # the decks' shared assets, beside their framework folders
@@ -39,6 +40,7 @@ class SiteExtras:
     tabs: tuple[str, ...] = ()
     documented: Mapping[str, str] = field(default_factory=dict)  # modules the book documents
     wheel: Path | None = None  # the library's wheel, published beside the pages
+    prose: ProseIndex = field(default_factory=dict)  # describes names without a docstring
 
 
 def _platform(base: str, repos: tuple[str, ...], branch: str, folder: str, fw: str) -> str:
@@ -69,7 +71,7 @@ def links(
 
 def generated_pages(config: BookConfig, extras: SiteExtras, taken: Collection[str]) -> list[Page]:
     """The API pages and the references page, leaving out docnames the book uses."""
-    pages = api_pages(config, extras.libraries, extras.tabs, extras.documented)
+    pages = api_pages(config, extras.libraries, extras.tabs, extras.documented, extras.prose)
     if bibfile(config):
         pages.append(references_page())
     return [p for p in pages if p.docname not in taken]

@@ -124,30 +124,59 @@ def on_doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> N
     if app.builder.format == "html":
         _resolve_defined(app, doctree, docname)
         _add_downloads(app, doctree, docname)
+        _lazy_outputs(doctree)
+
+
+def _lazy_outputs(doctree: nodes.document) -> None:
+    """Output images load when shown: those of the frameworks not chosen cost nothing."""
+    for image in doctree.findall(nodes.image):
+        parent = image.parent
+        if parent is not None and "pb-output" in parent.get("classes", ()):
+            image["loading"] = "lazy"
 
 
 # ---- search snippets from file:// -------------------------------------------------------
 
 
-def _section_texts(doctree: nodes.document) -> list[list[str]]:
-    """[id, own text] of each section: its text without its sub-sections' or outputs'."""
-    found = []
+def _section_texts(doctree: nodes.document) -> list[list[Any]]:
+    """[id, prose all frameworks share, {framework: its own prose}, title] of each section:
+    its own text, without its sub-sections', code or outputs (the search's snippets)."""
+    found: list[list[Any]] = []
     for section in doctree.findall(nodes.section):
-        parts = []
+        shared: list[str] = []
+        own: dict[str, list[str]] = {}
         for child in section.children:
             if isinstance(child, nodes.section):
                 continue
             for text in child.findall(nodes.Text):
                 parents = _parents(text)  # outputs, and references not resolved yet, left out
-                if not any(_left_out(p) for p in parents):
-                    parts.append(str(text))
+                if any(_left_out(p) for p in parents):
+                    continue
+                tab = next((p.get("tab") for p in parents if p.tagname == "pb_panel"), None)
+                (own.setdefault(tab, []) if tab else shared).append(str(text))
         ids = section.get("ids") or [""]
-        found.append([ids[0], " ".join(" ".join(parts).split())[:SNIPPET_CHARS]])
+        title = section.next_node(nodes.title)
+        found.append(
+            [
+                ids[0],
+                _squeeze(shared),
+                {tab: _squeeze(parts) for tab, parts in sorted(own.items())},
+                title.astext() if title is not None else "",
+            ]
+        )
     return found
 
 
+def _squeeze(parts: list[str]) -> str:
+    return " ".join(" ".join(parts).split())[:SNIPPET_CHARS]
+
+
 def _left_out(node: nodes.Element) -> bool:
-    return "pb-output" in node.get("classes", ()) or node.tagname == "pending_xref"
+    """Outputs, code and references not resolved yet: not prose for a snippet."""
+    return "pb-output" in node.get("classes", ()) or node.tagname in (
+        "pending_xref",
+        "literal_block",
+    )
 
 
 def _parents(node: nodes.Node) -> list[nodes.Element]:

@@ -76,6 +76,8 @@ def html_config(
         "html_copy_source": False,
         "html_show_sourcelink": False,
         "mathjax_path": "mathjax/tex-chtml.js",
+        "html_math_renderer": "pb-svg",  # math drawn at build time (polybook.site.math_svg)
+        "html_search_scorer": str(STATIC / "polybook-scorer.js"),  # the search's ranking
         "html_css_files": _book_assets(config, "*.css"),
         "html_js_files": _book_assets(config, "*.js"),
         **_reader_config(config, notebooks, generated),

@@ -12,7 +12,7 @@ from jinja2 import FileSystemBytecodeCache
 from sphinx.application import Sphinx
 
 from polybook.render.sphinx_ext import display_name
-from polybook.site import editions, messages, navigation, reader, search
+from polybook.site import editions, math_svg, messages, navigation, reader, search
 
 
 def _meta_tabs(
@@ -46,11 +46,19 @@ def setup(app: Sphinx) -> dict[str, Any]:
     reader.setup(app)
     search.setup(app)
     editions.setup(app)
+    math_svg.setup(app)
     navigation.setup(app)
     app.connect("html-page-context", _meta_tabs)
     app.connect("builder-inited", _keep_compiled_templates)
     app.connect("builder-inited", _add_messages)
-    for script in ("polybook-tabs.js", "polybook-diff.js", "polybook-compare.js"):
-        app.add_js_file(script)  # in this order: the compare view is a view of the tabs
+    scripts = (
+        "polybook-tabs.js",
+        "polybook-diff.js",
+        "polybook-compare.js",
+        "polybook-switcher.js",
+    )
+    for script in scripts:
+        app.add_js_file(script)  # in this order: the others are views of the tabs
     app.add_css_file("polybook.css")
+    app.add_css_file("polybook-layout.css")
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -27,6 +27,7 @@ from polybook.render.sources import keepable, write_sources
 from polybook.render.sphinx_config import bibfile
 from polybook.render.sphinx_process import WarmSphinx, run_sphinx
 from polybook.site.api import documented_modules
+from polybook.site.api_prose import prose_index
 from polybook.site.extras import (
     SiteExtras,
     generated_pages,
@@ -86,7 +87,8 @@ def build_site(
     from polybook.library.wheel import current_wheel
 
     wheel = current_wheel(config, reporter)
-    extras = SiteExtras(cleaned, library.blocks, library.tabs, documented, wheel)
+    prose = prose_index(library.book.documents, library.tabs)
+    extras = SiteExtras(cleaned, library.blocks, library.tabs, documented, wheel, prose)
     stale = frozenset(page.removesuffix(".md") for page, _ in executed.failed)
     return Site(write_site(config, pages, reporter, stale, extras, early))
 

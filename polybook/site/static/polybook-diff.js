@@ -6,12 +6,16 @@
  *   window.polybookDiff.mark(panelA, panelB) -> [lines marked in A, lines marked in B]
  *   window.polybookDiff.unmark(panel)
  *   window.polybookDiff.lines(a, b) -> {a: [bool], b: [bool]}   (true: the line differs)
+ *   window.polybookDiff.gaps(outA, outB) -> {a: [gap lines before each line], b: [...]}
  *
  * A panel's code is the text of its code blocks (`div.highlight-*` but not the outputs'
  * `highlight-none`), one after another. The two are compared line by line, trailing spaces
  * ignored, by their longest common subsequence; a line of one side that is not in it is
- * wrapped in <mark class="pb-diff">, keeping the highlighter's spans inside. Unmarking puts
- * each block's markup back as it was.
+ * wrapped in <mark class="pb-diff">, keeping the highlighter's spans inside. Empty gap
+ * lines (<span class="pb-gap" aria-hidden="true">) are put where the other side has lines
+ * this one lacks, so that matching lines sit on one row, and the two sides' code blocks
+ * scroll sideways together (their boxes, `.highlight`, are the scrollers while compared).
+ * Unmarking puts each block's markup back as it was.
  */
 (function () {
   'use strict';
@@ -65,6 +69,41 @@
     return { a: outA, b: outB };
   }
 
+  /* Gap lines to put before each line of a and b (and after the last: index n or m), so that
+   * the k-th common line of both sits on one row, and each run of differing lines between
+   * two common ones takes as many rows on both sides. */
+  function gaps(outA, outB) {
+    const gapA = new Array(outA.length + 1).fill(0);
+    const gapB = new Array(outB.length + 1).fill(0);
+    let i = 0;
+    let j = 0;
+    for (;;) {
+      let x = 0;
+      let y = 0;
+      while (i + x < outA.length && outA[i + x]) x += 1;
+      while (j + y < outB.length && outB[j + y]) y += 1;
+      const rows = Math.max(x, y);
+      gapA[i + x] += rows - x;
+      gapB[j + y] += rows - y;
+      i += x + 1;
+      j += y + 1;
+      if (i > outA.length || j > outB.length) break;
+    }
+    return { a: gapA, b: gapB };
+  }
+
+  /* An empty row: a blank box the width of the line, then the line's end. */
+  function gapLine() {
+    const row = document.createDocumentFragment();
+    const gap = document.createElement('span');
+    gap.className = 'pb-gap';
+    gap.setAttribute('aria-hidden', 'true');
+    gap.textContent = ' ';
+    row.appendChild(gap);
+    row.appendChild(document.createTextNode('\n'));
+    return row;
+  }
+
   function blocksOf(panel) {
     return Array.prototype.filter.call(
       panel.querySelectorAll(CODE),
@@ -105,11 +144,16 @@
     return result;
   }
 
-  function markBlock(pre, differs) {
+  function markBlock(pre, differs, gapsBefore) {
     if (!original.has(pre)) original.set(pre, pre.innerHTML);
     const rebuilt = document.createDocumentFragment();
-    nodesByLine(pre).forEach((nodes, index) => {
+    const byLine = nodesByLine(pre);
+    const addGaps = (index) => {
+      for (let k = 0; k < (gapsBefore[index] || 0); k += 1) rebuilt.appendChild(gapLine());
+    };
+    byLine.forEach((nodes, index) => {
       if (index > 0) rebuilt.appendChild(document.createTextNode('\n'));
+      addGaps(index);
       if (differs[index] && nodes.length) {
         const mark = document.createElement('mark');
         mark.className = 'pb-diff';
@@ -119,11 +163,17 @@
         nodes.forEach((node) => rebuilt.appendChild(node));
       }
     });
+    const end = gapsBefore[byLine.length] || 0;
+    if (end) {
+      rebuilt.appendChild(document.createTextNode('\n'));
+      for (let k = 0; k < end; k += 1) rebuilt.appendChild(gapLine());
+    }
     pre.textContent = '';
     pre.appendChild(rebuilt);
   }
 
   function unmark(panel) {
+    unlink(panel);
     blocksOf(panel).forEach((pre) => {
       if (original.has(pre)) {
         pre.innerHTML = original.get(pre);
@@ -132,15 +182,18 @@
     });
   }
 
-  /* Mark each block of `panel` with its slice of `differs` (the panel's lines in order). */
-  function markPanel(panel, blocks, differs) {
+  /* Mark each block of `panel` with its slice of `differs` (the panel's lines in order) and
+   * of `gapsBefore` (the last block also gets the gaps after the last line). */
+  function markPanel(panel, blocks, differs, gapsBefore) {
     let start = 0;
     let marked = 0;
-    blocks.forEach((pre) => {
+    blocks.forEach((pre, b) => {
       const text = textLines(pre);
       const slice = differs.slice(start, start + text.length);
+      const last = b === blocks.length - 1;
+      const gapSlice = gapsBefore.slice(start, start + text.length + (last ? 1 : 0));
       start += text.length;
-      if (slice.some(Boolean)) markBlock(pre, slice);
+      if (slice.some(Boolean) || gapSlice.some(Boolean)) markBlock(pre, slice, gapSlice);
       marked += slice.filter((flag, k) => flag && text[k].trim() !== '').length;
     });
     return marked;
@@ -154,8 +207,47 @@
     const linesA = [].concat(...blocksA.map(textLines));
     const linesB = [].concat(...blocksB.map(textLines));
     const found = lines(linesA, linesB);
-    return [markPanel(panelA, blocksA, found.a), markPanel(panelB, blocksB, found.b)];
+    const rows = gaps(found.a, found.b);
+    const marked = [
+      markPanel(panelA, blocksA, found.a, rows.a),
+      markPanel(panelB, blocksB, found.b, rows.b),
+    ];
+    link(blocksA, blocksB);
+    return marked;
   }
 
-  window.polybookDiff = { lines: lines, mark: mark, unmark: unmark };
+  /* The k-th code boxes of both sides scroll sideways together. */
+  const links = new WeakMap(); // a panel's code box -> [its partner, its listener]
+
+  function link(blocksA, blocksB) {
+    blocksA.forEach((pre, k) => {
+      const a = pre.parentElement;
+      const b = blocksB[k] && blocksB[k].parentElement;
+      if (!a || !b) return;
+      [[a, b], [b, a]].forEach(([box, partner]) => {
+        const follow = () => {
+          if (Math.abs(partner.scrollLeft - box.scrollLeft) >= 1) {
+            partner.scrollLeft = box.scrollLeft;
+          }
+        };
+        box.addEventListener('scroll', follow, { passive: true });
+        links.set(box, follow);
+        const scrolls = box.scrollWidth > box.clientWidth + 1;
+        if (scrolls && !box.hasAttribute('tabindex')) box.setAttribute('tabindex', '0');
+      });
+    });
+  }
+
+  function unlink(panel) {
+    blocksOf(panel).forEach((pre) => {
+      const box = pre.parentElement;
+      if (box && links.has(box)) {
+        box.removeEventListener('scroll', links.get(box));
+        links.delete(box);
+        box.removeAttribute('tabindex');
+      }
+    });
+  }
+
+  window.polybookDiff = { lines: lines, gaps: gaps, mark: mark, unmark: unmark };
 })();
