@@ -49,6 +49,20 @@ def test_a_library_file_outside_the_book_is_refused_and_nothing_is_written_there
     assert sorted(p.name for p in outside.iterdir()) == [stale.name]
 
 
+def test_a_requirement_file_outside_the_book_is_not_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    secret = tmp_path / "outside" / "secret.txt"
+    secret.parent.mkdir()
+    secret.write_text("hunter2-not-a-pin\n")  # read, it would be quoted as unpinned
+    config = CONFIG + "requirements = ../outside/secret.txt\n"
+    root = pages_book(tmp_path / "book", {"page": SAVED}, config)
+    assert main(["--quiet", "--root", str(root), "check"]) == 1
+    err = capsys.readouterr().err
+    assert "config.ini:7: [build] requirements:" in err and "outside the book" in err
+    assert "hunter2" not in err
+
+
 def _section(key_section: str) -> str:
     """A section of the book's config that holds a key of ``key_section``."""
     return {LIBRARY_SECTION: "library-pytorch", FRAMEWORK_SECTION: "framework-pytorch"}.get(

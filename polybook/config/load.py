@@ -260,6 +260,8 @@ class _Reader:
                 self._fail(where, message + did_you_mean(tab, tabs))
                 continue
             path = self.root / name
+            if not self._inside(path):
+                continue  # not read: the confinement check reports it at its line
             if not path.is_file():
                 self._fail(where, f"[build] requirements: no file {name!r} in the book")
                 continue
@@ -359,6 +361,11 @@ class _Reader:
                 continue
             for key in self.parser.options(section):
                 self._check_key(section, group, key)
+
+    def _inside(self, path: Path) -> bool:
+        """Whether ``path`` (links followed) lies in the book or a folder of ``allowed_paths``."""
+        real, words = Path(os.path.realpath(path)), self._raw_words("build", "allowed_paths")
+        return any(real.is_relative_to(os.path.realpath(self.root / f)) for f in ("", *words))
 
     def _raw_words(self, section: str, key: str) -> tuple[str, ...]:
         return split_words(self.parser.get(section, key, fallback=""))
