@@ -74,9 +74,10 @@ FILE_KEYS = [k for k in KEYS if k.names_files]
 
 
 def test_the_keys_that_name_files_are_derived_from_the_schema() -> None:
-    """Every path key names a file of the book, but the two that name the host's own."""
+    """Every path key names a file of the book, but those that name the host's own and
+    another edition's book."""
     host = {(k.section, k.name) for k in KEYS if k.kind == "path" and not k.names_files}
-    assert host == {("build", "envs_dir"), (ENV_SECTION, "python")}
+    assert host == {("build", "envs_dir"), (ENV_SECTION, "python"), ("edition-<name>", "root")}
     named = {(k.section, k.name) for k in FILE_KEYS}
     assert {("build", "resources"), ("build", "requirements"), (LIBRARY_SECTION, "lib_file")}
     assert named >= {
