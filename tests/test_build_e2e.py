@@ -195,7 +195,9 @@ def test_the_built_site_switches_tabs_in_a_real_browser_offline(
         page.click('.pb-tabset[data-pb-kind="code"] .pb-tab[data-pb-tab="jax"]')
         shown = page.evaluate(selected)
         assert shown and set(shown) == {"jax"}  # the pytorch/mxnet prose set is hidden
-        page.wait_for_selector("mjx-container", state="attached", timeout=20000)
+        # Math is drawn at build time: an SVG with its TeX as its label, no MathJax loaded.
+        page.wait_for_selector("span.pb-math[role=img] svg", state="attached", timeout=20000)
+        assert page.evaluate("typeof window.MathJax") == "undefined"
         page.goto(file_url(html / "more.html"))
         assert set(page.evaluate(selected)) == {"jax"}
         assert errors == []
