@@ -30,7 +30,9 @@ from polybook.render.assets import mathjax
 logger = logging.getLogger(__name__)
 RENDERER = "pb-svg"
 SCRIPT = Path(__file__).resolve().parent / "node" / "tex2svg.js"
-ROLE = re.compile(r'\s(?:role|focusable)="[^"]*"')
+# Attributes MathJax's SVG carries for itself (its source nodes, character codes): the
+# drawing does not need them, and pages carry less.
+ROLE = re.compile(r'\s(?:role|focusable|data-mml-node|data-c)="[^"]*"')
 
 Formula = tuple[str, bool]  # (TeX, display)
 

@@ -28,8 +28,11 @@ def _meta_tabs(
 
 
 def _add_messages(app: Sphinx) -> None:
-    """The catalog in the book's language, for the scripts, before them on every page."""
-    app.add_js_file(None, body=messages.script(str(app.config.language)), priority=400)
+    """The catalog in the book's language, for the scripts, before them on every page; an
+    English book's pages carry none (the scripts hold the English words themselves)."""
+    language = str(app.config.language)
+    if messages.base_language(language) != messages.DEFAULT:
+        app.add_js_file(None, body=messages.script(language), priority=400)
 
 
 def _keep_compiled_templates(app: Sphinx) -> None:
