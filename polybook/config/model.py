@@ -136,6 +136,13 @@ class BookConfig:
     trusted: bool = False
 
     @property
+    def runs_book_code(self) -> bool:
+        """Whether the build runs the book's code anyway (its notebooks are executed, or the
+        command line said ``--trust``): only then may the Sphinx process import a module of
+        the book (a ``sphinx_extensions`` one)."""
+        return self.trusted or (self.eval_notebook and self.executor != "none")
+
+    @property
     def default_tab(self) -> str:
         return self.tabs[0]
 

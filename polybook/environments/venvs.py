@@ -18,9 +18,9 @@ from polybook.config import CONFIG_FILE, BookConfig
 from polybook.config.requirements import pins
 from polybook.diagnostics import Location, PolybookError
 from polybook.environments import atomic
-from polybook.execution.zygote import KERNEL_MODULES
 from polybook.frameworks import Framework
 from polybook.fsutil import write_atomic
+from polybook.kernel_imports import KERNEL_MODULES
 from polybook.layout import EnvsFolder
 from polybook.paths import IMPORT_ROOT, running_python
 

@@ -29,27 +29,10 @@ import socket
 import sys
 from typing import Any
 
+from polybook.kernel_imports import KERNEL_MODULES
 from polybook.lifeline import die_with_parent
 
 READY = "polybook-zygote-ready"
-
-
-# What every kernel imports: ipykernel and IPython, then what a kernel's start imports
-# (the debugger, the history's sqlite3, the magics): a tenth of a second per notebook.
-KERNEL_MODULES = (
-    "ipykernel.kernelapp",
-    "IPython",
-    "polybook.authoring.kernel_ext",
-    "ipykernel.debugger",
-    "IPython.core.debugger",
-    "IPython.core.completerlib",
-    "IPython.core.oinspect",
-    "IPython.extensions.storemagic",
-    "sqlite3",
-    "faulthandler",
-    "tornado.queues",
-    "tornado.platform.asyncio",
-)
 
 
 def preload(modules: list[str]) -> list[str]:

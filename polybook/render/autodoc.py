@@ -43,13 +43,6 @@ def library_files(config: BookConfig) -> dict[str, str]:
     return files
 
 
-def runs_book_code(config: BookConfig) -> bool:
-    """Whether the build runs the book's code anyway (its notebooks are executed, or the
-    command line said ``--trust``): only then may the Sphinx process import a module of the
-    book (a ``sphinx_extensions`` one)."""
-    return config.trusted or (config.eval_notebook and config.executor != "none")
-
-
 def autodoc_settings(
     config: BookConfig, libraries: Mapping[str, Sequence[SavedBlock]]
 ) -> dict[str, Any]:
@@ -65,7 +58,7 @@ def autodoc_settings(
     }
     mocked = sorted(m for m in imported - own if m not in sys.stdlib_module_names)
     return {
-        "pb_import_path": [str(config.root)] if runs_book_code(config) else [],
+        "pb_import_path": [str(config.root)] if config.runs_book_code else [],
         "pb_library_files": library_files(config),
         "autodoc_mock_imports": mocked,
     }

@@ -14,8 +14,8 @@ from polybook.config import BookConfig
 from polybook.library.model import SavedBlock
 from polybook.paths import PACKAGE_ROOT
 from polybook.render.autodoc import autodoc_settings
+from polybook.render.messages import CATALOG, catalog
 from polybook.render.names import BIBFILE, CITE_STYLE
-from polybook.site.messages import CATALOG, catalog
 
 RENDER_CODE = Path(__file__).resolve().parent
 # The library code the extension imports: the saved names it links.

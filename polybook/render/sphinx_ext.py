@@ -25,9 +25,9 @@ from polybook.render import (
     stable_config,
     unresolved,
 )
+from polybook.render.messages import localized_note
 from polybook.render.names import CELLS_SUFFIX
 from polybook.render.outputs import sanitize_html
-from polybook.site.messages import localized_note
 
 
 class pb_tabset(nodes.General, nodes.Element):

@@ -18,8 +18,8 @@ from polybook.config import BookConfig, load_config
 from polybook.diagnostics import PolybookError
 from polybook.fsutil import write_atomic
 from polybook.layout import Layout
+from polybook.render.messages import language_name, message
 from polybook.site.links import EDITION
-from polybook.site.messages import language_name, message
 
 
 def edition_pages(root: Path) -> list[str]:

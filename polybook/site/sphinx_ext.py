@@ -11,8 +11,9 @@ from typing import Any
 from jinja2 import FileSystemBytecodeCache
 from sphinx.application import Sphinx
 
+from polybook.render import messages
 from polybook.render.sphinx_ext import display_name
-from polybook.site import editions, math_svg, messages, navigation, reader, search
+from polybook.site import editions, math_svg, navigation, reader, search
 
 
 def _meta_tabs(

@@ -24,7 +24,6 @@ from polybook.config import BookConfig, key_location
 from polybook.config.named import configured_files
 from polybook.confine import Confinement, Outside, allowed_hint, is_url
 from polybook.diagnostics import Location, PolybookError, Reporter
-from polybook.render.autodoc import runs_book_code
 from polybook.source.book import Book
 from polybook.source.model import Document, Prose, TabProse
 
@@ -222,7 +221,7 @@ def check_extensions(config: BookConfig, reporter: Reporter) -> None:
     """A ``[build] sphinx_extensions`` module of the book's own is imported by Sphinx: it
     runs the book's code, refused when the build executes none (``eval_notebook`` off,
     ``--executor none``)."""
-    if runs_book_code(config):
+    if config.runs_book_code:
         return
     for name in config.sphinx_extensions:
         top = name.split(".")[0]
