@@ -73,7 +73,8 @@ def d2lbook_figures() -> list[tuple[str, str, str]]:
     failed_theirs = len(
         set(re.findall(r'Task "Evaluating \./(\S+)"[^\n]*exited with error', their_log))
     )
-    failed_ours = len(set(re.findall(r"^\s*(\S+\.md):\d+ \[pytorch\] cell \d+: ", our_log, re.M)))
+    errors = our_log.split("error(s):")[-1] if "error(s):" in our_log else ""
+    failed_ours = len(set(re.findall(r"^\s*(\S+\.md):\d+ \[pytorch\] cell \d+: ", errors, re.M)))
     return [
         (
             "d2l-en (3 chapters), PyTorch: d2lbook cold eval",
