@@ -1,5 +1,6 @@
 """The book's ``[build] resources`` (figures, data files) beside the notebooks as they run,
-as d2lbook copies them: a page's ``../img/catdog.jpg`` opens in its kernel as in the book.
+and beside the students' notebooks, as d2lbook copies them: a page's ``../img/catdog.jpg``
+opens in its kernel as in the book.
 
 The library package is left out: a kernel imports the build's snapshot of it, never a copy
 in its working folder. The copies are the build's (``_build/eval/<framework>/``): a cell

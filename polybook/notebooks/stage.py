@@ -18,16 +18,17 @@ from nbformat import NotebookNode
 
 from polybook.config import BookConfig
 from polybook.diagnostics import Diagnostic, Location, Reporter
+from polybook.execution.resources import resource_files
 from polybook.fsutil import write_atomic
 from polybook.layout import DIST_LINK
-from polybook.library.dist import PackageSpec, package_folder, package_spec
+from polybook.library.dist import PackageSpec, package_spec
 from polybook.library.wheel import current_wheel, publish_wheel
 from polybook.nb import writes
 from polybook.notebooks.install import Installs, imported_modules, installs
 from polybook.notebooks.library_source import REPOSITORY, install_problems, library_source
 from polybook.notebooks.student import PageInfo, needs_gpu, page_title, student_notebook
 from polybook.notebooks.variants import REGISTRY
-from polybook.notebooks.writer import remove_stale, resource_files, write_files, zip_folder
+from polybook.notebooks.writer import remove_stale, write_files, zip_folder
 from polybook.source.book import Book
 from polybook.source.readable import book_readable
 
@@ -129,12 +130,11 @@ def write_notebooks(
     if not config.release and "{release}" in config.install:
         message = "[project] release is empty: the notebooks install the library unpinned"
         reporter.warn(Location("config.ini"), message, "notebooks.release")
-    library = package_folder(config)
     spec = package_spec(config, tabs)
     check_install(config, spec, tabs, reporter)
     wheel = current_wheel(config, reporter)
     _publish(config, wheel)
-    resources = {k: p.read_bytes() for k, p in resource_files(config, library).items()}
+    resources = {k: p.read_bytes() for k, p in resource_files(config).items()}
     for fw in tabs:
         base = report.folder / fw
         keep: set[Path] = set()

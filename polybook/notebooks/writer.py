@@ -10,30 +10,11 @@ from __future__ import annotations
 import io
 import zipfile
 from collections.abc import Iterable
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
-from polybook.config import BookConfig
 from polybook.fsutil import TEMP_SUFFIX, write_atomic
 
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # fixed: an unchanged zip has unchanged bytes
-SKIPPED = ("__pycache__", ".ipynb_checkpoints")
-
-
-def resource_files(config: BookConfig, library: PurePosixPath) -> dict[str, Path]:
-    """``[build] resources`` as relative path -> file, less the library package (students
-    import the installed one, never a copy beside the notebooks)."""
-    found: dict[str, Path] = {}
-    for resource in config.resources:
-        start = config.root / resource
-        files = sorted(start.rglob("*")) if start.is_dir() else [start]
-        for path in files:
-            relative = PurePosixPath(path.relative_to(config.root).as_posix())
-            if not path.is_file() or relative.is_relative_to(library):
-                continue
-            if any(part in SKIPPED for part in relative.parts):
-                continue
-            found[relative.as_posix()] = path
-    return found
 
 
 def write_files(folder: Path, files: dict[str, bytes]) -> tuple[set[Path], int]:
