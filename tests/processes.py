@@ -1,9 +1,10 @@
 """Real processes as the tests see them, read from ``/proc`` (Linux): whether one runs, its
-descendants, its program and the CPU time it used."""
+descendants, its program and the CPU time it used; and a notebook run as a student runs it."""
 
 from __future__ import annotations
 
 import os
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -63,3 +64,32 @@ def cpu_seconds(pid: int) -> float:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     except (OSError, IndexError, ValueError):
         return 0.0
+
+
+# nbclient in a process of its own, as a student's Jupyter runs a notebook: its kernel from a
+# folder of kernelspecs; with ``allow`` errors are kept in the cells' outputs, the run goes on.
+NOTEBOOK_RUNNER = """
+import sys
+import nbformat
+from jupyter_client.kernelspec import KernelSpecManager
+from jupyter_client.manager import KernelManager
+from nbclient import NotebookClient
+
+path, kernels, cwd, allow = sys.argv[1:]
+nb = nbformat.read(path, as_version=4)
+km = KernelManager(
+    kernel_name=nb.metadata.kernelspec.name,
+    kernel_spec_manager=KernelSpecManager(kernel_dirs=[kernels]),
+)
+client = NotebookClient(
+    nb, km=km, timeout=600, allow_errors=allow == "allow", shutdown_kernel="immediate"
+)
+client.execute(cwd=cwd)
+nbformat.write(nb, path)
+"""
+
+
+def notebook_run(path: Path, kernels: Path, cwd: Path, allow_errors: bool = False) -> list[str]:
+    """The command that runs the notebook at ``path`` with :data:`NOTEBOOK_RUNNER`."""
+    allow = "allow" if allow_errors else "stop"
+    return [sys.executable, "-c", NOTEBOOK_RUNNER, str(path), str(kernels), str(cwd), allow]

@@ -31,6 +31,7 @@ from polybook.notebooks.stage import colab_url
 from polybook.paths import REQUIREMENTS
 
 from .books import copy_fixture as copy_book
+from .processes import notebook_run
 
 pytestmark = pytest.mark.slow
 PAGES = ["index", "chap/index", "chap/tensors", "chap/more"]
@@ -196,25 +197,6 @@ def fresh_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-# nbclient in a process of its own, as a student's Jupyter would run the notebook.
-RUNNER = """
-import sys
-import nbformat
-from jupyter_client.kernelspec import KernelSpecManager
-from jupyter_client.manager import KernelManager
-from nbclient import NotebookClient
-
-path, kernels, cwd = sys.argv[1:]
-nb = nbformat.read(path, as_version=4)
-km = KernelManager(
-    kernel_name=nb.metadata.kernelspec.name,
-    kernel_spec_manager=KernelSpecManager(kernel_dirs=[kernels]),
-)
-NotebookClient(nb, km=km, timeout=600, shutdown_kernel="immediate").execute(cwd=cwd)
-nbformat.write(nb, path)
-"""
-
-
 def run(path: Path, python: Path, cwd: Path, kernels: Path) -> NotebookNode:
     """Execute the notebook at ``path`` in a ``python3`` kernel of ``python``, in ``cwd``."""
     spec = {"argv": [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"]}
@@ -226,7 +208,7 @@ def run(path: Path, python: Path, cwd: Path, kernels: Path) -> NotebookNode:
     environ["PATH"] = f"{python.parent}{os.pathsep}{environ['PATH']}"
     # What pip resolves beyond the notebook's own pins, it resolves as the build's set.
     environ["PIP_CONSTRAINT"] = str(REQUIREMENTS / "cpu" / "pytorch.txt")
-    command = [sys.executable, "-c", RUNNER, str(path), str(kernels), str(cwd)]
+    command = notebook_run(path, kernels, cwd)
     subprocess.run(command, check=True, env=environ, cwd=cwd)
     return reads(path.read_text(encoding="utf-8"))
 

@@ -18,7 +18,6 @@ import re
 import shlex
 import shutil
 import subprocess
-import sys
 import threading
 import urllib.request
 import venv
@@ -37,31 +36,12 @@ from polybook.meta import cell_meta
 from polybook.nb import reads, writes
 
 from .books import build, copy_shipped, link_cache, made_wheel
+from .processes import notebook_run
 
 pytestmark = pytest.mark.slow
 FRAMEWORKS = ("pytorch", "mxnet", "jax", "tensorflow")
 PAGE = "chapter_builders-guide/custom-layer"  # calls names only this book's library has
 ALL = os.environ.get("STUDENT_PAGES") == "all"
-
-# nbclient in a process of its own, as a student's Jupyter runs the notebook; errors are
-# recorded in the cells' outputs and the run goes on.
-RUNNER = """
-import sys
-import nbformat
-from jupyter_client.kernelspec import KernelSpecManager
-from jupyter_client.manager import KernelManager
-from nbclient import NotebookClient
-
-path, kernels, cwd = sys.argv[1:]
-nb = nbformat.read(path, as_version=4)
-km = KernelManager(
-    kernel_name=nb.metadata.kernelspec.name,
-    kernel_spec_manager=KernelSpecManager(kernel_dirs=[kernels]),
-)
-client = NotebookClient(nb, km=km, timeout=600, allow_errors=True, shutdown_kernel="immediate")
-client.execute(cwd=cwd)
-nbformat.write(nb, path)
-"""
 
 
 class Quiet(SimpleHTTPRequestHandler):
@@ -142,7 +122,7 @@ def run(path: Path, python: Path, cwd: Path, kernels: Path) -> NotebookNode:
     (kernels / name / "kernel.json").write_text(
         json.dumps({**spec, "display_name": "Python 3", "language": "python"})
     )
-    command = [sys.executable, "-c", RUNNER, str(path), str(kernels), str(cwd)]
+    command = notebook_run(path, kernels, cwd, allow_errors=True)
     subprocess.run(command, check=True, env=student_environ(python), cwd=cwd)
     return reads(path.read_text(encoding="utf-8"))
 
