@@ -210,7 +210,7 @@ def libraries(root: Path, reporter: Reporter) -> tuple[Notebooks, dict[str, list
     """The book's notebooks, and its libraries, written as a build writes them."""
     config = load_config(root)
     book = load_book(config, reporter)
-    notebooks = split_book(book, config.tabs, reporter)
+    notebooks = split_book(book, config.build.tabs, reporter)
     return notebooks, write_libraries(config, extract_libraries(notebooks, reporter), reporter)
 
 

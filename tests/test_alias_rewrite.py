@@ -10,10 +10,10 @@ from polybook.library.rewrite import rewrite_notebook, rewriter
 from polybook.nb import new_code_cell, new_markdown_cell, new_notebook
 
 TORCH = LibraryAliases(
-    module="torch",
-    simple="ones, zeros, concat -> cat",
-    fluent="reshape, numpy -> detach().numpy, size -> numel",
-    reverse="d2l.transpose\\(([\\w\\d_]+)\\) -> \\1.T\n d2l.nn_Module -> nn.Module",
+    lib_name="torch",
+    simple_alias="ones, zeros, concat -> cat",
+    fluent_alias="reshape, numpy -> detach().numpy, size -> numel",
+    reverse_alias="d2l.transpose\\(([\\w\\d_]+)\\) -> \\1.T\n d2l.nn_Module -> nn.Module",
 )
 
 CASES = [
@@ -69,7 +69,7 @@ def test_a_notebook_is_copied_only_where_a_cell_changes() -> None:
 
 def test_a_pattern_that_does_not_compile_is_left_out_at_its_line() -> None:
     reporter = Reporter()
-    aliases = LibraryAliases(reverse="d2l.x -> y\nd2l.bad(( -> z", lines={"reverse_alias": 7})
+    aliases = LibraryAliases(reverse_alias="d2l.x -> y\nd2l.bad(( -> z", lines={"reverse_alias": 7})
     found = rewriter(aliases, "library-jax", reporter)
     assert [p.pattern for p, _ in found.reverse] == ["d2l.x"]
     assert [str(d) for d in reporter.diagnostics] == [

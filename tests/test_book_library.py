@@ -51,13 +51,13 @@ def probe(framework: str) -> dict[str, list[str]]:
 
 @pytest.fixture(scope="module")
 def probes() -> dict[str, dict[str, list[str]]]:
-    return {fw: probe(fw) for fw in CONFIG.tabs}
+    return {fw: probe(fw) for fw in CONFIG.build.tabs}
 
 
 def test_the_libraries_import_from_the_book_and_expose_the_same_names(
     probes: dict[str, dict[str, list[str]]],
 ) -> None:
-    allowed = set(CONFIG.framework_specific)
+    allowed = set(CONFIG.library.framework_specific)
     reference = set(probes["pytorch"]["names"]) - allowed
     assert {"Trainer", "Module", "DataModule", "try_gpu", "num_gpus"} <= reference
     for fw, found in probes.items():
@@ -80,6 +80,6 @@ def test_the_committed_libraries_are_what_the_book_extracts(tmp_path: Path) -> N
     root = tmp_path / "book"
     copy_shipped(root, ("chapter_builders-guide", "img"), ("config.ini", "index.md"))
     assert main(["--quiet", "--root", str(root), "build", "lib"]) == 0
-    for fw in CONFIG.tabs:
+    for fw in CONFIG.build.tabs:
         lib_file = CONFIG.library_for(fw).lib_file
         assert (root / lib_file).read_text() == (REPO / lib_file).read_text(), lib_file

@@ -37,7 +37,7 @@ def errors_of(root: Path) -> list[str]:
 def test_a_byte_order_mark_is_read_and_lines_still_count_from_the_first(tmp_path: Path) -> None:
     root = write_book(tmp_path, {"config.ini": BOM + b"[project]\nname = b\n[build]\ntabz = x\n"})
     config = load_config(root)
-    assert config.name == "b"
+    assert config.project.name == "b"
     assert [str(d) for d in config.ignored] == [
         "config.ini:4: unknown key [build] tabz is ignored; did you mean `tabs`? [polybook.config]"
     ]

@@ -27,7 +27,7 @@ def evaluate(root: Path) -> EvalReport:
     config = load_config(root)
     reporter = Reporter()
     book = load_book(config, reporter)
-    notebooks = split_book(book, config.tabs, reporter)
+    notebooks = split_book(book, config.build.tabs, reporter)
     libraries = write_libraries(config, extract_libraries(notebooks, reporter), reporter)
     report = build_eval(config, notebooks, libraries, reporter, inventory=Inventory(0))
     assert not reporter.errors, reporter.errors

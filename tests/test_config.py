@@ -10,7 +10,7 @@ from polybook.config.model import Edition
 from polybook.config.schema import keys_of
 from polybook.diagnostics import Location, PolybookError, Reporter
 
-from .books import REPO
+from .books import REPO, write_book
 
 
 def write(root: Path, text: str) -> Path:
@@ -38,7 +38,7 @@ def test_reads_d2lbook_keys_and_reports_unknown_ones_once_with_their_line(tmp_pa
         "[html]\nheader_links = x\n",
     )
     config = load_config(root)
-    assert config.tabs == ("mxnet", "jax")
+    assert config.build.tabs == ("mxnet", "jax")
     assert config.default_tab == "mxnet"
     assert config.library_for("jax").lib_file == "lib/j.py"
     assert config.library_for("jax").lib_name == "j"
@@ -52,7 +52,7 @@ def test_reads_d2lbook_keys_and_reports_unknown_ones_once_with_their_line(tmp_pa
 
 def test_warnings_can_be_suppressed_by_subtype(tmp_path: Path) -> None:
     config = load_config(write(tmp_path, "[build]\nsuppress_warnings = polybook.cite exec\n"))
-    reporter = Reporter(suppressed=frozenset(config.suppress_warnings))
+    reporter = Reporter(suppressed=frozenset(config.build.suppress_warnings))
     here = Location("a.md", 3)
     reporter.warn(here, "shown as keys", "cite")
     reporter.warn(here, "not run", "exec.devices")
@@ -65,7 +65,7 @@ def test_an_undeclared_tab_is_accepted_and_a_likely_typo_is_a_warning_at_its_lin
 ) -> None:
     root = write(tmp_path, "[build]\n\ntabs = pytorch, paddle\n")
     config = load_config(root)
-    assert config.tabs == ("pytorch", "paddle") and config.ignored == ()
+    assert config.build.tabs == ("pytorch", "paddle") and config.ignored == ()
     assert not config.framework("paddle").declared
     assert config.framework("paddle").display_name == "paddle"
     assert config.library_for("paddle").lib_file == "d2l/paddle.py"
@@ -91,7 +91,7 @@ def test_bad_device_and_missing_file(tmp_path: Path) -> None:
         " did you mean 'cpu'? [polybook.config]"
     )
     write(root, "[build]\ndevice = CPU\n")
-    assert load_config(root).device == "cpu"
+    assert load_config(root).build.device == "cpu"
 
 
 @pytest.mark.parametrize(
@@ -100,8 +100,8 @@ def test_bad_device_and_missing_file(tmp_path: Path) -> None:
 )
 def test_booleans_accept_the_usual_words(tmp_path: Path, written: str, value: bool) -> None:
     config = load_config(write(tmp_path, f"[build]\neval_notebook = {written}\nstrict = {written}"))
-    assert config.eval_notebook is value
-    assert config.strict is value
+    assert config.build.eval_notebook is value
+    assert config.build.strict is value
 
 
 def test_a_bad_boolean_is_an_error_naming_what_is_accepted(tmp_path: Path) -> None:
@@ -129,7 +129,7 @@ def test_integers_below_their_minimum_are_errors(tmp_path: Path, line: str, mess
 
 def test_integers_and_an_empty_value(tmp_path: Path) -> None:
     config = load_config(write(tmp_path, "[build]\njobs = 0\ncell_timeout = 5\ngpu_share =\n"))
-    assert (config.jobs, config.cell_timeout, config.gpu_share) == (0, 5, 1)
+    assert (config.build.jobs, config.build.cell_timeout, config.build.gpu_share) == (0, 5, 1)
     assert config.effective_jobs >= 1
 
 
@@ -193,13 +193,13 @@ def test_overrides_are_checked_and_located_on_the_command_line(tmp_path: Path) -
         "command line: [build] jobs: -2 is too small: the least accepted is 0 [polybook.config]"
     )
     config = load_config(root, {"build.strict": "true", "build.jobs": "4"})
-    assert (config.strict, config.jobs) == (True, 4)
+    assert (config.build.strict, config.build.jobs) == (True, 4)
 
 
 def test_envs_dir_is_relative_to_the_book_root(tmp_path: Path) -> None:
     config = load_config(write(tmp_path, "[build]\nenvs_dir = ../envs\n"))
-    assert config.envs_dir == str((tmp_path.parent / "envs").resolve())
-    assert load_config(write(tmp_path, "[build]\n")).envs_dir == ""
+    assert config.build.envs_dir == str((tmp_path.parent / "envs").resolve())
+    assert load_config(write(tmp_path, "[build]\n")).build.envs_dir == ""
 
 
 def test_an_unreadable_file_is_an_error_at_its_line(tmp_path: Path) -> None:
@@ -225,11 +225,16 @@ def test_find_book_root_looks_in_parent_folders(tmp_path: Path) -> None:
     )
 
 
-def test_the_schema_defaults_are_the_dataclass_defaults() -> None:
-    fields = {f.name: f.default for f in dataclasses.fields(BookConfig)}
-    for key in KEYS:
-        if not key.section.startswith(("library-", "framework-", "env-", "edition-")):
-            assert fields[key.field_name] == key.default, key.name
+def test_each_key_is_read_into_the_field_of_its_section(tmp_path: Path) -> None:
+    config = load_config(write_book(tmp_path, {}, "[project]\nname = b\n"))
+    per_name = ("library-", "framework-", "env-", "edition-")
+    one_per_book = [k for k in KEYS if not k.section.startswith(per_name)]
+    assert {k.section for k in one_per_book} == {
+        f.name for f in dataclasses.fields(BookConfig) if f.name in {k.section for k in KEYS}
+    }
+    for key in one_per_book:
+        if (key.section, key.name) != ("project", "name"):
+            assert getattr(getattr(config, key.section), key.name) == key.default, key.name
     edition = {f.name: f.default for f in dataclasses.fields(Edition)}
     for key in keys_of("edition-zh"):
         if key.name != "root":  # required: the edition's folder

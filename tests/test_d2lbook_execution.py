@@ -181,7 +181,7 @@ def test_a_book_built_for_fewer_frameworks_leaves_the_others_out(
         "left out the cells and prose of frameworks not in [build] tabs (pytorch):"
         " jax (2 pages), mxnet (2 pages), tensorflow (2 pages)"
     ]
-    notebooks = split_book(book, config.tabs, reporter)
+    notebooks = split_book(book, config.build.tabs, reporter)
     assert list(notebooks) == ["pytorch"]
     sources = [c.source for c in notebooks["pytorch"][1][1].cells if c.cell_type == "code"]
     assert sources == ["import math", "print('pytorch or mxnet')", "print(math.pi > 3)"]

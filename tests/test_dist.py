@@ -61,7 +61,7 @@ def metadata(wheel: Path) -> list[str]:
 def test_the_wheel_holds_the_four_modules_at_the_books_release(dist: Path) -> None:
     config = load_config(dist)
     wheel = wheel_of(dist)
-    assert wheel.name == f"d2l-{config.release}-py3-none-any.whl"
+    assert wheel.name == f"d2l-{config.project.release}-py3-none-any.whl"
     with zipfile.ZipFile(wheel) as archive:
         files = sorted(n for n in archive.namelist() if ".dist-info/" not in n)
     assert files == sorted(f"d2l/{m}.py" for m in [*MODULES.values(), "__init__"])

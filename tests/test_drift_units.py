@@ -245,9 +245,9 @@ def test_the_drift_keys_are_read_and_checked(tmp_path: Path) -> None:
     keys = "[drift]\nrtol = 1e-3\natol = 0\nvolatile = addresses\n"
     keys += "ignore =\n    seed \\d+\n    run [a-f0-9]{8}\n"
     config = load_config(write_book(tmp_path / "a", {}, f"[build]\ntabs = pytorch\n\n{keys}"))
-    assert (config.drift_rtol, config.drift_atol) == (1e-3, 0.0)
-    assert config.drift_volatile == ("addresses",)
-    assert config.drift_ignore == (r"seed \d+", "run [a-f0-9]{8}")
+    assert (config.drift.rtol, config.drift.atol) == (1e-3, 0.0)
+    assert config.drift.volatile == ("addresses",)
+    assert config.drift.ignore == (r"seed \d+", "run [a-f0-9]{8}")
     assert Settings.of(config).volatile.clean("seed 4 run 0badcafe") == "<ignored> <ignored>"
     bad = "[build]\ntabs = pytorch\n\n[drift]\nignore = (unclosed\n"
     with pytest.raises(PolybookError) as info:

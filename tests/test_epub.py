@@ -89,7 +89,11 @@ def test_the_epubs_metadata_is_complete_and_names_its_framework(tmp_path: Path) 
     assert settings["epub_identifier"] == "urn:polybook:nb:pytorch:0"
     assert settings["html_math_renderer"] == "mathml"  # no script, no network
     assert "polybook.epub.sphinx_epub" in settings["extensions"]
-    published = replace(config, base_url="https://example.org/nb/", release="2.0")
+    published = replace(
+        config,
+        html=replace(config.html, base_url="https://example.org/nb/"),
+        project=replace(config.project, release="2.0"),
+    )
     assert identifier(published, "jax") == "https://example.org/nb/_epub/nb-jax.epub"
 
 

@@ -176,7 +176,7 @@ def test_a_cold_build_forks_its_kernels_from_zygotes_started_before_it_plans(
 ) -> None:
     root = cells_book(tmp_path / "book", {"a": "x = 1", "b": "import os\nprint(os.getppid())"})
     config = load_config(root)
-    pool = head_start(config, config.tabs)  # nothing cached: every notebook will run
+    pool = head_start(config, config.build.tabs)  # nothing cached: every notebook will run
     assert pool is not None
     (started,) = pool.starting.values()
     reporter = Reporter()
@@ -186,7 +186,7 @@ def test_a_cold_build_forks_its_kernels_from_zygotes_started_before_it_plans(
     parent = report.executed[("b.md", "pytorch")].cells[1].outputs[0]["text"]
     assert int(parent) == started.process.pid  # its kernel forked from the zygote started first
     assert started.process.poll() is not None  # and that zygote ended with the build
-    assert head_start(config, config.tabs) is None  # a warm cache: the plan starts them
+    assert head_start(config, config.build.tabs) is None  # a warm cache: the plan starts them
     shutil.rmtree(root / "_build" / "cache")
     (root / "_freeze" / "pytorch").mkdir(parents=True)  # outputs may come from there
-    assert head_start(config, config.tabs) is None
+    assert head_start(config, config.build.tabs) is None

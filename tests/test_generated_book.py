@@ -68,11 +68,13 @@ def _libraries(root: Path) -> dict[str, str]:
     config = load_config(root)
     reporter = Reporter()
     book = load_book(config, reporter)
-    through = extract_libraries(split_book(book, config.tabs, reporter, check=False), reporter)
+    through = extract_libraries(
+        split_book(book, config.build.tabs, reporter, check=False), reporter
+    )
     said = reporter.diagnostics.copy()
     reporter.diagnostics.clear()
-    book_too, saves = read_saves(config, config.tabs, reporter)
-    direct = libraries_from_pages(saves, config.tabs, reporter)
+    book_too, saves = read_saves(config, config.build.tabs, reporter)
+    direct = libraries_from_pages(saves, config.build.tabs, reporter)
     assert book_too == book
     assert reporter.diagnostics == said  # the same warnings, in the same order
     assert reporter.errors == []
@@ -127,11 +129,11 @@ def test_a_book_read_page_by_page_reports_what_its_notebooks_report(tmp_path: Pa
     config = load_config(root)
     through = Reporter()
     book = load_book(config, through)
-    notebooks = split_book(book, config.tabs, through, check=False)
+    notebooks = split_book(book, config.build.tabs, through, check=False)
     libraries = extract_libraries(notebooks, through)
     direct = Reporter()
-    _, saves = read_saves(config, config.tabs, direct)
-    assert libraries_from_pages(saves, config.tabs, direct).keys() == libraries.keys()
+    _, saves = read_saves(config, config.build.tabs, direct)
+    assert libraries_from_pages(saves, config.build.tabs, direct).keys() == libraries.keys()
     assert direct.diagnostics == through.diagnostics
     errors = [str(d) for d in direct.errors]
     assert libraries.keys() == {"tensorflow"}, errors

@@ -57,7 +57,7 @@ def test_each_alias_key_makes_its_lines_and_a_bad_entry_is_left_out_at_its_line(
 
 def test_simple_aliases_need_the_module_they_point_into() -> None:
     reporter = Reporter()
-    aliases = LibraryAliases(simple="ones", fluent="reshape", lines={"simple_alias": 4})
+    aliases = LibraryAliases(simple_alias="ones", fluent_alias="reshape", lines={"simple_alias": 4})
     assert alias_lines(aliases, "library-jax", reporter) == [
         ("reshape = lambda x, *args, **kwargs: x.reshape(*args, **kwargs)", 0)
     ]
@@ -90,7 +90,9 @@ def test_the_aliases_follow_the_code_that_imports_what_they_read() -> None:
     assert (module.lines, module.notebook, module.code) == ((22,), 2, "nn_Module = nn.Module")
     text = library_text(placed, "PyTorch")
     assert "\n# config.ini:22\nnn_Module = nn.Module\n\n# c.md:9\nclass Module(" in text
-    lambdas = place_aliases(LibraryAliases(fluent="reshape"), "library-pytorch", blocks, Reporter())
+    lambdas = place_aliases(
+        LibraryAliases(fluent_alias="reshape"), "library-pytorch", blocks, Reporter()
+    )
     assert (lambdas[0].path, lambdas[0].notebook) == ("config.ini", -1)  # reads nothing
     unbound = place_aliases(LibraryAliases("np", "ones"), "library-pytorch", blocks, Reporter())
     assert (unbound[-1].path, unbound[-1].notebook) == ("config.ini", 4)  # np: never imported

@@ -73,11 +73,19 @@ def test_the_first_cell_installs_the_published_wheel_from_the_site_or_the_reposi
     config = load_config(tiny_book(tmp_path / "book"))
     colab, sagemaker, jupyter = REGISTRY["colab"], REGISTRY["sagemaker"], REGISTRY["jupyter"]
     wheel = "d2l-0.1.0-py3-none-any.whl"
-    site = replace(config, base_url="http://127.0.0.1:8/tiny/", github_repo=("me/nbs",))
+    site = replace(
+        config,
+        html=replace(config.html, base_url="http://127.0.0.1:8/tiny/"),
+        colab=replace(config.colab, github_repo=("me/nbs",)),
+    )
     assert library_source(site, "d2l", colab, "pytorch") == LibrarySource(
         f"http://127.0.0.1:8/tiny/_dist/{wheel}", SITE
     )
-    repo = replace(config, github_repo=("me/nbs",), sagemaker_repo=("pytorch", "me/torch-sm"))
+    repo = replace(
+        config,
+        colab=replace(config.colab, github_repo=("me/nbs",)),
+        sagemaker=replace(config.sagemaker, github_repo=("pytorch", "me/torch-sm")),
+    )
     for variant in (colab, jupyter):  # the Jupyter set names Colab's
         found = library_source(repo, "d2l", variant, "pytorch")
         assert found.origin == REPOSITORY
@@ -88,13 +96,13 @@ def test_the_first_cell_installs_the_published_wheel_from_the_site_or_the_reposi
     assert found.requirement == f"https://github.com/me/torch-sm/raw/main/_dist/{wheel}"
     bare = library_source(config, "d2l", colab, "pytorch")
     assert (bare.requirement, bare.origin) == ("d2l==0.1.0", INDEX)
-    named = replace(config, package="tiny-d2l")
+    named = replace(config, library=replace(config.library, package="tiny-d2l"))
     assert library_source(named, "d2l", colab, "pytorch").requirement == "tiny-d2l==0.1.0"
-    site_named = replace(named, base_url="https://example.org/")
+    site_named = replace(named, html=replace(named.html, base_url="https://example.org/"))
     assert library_source(site_named, "d2l", colab, "pytorch").requirement == (
         "https://example.org/_dist/tiny_d2l-0.1.0-py3-none-any.whl"
     )
-    own = replace(site, install="{package}[torch]=={release}")
+    own = replace(site, library=replace(site.library, install="{package}[torch]=={release}"))
     assert library_source(own, "d2l", colab, "pytorch").requirement == "d2l[torch]==0.1.0"
 
 
@@ -110,7 +118,9 @@ def test_a_distinct_distribution_name_still_imports_as_the_package(tmp_path: Pat
     assert "Name: Tiny.D2L" in meta.splitlines()
     assert "d2l/torch.py" in names
     with pytest.raises(PolybookError, match=r"config\.ini.*not a distribution name"):
-        write_dist(replace(config, package="two words"), Reporter())
+        write_dist(
+            replace(config, library=replace(config.library, package="two words")), Reporter()
+        )
     (root / "config.ini").write_text(CONFIG + "\n[library]\npackage = two words\n")
     with pytest.raises(PolybookError, match=r"config\.ini:9.*not a distribution name"):
         load_config(root)
@@ -155,10 +165,13 @@ def first_cell(root: Path, variant: str = "colab") -> str:
     return str(cell.source.splitlines()[-1])
 
 
-def students(root: Path, **changes: object) -> Reporter:
-    """The student notebooks of ``root`` (its config changed by ``changes``), written from
-    an executed notebook of its page; what the build said."""
-    config = replace(load_config(root), **changes)  # type: ignore[arg-type]
+def students(root: Path, section: str = "", **changes: object) -> Reporter:
+    """The student notebooks of ``root`` (the keys of its config's ``section`` changed by
+    ``changes``), written from an executed notebook of its page; what the build said."""
+    config = load_config(root)
+    if section:
+        changed = replace(getattr(config, section), **changes)
+        config = replace(config, **{section: changed})
     nb = executed_notebook("index.md", "pytorch", [("from d2l import torch as d2l", [])])
     reporter = Reporter()
     write_notebooks(config, {("index.md", "pytorch"): nb}, ("pytorch",), reporter)
@@ -181,17 +194,17 @@ def test_build_and_doctor_say_when_the_first_cell_cannot_work(
     out = capsys.readouterr().out
     assert "  ✗ library       the students' notebooks install the library as `d2l" in out
     assert "      fix: set [html] base_url" in out
-    said = students(root, install="d2l==1.0.3")  # the author's own: an error
+    said = students(root, "library", install="d2l==1.0.3")  # the author's own: an error
     assert [e.subtype for e in said.errors] == ["notebooks.install"]
     assert "[library] install = d2l==1.0.3: d2l 1.0.3" in said.errors[0].message
-    said = students(root, base_url="http://127.0.0.1:8/tiny/")
+    said = students(root, "html", base_url="http://127.0.0.1:8/tiny/")
     assert not said.warnings and not said.errors
     wheel = "d2l-0.1.0-py3-none-any.whl"
     assert (
         first_cell(root) == f"%pip install -q http://127.0.0.1:8/tiny/_dist/{wheel} torch==2.13.0"
     )
     assert (root / "_build" / "site_extra" / "_dist" / wheel).is_file()  # the site publishes it
-    said = students(root, github_repo=("me/nbs",))
+    said = students(root, "colab", github_repo=("me/nbs",))
     assert not said.warnings and not said.errors
     assert f"me/nbs/raw/main/pytorch/colab/_dist/{wheel} " in first_cell(root)
     assert (root / "_build" / "notebooks" / "pytorch" / "colab" / "_dist" / wheel).is_file()

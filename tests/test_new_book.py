@@ -44,8 +44,8 @@ def test_a_new_book_checks_at_once_and_pins_what_polybook_ships(
     printed = capsys.readouterr().out
     assert f"cd {book}" in printed and "polybook build html" in printed
     config = load_config(book)
-    assert config.tabs == ("pytorch", "jax")
-    assert config.name == "my-book" and config.title == "My Book"
+    assert config.build.tabs == ("pytorch", "jax")
+    assert config.project.name == "my-book" and config.project.title == "My Book"
     assert config.ignored == ()  # every key known, nothing warned
     for fw in ("pytorch", "jax"):
         for device in ("cpu", "cuda"):

@@ -175,7 +175,10 @@ def test_config_pairs_name_frameworks_and_colab_links_follow_the_layout(book: Pa
     )
     with pytest.raises(BadValue, match="framework value"):
         kernel.parse("pytorch conda_pytorch_p310 jax")
-    config = replace(load_config(book), github_repo=("pytorch", "someone/torch-colab"))
+    loaded = load_config(book)
+    config = replace(
+        loaded, colab=replace(loaded.colab, github_repo=("pytorch", "someone/torch-colab"))
+    )
     assert colab_url(config, "chap/more.md", "pytorch").endswith(
         "/someone/torch-colab/blob/main/chap/more.ipynb"
     )

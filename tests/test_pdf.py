@@ -73,7 +73,7 @@ def build(root: Path, target: str, *options: str) -> int:
 def shipped(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """The text of each framework's PDF of the shipped book."""
     root = shipped_with_cache(tmp_path_factory.mktemp("pdf") / "book")
-    shutil.copy(load_config(REPO).bibfile, root)
+    shutil.copy(load_config(REPO).pdf.bibfile, root)
     assert build(root, "pdf", "--tab", "all") == 0
     pdfs = {fw: root / "_build" / "pdf" / f"builders-guide-{fw}.pdf" for fw in FRAMEWORKS}
     return {fw: "\n".join(pages_text(path)) for fw, path in pdfs.items()}
@@ -319,7 +319,7 @@ def test_a_pdf_page_is_one_frameworks_with_plain_text_for_html_outputs(tmp_path:
     book = load_book(config, reporter)
     executed = {
         (path, fw): nb
-        for fw, nbs in split_book(book, config.tabs, reporter).items()
+        for fw, nbs in split_book(book, config.build.tabs, reporter).items()
         for path, nb in nbs
     }
     nb = executed[("chap/layout.md", "pytorch")]

@@ -129,10 +129,10 @@ def test_a_module_the_book_documents_itself_gets_no_second_api_page(tmp_path: Pa
     documented = documented_modules(book.documents)
     assert documented == {"json": "chapter_b/api", "d2l.torch": "chapter_b/api"}
     saved = "def numel(x):  #@save\n    return 1\n"
-    libraries = {fw: [SavedBlock("chapter_a/x.md", (1, 2), saved, 0)] for fw in config.tabs}
-    pages = api_pages(config, libraries, config.tabs, documented)
+    libraries = {fw: [SavedBlock("chapter_a/x.md", (1, 2), saved, 0)] for fw in config.build.tabs}
+    pages = api_pages(config, libraries, config.build.tabs, documented)
     assert [page.docname for page in pages] == ["api/jax"]  # d2l.torch is on the book's page
-    index = api_index(config, libraries, config.tabs, documented)
+    index = api_index(config, libraries, config.build.tabs, documented)
     assert index["pytorch"]["doc"] == "chapter_b/api"  # code links to autodoc's entries
     assert index["pytorch"]["names"]["numel"]["id"] == "d2l.torch.numel"
     assert index["jax"]["doc"] == "api/jax"

@@ -66,7 +66,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Reporter]:
     config = load_config(root)
     reporter = Reporter()
     book = load_book(config, reporter)
-    pages = [render_page(doc, {}, config.tabs, reporter) for doc in book.documents]
+    pages = [render_page(doc, {}, config.build.tabs, reporter) for doc in book.documents]
     write_site(config, pages, reporter)
     return root, reporter
 
@@ -168,7 +168,8 @@ def build_book(root: Path) -> Build:
     config = load_config(root)
     reporter = Reporter()
     pages = [
-        render_page(doc, {}, config.tabs, reporter) for doc in load_book(config, reporter).documents
+        render_page(doc, {}, config.build.tabs, reporter)
+        for doc in load_book(config, reporter).documents
     ]
     settings = site_settings(config)
     Path(settings["log"]).unlink(missing_ok=True)

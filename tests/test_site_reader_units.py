@@ -156,7 +156,7 @@ def test_api_entries_without_a_docstring_are_described_by_the_prose_before_them(
 
 def test_notebook_platform_links_follow_the_repositories_configured(tmp_path: Path) -> None:
     config = load_config(_book(tmp_path))
-    plain = links(config, config.tabs, ["pytorch"])  # jax was not built
+    plain = links(config, config.build.tabs, ["pytorch"])  # jax was not built
     assert plain == {
         "notebooks": {"pytorch": "_notebooks/pytorch/", "jax": ""},
         "pdf": {"pytorch": "", "jax": ""},  # no PDF was built
@@ -165,8 +165,12 @@ def test_notebook_platform_links_follow_the_repositories_configured(tmp_path: Pa
         "colab": {"pytorch": "", "jax": ""},
         "sagemaker": {"pytorch": "", "jax": ""},
     }
-    one = replace(config, github_repo=("o/nb",), sagemaker_repo=("o/sm",), branch="v1")
-    shown = links(one, one.tabs, ())
+    one = replace(
+        config,
+        colab=replace(config.colab, github_repo=("o/nb",), branch="v1"),
+        sagemaker=replace(config.sagemaker, github_repo=("o/sm",)),
+    )
+    shown = links(one, one.build.tabs, ())
     assert shown["notebooks"] == {"pytorch": "", "jax": ""}
     assert (
         shown["colab"]["jax"] == "https://colab.research.google.com/github/o/nb/blob/v1/jax/colab/"
@@ -174,8 +178,8 @@ def test_notebook_platform_links_follow_the_repositories_configured(tmp_path: Pa
     assert shown["sagemaker"]["pytorch"] == (
         "https://studiolab.sagemaker.aws/import/github/o/sm/blob/main/pytorch/sagemaker/"
     )
-    pairs = replace(config, github_repo=("pytorch", "o/torch-colab"))
-    assert links(pairs, pairs.tabs, ())["colab"] == {
+    pairs = replace(config, colab=replace(config.colab, github_repo=("pytorch", "o/torch-colab")))
+    assert links(pairs, pairs.build.tabs, ())["colab"] == {
         "pytorch": "https://colab.research.google.com/github/o/torch-colab/blob/main/",
         "jax": "",
     }
@@ -190,14 +194,14 @@ def test_the_site_holds_and_links_the_books_built_before_it(tmp_path: Path) -> N
     layout.pdf("pytorch").write_bytes(b"a pdf")
     assert write_books(config)
     assert not write_books(config)  # copied once
-    shown = links(config, config.tabs, ())
+    shown = links(config, config.build.tabs, ())
     assert shown["epub"] == {"pytorch": "", "jax": f"_epub/{layout.epub_name('jax')}"}
     assert shown["pdf"] == {"pytorch": f"_pdf/{layout.pdf_name('pytorch')}", "jax": ""}
     held = layout.site_extra / "_epub" / layout.epub_name("jax")
     assert held.read_bytes() == b"an epub"
     layout.epub("jax").unlink()  # no longer built: the site no longer holds it
     assert write_books(config)
-    assert not held.exists() and links(config, config.tabs, ())["epub"]["jax"] == ""
+    assert not held.exists() and links(config, config.build.tabs, ())["epub"]["jax"] == ""
 
 
 def test_the_preview_watches_pages_config_figures_static_and_library(tmp_path: Path) -> None:

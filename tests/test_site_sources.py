@@ -220,7 +220,12 @@ def config(tmp_path: Path) -> BookConfig:
 
 
 def test_render_suppressions_reach_sphinx_as_its_own_types(config: BookConfig) -> None:
-    book = replace(config, suppress_warnings=("render.ref.numref", "render.image", "cite"))
+    book = replace(
+        config,
+        build=replace(
+            config.build, suppress_warnings=("render.ref.numref", "render.image", "cite")
+        ),
+    )
     assert core_config(book)["suppress_warnings"] == ["myst.header", "ref.numref", "image"]
     assert core_config(config)["suppress_warnings"] == ["myst.header"]
 

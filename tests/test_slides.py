@@ -27,10 +27,10 @@ def decks() -> list[tuple[str, str, Deck | None]]:
     config = load_config(BOOK)
     reporter = Reporter()
     book = load_book(config, reporter)
-    notebooks = split_book(book, config.tabs, reporter)
+    notebooks = split_book(book, config.build.tabs, reporter)
     assert not reporter.diagnostics, reporter.diagnostics
     made = []
-    for fw in config.tabs:
+    for fw in config.build.tabs:
         refs = book_readable(config, book, fw)
         for path, nb in notebooks[fw]:
             doc = next(d for d in book.documents if d.path == path)

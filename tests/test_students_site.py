@@ -64,7 +64,7 @@ def served(shipped_site: Path, tmp_path_factory: pytest.TempPathFactory) -> Iter
     text = config.read_text(encoding="utf-8")
     text = re.sub(r"(?m)^base_url =.*$", f"base_url = {base}", text)
     config.write_text(text)
-    assert load_config(root).base_url == base
+    assert load_config(root).html.base_url == base
     assert build(root, "notebooks", "--tab", "all") == 0
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -129,7 +129,7 @@ def lab_environ(jupyter_path: str) -> dict[str, str]:
 def run_lab(config: BookConfig, tabs: tuple[str, ...], port: int, extra: list[str]) -> int:
     """Set up what is missing (kernelspecs included), then run JupyterLab until it stops.
     Every book framework has its kernel; pages open with the first of ``tabs``."""
-    names = tuple(dict.fromkeys((*tabs, *config.tabs)))
+    names = tuple(dict.fromkeys((*tabs, *config.build.tabs)))
     found = ensure_all(config, names)
     kernels = [env.kernel_name for env in found]
     config_file = write_lab_config(config, kernels, tabs[0])

@@ -100,14 +100,14 @@ def build(
         logger.info("nothing changed since the last build")
         reporter.forward(state.last_warnings(config))
         _write_report(report, {"ran": [], "cached": 0, "failed": 0, "unchanged": True})
-        return finish(reporter, config.strict)
+        return finish(reporter, config.build.strict)
     from polybook.pipeline.graph import run_build  # the stages: imported only when there is work
 
     summary = run_build(request, config, reporter, keeper)
     _write_report(report, {**summary.to_json(), "jobs": config.effective_jobs})
     if not reporter.errors:
         state.record(config, request, inputs, reads, reporter.warnings)
-    return finish(reporter, config.strict)
+    return finish(reporter, config.build.strict)
 
 
 def freeze(
@@ -117,7 +117,7 @@ def freeze(
     from polybook.commands.freeze import freeze_pages
 
     freeze_pages(config, tabs, set(pages) if pages is not None else None, reporter)
-    return finish(reporter, config.strict)
+    return finish(reporter, config.build.strict)
 
 
 def clear_cache(config: BookConfig) -> int:

@@ -32,7 +32,7 @@ def check_book(config: BookConfig, tabs: tuple[str, ...], reporter: Reporter) ->
         return
     found = libraries_from_pages(saves, tabs, reporter, borrowing(config, book))
     libraries = with_aliases(config, found, reporter)
-    check_parity(libraries, config.framework_specific, reporter)
+    check_parity(libraries, config.library.framework_specific, reporter)
     rewriters(config, tabs, reporter)  # their patterns compile
     check_references(config.root, book.documents, reporter)
     check_pages(book, config.confinement, reporter)

@@ -33,11 +33,11 @@ class Terminated(KeyboardInterrupt):
 
 def _tabs(config: BookConfig, tab: str) -> tuple[str, ...]:
     if tab in ("", "all"):
-        return config.tabs
+        return config.build.tabs
     names = tuple(t.strip() for t in tab.split(",") if t.strip())
-    unknown = [n for n in names if n not in config.tabs]
+    unknown = [n for n in names if n not in config.build.tabs]
     if unknown:
-        message = f"unknown tab {unknown[0]!r} (book tabs: {', '.join(config.tabs)})"
+        message = f"unknown tab {unknown[0]!r} (book tabs: {', '.join(config.build.tabs)})"
         raise PolybookError(Location("--tab"), message, "cli")
     return names
 
@@ -220,7 +220,7 @@ def run(args: argparse.Namespace, reporter: Reporter | None = None) -> int:
     if getattr(args, "trust", False):  # never from config.ini: a book cannot vouch for itself
         config = replace(config, trusted=True)
     reporter = reporter or Reporter()
-    reporter.suppressed = frozenset(config.suppress_warnings)
+    reporter.suppressed = frozenset(config.build.suppress_warnings)
     reporter.forward(config.ignored)
     tabs = _tabs(config, getattr(args, "tab", ""))
     if args.command == "check":
@@ -278,7 +278,7 @@ def _serve(args: argparse.Namespace, config: BookConfig) -> int:
     def rebuild(reporter: Reporter) -> int:  # its problems are shown over the pages too
         nonlocal first
         current = load_config(config.root, config_overrides(args))
-        reporter.suppressed = frozenset(current.suppress_warnings)
+        reporter.suppressed = frozenset(current.build.suppress_warnings)
         reporter.forward(current.ignored)
         request = BuildRequest("html", _tabs(current, args.tab), None)
         # The first build runs every stage even where nothing changed: the process then
@@ -305,9 +305,9 @@ def _linkcheck(
         built = commands.build(BuildRequest("html", tabs), config, reporter)
     if built or not (config.layout.html / "index.html").is_file():
         return built or 1
-    external = Reporter(suppressed=frozenset(config.suppress_warnings))
+    external = Reporter(suppressed=frozenset(config.build.suppress_warnings))
     check_external(config, external, timeout)
-    return commands.finish(external, config.strict)
+    return commands.finish(external, config.build.strict)
 
 
 def _terminate(signum: int, frame: FrameType | None) -> None:

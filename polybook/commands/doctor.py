@@ -61,8 +61,8 @@ def environment_findings(config: BookConfig) -> list[Finding]:
     """Each tab's environment: its framework's version, requirement set and kernel, or what
     is wrong with it."""
     found: list[Finding] = []
-    device = devices.resolve_device(config.device)
-    for name in config.tabs:
+    device = devices.resolve_device(config.build.device)
+    for name in config.build.tabs:
         fix = venvs.setup_command(name)
         settings = config.env_for(name)
         if settings.python:
@@ -206,17 +206,17 @@ def install_findings(config: BookConfig) -> list[Finding]:
 
     try:
         package = package_folder(config).name
-        found = sources(config, package, config.tabs)
+        found = sources(config, package, config.build.tabs)
     except PolybookError as err:
         return [Finding("library", MISSING, err.diagnostic.message)]
-    files = [config.root / config.library_for(fw).lib_file for fw in config.tabs]
+    files = [config.root / config.library_for(fw).lib_file for fw in config.build.tabs]
     modules = {f.name: f.read_text(encoding="utf-8") for f in files if f.is_file()}
-    problems = install_problems(config, package, modules, config.tabs)
+    problems = install_problems(config, package, modules, config.build.tabs)
     lines = [Finding("library", OK, f"{s.requirement} ({s.origin})") for s in found]
     for problem in problems:
         state = OK if problem.level == "note" else MISSING
         lines.append(Finding("library", state, problem.said, problem.fix))
-    if not config.package and all(s.origin != INDEX for s in found):
+    if not config.library.package and all(s.origin != INDEX for s in found):
         named = check_library(Requirement(package), package, modules)
         if named.state == OTHER:
             lines.append(Finding("library name", MISSING, named.detail, "[library] package"))
@@ -232,7 +232,7 @@ def report(config: BookConfig | None) -> tuple[list[str], bool]:
         lines.append("no book here (no config.ini in this folder or above; or --root DIR)")
     else:
         where = "shared by books" if config.envs.shared else "the book's own"
-        lines.append(f"book {config.root} (tabs: {', '.join(config.tabs)})")
+        lines.append(f"book {config.root} (tabs: {', '.join(config.build.tabs)})")
         lines.append(f"environments in {config.envs.path} ({where}):")
         found = environment_findings(config)
         ready = all(f.state == OK for f in found)

@@ -137,16 +137,22 @@ def watched(config: BookConfig) -> tuple[list[Path], list[Path]]:
     library files and configured files; the root itself, so that a new folder is seen."""
     root = config.root
     deep: set[Path] = set()
-    firsts = {PurePosixPath(pattern).parts[0] for pattern in config.notebooks if "/" in pattern}
+    firsts = {
+        PurePosixPath(pattern).parts[0] for pattern in config.build.notebooks if "/" in pattern
+    }
     for folder in root.iterdir() if root.is_dir() else ():
         hidden = folder.name.startswith(("_", "."))
         if folder.is_dir() and not hidden and any(fnmatch(folder.name, f) for f in firsts):
             deep.add(folder)
-    deep.update(root / r.strip("/") for r in config.resources if (root / r).is_dir())
+    deep.update(root / r.strip("/") for r in config.build.resources if (root / r).is_dir())
     deep.update(p for p in [root / "static"] if p.is_dir())
-    libraries = [root / config.library_for(fw).lib_file for fw in config.tabs]
+    libraries = [root / config.library_for(fw).lib_file for fw in config.build.tabs]
     shallow = {root, *(p.parent for p in libraries)}
-    shallow.update(Path(f).parent for f in (config.bibfile, config.favicon, config.html_logo) if f)
+    shallow.update(
+        Path(f).parent
+        for f in (config.pdf.bibfile, config.html.favicon, config.html.html_logo)
+        if f
+    )
     shallow = {p for p in shallow if p.is_dir() and not any(p.is_relative_to(d) for d in deep)}
     return sorted(deep), sorted(shallow)
 
@@ -176,7 +182,7 @@ class Preview:
         self.serving = False
         self.watching: tuple[list[Path], list[Path]] = ([], [])
         self.watch_stop = threading.Event()
-        self.server = bind(config.layout.html, self.state, port or config.serve_port)
+        self.server = bind(config.layout.html, self.state, port or config.html.serve_port)
 
     @property
     def url(self) -> str:
@@ -184,7 +190,9 @@ class Preview:
         return f"http://{host!s}:{port}/"
 
     def _libraries(self) -> list[Path]:
-        return [self.config.root / self.config.library_for(fw).lib_file for fw in self.config.tabs]
+        return [
+            self.config.root / self.config.library_for(fw).lib_file for fw in self.config.build.tabs
+        ]
 
     def build(self) -> int:
         """Rebuild; its problems are shown (on stderr and over the pages), the last site

@@ -32,9 +32,12 @@ from polybook.config.schema import (
     KEYS,
     LIBRARY_SECTION,
     RENAMED,
+    SECTIONS,
     BadValue,
+    BuildSection,
     Key,
     Value,
+    declared_keys,
     did_you_mean,
     keys_of,
     nearest,
@@ -170,14 +173,16 @@ class _Reader:
 
     def config(self) -> BookConfig:
         self._check_names()
-        per_tab = (LIBRARY_SECTION, FRAMEWORK_SECTION, ENV_SECTION, EDITION_SECTION)
-        read = [k for k in KEYS if k.section not in per_tab]
-        values: dict[str, Any] = {k.field_name: self._value(k) for k in read}
+        sections: dict[str, Any] = {
+            section.SECTION: section(**{k.name: self._value(k) for k in declared_keys(section)})
+            for section in SECTIONS
+        }
+        build: BuildSection = sections["build"]
         declared = self._frameworks()
-        self._check_tabs(values["tabs"], declared)
-        self._check_requirements(values["requirements"], values["tabs"])
-        libraries = MappingProxyType(self._libraries(declared, values["tabs"]))
-        env_settings = MappingProxyType(self._env_settings(values["tabs"]))
+        self._check_tabs(build.tabs, declared)
+        self._check_requirements(build.requirements, build.tabs)
+        libraries = MappingProxyType(self._libraries(declared, build.tabs))
+        env_settings = MappingProxyType(self._env_settings(build.tabs))
         raise_all(self.errors)
         return BookConfig(
             root=self.root,
@@ -186,7 +191,7 @@ class _Reader:
             env_settings=env_settings,
             editions=read_editions(self.parser, self.root, self._value, self.lines),
             ignored=tuple(self.warnings),
-            **values,
+            **sections,
         )
 
     def _where(self, section: str, key: str = "") -> Location:
@@ -300,7 +305,8 @@ class _Reader:
             module = frameworks.lookup(declared, tab).lib_name
             lib_file = lib_file or default_library(tab, module).lib_file
             module = PurePosixPath(lib_file).stem  # what readers import
-            targets[tab] = LibraryTarget(tab, lib_file, module, self._aliases(section, by_name))
+            aliases = self._aliases(section, by_name)
+            targets[tab] = LibraryTarget(tab, module, lib_file, aliases)
         return targets
 
     def _aliases(self, section: str, by_name: Mapping[str, Key]) -> LibraryAliases:

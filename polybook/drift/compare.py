@@ -33,8 +33,8 @@ class Settings:
 
     @classmethod
     def of(cls, config: BookConfig) -> Settings:
-        volatile = Volatile.of(config.drift_volatile, config.drift_ignore)
-        return cls(config.drift_rtol, config.drift_atol, config.drift_image_threshold, volatile)
+        volatile = Volatile.of(config.drift.volatile, config.drift.ignore)
+        return cls(config.drift.rtol, config.drift.atol, config.drift.image_threshold, volatile)
 
 
 def _change(kind: Kind, detail: str) -> list[CellChange]:

@@ -58,7 +58,7 @@ def environment_versions(config: BookConfig, framework: str) -> dict[str, str]:
     python = config.env_for(framework).python
     if not python:
         try:
-            device = devices.resolve_device(config.device)
+            device = devices.resolve_device(config.build.device)
             env = venvs.book_environment(config, framework, device, config.envs)
             python = str(env.python)
         except PolybookError:

@@ -32,7 +32,7 @@ def compare_sides(comparison: Comparison, config: BookConfig, reporter: Reporter
     """Every notebook both sides hold, compared (``[drift]`` says how)."""
     settings = Settings.of(config)
     before, after = comparison.before, comparison.after
-    order = {fw: index for index, fw in enumerate(config.tabs)}
+    order = {fw: index for index, fw in enumerate(config.build.tabs)}
     places = sorted(
         set(before.notebooks) | set(after.notebooks),
         key=lambda place: (place[0], order.get(place[1], len(order)), place[1]),

@@ -82,7 +82,9 @@ def side_build(request: UpgradeRequest, config: BookConfig, reporter: Reporter) 
             f" {request.requirements} (`polybook upgrade` again retries):\n{tail or first}"
         )
         raise PolybookError(err.location, message, "drift.upgrade") from err
-    side = replace(config, side=request.name, cache="", executor="local")
+    side = replace(
+        config, side=request.name, build=replace(config.build, cache="", executor="local")
+    )
     collected = Reporter(suppressed=reporter.suppressed, quiet=True)
     pages = set(request.pages) if request.pages is not None else None
     notebooks = {request.tab: library.notebooks.get(request.tab, [])}

@@ -71,7 +71,7 @@ def _split(config: BookConfig, reporter: Reporter) -> Notebooks:
         message = f"the edition at {config.root} does not read: see its errors above"
         where = Location(str(config.root / "config.ini"))
         raise PolybookError(where, message, "editions") from None
-    return split_book(book, config.tabs, reporter, check=False)
+    return split_book(book, config.build.tabs, reporter, check=False)
 
 
 def _codes(notebooks: Notebooks) -> dict[str, dict[str, list[str]]]:
@@ -130,8 +130,8 @@ def pairs(config: BookConfig) -> list[tuple[str, BookConfig, str, BookConfig]]:
     (an edition with ``source = true``), else every edition against this book."""
     sources = [e for e in config.editions if e.source]
     if sources:
-        return [(e.name, _load(e.root, e.line), config.name, config) for e in sources]
-    return [(config.name, config, e.name, _load(e.root, e.line)) for e in config.editions]
+        return [(e.name, _load(e.root, e.line), config.project.name, config) for e in sources]
+    return [(config.project.name, config, e.name, _load(e.root, e.line)) for e in config.editions]
 
 
 def _load(root: Path, line: int) -> BookConfig:
@@ -148,7 +148,7 @@ def status(config: BookConfig, reporter: Reporter) -> list[EditionStatus]:
     found = []
     for source_name, source, name, translation in pairs(config):
         pages = compare(source, translation, reporter)
-        found.append(EditionStatus(source_name, name, translation.lang, pages))
+        found.append(EditionStatus(source_name, name, translation.project.lang, pages))
     return found
 
 

@@ -20,7 +20,7 @@ def ensure_all(
     """The environments of the book's tabs ``names``, set up where missing; ``verify`` also
     repairs broken ones (``polybook env setup``), at the cost of importing each once."""
     folder = config.envs
-    resolved = devices.resolve_device(config.device)
+    resolved = devices.resolve_device(config.build.device)
     given = [name for name in names if config.env_for(name).python]  # [env-<tab>] python
     ours = [name for name in names if name not in given]
     envs = [book_environment(config, name, resolved, folder) for name in ours]

@@ -57,9 +57,9 @@ class EpubJob:
 def identifier(config: BookConfig, framework: str) -> str:
     """The epub's identifier: where the site holds it when ``[html] base_url`` says where the
     site is, else a URN of the book, the framework and the release."""
-    if config.base_url:
-        return f"{config.base_url}{EPUBS_LINK}/{config.layout.epub_name(framework)}"
-    return f"urn:polybook:{config.name}:{framework}:{config.release or '0'}"
+    if config.html.base_url:
+        return f"{config.html.base_url}{EPUBS_LINK}/{config.layout.epub_name(framework)}"
+    return f"urn:polybook:{config.project.name}:{framework}:{config.project.release or '0'}"
 
 
 def epub_config(config: BookConfig, job: EpubJob) -> dict[str, Any]:
@@ -67,19 +67,19 @@ def epub_config(config: BookConfig, job: EpubJob) -> dict[str, Any]:
     book's styles for cells and outputs, math as MathML)."""
     settings = core_config(config, job.libraries, output=["polybook.epub.sphinx_epub"])
     display = config.framework(job.framework).display_name
-    author = config.author or config.title
-    release = config.release or "0"
+    author = config.project.author or config.project.title
+    release = config.project.release or "0"
     settings |= {
         "version": release,
         "epub_basename": job.basename,
-        "epub_title": f"{config.title} ({display})",
+        "epub_title": f"{config.project.title} ({display})",
         "epub_author": author,
         "epub_contributor": author,
         "epub_publisher": author,
-        "epub_copyright": config.copyright or author,
-        "epub_description": f"{config.title}, with its code and outputs in {display}",
+        "epub_copyright": config.project.copyright or author,
+        "epub_description": f"{config.project.title}, with its code and outputs in {display}",
         "epub_identifier": identifier(config, job.framework),
-        "epub_scheme": "URL" if config.base_url else "URN",
+        "epub_scheme": "URL" if config.html.base_url else "URN",
         "epub_uid": "BookId",
         "epub_show_urls": "no",
         "epub_use_index": False,

@@ -31,17 +31,21 @@ def cold(config: BookConfig) -> bool:
     a tenth of a second before the first zygote could start.)"""
     local = config.layout.exec_cache
     empty = next(local.glob("*/*.ipynb"), None) is None
-    return not config.cache and not config.editions and empty
+    return not config.build.cache and not config.editions and empty
 
 
 def head_start(config: BookConfig, tabs: tuple[str, ...]) -> ZygotePool | None:
     """The zygotes of the first of ``tabs`` (as many as jobs run at once), started now when
     the build is cold and runs its notebooks here in forked kernels; None otherwise."""
-    local = config.executor == "local" and config.fork_kernels and config.eval_notebook
+    local = (
+        config.build.executor == "local"
+        and config.build.fork_kernels
+        and config.build.eval_notebook
+    )
     if not local or config.side or not cold(config):
         return None
     try:
-        device = devices.resolve_device(config.device)
+        device = devices.resolve_device(config.build.device)
     except PolybookError:  # the execution stage reports it
         return None
     pool = ZygotePool()

@@ -55,7 +55,7 @@ def edition_caches(config: BookConfig) -> dict[str, Path]:
 
 def execution_cache(config: BookConfig) -> ExecutionCache:
     """``_build/cache/exec``, in front of ``[build] cache`` when that names another place."""
-    shared = config.cache
+    shared = config.build.cache
     if shared and "://" not in shared:
         shared = str((config.root / Path(shared).expanduser()).resolve())
     return ExecutionCache(config.layout.exec_cache, shared, edition_caches(config))
@@ -166,7 +166,7 @@ def device_classes(
     taken as the host's)."""
     return {
         fw: devices.host_class(
-            inventory.gpus, config.device != "cpu" or isinstance(env, ExistingEnvironment)
+            inventory.gpus, config.build.device != "cpu" or isinstance(env, ExistingEnvironment)
         )
         for fw, env in environments.items()
     }
@@ -177,21 +177,21 @@ def executor(
 ) -> tuple[Executor, Inventory, int]:
     """The executor the configuration names, the devices it offers, and jobs at once; a
     local one takes ``zygotes`` (started ahead, see :mod:`.head_start`) as its own."""
-    if config.executor == "none":
+    if config.build.executor == "none":
         from polybook.execution.nowhere import NoExecutor
 
         return NoExecutor(), inventory or Inventory(), 1
-    if config.executor == "dask":
+    if config.build.executor == "dask":
         from polybook.execution.dask_executor import DaskExecutor, resource_bundle
 
-        if not config.dask_scheduler:
+        if not config.build.dask_scheduler:
             message = (
                 "executor = dask needs the scheduler's address (`--scheduler tcp://HOST:PORT`)"
             )
             raise PolybookError(Location("[build] dask_scheduler"), message, "exec.dask")
-        dask = DaskExecutor(config.dask_scheduler, resource_bundle(config))
-        return dask, inventory or dask.inventory(), config.jobs or dask.slots()
+        dask = DaskExecutor(config.build.dask_scheduler, resource_bundle(config))
+        return dask, inventory or dask.inventory(), config.build.jobs or dask.slots()
     local = LocalExecutor(config.effective_jobs, config.layout.work, zygotes=zygotes)
     allotted = devices.allotment()
-    chosen = inventory or Inventory(allotted.count, config.gpu_share, devices=allotted.ids)
+    chosen = inventory or Inventory(allotted.count, config.build.gpu_share, devices=allotted.ids)
     return local, chosen, config.effective_jobs

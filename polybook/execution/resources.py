@@ -22,10 +22,10 @@ def resource_files(config: BookConfig) -> dict[str, Path]:
     """``[build] resources`` as relative path -> file, less the library packages and what
     lies outside the book (``check`` reports those at their key)."""
     libraries = {
-        (config.root / config.library_for(fw).lib_file).parent.resolve() for fw in config.tabs
+        (config.root / config.library_for(fw).lib_file).parent.resolve() for fw in config.build.tabs
     }
     found: dict[str, Path] = {}
-    for resource in config.resources:
+    for resource in config.build.resources:
         top = config.root / resource
         files = [top] if top.is_file() else sorted(top.rglob("*")) if top.is_dir() else []
         for path in files:

@@ -69,7 +69,7 @@ def execute(
 ) -> Executed:
     """Run the library's notebooks (``[build] eval_notebook``), or pass them on as split;
     ``zygotes``: those started ahead (:mod:`polybook.execution.head_start`)."""
-    if not config.eval_notebook:
+    if not config.build.eval_notebook:
         split = {(p, fw): nb for fw, nbs in library.notebooks.items() for p, nb in nbs}
         return Executed(library, EvalReport(executed=split))
     pages = library.sources.request.pages
@@ -118,8 +118,8 @@ def build_eval(
     ready = tuple(fw for fw in ready if config.framework(fw).declared)
     if given is not None:
         environments = {fw: given[fw] for fw in ready if fw in given}
-    elif config.executor != "local":  # the workers (or no one) hold them; here, their pins
-        device = devices.resolve_device(config.device)
+    elif config.build.executor != "local":  # the workers (or no one) hold them; here, their pins
+        device = devices.resolve_device(config.build.device)
         environments = {fw: venvs.book_environment(config, fw, device, config.envs) for fw in ready}
     else:
         found = ensure_all(config, ready)
@@ -139,7 +139,7 @@ def build_eval(
             report,
             reporter,
         )
-        if jobs and config.executor == "local":  # a Dask worker places them itself
+        if jobs and config.build.executor == "local":  # a Dask worker places them itself
             place_resources(config, {job.framework for job in jobs})
         if jobs:
             _run(
@@ -206,7 +206,7 @@ def _run(
             cache.put(job.key, result.notebook)
         except OSError as exc:  # the shared cache is unreachable: this build's result stands
             where = Location(job.path, 0, job.framework)
-            reporter.warn(where, f"not published to {config.cache}: {exc}", "exec.cache")
+            reporter.warn(where, f"not published to {config.build.cache}: {exc}", "exec.cache")
         report.ran.append((job.path, job.framework, result.seconds))
         timings[f"{job.path}|{job.framework}"] = result.seconds
 

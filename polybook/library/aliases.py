@@ -60,16 +60,16 @@ def alias_entries(aliases: LibraryAliases, section: str, reporter: Reporter) -> 
     """The simple and fluent aliases that make a line of Python; the others are warned."""
     found: list[AliasEntry] = []
     for key, text, template in (
-        ("simple_alias", aliases.simple, "{name} = {module}.{attr}"),
-        ("fluent_alias", aliases.fluent, FLUENT),
+        ("simple_alias", aliases.simple_alias, "{name} = {module}.{attr}"),
+        ("fluent_alias", aliases.fluent_alias, FLUENT),
     ):
-        if text and key == "simple_alias" and not aliases.module:
+        if text and key == "simple_alias" and not aliases.lib_name:
             message = "needs lib_name, the module its names point into: left out"
             _warn(aliases, section, key, 0, message, reporter)
             continue
         for entry, offset in entries(text):
             name, arrow, attr = (part.strip() for part in entry.partition("->"))
-            code = template.format(name=name, module=aliases.module, attr=attr or name)
+            code = template.format(name=name, module=aliases.lib_name, attr=attr or name)
             if not name.isidentifier() or (arrow and not attr) or not _compiles(code):
                 message = f"{entry!r} does not make a line of Python: left out"
                 _warn(aliases, section, key, offset, message, reporter)
@@ -82,7 +82,7 @@ def alias_entries(aliases: LibraryAliases, section: str, reporter: Reporter) -> 
 def alias_lines(aliases: LibraryAliases, section: str, reporter: Reporter) -> list[tuple[str, int]]:
     """The code lines the aliases make, each with its config line; what cannot be is warned."""
     lines = [(e.code, e.line) for e in alias_entries(aliases, section, reporter)]
-    for offset, line in enumerate(aliases.verbatim.splitlines()):
+    for offset, line in enumerate(aliases.alias.splitlines()):
         code = line.strip()
         if code and not _compiles(code):
             message = f"{code!r} is not a line of Python: left out"

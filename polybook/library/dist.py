@@ -71,7 +71,7 @@ class PackageSpec:
 
 def package_folder(config: BookConfig) -> PurePosixPath:
     """The library's package folder (``d2l``), which every framework's module must share."""
-    folders = {PurePosixPath(config.library_for(fw).lib_file).parent for fw in config.tabs}
+    folders = {PurePosixPath(config.library_for(fw).lib_file).parent for fw in config.build.tabs}
     if len(folders) != 1 or next(iter(folders)) == PurePosixPath("."):
         where = Location("config.ini")
         message = "the libraries' lib_file must all lie in one package folder, e.g. d2l/"
@@ -244,7 +244,7 @@ def package_spec(config: BookConfig, tabs: tuple[str, ...] = ()) -> PackageSpec:
     """The package the library files of ``tabs`` (default: the book's) make, read from disk
     as the build wrote them. A framework's extra always holds the framework itself."""
     folder = package_folder(config)
-    named = {*config.tabs, *tabs, *frameworks.REGISTRY}
+    named = {*config.build.tabs, *tabs, *frameworks.REGISTRY}
     pins = {fw: cpu_pins(config.framework(fw)) for fw in sorted(named)}
     shared = set.intersection(*(set(p) for p in pins.values() if p))
     modules: dict[str, str] = {}
@@ -252,7 +252,7 @@ def package_spec(config: BookConfig, tabs: tuple[str, ...] = ()) -> PackageSpec:
     base: dict[str, Requirement] = {}
     extras: dict[str, tuple[Requirement, ...]] = {}
     extra_modules: dict[str, frozenset[str]] = {}
-    for fw in tabs or config.tabs:
+    for fw in tabs or config.build.tabs:
         path = config.root / config.library_for(fw).lib_file
         if not path.is_file():
             message = f"no library file for {fw}: `polybook build lib` writes it"
@@ -283,7 +283,7 @@ def package_spec(config: BookConfig, tabs: tuple[str, ...] = ()) -> PackageSpec:
     declared = [*base.values(), *(r for own in extras.values() for r in own)]
     return PackageSpec(
         name=folder.name,
-        version=config.release,
+        version=config.project.release,
         source=config.root / folder,
         modules=modules,
         requires_python=_python_floor(sources, _python_floor_of_pins(pins, declared, config.envs)),

@@ -61,7 +61,7 @@ def page_saves(config: BookConfig, tabs: Sequence[str], doc: Document) -> PageSa
         cells = [cell for cell in marked if name in cell.frameworks]
         try:
             fw = config.framework(name)
-            split = [tuple(cell_lines(cell, fw, doc.path, config.tabs)[0]) for cell in cells]
+            split = [tuple(cell_lines(cell, fw, doc.path, config.build.tabs)[0]) for cell in cells]
         except PolybookError as err:
             found[name] = FrameworkSaves(split_error=err.diagnostic)
             continue

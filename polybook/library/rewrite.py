@@ -128,7 +128,7 @@ def rewriter(aliases: LibraryAliases, section: str, reporter: Reporter) -> Rewri
     """The rewriter of one ``[library-<tab>]`` section: the aliases the library holds (see
     :mod:`polybook.library.aliases`); a pattern that does not compile is warned, left out."""
     reverse = []
-    for entry, offset in entries(aliases.reverse):
+    for entry, offset in entries(aliases.reverse_alias):
         pattern, _, replacement = (part.strip() for part in entry.partition("->"))
         try:
             reverse.append((re.compile(pattern), replacement or pattern))
@@ -139,7 +139,7 @@ def rewriter(aliases: LibraryAliases, section: str, reporter: Reporter) -> Rewri
     found = alias_entries(aliases, section, reporter)
     simple = {e.name: e.attr for e in found if e.key == "simple_alias"}
     fluent = {e.name: e.attr for e in found if e.key == "fluent_alias"}
-    return Rewriter(aliases.module, simple, fluent, tuple(reverse))
+    return Rewriter(aliases.lib_name, simple, fluent, tuple(reverse))
 
 
 def rewriters(config: BookConfig, tabs: Sequence[str], reporter: Reporter) -> dict[str, Rewriter]:

@@ -64,7 +64,7 @@ def write_libraries(config: BookConfig, libraries: Blocks, reporter: Reporter) -
         text = library_text(blocks, config.framework(fw).display_name)
         if write_atomic(target, text):
             logger.info("wrote %s (%d blocks)", target.relative_to(config.root), len(blocks))
-    check_parity(libraries, config.framework_specific, reporter)
+    check_parity(libraries, config.library.framework_specific, reporter)
     return libraries
 
 

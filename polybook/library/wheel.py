@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 def distribution(config: BookConfig, package: str) -> str:
     """The library's distribution name: ``[library] package`` (checked as it is read),
     else the import package's (``package``); an invalid one is an error at ``config.ini``."""
-    name = config.package or package
+    name = config.library.package or package
     if not DIST_NAME.match(name):
         message = f"[library] package: {name!r} is not a distribution name (letters, digits, -_.)"
         raise PolybookError(Location("config.ini"), message, "config")
@@ -62,12 +62,14 @@ def pyproject(spec: PackageSpec, config: BookConfig) -> str:
         f"name = {json.dumps(distribution(config, spec.name))}",
         f"version = {json.dumps(spec.version)}",
         "description = "
-        + json.dumps(f"The library of the book {config.title}: from {spec.name} import {first}"),
+        + json.dumps(
+            f"The library of the book {config.project.title}: from {spec.name} import {first}"
+        ),
         f"requires-python = {json.dumps(spec.requires_python)}",
         f"dependencies = {_toml_list([r.at_least for r in spec.dependencies])}",
     ]
-    if config.author:
-        lines.append(f"authors = [{{name = {json.dumps(config.author)}}}]")
+    if config.project.author:
+        lines.append(f"authors = [{{name = {json.dumps(config.project.author)}}}]")
     lines += ["", "[project.optional-dependencies]"]
     for fw, requirements in spec.extras.items():
         lines.append(f"{spec.extra_name(fw)} = {_toml_list([r.at_least for r in requirements])}")
@@ -102,7 +104,7 @@ def write_dist(config: BookConfig, reporter: Reporter) -> list[Path]:
     Built without isolation (the backend is in polybook's own environment), so nothing is
     downloaded; ``SOURCE_DATE_EPOCH`` makes an unchanged library give identical files.
     """
-    if not config.release:
+    if not config.project.release:
         where = Location("config.ini")
         message = "[project] release is empty: it is the version of the package"
         raise PolybookError(where, message, "dist")
@@ -161,7 +163,7 @@ def current_wheel(config: BookConfig, reporter: Reporter) -> Path | None:
     """The library's wheel in ``_build/dist``, built again only when its pyproject or its
     modules changed since it was; None without ``[project] release`` (nothing to version
     it by) or where it cannot be built (reported as a warning: the book builds on)."""
-    if not config.release:
+    if not config.project.release:
         return None
     try:
         spec = package_spec(config)

@@ -62,18 +62,18 @@ def library_source(
     its import package, ``d2l``) from. Without a repository of its own, a platform's
     notebooks install the wheel beside Colab's."""
     dist = distribution(config, package)
-    if config.install:
-        text = config.install.replace("{package}", dist)
-        text = text.replace("=={release}", "") if not config.release else text
-        return LibrarySource(text.replace("{release}", config.release), CONFIGURED)
-    if config.release:
-        wheel = f"{DIST_LINK}/{wheel_name(dist, config.release)}"
-        if config.base_url:
-            return LibrarySource(config.base_url + wheel, SITE)
+    if config.library.install:
+        text = config.library.install.replace("{package}", dist)
+        text = text.replace("=={release}", "") if not config.project.release else text
+        return LibrarySource(text.replace("{release}", config.project.release), CONFIGURED)
+    if config.project.release:
+        wheel = f"{DIST_LINK}/{wheel_name(dist, config.project.release)}"
+        if config.html.base_url:
+            return LibrarySource(config.html.base_url + wheel, SITE)
         for holder in (variant, REGISTRY["colab"]):  # its own repository, else Colab's
             if url := holder.repo_file(config, framework, wheel):
                 return LibrarySource(url, REPOSITORY)
-    pinned = f"{dist}=={config.release}" if config.release else dist
+    pinned = f"{dist}=={config.project.release}" if config.project.release else dist
     return LibrarySource(pinned, INDEX)
 
 
@@ -100,7 +100,7 @@ def install_problems(
         requirement = index_requirement(source.requirement)
         found = check_library(requirement, package, modules) if requirement else None
         if source.origin == INDEX and not (found is not None and found.state == OK):
-            fix = FIX if config.release else "set [project] release, the wheel's version"
+            fix = FIX if config.project.release else "set [project] release, the wheel's version"
             message = (
                 f"the students' notebooks install the library as `{source.requirement}`, from"
                 f" the package index, not the wheel this book publishes"

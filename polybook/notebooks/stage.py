@@ -51,9 +51,9 @@ class NotebooksReport:
 
 def site_url(config: BookConfig, page: str, framework: str) -> str:
     """The page on the published site, its tabs set to ``framework`` ("" if unpublished)."""
-    if not config.site_url:
+    if not config.project.site_url:
         return ""
-    return f"{config.site_url.rstrip('/')}/{page.removesuffix('.md')}.html?tab={framework}"
+    return f"{config.project.site_url.rstrip('/')}/{page.removesuffix('.md')}.html?tab={framework}"
 
 
 def colab_url(config: BookConfig, page: str, framework: str) -> str:
@@ -69,7 +69,7 @@ def _page_info(
         page=page,
         title=page_title(nb, page.removesuffix(".md")),
         framework_name=config.framework(framework).display_name,
-        book_title=config.title,
+        book_title=config.project.title,
         site_link=site_url(config, page, framework),
         links=tuple(
             (v.name, v.platform, url)
@@ -127,7 +127,7 @@ def write_notebooks(
     notebook in ``failed`` keeps its last good version. ``book``: whose references the
     notebooks read as text (left as written without it)."""
     report = NotebooksReport(config.layout.notebooks)
-    if not config.release and "{release}" in config.install:
+    if not config.project.release and "{release}" in config.library.install:
         message = "[project] release is empty: the notebooks install the library unpinned"
         reporter.warn(Location("config.ini"), message, "notebooks.release")
     spec = package_spec(config, tabs)
@@ -167,8 +167,8 @@ def write_notebooks(
             report.changed += changed
         report.removed += remove_stale(base, keep)
         plain = [p for p in keep if p.is_file() and _in_plain(p, base)]
-        target = report.folder / f"{config.name}-{fw}.zip"
-        write_atomic(target, zip_folder(f"{config.name}-{fw}", base, plain))
+        target = report.folder / f"{config.project.name}-{fw}.zip"
+        write_atomic(target, zip_folder(f"{config.project.name}-{fw}", base, plain))
         report.zips.append(target)
     return report
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from polybook.config import BookConfig
-from polybook.config.schema import for_framework
+from polybook.config.schema import ColabSection, SagemakerSection, for_framework
 
 GITHUB = "https://github.com"
 
@@ -22,15 +22,29 @@ class Variant:
     gpu_note: str  # shown on notebooks that need a GPU
     colab_metadata: bool = False  # Colab's notebook name, and ``accelerator: GPU`` on GPU pages
     hide_as_form: bool = False  # Colab folds hidden code as a form (``cellView: form``)
-    kernel_key: str = ""  # the config field naming the kernel; "" for ``python3``
     opens_at: str = ""  # the platform's URL that opens a notebook from GitHub
-    repo_key: str = ""  # the config fields of that repository and its branch
-    branch_key: str = ""
+    # The config section naming the repository that publishes the notebooks, its branch
+    # (and, for SageMaker, the kernel); "" for none.
+    section: str = ""
+
+    def _published(self, config: BookConfig) -> ColabSection | SagemakerSection | None:
+        if self.section == "colab":
+            return config.colab
+        return config.sagemaker if self.section == "sagemaker" else None
+
+    def _repos(self, config: BookConfig) -> tuple[str, ...]:
+        published = self._published(config)
+        return published.github_repo if published else ()
+
+    def _branch(self, config: BookConfig) -> str:
+        published = self._published(config)
+        return published.branch if published else ""
 
     def kernelspec(self, config: BookConfig, framework: str) -> dict[str, str]:
         name = "python3"
-        if self.kernel_key:
-            name = for_framework(getattr(config, self.kernel_key), framework, "python3")
+        published = self._published(config)
+        if isinstance(published, SagemakerSection):
+            name = for_framework(published.kernel, framework, "python3")
         display = f"Python 3 ({config.framework(framework).display_name})"
         return {"name": name, "display_name": display, "language": "python"}
 
@@ -39,24 +53,24 @@ class Variant:
 
         One repository holds ``_build/notebooks/``; ``framework repository`` pairs name one
         per framework, holding this platform's folder at its root (d2lbook's layout)."""
-        repos: tuple[str, ...] = getattr(config, self.repo_key) if self.repo_key else ()
+        repos = self._repos(config)
         repo = for_framework(repos, framework) if repos else ""
         if not repo:
             return ""
         notebook = page.removesuffix(".md") + ".ipynb"
         if len(repos) == 1:
             notebook = f"{framework}/{self.folder}/{notebook}"
-        return f"{self.opens_at}/{repo}/blob/{getattr(config, self.branch_key)}/{notebook}"
+        return f"{self.opens_at}/{repo}/blob/{self._branch(config)}/{notebook}"
 
     def repo_file(self, config: BookConfig, framework: str, path: str) -> str:
         """The address of ``path``, beside this platform's notebooks of ``framework``, in
         the repository that publishes them ("" when none is configured)."""
-        repos: tuple[str, ...] = getattr(config, self.repo_key) if self.repo_key else ()
+        repos = self._repos(config)
         repo = for_framework(repos, framework) if repos else ""
         if not repo:
             return ""
         inside = f"{framework}/{self.folder}/" if len(repos) == 1 else ""
-        return f"{GITHUB}/{repo}/raw/{getattr(config, self.branch_key)}/{inside}{path}"
+        return f"{GITHUB}/{repo}/raw/{self._branch(config)}/{inside}{path}"
 
     def holds_wheel(self, config: BookConfig, framework: str) -> bool:
         """Whether this platform's folder is where a repository publishes the wheel."""
@@ -93,8 +107,7 @@ REGISTRY: dict[str, Variant] = {
             colab_metadata=True,
             hide_as_form=True,
             opens_at="https://colab.research.google.com/github",
-            repo_key="github_repo",
-            branch_key="branch",
+            section="colab",
         ),
         Variant(
             "sagemaker",
@@ -102,10 +115,8 @@ REGISTRY: dict[str, Variant] = {
             "SageMaker Studio Lab",
             install_cell=True,
             gpu_note="This notebook needs a GPU: run it on a GPU instance.",
-            kernel_key="kernel",
             opens_at="https://studiolab.sagemaker.aws/import/github",
-            repo_key="sagemaker_repo",
-            branch_key="sagemaker_branch",
+            section="sagemaker",
         ),
     )
 }

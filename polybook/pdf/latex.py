@@ -92,7 +92,7 @@ class LatexJob:
 
     @property
     def tex(self) -> Path:
-        return self.outdir / f"{self.config.name}-{self.framework}.tex"
+        return self.outdir / f"{self.config.project.name}-{self.framework}.tex"
 
 
 @dataclass
@@ -115,12 +115,14 @@ def _font(name: str, default: str) -> str:
 def latex_elements(config: BookConfig, framework: str) -> dict[str, str]:
     """The LaTeX settings of the PDF: fonts, wrapping code, notes, the title page."""
     main, sans, mono = (
-        _font(getattr(config, key), default)
-        for key, default in zip(("main_font", "sans_font", "mono_font"), FONTS, strict=True)
+        _font(name, default)
+        for name, default in zip(
+            (config.pdf.main_font, config.pdf.sans_font, config.pdf.mono_font), FONTS, strict=True
+        )
     )
     display = escape(config.framework(framework).display_name)
     # Under the release where there is one: a line break that ends no line is an error.
-    info = f"\\\\[1ex]{display}" if config.release.strip() else display
+    info = f"\\\\[1ex]{display}" if config.project.release.strip() else display
     return {
         "fontpkg": (
             f"\\setmainfont{{{main}}}\n\\setsansfont{{{sans}}}\n"
@@ -141,7 +143,13 @@ def latex_config(config: BookConfig, job: LatexJob, logo: str) -> dict[str, Any]
         "extensions": [*settings["extensions"], "polybook.pdf.sphinx_latex"],
         "latex_engine": "xelatex",
         "latex_documents": [
-            ["index", job.tex.name, escape(config.title), escape(config.author), "manual"]
+            [
+                "index",
+                job.tex.name,
+                escape(config.project.title),
+                escape(config.project.author),
+                "manual",
+            ]
         ],
         "latex_elements": latex_elements(config, job.framework),
         "latex_logo": logo or None,
@@ -155,9 +163,9 @@ def latex_config(config: BookConfig, job: LatexJob, logo: str) -> dict[str, Any]
 
 def _logo(config: BookConfig, job: LatexJob) -> tuple[str, list[Diagnostic]]:
     """The title page's logo as LaTeX takes it (an SVG converted to PDF), or ""."""
-    if not config.latex_logo:
+    if not config.pdf.latex_logo:
         return "", []
-    source = Path(config.latex_logo)
+    source = Path(config.pdf.latex_logo)
     if not source.is_file():
         where = Location("config.ini", 0, job.framework)
         return "", [Diagnostic(where, f"[pdf] latex_logo: no such file: {source}", "config")]

@@ -137,7 +137,7 @@ def run_build(
     holds the site's Sphinx process between builds (``polybook serve``)."""
     early = None
     zygotes = None
-    runs = TARGETS[request.target].executes and config.eval_notebook
+    runs = TARGETS[request.target].executes and config.build.eval_notebook
     if runs and request.pages is None:  # a cold build's first zygotes start now
         from polybook.execution.head_start import head_start
 

@@ -32,10 +32,10 @@ def fingerprint(config: BookConfig, command: str, extra: Iterable[Path] = ()) ->
     _hash_files(digest, TOOL_ROOT, [*TOOL_ROOT.rglob("*.py"), *TOOL_ROOT.glob("*.ini")])
     _hash_files(digest, TOOL_ROOT, (TOOL_ROOT / "site" / "static").glob("*"))
     root = config.root
-    pages = {p for pattern in config.notebooks for p in root.glob(pattern)}
+    pages = {p for pattern in config.build.notebooks for p in root.glob(pattern)}
     _hash_files(digest, root, [root / "config.ini", *pages])
-    libraries = {root / config.library_for(fw).lib_file for fw in config.tabs}
-    for resource in config.resources:  # outputs (libraries) are checked by `unchanged`
+    libraries = {root / config.library_for(fw).lib_file for fw in config.build.tabs}
+    for resource in config.build.resources:  # outputs (libraries) are checked by `unchanged`
         files = (p for p in (root / resource).rglob("*") if p not in libraries)
         _hash_files(digest, root, files)
     for path in sorted(extra):
@@ -47,7 +47,7 @@ def fingerprint(config: BookConfig, command: str, extra: Iterable[Path] = ()) ->
 def _outputs(config: BookConfig) -> dict[str, str]:
     """Hashes of the library files a build writes into the book."""
     found = {}
-    for fw in config.tabs:
+    for fw in config.build.tabs:
         path = config.root / config.library_for(fw).lib_file
         if path.is_file():
             found[path.as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
@@ -63,7 +63,7 @@ def build_inputs(config: BookConfig, request: BuildRequest) -> str:
     from polybook.environments.existing import fingerprints
     from polybook.site.inputs import site_inputs
 
-    device = devices.resolve_device(config.device)
+    device = devices.resolve_device(config.build.device)
     given = fingerprints(config, request.tabs)  # existing environments: what they hold
     pages = sorted(request.pages or ())
     command = [request.target, request.tabs, pages, device, devices.host_gpus(), given]
@@ -74,8 +74,11 @@ def build_inputs(config: BookConfig, request: BuildRequest) -> str:
     freeze = config.layout.freeze  # frozen outputs (polybook.execution.freeze)
     frozen = sorted(p for p in freeze.rglob("*") if p.is_file()) if freeze.is_dir() else []
     layout = config.layout
-    built = [*layout.built_pdfs(config.tabs).values(), *layout.built_epubs(config.tabs).values()]
-    decks = layout.built_decks(config.tabs)
+    built = [
+        *layout.built_pdfs(config.build.tabs).values(),
+        *layout.built_epubs(config.build.tabs).values(),
+    ]
+    decks = layout.built_decks(config.build.tabs)
     built += [layout.deck(fw, page, ".html") for fw, pages in decks.items() for page in pages]
     extra = [*pins, *site_inputs(config), *frozen, *(built if request.target == "html" else [])]
     return fingerprint(config, json.dumps(command), extra)

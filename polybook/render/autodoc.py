@@ -24,7 +24,7 @@ from polybook.library.model import SavedBlock
 def library_packages(config: BookConfig) -> set[str]:
     """The top-level names the book's libraries are imported by (``d2l``)."""
     names = set()
-    for fw in config.tabs:
+    for fw in config.build.tabs:
         first = PurePosixPath(config.library_for(fw).lib_file).parts[0]
         names.add(first.removesuffix(".py"))
     return names
@@ -34,7 +34,7 @@ def library_files(config: BookConfig) -> dict[str, str]:
     """Each library module's import name (``d2l.torch``) -> its file, and each package
     above it (``d2l``) -> its ``__init__.py``."""
     files = {}
-    for fw in config.tabs:
+    for fw in config.build.tabs:
         lib_file = PurePosixPath(config.library_for(fw).lib_file)
         parts = lib_file.with_suffix("").parts
         files[".".join(parts)] = str(config.root / lib_file)

@@ -61,7 +61,7 @@ def path_roots(config: BookConfig) -> list[tuple[str, str]]:
     A framework's environment reads ``$ENVS/<framework>`` wherever it lives (in a folder
     shared by books, its name carries its requirement set's hash)."""
     roots = [(config.envs.path, "$ENVS"), (config.root, "$BOOK")]
-    for fw in config.tabs:
+    for fw in config.build.tabs:
         roots += [(env, f"$ENVS/{fw}") for env in config.envs.candidates(fw)]
     pairs: set[tuple[str, str]] = set()
     for path, placeholder in roots:
@@ -139,7 +139,7 @@ def clean_for_book(
     """:func:`clean_notebook` with the book's ``[build] output_limit``, the note of a cut
     output naming the executed notebook that holds it whole."""
     whole = config.layout.executed(path, framework).relative_to(config.root).as_posix()
-    return clean_notebook(nb, roots, path, framework, reporter, config.output_limit, whole)
+    return clean_notebook(nb, roots, path, framework, reporter, config.build.output_limit, whole)
 
 
 def _inert_svg(data: dict[str, Any], where: Location, reporter: Reporter) -> bool:

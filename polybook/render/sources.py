@@ -118,7 +118,7 @@ def write_sources(
     changed, wanted, outputs = _write_pages(pages, srcdir, keep)
     changed |= _prune(srcdir, wanted, outputs)
     confinement = config.confinement
-    for resource in config.resources:
+    for resource in config.build.resources:
         source = config.root / resource
         if source.is_dir() and confinement.holds(source):
             target = srcdir / resource.strip("/")

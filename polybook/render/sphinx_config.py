@@ -36,7 +36,7 @@ def sphinx_language(lang: str) -> str:
 
 def bibfile(config: BookConfig) -> Path | None:
     """The book's BibTeX file, when one is configured and exists."""
-    path = Path(config.bibfile) if config.bibfile else None
+    path = Path(config.pdf.bibfile) if config.pdf.bibfile else None
     return path if path and path.is_file() else None
 
 
@@ -55,13 +55,13 @@ def core_config(
     ``output`` ones right after the render core's; ``libraries`` are what autodoc imports
     (see :mod:`polybook.render.autodoc`)."""
     cited = bibfile(config) is not None
-    words = catalog(config.lang)
+    words = catalog(config.project.lang)
     settings: dict[str, Any] = {
-        "project": config.title,
-        "author": config.author,
-        "copyright": config.copyright,
-        "release": config.release,
-        "language": sphinx_language(config.lang),
+        "project": config.project.title,
+        "author": config.project.author,
+        "copyright": config.project.copyright,
+        "release": config.project.release,
+        "language": sphinx_language(config.project.lang),
         "root_doc": "index",
         "extensions": list(
             dict.fromkeys(
@@ -73,7 +73,7 @@ def core_config(
                     *output,
                     "polybook.render.highlight",  # IPython syntax in code cells
                     "sphinx.ext.autodoc",  # for `eval_rst` blocks, on in d2lbook too
-                    *config.sphinx_extensions,
+                    *config.build.sphinx_extensions,
                 ]
             )
         ),
@@ -94,9 +94,9 @@ def core_config(
         "math_eqref_format": "({number})",
         "pb_book_root": str(config.root),
         "pb_allowed_paths": [str(p) for p in config.confinement.allowed],
-        "pb_tabs": list(config.tabs),
-        "pb_tab_names": {t: config.framework(t).display_name for t in config.tabs},
-        "suppress_warnings": ["myst.header", *sphinx_suppressed(config.suppress_warnings)],
+        "pb_tabs": list(config.build.tabs),
+        "pb_tab_names": {t: config.framework(t).display_name for t in config.build.tabs},
+        "suppress_warnings": ["myst.header", *sphinx_suppressed(config.build.suppress_warnings)],
         "add_module_names": False,  # API entries read as readers call them: d2l.try_gpu
         "pb_bibliography": cited,
         **autodoc_settings(config, libraries or {}),
@@ -107,7 +107,7 @@ def core_config(
             "bibtex_reference_style": CITE_STYLE,
             "bibtex_default_style": "plain",
         }
-    if "sphinx.ext.autosummary" in config.sphinx_extensions:
+    if "sphinx.ext.autosummary" in config.build.sphinx_extensions:
         # autosummary tables in `eval_rst` blocks, without stub pages (they need .rst sources)
         settings["autosummary_generate"] = False
     return settings

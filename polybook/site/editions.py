@@ -37,7 +37,7 @@ def _lang(root: Path, declared: str) -> str:
     if declared:
         return declared
     try:
-        return load_config(root).lang
+        return load_config(root).project.lang
     except PolybookError:
         return "en"
 
@@ -57,7 +57,7 @@ def editions_config(config: BookConfig) -> dict[str, Any]:
                 "pages": edition_pages(edition.root) if edition.root.is_dir() else [],
             }
         )
-    return {"pb_editions": found, "pb_lang": config.lang}
+    return {"pb_editions": found, "pb_lang": config.project.lang}
 
 
 def counterparts(app: Sphinx, pagename: str) -> list[tuple[str, str]]:

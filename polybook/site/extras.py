@@ -57,8 +57,8 @@ def links(
 ) -> dict[str, dict[str, str]]:
     """Per kind of link, per framework, what comes before ``<page>.ipynb`` (relative to the
     site's root for the notebooks it holds, of ``notebooks``' frameworks); "" for none."""
-    colab = (COLAB, config.github_repo, config.branch, "colab")
-    sagemaker = (SAGEMAKER, config.sagemaker_repo, config.sagemaker_branch, "sagemaker")
+    colab = (COLAB, config.colab.github_repo, config.colab.branch, "colab")
+    sagemaker = (SAGEMAKER, config.sagemaker.github_repo, config.sagemaker.branch, "sagemaker")
     books = {kind: site_books(config, kind) for kind in BOOK_KINDS}
     return {
         "notebooks": {fw: f"{NOTEBOOKS_LINK}/{fw}/" if fw in notebooks else "" for fw in tabs},
@@ -114,8 +114,8 @@ def _books(config: BookConfig, kind: str) -> tuple[str, dict[str, Path]]:
     framework."""
     layout = config.layout
     if kind == "pdf":
-        return PDFS_LINK, layout.built_pdfs(config.tabs)
-    return EPUBS_LINK, layout.built_epubs(config.tabs)
+        return PDFS_LINK, layout.built_pdfs(config.build.tabs)
+    return EPUBS_LINK, layout.built_epubs(config.build.tabs)
 
 
 def site_books(config: BookConfig, kind: str) -> dict[str, str]:
@@ -125,7 +125,8 @@ def site_books(config: BookConfig, kind: str) -> dict[str, str]:
     folder = config.layout.site_extra / link
     layout = config.layout
     names = {
-        fw: layout.pdf_name(fw) if kind == "pdf" else layout.epub_name(fw) for fw in config.tabs
+        fw: layout.pdf_name(fw) if kind == "pdf" else layout.epub_name(fw)
+        for fw in config.build.tabs
     }
     return {fw: f"{link}/{name}" for fw, name in names.items() if (folder / name).is_file()}
 
@@ -151,7 +152,7 @@ def site_decks(config: BookConfig) -> dict[str, list[str]]:
     """Per framework, the pages whose reveal.js deck the site holds (see :func:`write_slides`)."""
     folder = config.layout.site_extra / SLIDES_LINK
     found = {}
-    for fw in config.tabs:
+    for fw in config.build.tabs:
         decks = folder / fw
         pages = decks.rglob("*.html") if decks.is_dir() else ()
         found[fw] = sorted(p.relative_to(decks).with_suffix("").as_posix() for p in pages)
@@ -163,7 +164,7 @@ def write_slides(config: BookConfig) -> bool:
     extra files, removing those no longer built; True if anything changed."""
     source, folder = config.layout.slides, config.layout.site_extra / SLIDES_LINK
     wanted = {}
-    for fw, pages in config.layout.built_decks(config.tabs).items():
+    for fw, pages in config.layout.built_decks(config.build.tabs).items():
         for page in pages:
             wanted[f"{fw}/{page}.html"] = config.layout.deck(fw, page, ".html")
     static = source / STATIC_FOLDER

@@ -12,5 +12,5 @@ def site_inputs(config: BookConfig) -> list[Path]:
     """Files the site is made from beside the pages: the book's static files, its BibTeX
     file, favicon and logo."""
     static = config.root / "static"
-    named = [Path(p) for p in (config.bibfile, config.favicon, config.html_logo) if p]
+    named = [Path(p) for p in (config.pdf.bibfile, config.html.favicon, config.html.html_logo) if p]
     return [*sorted(p for p in static.rglob("*") if p.is_file()), *named]

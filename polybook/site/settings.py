@@ -33,7 +33,7 @@ def _reader_config(
     settings: dict[str, Any] = {
         "copybutton_selector": COPY_SELECTOR,
         "html_use_index": any(d.startswith("api/") for d in generated),
-        "pb_links": links(config, config.tabs, notebooks),
+        "pb_links": links(config, config.build.tabs, notebooks),
         "pb_decks": site_decks(config),
         "pb_generated": list(generated),
     }
@@ -41,10 +41,12 @@ def _reader_config(
     wheel = any((config.layout.site_extra / DIST_LINK).glob("*.whl"))
     if notebooks or books or settings["pb_decks"] or wheel:
         settings["html_extra_path"] = [str(config.layout.site_extra)]
-    for key in ("favicon", "html_logo"):
-        path = getattr(config, key)
+    for setting, path in (
+        ("html_favicon", config.html.favicon),
+        ("html_logo", config.html.html_logo),
+    ):
         if path and Path(path).is_file():
-            settings["html_favicon" if key == "favicon" else key] = path
+            settings[setting] = path
     return settings
 
 
@@ -56,7 +58,7 @@ def html_config(
 ) -> dict[str, Any]:
     """The site's Sphinx settings; ``notebooks`` names the frameworks whose notebooks the
     site holds, ``generated`` the pages it adds (API pages, references)."""
-    sitemap = ["sphinx_sitemap"] if config.base_url else []
+    sitemap = ["sphinx_sitemap"] if config.html.base_url else []
     core = core_config(
         config,
         libraries,
@@ -66,7 +68,7 @@ def html_config(
     return {
         **core,
         "html_theme": "furo",
-        "html_title": config.title,
+        "html_title": config.project.title,
         # Generated assets (MathJax), the tool's files, then the book's (which may override).
         "html_static_path": [
             "_static",
@@ -90,9 +92,9 @@ def html_config(
 def _published(config: BookConfig) -> dict[str, Any]:
     """Where the site is published, when ``[html] base_url`` says: each page's canonical URL
     and the sitemap (sphinx-sitemap) name pages there."""
-    if not config.base_url:
+    if not config.html.base_url:
         return {}
-    return {"html_baseurl": config.base_url, "sitemap_url_scheme": "{link}"}
+    return {"html_baseurl": config.html.base_url, "sitemap_url_scheme": "{link}"}
 
 
 def _assets_digest(config: BookConfig) -> str:
@@ -102,7 +104,7 @@ def _assets_digest(config: BookConfig) -> str:
     digest = hashlib.sha256()
     folder = config.root / "static"
     hash_tree(digest, folder, folder.rglob("*") if folder.is_dir() else [])
-    for path in (config.favicon, config.html_logo):
+    for path in (config.html.favicon, config.html.html_logo):
         if path and Path(path).is_file():
             hash_tree(digest, Path(path).parent, [Path(path)])
     return digest.hexdigest()

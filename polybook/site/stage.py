@@ -211,14 +211,14 @@ def write_site(
     held = {fw for _, fw in extras.notebooks}
     # The books and decks built before the site, copied before the settings, which link them.
     copies_changed = write_books(config) | write_slides(config) | write_wheel(config, extras.wheel)
-    frameworks = [fw for fw in config.tabs if fw in held]
+    frameworks = [fw for fw in config.build.tabs if fw in held]
     settings = site_settings(config, frameworks, names, extras.libraries)
     srcdir, outdir = Path(settings["srcdir"]), Path(settings["outdir"])
     keep = keepable(srcdir, stale)
     for name in sorted(keep):
         reporter.warn(Location(name + ".md"), STALE, "render.stale")
-    if config.bibfile and not bibfile(config):
-        message = f"[pdf] bibfile: no such file: {config.bibfile}"
+    if config.pdf.bibfile and not bibfile(config):
+        message = f"[pdf] bibfile: no such file: {config.pdf.bibfile}"
         reporter.warn(Location("config.ini"), message, "config")
     changed = write_sources(config, [*pages, *generated], srcdir, keep)
     changed |= _write_extras(config, extras, srcdir, outdir, keep, reporter) | copies_changed

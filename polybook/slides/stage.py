@@ -52,7 +52,7 @@ def deck_files(config: BookConfig, deck: Deck) -> dict[str, bytes]:
         "display_name": f"Python 3 ({config.framework(fw).display_name})",
         "language": "python",
     }
-    left, right = config.slides_top_left, config.slides_top_right
+    left, right = config.slides.top_left, config.slides.top_right
     page = deck.page.removesuffix(".md")
     files = {
         f"{fw}/{page}.ipynb": writes(rise_notebook(deck, kernelspec, left, right)).encode(),
@@ -72,9 +72,9 @@ def deck_files(config: BookConfig, deck: Deck) -> dict[str, bytes]:
 def readme(config: BookConfig, fw: str, pages: list[str]) -> str:
     """``<framework>/README.md``: the decks, linked for nbviewer's slideshow when
     ``[slides] github_repo`` names where they are published."""
-    repo = for_framework(config.slides_repo, fw) if config.slides_repo else ""
-    inside = f"{fw}/" if len(config.slides_repo) == 1 else ""
-    lines = [f"# {config.title}: slides ({config.framework(fw).display_name})", ""]
+    repo = for_framework(config.slides.github_repo, fw) if config.slides.github_repo else ""
+    inside = f"{fw}/" if len(config.slides.github_repo) == 1 else ""
+    lines = [f"# {config.project.title}: slides ({config.framework(fw).display_name})", ""]
     for page in pages:
         name = page.removesuffix(".md")
         link = f"{NBVIEWER}/{repo}/blob/main/{inside}{name}.ipynb" if repo else f"{name}.ipynb"
@@ -87,8 +87,8 @@ def build_slides(executed: Executed, config: BookConfig, reporter: Reporter) -> 
     library = executed.library
     report = SlidesReport(config.layout.slides)
     for key, corner in (
-        ("top_left", config.slides_top_left),
-        ("top_right", config.slides_top_right),
+        ("top_left", config.slides.top_left),
+        ("top_right", config.slides.top_right),
     ):
         if REMOTE.search(corner):
             message = f"[slides] {key} loads a file from the network: the decks do too"

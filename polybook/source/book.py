@@ -42,12 +42,12 @@ class Book:
 def source_files(config: BookConfig) -> list[str]:
     """Pages matched by ``[build] notebooks`` less ``exclusions``, relative POSIX paths."""
     found: set[str] = set()
-    for pattern in config.notebooks:
+    for pattern in config.build.notebooks:
         for path in config.root.glob(pattern):
             rel = path.relative_to(config.root).as_posix()
             if rel.startswith(("_build/", ".")) or not path.is_file():
                 continue
-            if not any(fnmatch.fnmatch(rel, ex) for ex in config.exclusions):
+            if not any(fnmatch.fnmatch(rel, ex) for ex in config.build.exclusions):
                 found.add(rel)
     return sorted(found)
 
@@ -123,7 +123,7 @@ def _read(config: BookConfig, rel: str, reporter: Reporter) -> Document | None:
         reporter.error(PolybookError(Location(rel), f"cannot read: {exc.strerror}", "source.read"))
         return None
     try:
-        doc = parse(decode_page(data, rel, reporter), rel, config.tabs)
+        doc = parse(decode_page(data, rel, reporter), rel, config.build.tabs)
     except PolybookError as err:
         reporter.error(err)
         return None
@@ -215,7 +215,7 @@ def _note_dropped(config: BookConfig, documents: Iterable[Document]) -> None:
             pages[name] = pages.get(name, 0) + 1
     if pages:
         named = ", ".join(f"{name} ({n} pages)" for name, n in sorted(pages.items()))
-        tabs = ", ".join(config.tabs)
+        tabs = ", ".join(config.build.tabs)
         logger.info(
             "left out the cells and prose of frameworks not in [build] tabs (%s): %s", tabs, named
         )

@@ -223,7 +223,7 @@ def check_extensions(config: BookConfig, reporter: Reporter) -> None:
     ``--executor none``)."""
     if config.runs_book_code:
         return
-    for name in config.sphinx_extensions:
+    for name in config.build.sphinx_extensions:
         top = name.split(".")[0]
         if (config.root / f"{top}.py").is_file() or (config.root / top).is_dir():
             where = key_location(config.root, "build", "sphinx_extensions")

@@ -141,5 +141,7 @@ def site_link(site_url: str, framework: str) -> Link:
 
 def book_readable(config: BookConfig, book: Book, framework: str) -> Readable:
     """The references of ``book`` as ``framework``'s readers read them outside the site."""
-    bib = Path(config.bibfile) if config.bibfile else None
-    return Readable(numbering(book), read_citations(bib), site_link(config.site_url, framework))
+    bib = Path(config.pdf.bibfile) if config.pdf.bibfile else None
+    return Readable(
+        numbering(book), read_citations(bib), site_link(config.project.site_url, framework)
+    )

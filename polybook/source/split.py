@@ -101,7 +101,7 @@ def split_book(
         for fw in tabs:
             try:
                 result[fw].append(
-                    (doc.path, split(doc, book.config.framework(fw), book.config.tabs, check))
+                    (doc.path, split(doc, book.config.framework(fw), book.config.build.tabs, check))
                 )
             except PolybookError as err:
                 reporter.error(err)

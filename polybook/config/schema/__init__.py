@@ -1,17 +1,18 @@
-"""Every ``config.ini`` key polybook reads, declared once in :data:`KEYS` (one module per
-group of sections).
+"""Every ``config.ini`` key polybook reads, declared once: as a field of its section's
+dataclass (one module per group of sections), which holds its value too. :data:`KEYS` lists
+them all, derived from those fields.
 
-Parsing and validation (:meth:`Key.parse`), :class:`~polybook.config.BookConfig`'s values and
-the configuration reference are all derived from these entries. d2lbook keys that polybook
-does not implement are listed in :data:`D2LBOOK_IGNORED`: they are read and reported as
-ignored.
+Parsing and validation (:meth:`Key.parse`), the values :class:`~polybook.config.BookConfig`'s
+sections hold and the configuration reference are all derived from these declarations.
+d2lbook keys that polybook does not implement are listed in :data:`D2LBOOK_IGNORED`: they are
+read and reported as ignored.
 """
 
 from __future__ import annotations
 
-from polybook.config.schema.book import BOOK_KEYS
-from polybook.config.schema.drift import DRIFT_KEYS
-from polybook.config.schema.editions import EDITION_KEYS
+from polybook.config.schema.book import BuildSection, ProjectSection
+from polybook.config.schema.drift import DriftSection
+from polybook.config.schema.editions import Edition
 from polybook.config.schema.key import (
     EDITION_SECTION,
     ENV_SECTION,
@@ -22,14 +23,28 @@ from polybook.config.schema.key import (
     BadValue,
     Key,
     Kind,
+    Section,
     Value,
+    declared_keys,
     did_you_mean,
     for_framework,
     nearest,
     split_words,
 )
-from polybook.config.schema.libraries import LIBRARY_KEYS
-from polybook.config.schema.outputs import OUTPUT_KEYS
+from polybook.config.schema.libraries import (
+    FRAMEWORK_KEYS,
+    EnvSettings,
+    LibraryAliases,
+    LibrarySection,
+    LibraryTarget,
+)
+from polybook.config.schema.outputs import (
+    ColabSection,
+    HtmlSection,
+    PdfSection,
+    SagemakerSection,
+    SlidesSection,
+)
 
 __all__ = [
     "D2LBOOK_IGNORED",
@@ -41,11 +56,27 @@ __all__ = [
     "KEYS",
     "LIBRARY_SECTION",
     "RENAMED",
+    "SECTIONS",
     "TRUE",
     "BadValue",
+    "BuildSection",
+    "ColabSection",
+    "DriftSection",
+    "Edition",
+    "EnvSettings",
+    "HtmlSection",
     "Key",
     "Kind",
+    "LibraryAliases",
+    "LibrarySection",
+    "LibraryTarget",
+    "PdfSection",
+    "ProjectSection",
+    "SagemakerSection",
+    "Section",
+    "SlidesSection",
     "Value",
+    "declared_keys",
     "did_you_mean",
     "for_framework",
     "keys_of",
@@ -53,7 +84,26 @@ __all__ = [
     "split_words",
 ]
 
-KEYS: tuple[Key, ...] = (*BOOK_KEYS, *LIBRARY_KEYS, *OUTPUT_KEYS, *DRIFT_KEYS, *EDITION_KEYS)
+# The sections that are one per book, in the order the reference lists them; each is a field of
+# BookConfig named after the section.
+SECTIONS: tuple[type[Section], ...] = (
+    ProjectSection,
+    BuildSection,
+    LibrarySection,
+    ColabSection,
+    SagemakerSection,
+    HtmlSection,
+    PdfSection,
+    SlidesSection,
+    DriftSection,
+)
+# The sections of which a book has one per framework (or edition).
+_PER_NAME: tuple[type[Section], ...] = (LibraryTarget, LibraryAliases, EnvSettings, Edition)
+KEYS: tuple[Key, ...] = (
+    *(k for section in SECTIONS for k in declared_keys(section)),
+    *(k for section in _PER_NAME for k in declared_keys(section)),
+    *FRAMEWORK_KEYS,
+)
 
 # Keys d2lbook defines in the sections polybook reads, that polybook does not implement.
 D2LBOOK_IGNORED: dict[str, tuple[str, ...]] = {

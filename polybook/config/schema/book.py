@@ -1,53 +1,53 @@
-"""The keys of ``[project]`` and ``[build]``: the book, its pages and how it is built."""
+"""``[project]`` and ``[build]``: the book, its pages and how it is built; each key declared
+once, as a field of its section's dataclass."""
 
 from __future__ import annotations
 
-from polybook.config.schema.key import Key
+from dataclasses import dataclass
+from typing import ClassVar
+
+from polybook.config.schema.key import key
 
 
-def _project(name: str, default: str, help: str) -> Key:
-    return Key("project", name, "str", default, help)
+@dataclass(frozen=True)
+class ProjectSection:
+    """``[project]``: what the book is called and by whom."""
 
+    SECTION: ClassVar[str] = "project"
 
-BOOK_KEYS: tuple[Key, ...] = (
-    _project("name", "book", "the book's name, used in the names of output files"),
-    _project("title", "Book", "the title shown on every page"),
-    _project("author", "", "the authors, as the site names them"),
-    _project("copyright", "", "the copyright line of the site's footer"),
-    _project("release", "", "the book's version"),
-    _project(
-        "lang",
+    name: str = key("str", "book", "the book's name, used in the names of output files")
+    title: str = key("str", "Book", "the title shown on every page")
+    author: str = key("str", "", "the authors, as the site names them")
+    copyright: str = key("str", "", "the copyright line of the site's footer")
+    release: str = key("str", "", "the book's version")
+    lang: str = key(
+        "str",
         "en",
         "the language of the pages (a Sphinx language code: `en`, `zh`, `ja`…): Sphinx's words,"
         " the search's word splitter and the message catalog of polybook's own words",
-    ),
-    Key(
-        "project",
-        "site_url",
+    )
+    site_url: str = key(
         "str",
         "",
         "where the site is published; each student notebook links back to its page there",
         d2lbook=False,
-    ),
-    Key(
-        "build",
-        "notebooks",
-        "words",
-        ("*.md", "*/*.md"),
-        "the pages: glob patterns relative to the book root",
-    ),
-    Key("build", "exclusions", "words", (), "patterns of files to leave out of `notebooks`"),
-    Key(
-        "build",
-        "resources",
-        "words",
-        (),
-        "files and folders copied beside the pages (figures, the library)",
-        files=True,
-    ),
-    Key(
-        "build",
-        "allowed_paths",
+    )
+
+
+@dataclass(frozen=True)
+class BuildSection:
+    """``[build]``: the pages, the frameworks, and how the notebooks are executed."""
+
+    SECTION: ClassVar[str] = "build"
+
+    notebooks: tuple[str, ...] = key(
+        "words", ("*.md", "*/*.md"), "the pages: glob patterns relative to the book root"
+    )
+    exclusions: tuple[str, ...] = key("words", (), "patterns of files to leave out of `notebooks`")
+    resources: tuple[str, ...] = key(
+        "words", (), "files and folders copied beside the pages (figures, the library)", files=True
+    )
+    allowed_paths: tuple[str, ...] = key(
         "words",
         (),
         "folders outside the book root whose files the book may read: includes, raw and CSV"
@@ -55,10 +55,8 @@ BOOK_KEYS: tuple[Key, ...] = (
         " or absolute). Any other file outside the book, directly or through a link, is an"
         " error",
         d2lbook=False,
-    ),
-    Key(
-        "build",
-        "tabs",
+    )
+    tabs: tuple[str, ...] = key(
         "words",
         ("pytorch",),
         "frameworks in tab order; the first is the one of untagged code cells. polybook"
@@ -66,27 +64,15 @@ BOOK_KEYS: tuple[Key, ...] = (
         " another",
         names=True,
         required=True,
-    ),
-    Key(
-        "build",
-        "eval_notebook",
-        "bool",
-        True,
-        "execute the notebooks; when false, pages show no outputs",
-    ),
-    Key("build", "strict", "bool", False, "warnings fail the build, as `sphinx -W`", d2lbook=False),
-    Key(
-        "build",
-        "jobs",
-        "int",
-        0,
-        "notebooks run at once",
-        d2lbook=False,
-        default_text="`0` (the CPU count)",
-    ),
-    Key(
-        "build",
-        "cell_timeout",
+    )
+    eval_notebook: bool = key(
+        "bool", True, "execute the notebooks; when false, pages show no outputs"
+    )
+    strict: bool = key("bool", False, "warnings fail the build, as `sphinx -W`", d2lbook=False)
+    jobs: int = key(
+        "int", 0, "notebooks run at once", d2lbook=False, default_text="`0` (the CPU count)"
+    )
+    cell_timeout: int = key(
         "int",
         1200,
         "seconds a cell may run without a sign of life (an output, a progress line): a cell"
@@ -94,42 +80,32 @@ BOOK_KEYS: tuple[Key, ...] = (
         " (`#@timeout N` in a cell overrides)",
         d2lbook=False,
         minimum=1,
-    ),
-    Key(
-        "build",
-        "fork_kernels",
+    )
+    fork_kernels: bool = key(
         "bool",
         True,
         "start each notebook's kernel by forking a warm process of its framework's"
         " environment (the framework imported once); `false` starts every kernel afresh",
         d2lbook=False,
-    ),
-    Key(
-        "build",
-        "output_limit",
+    )
+    output_limit: int = key(
         "int",
         1_000_000,
         "characters of text a cell's outputs show in the site, the PDF and the notebooks"
         " offered for download; the rest is cut, with a note saying how much and where the"
         " whole output is (`0`: no limit)",
         d2lbook=False,
-    ),
-    Key(
-        "build",
-        "device",
+    )
+    device: str = key(
         "choice",
         "auto",
         "requirement set of the framework environments; `auto` is `cuda` when `nvidia-smi`"
         " finds a GPU",
         d2lbook=False,
         choices=("auto", "cpu", "cuda"),
-    ),
-    Key(
-        "build", "gpu_share", "int", 1, "notebooks that may share one GPU", d2lbook=False, minimum=1
-    ),
-    Key(
-        "build",
-        "envs_dir",
+    )
+    gpu_share: int = key("int", 1, "notebooks that may share one GPU", d2lbook=False, minimum=1)
+    envs_dir: str = key(
         "path",
         "",
         "where the framework environments live (relative to the book root); any folder but"
@@ -139,29 +115,23 @@ BOOK_KEYS: tuple[Key, ...] = (
         absolute=True,
         outside=True,
         default_text="`$POLYBOOK_ENVS`, else the book's `.envs`",
-    ),
-    Key(
-        "build",
-        "suppress_warnings",
+    )
+    suppress_warnings: tuple[str, ...] = key(
         "words",
         (),
         "warning subtypes not to report, e.g. `cite exec.devices`",
         d2lbook=False,
         drop_prefix="polybook.",
-    ),
-    Key(
-        "build",
-        "sphinx_extensions",
+    )
+    sphinx_extensions: tuple[str, ...] = key(
         "words",
         (),
         "more Sphinx extensions for the site, e.g. `sphinx.ext.autosummary` for `eval_rst`"
         " blocks (`sphinx.ext.autodoc` is always on, as in d2lbook); a module of the book is"
         " refused by a build that executes nothing (`eval_notebook` off, `executor = none`)"
         " unless it runs with `--trust`",
-    ),
-    Key(
-        "build",
-        "executor",
+    )
+    executor: str = key(
         "choice",
         "local",
         "where notebooks run: `local` worker processes, a Dask cluster (`dask`), or nowhere"
@@ -169,28 +139,19 @@ BOOK_KEYS: tuple[Key, ...] = (
         " installed; one missing there is an error, as in CI's job that builds the outputs)",
         d2lbook=False,
         choices=("local", "dask", "none"),
-    ),
-    Key(
-        "build",
-        "dask_scheduler",
-        "str",
-        "",
-        "the Dask scheduler of `executor = dask`, `tcp://HOST:PORT`",
-        d2lbook=False,
-    ),
-    Key(
-        "build",
-        "cache",
+    )
+    dask_scheduler: str = key(
+        "str", "", "the Dask scheduler of `executor = dask`, `tcp://HOST:PORT`", d2lbook=False
+    )
+    cache: str = key(
         "str",
         "",
         "the execution cache: a folder (relative to the book root) or an fsspec URL"
         " (`s3://…`) shared by builds, read through `_build/cache/exec`",
         d2lbook=False,
         default_text="`_build/cache/exec`",
-    ),
-    Key(
-        "build",
-        "requirements",
+    )
+    requirements: tuple[str, ...] = key(
         "words",
         (),
         "pinned requirement files (relative to the book root) of the packages the notebooks"
@@ -198,5 +159,4 @@ BOOK_KEYS: tuple[Key, ...] = (
         " only, e.g. `requirements/book.txt pytorch:requirements/torchvision.txt`",
         d2lbook=False,
         files=True,
-    ),
-)
+    )

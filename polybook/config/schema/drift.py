@@ -1,44 +1,37 @@
-"""The keys of ``[drift]``: how ``polybook diff`` and ``polybook upgrade`` compare outputs."""
+"""``[drift]``: how ``polybook diff`` and ``polybook upgrade`` compare outputs."""
 
 from __future__ import annotations
 
-from polybook.config.schema.key import Key
+from dataclasses import dataclass
+from typing import ClassVar
+
+from polybook.config.schema.key import key
 
 VOLATILE = ("addresses", "timings", "progress")  # the built-in groups (polybook.drift.volatile)
 
-DRIFT_KEYS: tuple[Key, ...] = (
-    Key(
-        "drift",
-        "rtol",
+
+@dataclass(frozen=True)
+class DriftSection:
+    """``[drift]``: what counts as a changed output."""
+
+    SECTION: ClassVar[str] = "drift"
+
+    rtol: float = key(
         "float",
         1e-5,
         "relative tolerance of numbers in outputs (reprs of arrays and tensors included):"
         " a change within `rtol`·|value| + `atol` is reported as within tolerance",
         d2lbook=False,
-        attr="drift_rtol",
-    ),
-    Key(
-        "drift",
-        "atol",
-        "float",
-        1e-8,
-        "absolute tolerance of numbers in outputs",
-        d2lbook=False,
-        attr="drift_atol",
-    ),
-    Key(
-        "drift",
-        "image_threshold",
+    )
+    atol: float = key("float", 1e-8, "absolute tolerance of numbers in outputs", d2lbook=False)
+    image_threshold: float = key(
         "float",
         0.001,
         "share of an image's pixels that must visibly differ (after a slight blur) for the"
         " image to count as changed",
         d2lbook=False,
-        attr="drift_image_threshold",
-    ),
-    Key(
-        "drift",
-        "volatile",
+    )
+    volatile: tuple[str, ...] = key(
         "words",
         VOLATILE,
         "parts of outputs that differ from run to run and are ignored: `addresses`"
@@ -46,15 +39,10 @@ DRIFT_KEYS: tuple[Key, ...] = (
         " bars, lines a carriage return overwrote)",
         d2lbook=False,
         choices=VOLATILE,
-        attr="drift_volatile",
-    ),
-    Key(
-        "drift",
-        "ignore",
+    )
+    ignore: tuple[str, ...] = key(
         "patterns",
         (),
         "more parts of outputs to ignore: regular expressions, one a line",
         d2lbook=False,
-        attr="drift_ignore",
-    ),
-)
+    )

@@ -6,9 +6,9 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import Field, dataclass, field, fields, replace
 from pathlib import PurePosixPath
-from typing import Literal
+from typing import Any, ClassVar, Literal, Protocol
 
 Kind = Literal[
     "bool", "int", "float", "str", "choice", "words", "patterns", "path", "name", "url", "dist"
@@ -34,7 +34,7 @@ class Key:
     """One key of ``config.ini``: how it is read, checked and documented."""
 
     section: str
-    name: str  # also the BookConfig (or LibraryTarget) field it fills
+    name: str  # also the field of its section's dataclass that holds its value
     kind: Kind
     default: Value
     help: str
@@ -50,7 +50,6 @@ class Key:
     outside: bool = False  # path: the host's, not the book's (it may lie outside the book)
     files: bool = False  # words: each names a file or folder of the book (`tab:` prefix)
     default_text: str = ""  # the default as the reference shows it, when not the value
-    attr: str = ""  # the BookConfig field it fills, when not ``name``
 
     def parse(self, raw: str) -> Value:
         """The value of ``raw``; an empty value is the default. Raises :class:`BadValue`."""
@@ -126,11 +125,6 @@ class Key:
         return (str(value),)
 
     @property
-    def field_name(self) -> str:
-        """The BookConfig field the key fills."""
-        return self.attr or self.name
-
-    @property
     def type_text(self) -> str:
         """The accepted values, for the reference."""
         if self.kind == "bool":
@@ -168,6 +162,32 @@ class Key:
         if isinstance(self.default, tuple):
             return f"`{' '.join(self.default)}`" if self.default else "none"
         return f"`{self.default}`" if self.default != "" else "empty"
+
+
+class Section(Protocol):
+    """A dataclass holding one ``config.ini`` section's values, a field per key."""
+
+    SECTION: ClassVar[str]
+    __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
+
+
+_DECLARED = "polybook.key"  # the metadata entry of a field that declares a key
+
+
+def key(kind: Kind, default: Value, help: str, **options: Any) -> Any:
+    """A section dataclass's field that declares a key, named after the field, of the section
+    its class names (``SECTION``); ``options`` are :class:`Key`'s."""
+    declared = Key("", "", kind, default, help, **options)
+    return field(default=default, metadata={_DECLARED: declared})
+
+
+def declared_keys(section: type[Section]) -> tuple[Key, ...]:
+    """The keys ``section``'s fields declare, in field order."""
+    return tuple(
+        replace(f.metadata[_DECLARED], section=section.SECTION, name=f.name)
+        for f in fields(section)
+        if _DECLARED in f.metadata
+    )
 
 
 def _url(text: str) -> str:

@@ -1,32 +1,36 @@
-"""The keys of ``[library]``, ``[library-<tab>]``, ``[framework-<name>]`` and ``[env-<tab>]``:
-where each framework's library goes, and what a framework is and where it runs."""
+"""``[library]``, ``[library-<tab>]``, ``[framework-<name>]`` and ``[env-<tab>]``: where each
+framework's library goes, and what a framework is and where it runs; each key declared once, as
+a field of its section's dataclass (a framework's, as a :class:`Key`: its values become a
+:class:`~polybook.frameworks.Framework`)."""
 
 from __future__ import annotations
 
-from polybook.config.schema.key import ENV_SECTION, FRAMEWORK_SECTION, LIBRARY_SECTION, Key
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import ClassVar
 
-LIBRARY_KEYS: tuple[Key, ...] = (
-    Key(
-        "library",
-        "framework_specific",
-        "words",
-        (),
-        "public library names only some frameworks define",
-        d2lbook=False,
-    ),
-    Key(
-        "library",
-        "package",
+from polybook.config.schema.key import ENV_SECTION, FRAMEWORK_SECTION, LIBRARY_SECTION, Key, key
+
+
+@dataclass(frozen=True)
+class LibrarySection:
+    """``[library]``: the library as a package."""
+
+    SECTION: ClassVar[str] = "library"
+
+    framework_specific: tuple[str, ...] = key(
+        "words", (), "public library names only some frameworks define", d2lbook=False
+    )
+    package: str = key(
         "dist",
         "",
         "the library's distribution name, as its wheel and a package index name it"
         " (`mybook-d2l`); it still imports as its folder's name (`d2l`)",
         d2lbook=False,
         default_text="the package folder's name (`d2l`)",
-    ),
-    Key(
-        "library",
-        "install",
+    )
+    install: str = key(
         "str",
         "",
         "what the student notebooks' first cell installs for the library: a pip requirement"
@@ -36,57 +40,67 @@ LIBRARY_KEYS: tuple[Key, ...] = (
         default_text="the wheel the site publishes (`[html] base_url`), else the one beside"
         " the notebooks in `[colab]` / `[sagemaker]` `github_repo`, else"
         " `{package}=={release}` from the package index (a warning)",
-    ),
-    Key(
-        LIBRARY_SECTION,
-        "lib_file",
+    )
+
+
+@dataclass(frozen=True)
+class LibraryAliases:
+    """d2lbook's alias keys of ``[library-<tab>]``, as written (see
+    :mod:`polybook.library.aliases`), with the config line of each key."""
+
+    SECTION: ClassVar[str] = LIBRARY_SECTION
+
+    lib_name: str = key(
+        "name",
+        "",
+        "the module `simple_alias` points into, as d2lbook names it (`np`, `torch`, `tf`)",
+    )
+    simple_alias: str = key(
+        "str",
+        "",
+        "`name` or `name -> attr`, comma-separated: `name = <lib_name>.attr` is added to the"
+        " library, after the saved code that imports what it reads",
+    )
+    fluent_alias: str = key(
+        "str", "", "the same: `name = lambda x, *args, **kwargs: x.attr(*args, **kwargs)` is added"
+    )
+    alias: str = key(
+        "str",
+        "",
+        "lines of code added to the library as written, each after the saved code that"
+        " imports what it reads",
+    )
+    reverse_alias: str = key(
+        "str",
+        "",
+        "`pattern -> replacement` regular expressions applied to the framework's code cells,"
+        " before the aliases: `d2l.ones` becomes `<lib_name>.ones` and `d2l.reshape(x, s)`"
+        " becomes `x.reshape(s)` in what readers see and run",
+    )
+    lines: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+
+
+@dataclass(frozen=True)
+class LibraryTarget:
+    """``[library-<tab>]``: where one framework's ``#@save`` code is written, the module's
+    name, and its aliases."""
+
+    SECTION: ClassVar[str] = LIBRARY_SECTION
+
+    framework: str
+    lib_name: str  # ``from d2l import <lib_name> as d2l``: ``lib_file``'s name
+    lib_file: str = key(
         "path",
         "",
         "the file the framework's `#@save` code is written to",
         suffix=".py",
         default_text="`d2l/<module>.py`, the framework's `module`: `torch`, `mxnet`, `jax`,"
         " `tensorflow` for polybook's four",
-    ),
-    Key(
-        LIBRARY_SECTION,
-        "lib_name",
-        "name",
-        "",
-        "the module `simple_alias` points into, as d2lbook names it (`np`, `torch`, `tf`)",
-        attr="alias_module",
-    ),
-    Key(
-        LIBRARY_SECTION,
-        "simple_alias",
-        "str",
-        "",
-        "`name` or `name -> attr`, comma-separated: `name = <lib_name>.attr` is added to the"
-        " library, after the saved code that imports what it reads",
-    ),
-    Key(
-        LIBRARY_SECTION,
-        "fluent_alias",
-        "str",
-        "",
-        "the same: `name = lambda x, *args, **kwargs: x.attr(*args, **kwargs)` is added",
-    ),
-    Key(
-        LIBRARY_SECTION,
-        "alias",
-        "str",
-        "",
-        "lines of code added to the library as written, each after the saved code that"
-        " imports what it reads",
-    ),
-    Key(
-        LIBRARY_SECTION,
-        "reverse_alias",
-        "str",
-        "",
-        "`pattern -> replacement` regular expressions applied to the framework's code cells,"
-        " before the aliases: `d2l.ones` becomes `<lib_name>.ones` and `d2l.reshape(x, s)`"
-        " becomes `x.reshape(s)` in what readers see and run",
-    ),
+    )
+    aliases: LibraryAliases = LibraryAliases()
+
+
+FRAMEWORK_KEYS: tuple[Key, ...] = (
     Key(
         FRAMEWORK_SECTION,
         "display_name",
@@ -160,9 +174,17 @@ LIBRARY_KEYS: tuple[Key, ...] = (
         ' GPUs" and its notebook goes on',
         d2lbook=False,
     ),
-    Key(
-        ENV_SECTION,
-        "python",
+)
+
+
+@dataclass(frozen=True)
+class EnvSettings:
+    """``[env-<tab>]``: an existing Python that runs a framework instead of polybook's venv."""
+
+    SECTION: ClassVar[str] = ENV_SECTION
+
+    framework: str
+    python: str = key(
         "path",
         "",
         "an existing Python (a conda environment, a cluster module) that runs the framework's"
@@ -170,13 +192,11 @@ LIBRARY_KEYS: tuple[Key, ...] = (
         d2lbook=False,
         outside=True,
         default_text="none: polybook's venv in `envs_dir`",
-    ),
-    Key(
-        ENV_SECTION,
-        "install_kernel",
+    )
+    install_kernel: bool = key(
         "bool",
         False,
         "let polybook install ipykernel (and only what it needs) into that Python when it lacks it",
         d2lbook=False,
-    ),
-)
+    )
+    line: int = 0  # of ``python =`` in config.ini, for messages
