@@ -248,7 +248,7 @@ def test_the_drift_keys_are_read_and_checked(tmp_path: Path) -> None:
     assert (config.drift.rtol, config.drift.atol) == (1e-3, 0.0)
     assert config.drift.volatile == ("addresses",)
     assert config.drift.ignore == (r"seed \d+", "run [a-f0-9]{8}")
-    assert Settings.of(config).volatile.clean("seed 4 run 0badcafe") == "<ignored> <ignored>"
+    assert Settings.of(config.drift).volatile.clean("seed 4 run 0badcafe") == "<ignored> <ignored>"
     bad = "[build]\ntabs = pytorch\n\n[drift]\nignore = (unclosed\n"
     with pytest.raises(PolybookError) as info:
         load_config(write_book(tmp_path / "b", {}, bad))

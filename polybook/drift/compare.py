@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from nbformat import NotebookNode
 
-from polybook.config import BookConfig
+from polybook.config.schema import DriftSection
 from polybook.drift.align import align, code_key
 from polybook.drift.images import compare_pixels, svg_drawing
 from polybook.drift.model import CellChange, CellDrift, Kind, NotebookSummary
@@ -32,9 +32,9 @@ class Settings:
     volatile: Volatile = field(default_factory=Volatile)
 
     @classmethod
-    def of(cls, config: BookConfig) -> Settings:
-        volatile = Volatile.of(config.drift.volatile, config.drift.ignore)
-        return cls(config.drift.rtol, config.drift.atol, config.drift.image_threshold, volatile)
+    def of(cls, drift: DriftSection) -> Settings:
+        volatile = Volatile.of(drift.volatile, drift.ignore)
+        return cls(drift.rtol, drift.atol, drift.image_threshold, volatile)
 
 
 def _change(kind: Kind, detail: str) -> list[CellChange]:

@@ -30,7 +30,7 @@ class Comparison:
 
 def compare_sides(comparison: Comparison, config: BookConfig, reporter: Reporter) -> DriftReport:
     """Every notebook both sides hold, compared (``[drift]`` says how)."""
-    settings = Settings.of(config)
+    settings = Settings.of(config.drift)
     before, after = comparison.before, comparison.after
     order = {fw: index for index, fw in enumerate(config.build.tabs)}
     places = sorted(

@@ -103,7 +103,7 @@ def write_job_sources(
         path_roots(config),
         devices.host_gpus(),
     )
-    if bibfile(config):  # the references after the last chapter, a page of their own
+    if bibfile(config.pdf):  # the references after the last chapter, a page of their own
         pages = [
             with_toctree(p, [REFERENCES], hidden=False) if p.docname == "index" else p
             for p in pages
@@ -112,7 +112,7 @@ def write_job_sources(
     srcdir = job.work / "src"
     write_sources(config, pages, srcdir)
     write_atomic(srcdir / INDEX_FILE, "{}")  # no API pages in the epub
-    bib = bibfile(config)
+    bib = bibfile(config.pdf)
     if bib:
         write_atomic(srcdir / BIBFILE, bib.read_bytes())
 

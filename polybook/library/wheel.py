@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from packaging.version import InvalidVersion, Version
 
 from polybook.config import BookConfig
+from polybook.config.schema import LibrarySection
 from polybook.config.schema.key import DIST_NAME
 from polybook.diagnostics import Location, PolybookError, Reporter
 from polybook.fsutil import write_atomic
@@ -28,10 +29,10 @@ if TYPE_CHECKING:
     from polybook.library.stage import Library
 
 
-def distribution(config: BookConfig, package: str) -> str:
+def distribution(library: LibrarySection, package: str) -> str:
     """The library's distribution name: ``[library] package`` (checked as it is read),
     else the import package's (``package``); an invalid one is an error at ``config.ini``."""
-    name = config.library.package or package
+    name = library.package or package
     if not DIST_NAME.match(name):
         message = f"[library] package: {name!r} is not a distribution name (letters, digits, -_.)"
         raise PolybookError(Location("config.ini"), message, "config")
@@ -59,7 +60,7 @@ def pyproject(spec: PackageSpec, config: BookConfig) -> str:
         'build-backend = "hatchling.build"',
         "",
         "[project]",
-        f"name = {json.dumps(distribution(config, spec.name))}",
+        f"name = {json.dumps(distribution(config.library, spec.name))}",
         f"version = {json.dumps(spec.version)}",
         "description = "
         + json.dumps(
@@ -132,7 +133,7 @@ def write_dist(config: BookConfig, reporter: Reporter) -> list[Path]:
             target = out / artifact.name
             write_atomic(target, artifact.read_bytes())
             written.append(target)
-    escaped = wheel_name(distribution(config, spec.name), "0").partition("-")[0]
+    escaped = wheel_name(distribution(config.library, spec.name), "0").partition("-")[0]
     for old in [*out.glob(f"{escaped}-*.whl"), *out.glob(f"{escaped}-*.tar.gz")]:
         if old not in written:
             old.unlink()
@@ -167,7 +168,9 @@ def current_wheel(config: BookConfig, reporter: Reporter) -> Path | None:
         return None
     try:
         spec = package_spec(config)
-        target = config.layout.dist / wheel_name(distribution(config, spec.name), spec.version)
+        target = config.layout.dist / wheel_name(
+            distribution(config.library, spec.name), spec.version
+        )
         stamp = config.layout.dist_stamp
         digest = _inputs_digest(spec, config)
         if target.is_file() and stamp.is_file() and stamp.read_text() == digest:

@@ -61,7 +61,7 @@ def library_source(
     """Where ``variant``'s notebooks of ``framework`` install the library (``package``:
     its import package, ``d2l``) from. Without a repository of its own, a platform's
     notebooks install the wheel beside Colab's."""
-    dist = distribution(config, package)
+    dist = distribution(config.library, package)
     if config.library.install:
         text = config.library.install.replace("{package}", dist)
         text = text.replace("=={release}", "") if not config.project.release else text

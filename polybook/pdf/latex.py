@@ -197,7 +197,7 @@ def write_job_sources(config: BookConfig, job: LatexJob, pages: list[Page]) -> N
     """The pages, their cell data and outputs, the resources and the BibTeX file."""
     write_sources(config, pages, job.srcdir)
     write_atomic(job.srcdir / INDEX_FILE, "{}")  # no API pages in the PDF
-    bib = bibfile(config)
+    bib = bibfile(config.pdf)
     if bib:
         write_atomic(job.srcdir / BIBFILE, bib.read_bytes())
 

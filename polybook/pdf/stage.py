@@ -58,7 +58,7 @@ def write_pdfs(
         return []
     roots = path_roots(config)
     gpus = devices.host_gpus()
-    cited = bibfile(config) is not None
+    cited = bibfile(config.pdf) is not None
     jobs = []
     for fw in tabs:
         broken = sorted(path for path, framework in failed if framework == fw)

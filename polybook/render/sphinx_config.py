@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from polybook.config import BookConfig
+from polybook.config.schema import PdfSection
 from polybook.library.model import SavedBlock
 from polybook.paths import PACKAGE_ROOT
 from polybook.render.autodoc import autodoc_settings
@@ -34,9 +35,9 @@ def sphinx_language(lang: str) -> str:
     return SPHINX_LANGUAGES.get(lang.lower(), lang.replace("-", "_"))
 
 
-def bibfile(config: BookConfig) -> Path | None:
+def bibfile(pdf: PdfSection) -> Path | None:
     """The book's BibTeX file, when one is configured and exists."""
-    path = Path(config.pdf.bibfile) if config.pdf.bibfile else None
+    path = Path(pdf.bibfile) if pdf.bibfile else None
     return path if path and path.is_file() else None
 
 
@@ -54,7 +55,7 @@ def core_config(
     """The settings every output shares. ``leading`` extensions load right after MyST's,
     ``output`` ones right after the render core's; ``libraries`` are what autodoc imports
     (see :mod:`polybook.render.autodoc`)."""
-    cited = bibfile(config) is not None
+    cited = bibfile(config.pdf) is not None
     words = catalog(config.project.lang)
     settings: dict[str, Any] = {
         "project": config.project.title,

@@ -72,7 +72,7 @@ def links(
 def generated_pages(config: BookConfig, extras: SiteExtras, taken: Collection[str]) -> list[Page]:
     """The API pages and the references page, leaving out docnames the book uses."""
     pages = api_pages(config, extras.libraries, extras.tabs, extras.documented, extras.prose)
-    if bibfile(config):
+    if bibfile(config.pdf):
         pages.append(references_page())
     return [p for p in pages if p.docname not in taken]
 
@@ -81,7 +81,7 @@ def write_index(config: BookConfig, extras: SiteExtras, srcdir: Path) -> bool:
     """The API index and the BibTeX file in the site's sources; True if either changed."""
     index = api_index(config, extras.libraries, extras.tabs, extras.documented)
     changed = write_atomic(srcdir / INDEX_FILE, json.dumps(index, indent=1, sort_keys=True))
-    bib = bibfile(config)
+    bib = bibfile(config.pdf)
     if bib:
         changed |= write_atomic(srcdir / BIBFILE, bib.read_bytes())
     else:

@@ -217,7 +217,7 @@ def write_site(
     keep = keepable(srcdir, stale)
     for name in sorted(keep):
         reporter.warn(Location(name + ".md"), STALE, "render.stale")
-    if config.pdf.bibfile and not bibfile(config):
+    if config.pdf.bibfile and not bibfile(config.pdf):
         message = f"[pdf] bibfile: no such file: {config.pdf.bibfile}"
         reporter.warn(Location("config.ini"), message, "config")
     changed = write_sources(config, [*pages, *generated], srcdir, keep)
