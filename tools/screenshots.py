@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     name = args.page.rsplit("/", 1)[-1]
     with browser_context(width=WIDTH, height=HEIGHT) as context:
         for theme in THEMES:
-            for framework in config.tabs:
+            for framework in config.build.tabs:
                 tab = context.new_page()
                 tab.add_init_script(f"localStorage.setItem('theme', '{theme}')")
                 tab.goto(file_url(page, {"tab": framework}))
