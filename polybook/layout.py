@@ -169,7 +169,7 @@ class Layout:
 
     def sphinx_inputs(self, framework: str = "") -> Path:
         """The files outside Sphinx's sources that each page read in the last run of the
-        site's Sphinx, or of ``framework``'s PDF (see ``polybook.render.inputs``)."""
+        site's Sphinx, or of ``framework``'s PDF (see ``polybook.render.page_inputs``)."""
         if framework:
             return self.latex(framework) / "sphinx.inputs.json"
         return self.sphinx_file("html", ".inputs.json")

@@ -11,7 +11,7 @@ import pytest
 
 from benchmarks.make_book import write_book
 from polybook.commands.cli import main
-from polybook.render.sphinx_process import WarmSphinx
+from polybook.render.sphinx.process import WarmSphinx
 
 pytestmark = pytest.mark.slow
 

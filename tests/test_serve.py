@@ -140,7 +140,7 @@ def test_polybook_serve_prints_where_it_serves_and_stops_on_ctrl_c(book: Path) -
 
 
 def _sphinx_children(parent: int) -> list[int]:
-    """The Sphinx processes ``parent`` started (``python -m polybook.render.sphinx_run``)."""
+    """The Sphinx processes ``parent`` started (``python -m polybook.render.sphinx.run``)."""
     found = []
     for proc in Path("/proc").iterdir():
         try:
@@ -149,7 +149,7 @@ def _sphinx_children(parent: int) -> list[int]:
         except OSError:
             continue
         if (
-            "polybook.render.sphinx_run" in cmdline
+            "polybook.render.sphinx.run" in cmdline
             and int(stat.rsplit(")", 1)[1].split()[1]) == parent
         ):
             found.append(int(proc.name))

@@ -14,7 +14,7 @@ from polybook.library.model import SavedBlock
 from polybook.pdf.latex import LatexJob, latex_config
 from polybook.render.autodoc import autodoc_settings
 from polybook.render.library_stubs import module_from_source
-from polybook.render.sphinx_log import condensed
+from polybook.render.sphinx.log import condensed
 from polybook.site.api import api_index, api_pages, documented_modules
 from polybook.source.book import load_book
 

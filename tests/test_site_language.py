@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from polybook.render import messages
-from polybook.render.sphinx_config import sphinx_language
+from polybook.render.sphinx.config import sphinx_language
 from polybook.site.settings import STATIC
 
 from .books import FENCE, build, pages_book

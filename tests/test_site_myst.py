@@ -9,7 +9,7 @@ import pytest
 from polybook.diagnostics import Reporter
 from polybook.render.myst import prose_to_myst
 from polybook.render.page import render_page
-from polybook.render.unresolved import readable
+from polybook.render.sphinx.unresolved import readable
 from polybook.source.parse import parse
 
 from .books import write_book

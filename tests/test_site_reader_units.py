@@ -14,8 +14,8 @@ from polybook.nb import new_code_cell, new_notebook, reads, writes
 from polybook.render.outputs import clean_notebook, sanitize_html, scrub
 from polybook.site.api import api_page, entries
 from polybook.site.api_prose import prose_index
+from polybook.site.book_inputs import site_inputs
 from polybook.site.extras import links, write_books
-from polybook.site.inputs import site_inputs
 from polybook.source.model import CodeCell, Document, Prose, TabProse
 
 CONFIG = "[project]\nname = u\n[build]\ntabs = pytorch, jax\nresources = img/\n"

@@ -18,12 +18,12 @@ import pytest
 
 from polybook.config import BookConfig, load_config
 from polybook.diagnostics import Location, Reporter
-from polybook.render import sphinx_process
 from polybook.render.myst import Lines
 from polybook.render.names import OUTPUT_DIR
 from polybook.render.page import Page
 from polybook.render.sources import page_files
-from polybook.render.sphinx_config import core_config, tool_digest
+from polybook.render.sphinx import process as sphinx_process
+from polybook.render.sphinx.config import RENDER_CODE, core_config, tool_digest
 from polybook.site import settings as site_settings
 from polybook.site.stage import plan_run, write_site
 
@@ -201,7 +201,7 @@ def test_the_tool_digest_covers_the_extensions_code_and_static_files(tmp_path: P
     shutil.copytree(site_settings.SITE_CODE, site, ignore=shutil.ignore_patterns("__pycache__"))
     before = tool_digest(site)
     assert tool_digest(site) == before
-    ext = site / "sphinx_ext.py"
+    ext = site / "sphinx_html.py"
     ext.write_text(ext.read_text() + "\n# changed\n")
     changed = tool_digest(site)
     assert changed != before
@@ -211,6 +211,16 @@ def test_the_tool_digest_covers_the_extensions_code_and_static_files(tmp_path: P
     assert last != changed
     (site / "notes.txt").write_text("neither code nor a static file")
     assert tool_digest(site) == last
+
+
+def test_the_tool_digest_covers_the_render_cores_adapter_to_sphinx(tmp_path: Path) -> None:
+    assert (RENDER_CODE / "sphinx" / "core_ext.py").is_file()  # the core and its adapter
+    render = tmp_path / "render"
+    shutil.copytree(RENDER_CODE, render, ignore=shutil.ignore_patterns("__pycache__"))
+    before = tool_digest(render)
+    ext = render / "sphinx" / "core_ext.py"
+    ext.write_text(ext.read_text() + "\n# changed\n")
+    assert tool_digest(render) != before
 
 
 @pytest.fixture

@@ -321,7 +321,7 @@ def cold_lib(root: Path) -> Run:
 def big_book(pages: int = BOOK_PAGES) -> None:
     """A synthetic book of ``pages`` pages in four frameworks, nothing executed: ``build lib``
     and ``build html``, cold and no-op, and Sphinx alone on the same pages."""
-    from polybook.render.sphinx_process import sphinx_jobs
+    from polybook.render.sphinx.process import sphinx_jobs
 
     with tempfile.TemporaryDirectory(prefix="polybook-bench-book-") as tmp:
         root = Path(tmp) / "book"

@@ -25,8 +25,8 @@ from polybook.render.one_framework import framework_pages
 from polybook.render.outputs import path_roots
 from polybook.render.page import REFERENCES, references_page, with_toctree
 from polybook.render.sources import write_sources
-from polybook.render.sphinx_config import bibfile, core_config, tool_digest
-from polybook.render.sphinx_job import job_settings, job_warnings, run_job_sphinx
+from polybook.render.sphinx.config import bibfile, core_config, tool_digest
+from polybook.render.sphinx.job import job_settings, job_warnings, run_job_sphinx
 
 if TYPE_CHECKING:
     from polybook.execution.stage import Executed

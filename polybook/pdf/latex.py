@@ -25,9 +25,9 @@ from polybook.pdf import log as latex_log
 from polybook.render.names import BIBFILE, INDEX_FILE
 from polybook.render.page import Page
 from polybook.render.sources import write_sources
-from polybook.render.sphinx_config import bibfile, core_config, tool_digest
-from polybook.render.sphinx_job import job_settings, job_warnings, run_job_sphinx
-from polybook.render.sphinx_process import CRASH_LINES
+from polybook.render.sphinx.config import bibfile, core_config, tool_digest
+from polybook.render.sphinx.job import job_settings, job_warnings, run_job_sphinx
+from polybook.render.sphinx.process import CRASH_LINES
 
 PDF_CODE = Path(__file__).resolve().parent
 TOOLS = ("xelatex", "latexmk", "rsvg-convert")

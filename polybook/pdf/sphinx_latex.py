@@ -23,8 +23,8 @@ from sphinx.writers.latex import LaTeXTranslator
 
 from polybook.pdf.latex import svg_to_pdf
 from polybook.pdf.log import MARKER
-from polybook.render.sphinx_ext import pb_panel, pb_tabset
-from polybook.render.sphinx_log import Mapper
+from polybook.render.sphinx.core_ext import pb_panel, pb_tabset
+from polybook.render.sphinx.log import Mapper
 
 SENTINEL = re.compile("\x00PB([^\x00]*)\x00")  # a marker while the body is being written
 # Where a block may be marked: in the flow of the text, not in tables, lists or captions.

@@ -16,7 +16,7 @@ from polybook.library.model import SavedBlock
 from polybook.pdf.latex import INSTALL, LatexJob, missing_tools, run_job, write_job_sources
 from polybook.pdf.pages import pdf_pages
 from polybook.render.outputs import path_roots
-from polybook.render.sphinx_config import bibfile
+from polybook.render.sphinx.config import bibfile
 from polybook.source.book import Book
 
 if TYPE_CHECKING:

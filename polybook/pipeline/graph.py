@@ -23,7 +23,7 @@ from polybook.source.stage import read_sources
 if TYPE_CHECKING:  # the later stages are imported when a build reaches them
     from polybook.execution.stage import Executed
     from polybook.execution.zygotes import ZygotePool
-    from polybook.render.sphinx_process import WarmSphinx
+    from polybook.render.sphinx.process import WarmSphinx
     from polybook.site.stage import SphinxKeeper
 
 logger = logging.getLogger("polybook")

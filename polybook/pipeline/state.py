@@ -61,7 +61,7 @@ def build_inputs(config: BookConfig, request: BuildRequest) -> str:
     the PDFs, epubs and decks built before it, which it links."""
     from polybook.environments import devices
     from polybook.environments.existing import fingerprints
-    from polybook.site.inputs import site_inputs
+    from polybook.site.book_inputs import site_inputs
 
     device = devices.resolve_device(config.build.device)
     given = fingerprints(config, request.tabs)  # existing environments: what they hold
@@ -88,7 +88,7 @@ def page_inputs(config: BookConfig, request: BuildRequest) -> dict[str, str]:
     """The files outside the pages that the last run of the target's Sphinx read for them
     (an included file, a raw file, an image from the book), each with its content's hash
     now ("" for one that is gone)."""
-    from polybook.render.inputs import read_inputs
+    from polybook.render.page_inputs import read_inputs
 
     layout = config.layout
     records = {"html": [layout.sphinx_inputs()], "pdf": map(layout.sphinx_inputs, request.tabs)}

@@ -2,7 +2,7 @@
 
 Sphinx reads and writes again only the pages that changed, and warns only about those: a
 build that changed one page would forget the warnings of the others. So each Sphinx run's
-diagnostics (``polybook.render.sphinx_log`` writes them, with what the run did) update a
+diagnostics (``polybook.render.sphinx.log`` writes them, with what the run did) update a
 store, ``_build/site-diagnostics.json``: docname -> that page's diagnostics, each with the
 phase that emits it. A run replaces the ``read`` entries of the pages it read, the
 ``write`` entries of the pages it wrote, the ``check`` entries when it checked consistency

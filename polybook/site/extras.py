@@ -19,7 +19,7 @@ from polybook.library.wheel import publish_wheel
 from polybook.nb import writes
 from polybook.render.names import BIBFILE, INDEX_FILE
 from polybook.render.page import Page, references_page
-from polybook.render.sphinx_config import bibfile
+from polybook.render.sphinx.config import bibfile
 from polybook.site.api import api_index, api_pages
 from polybook.site.api_prose import ProseIndex
 

@@ -15,9 +15,9 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxRole
 from sphinx.util.osutil import relative_uri
 
-from polybook.render.library_links import api, skip
 from polybook.render.messages import message
 from polybook.render.names import anchor
+from polybook.render.sphinx.library_links import api, skip
 
 logger = logging.getLogger(__name__)
 SEARCH_DATA = "pb-search-data.js"  # written into _static: each page's text, by section

@@ -10,8 +10,8 @@ from typing import Any
 from polybook.config import BookConfig
 from polybook.layout import DIST_LINK
 from polybook.library.model import SavedBlock
-from polybook.render.inputs import inputs_digest
-from polybook.render.sphinx_config import core_config, hash_tree, tool_digest
+from polybook.render.page_inputs import inputs_digest
+from polybook.render.sphinx.config import core_config, hash_tree, tool_digest
 from polybook.site.editions import editions_config
 from polybook.site.extras import BOOK_KINDS, links, site_books, site_decks
 
@@ -63,7 +63,7 @@ def html_config(
         config,
         libraries,
         leading=["sphinx_copybutton"],
-        output=["polybook.site.sphinx_ext", *sitemap],
+        output=["polybook.site.sphinx_html", *sitemap],
     )
     return {
         **core,

@@ -24,8 +24,8 @@ from polybook.render.assets import INSTALL, mathjax, write_mathjax
 from polybook.render.outputs import clean_for_book, path_roots
 from polybook.render.page import Page, render_page, with_toctree
 from polybook.render.sources import keepable, write_sources
-from polybook.render.sphinx_config import bibfile
-from polybook.render.sphinx_process import WarmSphinx, run_sphinx
+from polybook.render.sphinx.config import bibfile
+from polybook.render.sphinx.process import WarmSphinx, run_sphinx
 from polybook.site.api import documented_modules
 from polybook.site.api_prose import prose_index
 from polybook.site.extras import (

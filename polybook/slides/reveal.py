@@ -21,8 +21,8 @@ from pygments import highlight  # type: ignore[import-untyped]
 from pygments.formatters import HtmlFormatter  # type: ignore[import-untyped]
 
 from polybook.nb import strip_ansi
-from polybook.render.highlight import CellLexer
 from polybook.render.outputs import sanitize_html
+from polybook.render.sphinx.highlight import CellLexer
 from polybook.slides.deck import Deck, DeckCell
 from polybook.slides.rise import overlay
 

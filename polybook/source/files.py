@@ -8,7 +8,7 @@ files. :func:`check_files` refuses, at the line that names it, each one that lie
 the book's root and the folders ``[build] allowed_paths`` names (links followed), and each
 read from the network: a build stops before it renders anything, and ``polybook check``
 says the same. The render core's Sphinx extension holds what Sphinx reads to the same rule
-(:mod:`polybook.render.files`), includes inside included files too.
+(:mod:`polybook.render.sphinx.files`), includes inside included files too.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from polybook.render.autodoc import autodoc_settings
 from polybook.render.messages import CATALOG, catalog
 from polybook.render.names import BIBFILE, CITE_STYLE
 
-RENDER_CODE = Path(__file__).resolve().parent
+RENDER_CODE = Path(__file__).resolve().parent.parent  # the render core, its adapter inside
 # The library code the extension imports: the saved names it links.
 LIBRARY_CODE = PACKAGE_ROOT / "library"
 # Packages that shape every page.
@@ -70,9 +70,9 @@ def core_config(
                     "myst_parser",
                     *leading,
                     *(["sphinxcontrib.bibtex"] if cited else []),
-                    "polybook.render.sphinx_ext",
+                    "polybook.render.sphinx.core_ext",
                     *output,
-                    "polybook.render.highlight",  # IPython syntax in code cells
+                    "polybook.render.sphinx.highlight",  # IPython syntax in code cells
                     "sphinx.ext.autodoc",  # for `eval_rst` blocks, on in d2lbook too
                     *config.build.sphinx_extensions,
                 ]
@@ -122,14 +122,15 @@ def hash_tree(digest: hashlib._Hash, folder: Path, files: Iterable[Path]) -> Non
 
 
 def tool_digest(*output_code: Path) -> str:
-    """Hash of what renders every page of an output: the render core's code, the output's
-    own (its folders, static files included), the library code the extension imports, the
-    message catalog, and the versions of the packages that shape every page. Sphinx does
-    not know when its extensions change: a new digest rereads every page."""
+    """Hash of what renders every page of an output: the render core's code (its adapter
+    to Sphinx included), the output's own (its folders, static files included), the library
+    code the extension imports, the message catalog, and the versions of the packages that
+    shape every page. Sphinx does not know when its extensions change: a new digest rereads
+    every page."""
     digest = hashlib.sha256()
     for folder in (RENDER_CODE, LIBRARY_CODE, *output_code):
         digest.update(folder.name.encode() + b"\0")
-        hash_tree(digest, folder, [*folder.glob("*.py"), *(folder / "static").rglob("*")])
+        hash_tree(digest, folder, [*folder.rglob("*.py"), *(folder / "static").rglob("*")])
     hash_tree(digest, CATALOG.parent, [*CATALOG.glob("*.json")])  # the words on every page
     for name in PACKAGES:
         try:

@@ -32,7 +32,7 @@ from polybook.diagnostics import Diagnostic, Location
 from polybook.render.names import API_FOLDER, MAP_SUFFIX
 
 # Appended to the file's name by a run that starts before it is told to go (see
-# polybook.render.sphinx_run): the caller puts the file in place once the run is over.
+# polybook.render.sphinx.run): the caller puts the file in place once the run is over.
 aside = ""
 
 PAGE_BEING_READ = "pb_docname"  # set on each log record

@@ -25,7 +25,7 @@ from typing import Any
 
 from polybook.nb import strip_ansi
 from polybook.parallel import usable_cpus
-from polybook.render.sphinx_run import DONE, GO, NEXT
+from polybook.render.sphinx.run import DONE, GO, NEXT
 
 CRASH_LINES = 20  # lines of a crashed Sphinx's stderr shown in the error
 SPHINX_JOBS = 0  # Sphinx's processes (its -j); 0: see sphinx_jobs
@@ -39,9 +39,9 @@ def sphinx_jobs() -> int:
 
 
 def sphinx_command(settings_file: Path, *options: str) -> list[str]:
-    """The command of a Sphinx run that dies with this process (see ``sphinx_run``)."""
+    """The command of a Sphinx run that dies with this process (see :mod:`.run`)."""
     # -P: the working folder (a book's, often) is not put on the import path.
-    command = [sys.executable, "-P", "-m", "polybook.render.sphinx_run", str(settings_file)]
+    command = [sys.executable, "-P", "-m", "polybook.render.sphinx.run", str(settings_file)]
     return [*command, *options, "--parent", str(os.getpid())]
 
 

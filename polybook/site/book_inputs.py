@@ -1,5 +1,6 @@
-"""The files a site is made from beside the pages, named without importing the stage (a
-build that finds nothing changed reads them)."""
+"""The book's own files a site is made from beside the pages (its static files, BibTeX file,
+favicon and logo), named without importing the stage (a build that finds nothing changed
+reads them). The files each page read: :mod:`polybook.render.page_inputs`."""
 
 from __future__ import annotations
 

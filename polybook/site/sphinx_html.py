@@ -1,4 +1,4 @@
-"""The site's Sphinx extension, loaded after :mod:`polybook.render.sphinx_ext`: the tabs'
+"""The site's Sphinx extension, loaded after :mod:`polybook.render.sphinx.core_ext`: the tabs'
 script and style, the book's tabs in each page's head, the reader's features (see
 :mod:`polybook.site.reader`) and the theme's templates kept compiled between runs."""
 
@@ -12,7 +12,7 @@ from jinja2 import FileSystemBytecodeCache
 from sphinx.application import Sphinx
 
 from polybook.render import messages
-from polybook.render.sphinx_ext import display_name
+from polybook.render.sphinx.core_ext import display_name
 from polybook.site import editions, math_svg, navigation, reader, search
 
 

@@ -8,7 +8,7 @@ book's root. A file outside the book and the allowed folders (see :mod:`polybook
 or one read from a URL, is an error at its line, and nothing of it is read or copied.
 
 The files each page read are recorded (``pb_inputs``), so that an edit to one rebuilds the
-pages that read it (:mod:`polybook.render.inputs`).
+pages that read it (:mod:`polybook.render.page_inputs`).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from polybook.confine import Confinement, Outside, allowed_hint, is_url
 from polybook.fsutil import write_atomic
-from polybook.render.inputs import write_inputs
+from polybook.render.page_inputs import write_inputs
 from polybook.render.svg import EMPTY_SVG, sanitize_svg
 
 logger = logging.getLogger(__name__)

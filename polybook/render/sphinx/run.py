@@ -1,12 +1,12 @@
 """Runs Sphinx builds in a process of their own.
 
-``python -m polybook.render.sphinx_run SETTINGS.json [--fresh] [--jobs N] [--when-told]
+``python -m polybook.render.sphinx.run SETTINGS.json [--fresh] [--jobs N] [--when-told]
 [--parent PID]``: ``--fresh`` rereads every page (Sphinx's ``-E``); ``--jobs`` reads and
 writes pages in N processes (Sphinx's ``-j``; it does so where there are enough pages);
 ``--when-told`` starts Sphinx (its imports, extensions and pickled environment), then builds
 each time a line ``go`` comes on stdin, answering ``done STATUS`` on stdout, until stdin
 ends: the log and diagnostics of each run go beside the usual files (``.next``) for the
-caller to put in place (see :mod:`polybook.render.sphinx_process`). A warm process so kept
+caller to put in place (see :mod:`polybook.render.sphinx.process`). A warm process so kept
 by ``polybook serve`` turns an edit into a page in a fraction of a second. ``--parent``
 names the build's process: when it dies, this one and the processes it forked die at once,
 so that nothing writes into ``_build/`` after the build that owns it is gone
@@ -52,7 +52,7 @@ def main(settings_path: str, fresh: bool = False, jobs: int = 1, when_told: bool
     from sphinx._cli.util.colour import disable_colour
     from sphinx.application import Sphinx
 
-    from polybook.render import sphinx_log
+    from polybook.render.sphinx import log as sphinx_log
 
     disable_colour()  # a plain log file
     with open(settings_path, encoding="utf-8") as handle:
@@ -96,7 +96,7 @@ def main(settings_path: str, fresh: bool = False, jobs: int = 1, when_told: bool
 
 
 def _arguments(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m polybook.render.sphinx_run")
+    parser = argparse.ArgumentParser(prog="python -m polybook.render.sphinx.run")
     parser.add_argument("settings")
     parser.add_argument("--fresh", action="store_true")
     parser.add_argument("--jobs", type=int, default=1)

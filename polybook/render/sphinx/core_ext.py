@@ -15,19 +15,19 @@ from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
-from polybook.render import (
+from polybook.render import library_stubs
+from polybook.render.messages import localized_note
+from polybook.render.names import CELLS_SUFFIX
+from polybook.render.outputs import sanitize_html
+from polybook.render.sphinx import (
     cite,
     files,
     html_writer,
     library_links,
-    library_stubs,
-    sphinx_log,
     stable_config,
     unresolved,
 )
-from polybook.render.messages import localized_note
-from polybook.render.names import CELLS_SUFFIX
-from polybook.render.outputs import sanitize_html
+from polybook.render.sphinx import log as sphinx_log
 
 
 class pb_tabset(nodes.General, nodes.Element):

@@ -14,7 +14,7 @@ from polybook.diagnostics import Diagnostic
 from polybook.fsutil import write_atomic
 from polybook.nb import strip_ansi
 from polybook.render import warning_store
-from polybook.render.sphinx_process import CRASH_LINES, sphinx_command
+from polybook.render.sphinx.process import CRASH_LINES, sphinx_command
 
 
 def job_settings(
