@@ -45,7 +45,11 @@ def _tally(made: Made, config: BookConfig, reporter: Reporter) -> bool:
 
 
 TALLY = Output(
-    "tally", "the notebooks and saved code per framework", _tally_writes, True, _tally, _tally_reads
+    "tally",
+    "the notebooks and saved code per framework",
+    _tally_writes,
+    build=_tally,
+    reads=_tally_reads,
 )
 
 
