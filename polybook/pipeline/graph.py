@@ -22,6 +22,7 @@ from polybook.pipeline.request import BuildRequest
 from polybook.source.stage import read_sources
 
 if TYPE_CHECKING:  # the later stages are imported when a build reaches them
+    from polybook.execution.stage import Executed
     from polybook.execution.zygotes import ZygotePool
 
 logger = logging.getLogger("polybook")
@@ -96,10 +97,22 @@ def _run_stages(
     if isinstance(library, str):
         summary.stopped = library
         return summary
-    if not request.output.executes:
-        if not output(Made(library), config, reporter):
-            summary.stopped = request.target
-        return summary
+    made = Made(library)
+    if request.output.executes:
+        made = Made(library, _execute(library, config, reporter, zygotes, summary))
+    if not output(made, config, reporter):  # its errors stop the build
+        summary.stopped = request.target
+    return summary
+
+
+def _execute(
+    library: Library,
+    config: BookConfig,
+    reporter: Reporter,
+    zygotes: ZygotePool | None,
+    summary: BuildSummary,
+) -> Executed:
+    """The execute stage's result; what it did goes into ``summary``."""
     from polybook.execution.stage import execute
 
     executed = execute(library, config, reporter, zygotes)
@@ -107,6 +120,4 @@ def _run_stages(
     summary.failed = len(executed.report.failed)
     for edition in executed.report.editions.values():
         summary.editions[edition] = summary.editions.get(edition, 0) + 1
-    if not output(Made(library, executed), config, reporter):
-        summary.stopped = request.target
-    return summary
+    return executed
