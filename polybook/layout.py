@@ -2,7 +2,8 @@
 committed ``_freeze/`` and the framework environments, named in this one place.
 
 A stage asks its :class:`Layout` (``config.layout``) for a path; no other module spells
-``_build`` or one of its folders.
+``_build`` or one of its folders. An output names its own places with the generic
+:meth:`Layout.output_dir` and :meth:`Layout.book_file` (``polybook.output``).
 """
 
 from __future__ import annotations
@@ -101,12 +102,23 @@ class Layout:
     def freeze(self) -> Path:
         return self.root / FREEZE_DIR
 
+    # Any output's places (``polybook.output``: each output says which are its own)
+
+    def output_dir(self, name: str) -> Path:
+        """The folder that output ``name`` writes: ``_build/<name>``."""
+        return self.build / name
+
+    def book_file(self, name: str, framework: str, suffix: str) -> Path:
+        """A file output ``name`` makes of the whole book for ``framework``:
+        ``_build/<name>/<book>-<framework><suffix>``."""
+        return self.output_dir(name) / f"{self.name}-{framework}{suffix}"
+
     # Execution
 
     @property
     def eval(self) -> Path:
         """The executed notebooks, ``eval/<framework>/<page>.ipynb``."""
-        return self.build / "eval"
+        return self.output_dir("eval")
 
     def executed(self, page: str, framework: str) -> Path:
         return self.eval / framework / notebook_file(page)
@@ -138,7 +150,7 @@ class Layout:
 
     @property
     def html(self) -> Path:
-        return self.build / "html"
+        return self.output_dir("html")
 
     @property
     def site_src(self) -> Path:
@@ -178,14 +190,14 @@ class Layout:
 
     @property
     def pdf_dir(self) -> Path:
-        return self.build / "pdf"
+        return self.output_dir("pdf")
 
     def pdf_name(self, framework: str) -> str:
-        return f"{self.name}-{framework}.pdf"
+        return self.pdf(framework).name
 
     def pdf(self, framework: str) -> Path:
         """The finished PDF of ``framework``."""
-        return self.pdf_dir / self.pdf_name(framework)
+        return self.book_file("pdf", framework, ".pdf")
 
     def built_pdfs(self, tabs: tuple[str, ...]) -> dict[str, Path]:
         """The frameworks of ``tabs`` that have a finished PDF, with its path."""
@@ -198,14 +210,14 @@ class Layout:
 
     @property
     def epub_dir(self) -> Path:
-        return self.build / "epub"
+        return self.output_dir("epub")
 
     def epub_name(self, framework: str) -> str:
-        return f"{self.name}-{framework}.epub"
+        return self.epub(framework).name
 
     def epub(self, framework: str) -> Path:
         """The finished epub of ``framework``."""
-        return self.epub_dir / self.epub_name(framework)
+        return self.book_file("epub", framework, ".epub")
 
     def built_epubs(self, tabs: tuple[str, ...]) -> dict[str, Path]:
         """The frameworks of ``tabs`` that have a finished epub, with its path."""
@@ -218,13 +230,13 @@ class Layout:
 
     @property
     def notebooks(self) -> Path:
-        return self.build / "notebooks"
+        return self.output_dir("notebooks")
 
     @property
     def slides(self) -> Path:
         """The decks: ``<framework>/<page>.ipynb`` (RISE) and ``.html`` (reveal.js), with
         the browser assets they share in ``_static/``."""
-        return self.build / "slides"
+        return self.output_dir("slides")
 
     def deck(self, framework: str, page: str, suffix: str) -> Path:
         """One section's deck of ``framework``: ``.ipynb`` or ``.html``."""
@@ -241,7 +253,7 @@ class Layout:
 
     @property
     def dist(self) -> Path:
-        return self.build / "dist"
+        return self.output_dir("dist")
 
     @property
     def dist_stamp(self) -> Path:

@@ -6,15 +6,19 @@ from __future__ import annotations
 import argparse
 
 from polybook.diagnostics import Location, PolybookError
-from polybook.pipeline.request import TARGETS
+from polybook.output import Output, by_name
+from polybook.pipeline.registry import OUTPUTS
 
 
 def add_build_parser(
     sub: argparse._SubParsersAction[argparse.ArgumentParser],
+    outputs: tuple[Output, ...] = OUTPUTS,
 ) -> argparse.ArgumentParser:
-    """``polybook build``'s arguments; returns its parser."""
+    """``polybook build``'s arguments, its targets ``outputs`` (``args.outputs`` by name);
+    returns its parser."""
     build = sub.add_parser("build", help="build the book")
-    build.add_argument("target", choices=list(TARGETS), help="what to build")
+    build.add_argument("target", choices=[o.name for o in outputs], help="what to build")
+    build.set_defaults(outputs=by_name(outputs))
     build.add_argument("pages", nargs="*", help="execute only these pages (default: all)")
     build.add_argument("--tab", default="", help="framework(s) to build, or 'all'")
     build.add_argument("--jobs", type=int, default=0, help="notebooks run at once")

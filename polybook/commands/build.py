@@ -11,14 +11,10 @@ import sys
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from polybook.config import BookConfig
 from polybook.diagnostics import Diagnostic, Location, PolybookError, Reporter, raise_all
 from polybook.fsutil import exclusive, write_atomic
-
-if TYPE_CHECKING:
-    from polybook.site.stage import SphinxKeeper
 from polybook.pipeline import state
 from polybook.pipeline.request import BuildRequest
 
@@ -88,12 +84,13 @@ def build(
     config: BookConfig,
     reporter: Reporter,
     report: str = "",
-    keeper: SphinxKeeper | None = None,
+    keeper: object = None,
     force: bool = False,
 ) -> int:
     """Run ``request``'s build unless nothing changed since the last successful one (then
     its warnings are given again) or ``force``; ``report`` names a JSON file for the
-    summary, ``keeper`` holds the site's Sphinx process between builds."""
+    summary, ``keeper`` what ``polybook serve`` holds between builds (the site's Sphinx
+    process)."""
     inputs = state.build_inputs(config, request)
     reads = state.page_inputs(config, request)
     if not force and state.unchanged(config, inputs, state.outputs(config, request), reads):

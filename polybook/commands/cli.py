@@ -22,7 +22,10 @@ from polybook.commands.editions import editions_command
 from polybook.config import BookConfig, find_book_root, load_config
 from polybook.diagnostics import Location, PolybookError, Reporter
 from polybook.environments.prepare import ensure_all
+from polybook.output import Output
+from polybook.pipeline.registry import OUTPUTS
 from polybook.pipeline.request import BuildRequest
+from polybook.site.output import OUTPUT as SITE
 
 logger = logging.getLogger("polybook")
 
@@ -121,11 +124,11 @@ def _starting(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     _common(doctor, top=False)
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(outputs: tuple[Output, ...] = OUTPUTS) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="polybook", description=__doc__)
     _common(parser, top=True)
     sub = parser.add_subparsers(dest="command", required=True)
-    _common(add_build_parser(sub), top=False)
+    _common(add_build_parser(sub, outputs), top=False)
     check = sub.add_parser("check", help="check the sources without executing anything")
     _common(check, top=False)
     check.add_argument("--tab", default="", help="framework(s) to check, or 'all'")
@@ -263,7 +266,8 @@ def run(args: argparse.Namespace, reporter: Reporter | None = None) -> int:
             return commands.freeze(config, tabs, pages, reporter)
         if args.command == "cache":
             return commands.clear_cache(config)
-        request = BuildRequest(args.target, tabs, commands.resolve_pages(config, args.pages))
+        pages = commands.resolve_pages(config, args.pages)
+        request = BuildRequest(args.outputs[args.target], tabs, pages)
         return commands.build(request, config, reporter, args.report)
 
 
@@ -280,7 +284,7 @@ def _serve(args: argparse.Namespace, config: BookConfig) -> int:
         current = load_config(config.root, config_overrides(args))
         reporter.suppressed = frozenset(current.build.suppress_warnings)
         reporter.forward(current.ignored)
-        request = BuildRequest("html", _tabs(current, args.tab), None)
+        request = BuildRequest(SITE, _tabs(current, args.tab), None)
         # The first build runs every stage even where nothing changed: the process then
         # holds what the next builds reuse (its imports, the pages' parsed code, a warm
         # Sphinx), and the first save reaches the browser as soon as the later ones.
@@ -302,7 +306,7 @@ def _linkcheck(
     from polybook.commands.linkcheck import check_external
 
     with commands.locked(config):
-        built = commands.build(BuildRequest("html", tabs), config, reporter)
+        built = commands.build(BuildRequest(SITE, tabs), config, reporter)
     if built or not (config.layout.html / "index.html").is_file():
         return built or 1
     external = Reporter(suppressed=frozenset(config.build.suppress_warnings))
@@ -314,8 +318,9 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
     raise Terminated
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = _parser()
+def main(argv: list[str] | None = None, outputs: tuple[Output, ...] = OUTPUTS) -> int:
+    """``polybook``'s command line; ``outputs``: what ``polybook build`` can build."""
+    parser = _parser(outputs)
     args, extra = parser.parse_known_args(argv)
     command = getattr(args, "command", "")
     args.lab_options = extra if command == "lab" else []  # passed on to JupyterLab

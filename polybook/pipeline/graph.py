@@ -1,97 +1,31 @@
 """The build graph, explicit: source -> library -> (environments ->) execution -> an output.
 
 Each stage is a function ``stage(input, config, reporter) -> result`` in its own package;
-:data:`TARGETS` says which stages a target runs and what it writes, and :func:`run_build`
-runs them in order and decides what a failing stage stops. A build with errors never
-replaces good outputs with worse ones: errors in the sources or the library stop it before
-anything is executed or rendered; a page whose notebook failed keeps its last good output.
+:class:`~polybook.output.Output` says which stages an output needs and how it is built, and
+:func:`run_build` runs them in order and decides what a failing stage stops. A build with
+errors never replaces good outputs with worse ones: errors in the sources or the library
+stop it before anything is executed or rendered; a page whose notebook failed keeps its
+last good output.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from polybook.config import BookConfig
 from polybook.diagnostics import Reporter
 from polybook.library.stage import Library, build_library, library_of_pages, read_pages
-from polybook.pipeline.request import TARGETS, BuildRequest
+from polybook.output import Made, Run
+from polybook.pipeline.request import BuildRequest
 from polybook.source.stage import read_sources
 
 if TYPE_CHECKING:  # the later stages are imported when a build reaches them
     from polybook.execution.stage import Executed
     from polybook.execution.zygotes import ZygotePool
-    from polybook.render.sphinx.process import WarmSphinx
-    from polybook.site.stage import SphinxKeeper
 
 logger = logging.getLogger("polybook")
-
-
-def _site(
-    executed: Executed, config: BookConfig, reporter: Reporter, early: WarmSphinx | None
-) -> None:
-    from polybook.site.stage import build_site
-
-    made = build_site(executed, config, reporter, early)
-    logger.info("site written to %s", made.index)
-
-
-def _pdf(
-    executed: Executed, config: BookConfig, reporter: Reporter, early: WarmSphinx | None
-) -> None:
-    from polybook.pdf.stage import build_pdf
-
-    for path in build_pdf(executed, config, reporter):
-        logger.info("wrote %s", path.relative_to(config.root))
-
-
-def _epub(
-    executed: Executed, config: BookConfig, reporter: Reporter, early: WarmSphinx | None
-) -> None:
-    from polybook.epub.stage import build_epub
-
-    for path in build_epub(executed, config, reporter):
-        logger.info("wrote %s", path.relative_to(config.root))
-
-
-def _notebooks(
-    executed: Executed, config: BookConfig, reporter: Reporter, early: WarmSphinx | None
-) -> None:
-    from polybook.notebooks.stage import build_notebooks
-
-    written = build_notebooks(executed, config, reporter)
-    logger.info(
-        "notebooks written to %s (%d, %d changed)",
-        written.folder,
-        written.notebooks,
-        written.changed,
-    )
-
-
-def _slides(
-    executed: Executed, config: BookConfig, reporter: Reporter, early: WarmSphinx | None
-) -> None:
-    from polybook.slides.stage import build_slides
-
-    made = build_slides(executed, config, reporter)
-    logger.info(
-        "slides written to %s (%d decks, %d files changed)",
-        made.folder,
-        len(made.decks),
-        made.changed,
-    )
-
-
-Output = Callable[["Executed", BookConfig, Reporter, "WarmSphinx | None"], None]
-OUTPUTS: dict[str, Output] = {
-    "html": _site,
-    "pdf": _pdf,
-    "epub": _epub,
-    "notebooks": _notebooks,
-    "slides": _slides,
-}
 
 
 @dataclass
@@ -116,7 +50,7 @@ class BuildSummary:
 
 def _library(request: BuildRequest, config: BookConfig, reporter: Reporter) -> Library | str:
     """The library stage's result, or the name of the stage that stopped the build."""
-    if not TARGETS[request.target].executes:  # the library alone needs no notebooks
+    if not request.output.executes:  # the library alone needs no notebooks
         pages = read_pages(request.sources, config, reporter)
         if pages is None:
             return "source"
@@ -131,37 +65,31 @@ def run_build(
     request: BuildRequest,
     config: BookConfig,
     reporter: Reporter,
-    keeper: SphinxKeeper | None = None,
+    keeper: object = None,
 ) -> BuildSummary:
-    """Run the stages of ``request.target``; see the module's documentation. ``keeper``
-    holds the site's Sphinx process between builds (``polybook serve``)."""
-    early = None
+    """Run the stages of ``request.output`` and build it; see the module's documentation.
+    ``keeper``: what ``polybook serve`` holds between builds for the output (the site's
+    Sphinx process), given to its :meth:`~polybook.output.Output.begin`."""
     zygotes = None
-    runs = TARGETS[request.target].executes and config.build.eval_notebook
+    runs = request.output.executes and config.build.eval_notebook
     if runs and request.pages is None:  # a cold build's first zygotes start now
         from polybook.execution.head_start import head_start
 
         zygotes = head_start(config, request.tabs)
-    if request.target == "html":  # Sphinx starts while the pages are prepared
-        from polybook.site.stage import start_early
-
-        early = keeper.take(config) if keeper is not None else start_early(config)
+    output = request.output.begin(config, keeper)  # the site starts Sphinx now
     try:
-        return _run_stages(request, config, reporter, early, zygotes)
+        return _run_stages(request, config, reporter, output, zygotes)
     finally:
         if zygotes is not None:  # ended by the executor that took them; else here
             zygotes.close()
-        if keeper is not None and request.target == "html":
-            keeper.keep(config, early)
-        elif early is not None:
-            early.stop()  # where the site did not need it
+        output.close()
 
 
 def _run_stages(
     request: BuildRequest,
     config: BookConfig,
     reporter: Reporter,
-    early: WarmSphinx | None,
+    output: Run,
     zygotes: ZygotePool | None,
 ) -> BuildSummary:
     summary = BuildSummary()
@@ -169,15 +97,22 @@ def _run_stages(
     if isinstance(library, str):
         summary.stopped = library
         return summary
-    if request.target == "dist":
-        from polybook.library.wheel import build_dist
+    made = Made(library)
+    if request.output.executes:
+        made = Made(library, _execute(library, config, reporter, zygotes, summary))
+    if not output(made, config, reporter):  # its errors stop the build
+        summary.stopped = request.target
+    return summary
 
-        for path in build_dist(library, config, reporter):
-            logger.info("wrote %s", path.relative_to(config.root))
-        summary.stopped = "dist" if reporter.errors else ""
-        return summary
-    if not TARGETS[request.target].executes:
-        return summary
+
+def _execute(
+    library: Library,
+    config: BookConfig,
+    reporter: Reporter,
+    zygotes: ZygotePool | None,
+    summary: BuildSummary,
+) -> Executed:
+    """The execute stage's result; what it did goes into ``summary``."""
     from polybook.execution.stage import execute
 
     executed = execute(library, config, reporter, zygotes)
@@ -185,6 +120,4 @@ def _run_stages(
     summary.failed = len(executed.report.failed)
     for edition in executed.report.editions.values():
         summary.editions[edition] = summary.editions.get(edition, 0) + 1
-    if request.target in OUTPUTS:
-        OUTPUTS[request.target](executed, config, reporter, early)
-    return summary
+    return executed

@@ -17,7 +17,7 @@ from polybook.config import BookConfig
 from polybook.diagnostics import Diagnostic
 from polybook.fsutil import write_atomic
 from polybook.paths import PACKAGE_ROOT as TOOL_ROOT
-from polybook.pipeline.request import TARGETS, BuildRequest
+from polybook.pipeline.request import BuildRequest
 
 
 def _hash_files(digest: hashlib._Hash, root: Path, paths: Iterable[Path]) -> None:
@@ -57,42 +57,34 @@ def _outputs(config: BookConfig) -> dict[str, str]:
 def build_inputs(config: BookConfig, request: BuildRequest) -> str:
     """The fingerprint of what ``request``'s build reads: the command, the host's device,
     the environments' pins (existing interpreters: what they hold), the site's own files,
-    the frozen outputs, the files the pages read (:func:`page_inputs`), and for the site
-    the PDFs, epubs and decks built before it, which it links."""
+    the frozen outputs, the files the pages read (:func:`page_inputs`), and what the output
+    says it reads beside them (the site: the PDFs, epubs and decks built before it)."""
     from polybook.environments import devices
     from polybook.environments.existing import fingerprints
     from polybook.site.book_inputs import site_inputs
 
+    output = request.output
     device = devices.resolve_device(config.build.device)
     given = fingerprints(config, request.tabs)  # existing environments: what they hold
     pages = sorted(request.pages or ())
-    command = [request.target, request.tabs, pages, device, devices.host_gpus(), given]
-    # The notebooks' install cells spell the pins of both sets.
-    sets = ("cpu", "cuda") if request.target == "notebooks" else (device,)
+    command = [output.name, request.tabs, pages, device, devices.host_gpus(), given]
+    sets = ("cpu", "cuda") if output.all_requirement_sets else (device,)
     pins = [config.framework(fw).requirements(d) for fw in request.tabs for d in sets]
     pins += [path for fw in request.tabs for path in config.extra_requirements(fw)]
     freeze = config.layout.freeze  # frozen outputs (polybook.execution.freeze)
     frozen = sorted(p for p in freeze.rglob("*") if p.is_file()) if freeze.is_dir() else []
-    layout = config.layout
-    built = [
-        *layout.built_pdfs(config.build.tabs).values(),
-        *layout.built_epubs(config.build.tabs).values(),
-    ]
-    decks = layout.built_decks(config.build.tabs)
-    built += [layout.deck(fw, page, ".html") for fw, pages in decks.items() for page in pages]
-    extra = [*pins, *site_inputs(config), *frozen, *(built if request.target == "html" else [])]
+    extra = [*pins, *site_inputs(config), *frozen, *output.reads(config)]
     return fingerprint(config, json.dumps(command), extra)
 
 
 def page_inputs(config: BookConfig, request: BuildRequest) -> dict[str, str]:
-    """The files outside the pages that the last run of the target's Sphinx read for them
+    """The files outside the pages that the last runs of the output's Sphinx read for them
     (an included file, a raw file, an image from the book), each with its content's hash
     now ("" for one that is gone)."""
     from polybook.render.page_inputs import read_inputs
 
-    layout = config.layout
-    records = {"html": [layout.sphinx_inputs()], "pdf": map(layout.sphinx_inputs, request.tabs)}
-    paths = {p for record in records.get(request.target, []) for p in read_inputs(record)}
+    records = request.output.sphinx_reads(config.layout, request.tabs)
+    paths = {p for record in records for p in read_inputs(record)}
     return {str(path): _hash(path) for path in sorted(paths)}
 
 
@@ -105,7 +97,7 @@ def _hash(path: Path) -> str:
 
 def outputs(config: BookConfig, request: BuildRequest) -> list[Path]:
     """What ``request``'s build writes: a build whose outputs are missing runs again."""
-    return TARGETS[request.target].outputs(config.layout, request.tabs)
+    return request.output.writes(config.layout, request.tabs)
 
 
 def unchanged(

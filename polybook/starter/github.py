@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import sys
 
+from polybook.output import by_name
 from polybook.pdf.latex import DEBIAN_PACKAGES
-from polybook.pipeline.request import TARGETS
+from polybook.pipeline.registry import OUTPUTS as KNOWN
 
 WORKFLOW = ".github/workflows/book.yml"
 LINT_CONFIG = ".github/actionlint.yaml"
@@ -140,7 +141,7 @@ jobs:
 def workflow(frameworks: tuple[str, ...], gpu_runner: str = "") -> str:
     """The workflow's text; ``gpu_runner``: the label of a self-hosted runner with GPUs
     that executes the notebooks (its CUDA requirement sets chosen by detection)."""
-    outputs = [t for t in OUTPUTS if t in TARGETS]
+    outputs = [t for t in OUTPUTS if t in by_name(KNOWN)]
     builds = "\n".join(f"          polybook build {t} --executor none" for t in outputs)
     folders = {"notebooks": "_build/notebooks", "pdf": "_build/pdf", "html": "_build/html"}
     uploads = "\n".join(f"            {folders.get(t, f'_build/{t}')}" for t in outputs)

@@ -1,0 +1,28 @@
+"""The epubs as an output: one per framework, ``_build/epub``."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from polybook.config import BookConfig
+from polybook.diagnostics import Reporter
+from polybook.layout import Layout
+from polybook.output import Made, Output
+
+logger = logging.getLogger("polybook")
+
+
+def _writes(layout: Layout, tabs: tuple[str, ...]) -> list[Path]:
+    return [layout.epub(fw) for fw in tabs]
+
+
+def _build(made: Made, config: BookConfig, reporter: Reporter) -> bool:
+    from polybook.epub.stage import build_epub
+
+    for path in build_epub(made.executed, config, reporter):
+        logger.info("wrote %s", path.relative_to(config.root))
+    return True
+
+
+OUTPUT = Output("epub", "an epub per framework", _writes, build=_build)

@@ -1,0 +1,40 @@
+"""The students' notebooks as an output: ``_build/notebooks``. Their install cells spell the
+pins of every device's requirement set, so both decide that they are up to date."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from polybook.config import BookConfig
+from polybook.diagnostics import Reporter
+from polybook.layout import Layout
+from polybook.output import Made, Output
+
+logger = logging.getLogger("polybook")
+
+
+def _writes(layout: Layout, tabs: tuple[str, ...]) -> list[Path]:
+    return [layout.notebooks]
+
+
+def _build(made: Made, config: BookConfig, reporter: Reporter) -> bool:
+    from polybook.notebooks.stage import build_notebooks
+
+    written = build_notebooks(made.executed, config, reporter)
+    logger.info(
+        "notebooks written to %s (%d, %d changed)",
+        written.folder,
+        written.notebooks,
+        written.changed,
+    )
+    return True
+
+
+OUTPUT = Output(
+    "notebooks",
+    "students' notebooks for Jupyter, Colab and SageMaker",
+    _writes,
+    build=_build,
+    all_requirement_sets=True,
+)

@@ -1,0 +1,38 @@
+"""The slides as an output: a deck per marked section per framework, ``_build/slides``."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from polybook.config import BookConfig
+from polybook.diagnostics import Reporter
+from polybook.layout import Layout
+from polybook.output import Made, Output
+
+logger = logging.getLogger("polybook")
+
+
+def _writes(layout: Layout, tabs: tuple[str, ...]) -> list[Path]:
+    return [layout.slides / fw for fw in tabs]
+
+
+def _build(made: Made, config: BookConfig, reporter: Reporter) -> bool:
+    from polybook.slides.stage import build_slides
+
+    made_slides = build_slides(made.executed, config, reporter)
+    logger.info(
+        "slides written to %s (%d decks, %d files changed)",
+        made_slides.folder,
+        len(made_slides.decks),
+        made_slides.changed,
+    )
+    return True
+
+
+OUTPUT = Output(
+    "slides",
+    "a deck per section per framework: RISE notebooks and reveal.js pages",
+    _writes,
+    build=_build,
+)
