@@ -29,7 +29,7 @@ def _linked(config: BookConfig) -> list[Path]:
     layout = config.layout
     built = [
         *layout.built_pdfs(config.build.tabs).values(),
-        *layout.built_epubs(config.tabs).values(),
+        *layout.built_epubs(config.build.tabs).values(),
     ]
     decks = layout.built_decks(config.build.tabs)
     built += [layout.deck(fw, page, ".html") for fw, pages in decks.items() for page in pages]
