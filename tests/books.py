@@ -23,8 +23,8 @@ from polybook.commands.cli import main
 from polybook.config import load_config
 from polybook.diagnostics import Reporter
 from polybook.environments import venvs
+from polybook.execution.jobs import Inventory
 from polybook.execution.plan import EvalReport
-from polybook.execution.scheduler import Inventory
 from polybook.frameworks import DEVICES, REGISTRY
 from polybook.layout import ENVS_DIR, EnvsFolder, Layout
 from polybook.library.extract import extract_libraries

@@ -21,8 +21,8 @@ from polybook.pipeline.request import TARGETS, BuildRequest
 from polybook.source.stage import read_sources
 
 if TYPE_CHECKING:  # the later stages are imported when a build reaches them
+    from polybook.execution.kernels.zygote_pool import ZygotePool
     from polybook.execution.stage import Executed
-    from polybook.execution.zygotes import ZygotePool
     from polybook.render.sphinx_process import WarmSphinx
     from polybook.site.stage import SphinxKeeper
 
@@ -139,7 +139,7 @@ def run_build(
     zygotes = None
     runs = TARGETS[request.target].executes and config.eval_notebook
     if runs and request.pages is None:  # a cold build's first zygotes start now
-        from polybook.execution.head_start import head_start
+        from polybook.execution.kernels.head_start import head_start
 
         zygotes = head_start(config, request.tabs)
     if request.target == "html":  # Sphinx starts while the pages are prepared

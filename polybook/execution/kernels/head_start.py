@@ -17,8 +17,8 @@ from pathlib import Path
 from polybook.config import BookConfig
 from polybook.diagnostics import PolybookError
 from polybook.environments import devices, venvs
-from polybook.execution.launch import kernel_env, zygote_spec
-from polybook.execution.zygotes import ZygotePool
+from polybook.execution.kernels.launch import kernel_env, zygote_spec
+from polybook.execution.kernels.zygote_pool import ZygotePool
 from polybook.layout import FREEZE_DIR
 
 logger = logging.getLogger("polybook")

@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING, Any
 from nbformat import NotebookNode
 
 from polybook.diagnostics import Location, PolybookError
-from polybook.execution.cell_log import CellLog
-from polybook.execution.device_errors import MissingDevices, device_unavailable
-from polybook.execution.launch import KernelEnv, kernel_environ
+from polybook.execution.kernels.cell_log import CellLog
+from polybook.execution.kernels.device_errors import MissingDevices, device_unavailable
+from polybook.execution.kernels.launch import KernelEnv, kernel_environ
 from polybook.meta import cell_meta, notebook_meta, update_cell_meta
 from polybook.nb import merge_streams, strip_ansi
 
 if TYPE_CHECKING:
-    from polybook.execution.forked import ZygoteConnection
+    from polybook.execution.kernels.forking_provisioner import ZygoteConnection
 
 logger = logging.getLogger("polybook")
 SKIP_TAG = "skip-execution"
@@ -186,7 +186,7 @@ def _manager(env: KernelEnv, runtime: str, log: Path) -> tuple[Any, ZygoteConnec
     the kernel starts as jupyter_client starts kernels)."""
     from jupyter_client.kernelspec import KernelSpecManager
 
-    from polybook.execution.ready import PromptKernelManager
+    from polybook.execution.kernels.prompt_kernel import PromptKernelManager
 
     # Unix-socket transport: parallel kernels never compete for TCP ports.
     km = PromptKernelManager(
@@ -195,11 +195,11 @@ def _manager(env: KernelEnv, runtime: str, log: Path) -> tuple[Any, ZygoteConnec
         transport="ipc",
         ip=os.path.join(runtime, "kernel"),
         connection_file=os.path.join(runtime, "connection.json"),
-        client_class="polybook.execution.ready.PromptKernelClient",
+        client_class="polybook.execution.kernels.prompt_kernel.PromptKernelClient",
     )
     if not env.zygote:
         return km, None
-    from polybook.execution.forked import ForkingProvisioner, ZygoteConnection
+    from polybook.execution.kernels.forking_provisioner import ForkingProvisioner, ZygoteConnection
 
     try:
         connection = ZygoteConnection(env.zygote)
@@ -252,7 +252,7 @@ def _execute_once(
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
-    from polybook.execution.watchdog import Watchdog
+    from polybook.execution.kernels.watchdog import Watchdog
 
     work = copy.deepcopy(nb)
     mark_unrunnable(work, env.host_gpus)
