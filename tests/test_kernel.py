@@ -80,7 +80,7 @@ def test_the_managers_ready_settles_when_a_kernel_starts_or_fails(tmp_path: Path
 def test_a_kernel_silent_at_its_start_is_replaced_and_the_notebook_runs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from polybook.execution.kernels import execute as kernel_module
+    from polybook.execution.kernels import client as kernel_module
     from polybook.execution.kernels.prompt_kernel import PromptKernelClient
 
     env = venvs.environment("pytorch", "cpu", REPO_ENVS)

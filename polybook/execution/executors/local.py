@@ -32,8 +32,8 @@ from polybook.environments import devices
 from polybook.execution.executors.local_worker import PROGRESS
 from polybook.execution.executors.protocol import ExecutorSetup
 from polybook.execution.jobs import Failure, Inventory, Job, JobResult
+from polybook.execution.kernels.cell_errors import exit_status
 from polybook.execution.kernels.cell_log import last_started
-from polybook.execution.kernels.execute import exit_status
 from polybook.execution.kernels.launch import KernelEnv, zygote_spec
 from polybook.execution.kernels.zygote_pool import ZygotePool, ZygoteSpec
 from polybook.nb import reads, writes

@@ -21,7 +21,8 @@ from types import FrameType
 
 from polybook.diagnostics import Location, PolybookError
 from polybook.execution.jobs import Failure
-from polybook.execution.kernels.execute import CellError, execute
+from polybook.execution.kernels.cell_errors import CellError
+from polybook.execution.kernels.execute import execute
 from polybook.execution.kernels.launch import KernelEnv
 from polybook.fsutil import write_atomic
 from polybook.lifeline import die_with_parent, watch_parent
@@ -97,9 +98,9 @@ def warm() -> None:
     worker started ahead does so while the zygotes import, not when its first job comes."""
     import nbclient  # noqa: F401
 
+    import polybook.execution.kernels.client
     import polybook.execution.kernels.forking_provisioner
-    import polybook.execution.kernels.prompt_kernel
-    import polybook.execution.kernels.watchdog  # noqa: F401
+    import polybook.execution.kernels.prompt_kernel  # noqa: F401
 
 
 def main() -> int:

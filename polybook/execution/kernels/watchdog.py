@@ -6,7 +6,7 @@ update): a training cell that reports progress runs on, a cell silent past its l
 stopped: interrupted first, so that its traceback names the line it was on, then killed if
 it does not end. A kernel whose process is stopped (SIGSTOP, a debugger) or that stops
 answering its heartbeat is killed sooner, whatever the limit. The run then ends with a
-:class:`~polybook.execution.kernels.execute.CellError` named ``CellTimeoutError`` that
+:class:`~polybook.execution.kernels.cell_errors.CellError` named ``CellTimeoutError`` that
 says which of these happened.
 """
 
