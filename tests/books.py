@@ -15,16 +15,16 @@ import shutil
 import venv
 import zipfile
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from polybook.commands.cli import main
-from polybook.config import load_config
+from polybook.config import BookConfig, load_config
 from polybook.diagnostics import Reporter
 from polybook.environments import venvs
+from polybook.execution.jobs import Inventory
 from polybook.execution.plan import EvalReport
-from polybook.execution.scheduler import Inventory
 from polybook.frameworks import DEVICES, REGISTRY
 from polybook.layout import ENVS_DIR, EnvsFolder, Layout
 from polybook.library.extract import extract_libraries
@@ -145,6 +145,11 @@ def looks_installed(env: venvs.Environment) -> venvs.Environment:
     (site / "pip").symlink_to(Path(pip.origin).parent)
     (env.path / venvs.STAMP).write_text(env.requirements_hash() + "\n", encoding="utf-8")
     return env
+
+
+def with_build(config: BookConfig, **changes: Any) -> BookConfig:
+    """``config`` with keys of ``[build]`` changed."""
+    return replace(config, build=replace(config.build, **changes))
 
 
 def write_book(root: Path, files: Mapping[str, str | bytes], config: str | None = ONE_TAB) -> Path:

@@ -8,9 +8,9 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
-from polybook.execution.kernel import execute
-from polybook.execution.launch import KernelEnv, zygote_spec
-from polybook.execution.zygotes import ZygotePool
+from polybook.execution.kernels.execute import execute
+from polybook.execution.kernels.launch import KernelEnv, zygote_spec
+from polybook.execution.kernels.zygote_pool import ZygotePool
 from polybook.nb import new_code_cell, new_notebook
 
 from .books import REPO_ENVS

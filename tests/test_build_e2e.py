@@ -155,7 +155,7 @@ def test_outputs_from_a_bigger_host_are_shown_with_their_provenance(tmp_path: Pa
     """A build on a (simulated) 2-GPU host fills the cache; this host then shows its outputs."""
     from polybook.config import load_config
     from polybook.diagnostics import Reporter
-    from polybook.execution.scheduler import Inventory
+    from polybook.execution.jobs import Inventory
     from polybook.execution.stage import build_eval
     from polybook.library.extract import extract_libraries
     from polybook.library.stage import write_libraries

@@ -10,8 +10,8 @@ import pytest
 from polybook.commands.cli import main
 from polybook.config import load_config
 from polybook.diagnostics import Reporter
+from polybook.execution.jobs import Inventory
 from polybook.execution.plan import EvalReport
-from polybook.execution.scheduler import Inventory
 from polybook.execution.stage import build_eval
 from polybook.library.extract import extract_libraries
 from polybook.library.stage import write_libraries

@@ -111,7 +111,7 @@ def test_the_library_path_and_the_head_start_import_no_notebook_machinery() -> N
     # A cold build's head start runs before its first zygote starts, with one CPU idle.
     probe = (
         "import sys, polybook.commands.cli, polybook.pipeline.graph, polybook.commands.check;"
-        " import polybook.execution.head_start;"
+        " import polybook.execution.kernels.head_start;"
         " print(sorted({'nbformat', 'nbclient', 'jupyter_client'} & set(sys.modules)))"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)

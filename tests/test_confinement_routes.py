@@ -133,7 +133,7 @@ def test_a_frozen_entry_naming_a_host_file_is_refused_at_its_line_and_never_read
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from polybook.diagnostics import Reporter
-    from polybook.execution.freeze import FrozenOutputs
+    from polybook.execution.frozen_outputs import FrozenOutputs
     from polybook.nb import new_notebook
 
     secret = tmp_path / "host" / "secret.png"

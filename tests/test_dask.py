@@ -20,16 +20,16 @@ import pytest
 from distributed import Client, LocalCluster
 
 from polybook.commands.cli import main
-from polybook.execution.dask_executor import DaskExecutor
-from polybook.execution.dask_worker import (
+from polybook.execution.executors.dask import DaskExecutor
+from polybook.execution.executors.dask_worker import (
     ENV_PREFIX,
     WORKER_CONFIG,
     ready_environments,
     run_remote,
     worker_resources,
 )
-from polybook.execution.launch import KernelEnv
-from polybook.execution.scheduler import Job
+from polybook.execution.jobs import Job
+from polybook.execution.kernels.launch import KernelEnv
 from polybook.nb import new_code_cell, new_notebook, reads, writes
 
 from .books import cells_book

@@ -21,7 +21,7 @@ from bs4 import BeautifulSoup
 from PIL import Image
 
 from polybook.commands.cli import main
-from polybook.execution.freeze import FrozenOutputs
+from polybook.execution.frozen_outputs import FrozenOutputs
 from polybook.layout import Layout
 
 from .books import FIXTURES, copy_fixture, drawn_png, executed_notebook, put_executed, tree_digest

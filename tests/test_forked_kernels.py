@@ -16,12 +16,12 @@ import pytest
 
 from polybook.config import load_config
 from polybook.diagnostics import Reporter
-from polybook.execution.head_start import head_start
-from polybook.execution.launch import KernelEnv, zygote_spec
-from polybook.execution.local import LocalExecutor
-from polybook.execution.scheduler import Job
+from polybook.execution.executors.local import LocalExecutor
+from polybook.execution.jobs import Job
+from polybook.execution.kernels.head_start import head_start
+from polybook.execution.kernels.launch import KernelEnv, zygote_spec
+from polybook.execution.kernels.zygote_pool import ZygotePool
 from polybook.execution.stage import build_eval
-from polybook.execution.zygotes import ZygotePool
 from polybook.nb import new_code_cell, new_notebook, reads
 from polybook.parallel import usable_cpus
 

@@ -13,7 +13,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from polybook.commands.cli import main
-from polybook.execution.scheduler import Inventory
+from polybook.execution.jobs import Inventory
 
 from .books import chapter_book, code, evaluate, ran
 

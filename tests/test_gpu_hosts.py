@@ -16,7 +16,7 @@ from polybook.config import load_config
 from polybook.diagnostics import PolybookError
 from polybook.environments import devices
 from polybook.environments.existing import ExistingEnvironment, existing_environment
-from polybook.execution.scheduler import Inventory
+from polybook.execution.jobs import Inventory
 from polybook.meta import RunInfo, notebook_meta
 from polybook.nb import new_code_cell, new_notebook
 from polybook.render.page import provenance

@@ -1,4 +1,4 @@
-"""One notebook through :func:`polybook.execution.kernel.execute`, in a real kernel."""
+"""One notebook through :func:`polybook.execution.kernels.execute.execute`, in a real kernel."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pytest
 
 from polybook.diagnostics import Location
 from polybook.environments import venvs
-from polybook.execution.cell_log import last_started
-from polybook.execution.kernel import execute
-from polybook.execution.launch import KernelEnv
+from polybook.execution.kernels.cell_log import last_started
+from polybook.execution.kernels.execute import execute
+from polybook.execution.kernels.launch import KernelEnv
 from polybook.nb import new_code_cell, new_notebook
 
 from .books import REPO_ENVS
@@ -53,7 +53,7 @@ def test_the_managers_ready_settles_when_a_kernel_starts_or_fails(tmp_path: Path
 
     from jupyter_client.kernelspec import KernelSpecManager
 
-    from polybook.execution.ready import PromptKernelManager
+    from polybook.execution.kernels.prompt_kernel import PromptKernelManager
 
     env = venvs.environment("pytorch", "cpu", REPO_ENVS)
     venvs.ensure(env)
@@ -80,8 +80,8 @@ def test_the_managers_ready_settles_when_a_kernel_starts_or_fails(tmp_path: Path
 def test_a_kernel_silent_at_its_start_is_replaced_and_the_notebook_runs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from polybook.execution import kernel as kernel_module
-    from polybook.execution.ready import PromptKernelClient
+    from polybook.execution.kernels import client as kernel_module
+    from polybook.execution.kernels.prompt_kernel import PromptKernelClient
 
     env = venvs.environment("pytorch", "cpu", REPO_ENVS)
     venvs.ensure(env)

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from polybook.execution.launch import KernelEnv, KernelSpec, kernel_spec, zygote_spec
+from polybook.execution.kernels.launch import KernelEnv, KernelSpec, kernel_spec, zygote_spec
 
 SPEC = {
     "argv": ["/envs/x/bin/python", "-m", "ipykernel_launcher", "-f", "{connection_file}"],
@@ -34,7 +34,7 @@ def test_a_kernelspec_is_read_as_jupyter_reads_it_and_planning_imports_no_jupyte
     far = _kernels(tmp_path / "far", "Polybook-X")
     assert kernel_spec(KernelEnv("x", "polybook-x", (str(far),), tmp_path)) == expected
     code = (
-        "import sys; from polybook.execution.launch import KernelEnv, zygote_spec\n"
+        "import sys; from polybook.execution.kernels.launch import KernelEnv, zygote_spec\n"
         f"spec = zygote_spec(KernelEnv('x', 'polybook-x', ({str(near)!r},), {str(tmp_path)!r}))\n"
         "print(spec.python, spec.modules, 'jupyter_client' in sys.modules)"
     )
@@ -51,7 +51,7 @@ def test_a_zygote_imports_with_the_collector_off_then_freezes_what_it_imported(
     (tmp_path / "probe_mod.py").write_text("import gc\nCOLLECTING = gc.isenabled()\n")
     (tmp_path / "broken_mod.py").write_text("raise ImportError('broken on purpose')\n")
     code = (
-        "import gc, sys; from polybook.execution.zygote import preload\n"
+        "import gc, sys; from polybook.execution.kernels.zygote_server import preload\n"
         f"sys.path.insert(0, {str(tmp_path)!r})\n"
         "failed = preload(['broken_mod', 'probe_mod'])\n"
         "import probe_mod\n"

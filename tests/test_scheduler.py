@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 from nbformat import NotebookNode
 
-from polybook.execution.launch import KernelEnv
-from polybook.execution.scheduler import Inventory, Job, JobResult, Scheduler, gpus_needed
+from polybook.execution.jobs import Inventory, Job, JobResult
+from polybook.execution.kernels.launch import KernelEnv
+from polybook.execution.scheduler import Scheduler, gpus_needed
 from polybook.nb import new_code_cell, new_notebook
 
 
@@ -33,6 +34,8 @@ def job(name: str, seconds: float, *gpus: int) -> Job:
 
 class SimulatedExecutor:
     """Runs each job as a sleep of its expected length; records what ran where and when."""
+
+    on_this_host = True
 
     def __init__(self) -> None:
         self.pool = ThreadPoolExecutor(max_workers=16)
@@ -173,7 +176,7 @@ def test_an_interrupt_cancels_the_executor() -> None:
 
 
 def test_kernels_see_only_the_gpus_they_were_given() -> None:
-    from polybook.execution.launch import kernel_environ
+    from polybook.execution.kernels.launch import kernel_environ
 
     base = KernelEnv("pytorch", "k", (), Path("."), pythonpath=("/lib",))
     on_gpu_host = kernel_environ(replace(base, host_gpus=4, visible_gpus=(1, 3)))

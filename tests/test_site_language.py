@@ -49,7 +49,7 @@ def test_a_language_falls_back_to_its_base_then_to_english() -> None:
 
 
 def test_gpu_notes_written_in_english_are_shown_in_the_books_language() -> None:
-    from polybook.execution.kernel import badge_text
+    from polybook.execution.kernels.badges import badge_text
 
     assert messages.localized_note("zh", badge_text(2, 1)) == "需要 2 个 GPU；构建主机只有 1 个"
     assert messages.localized_note("en", badge_text(1, 0)) == badge_text(1, 0)

@@ -189,7 +189,7 @@ def cluster_build(root: Path) -> Run:
     import dask
     from distributed import LocalCluster
 
-    from polybook.execution.dask_worker import WORKER_CONFIG, worker_resources
+    from polybook.execution.executors.dask_worker import WORKER_CONFIG, worker_resources
 
     with (
         dask.config.set(WORKER_CONFIG),  # as `polybook worker` configures its worker

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 
 from polybook.diagnostics import Location, PolybookError
+from polybook.execution.executors.registry import EXECUTORS
 from polybook.output import Output, by_name
 from polybook.pipeline.registry import OUTPUTS
 
@@ -37,7 +38,7 @@ def add_build_parser(
     )
     build.add_argument(
         "--executor",
-        choices=["local", "dask", "none"],
+        choices=list(EXECUTORS),
         default="",
         help="where notebooks run (none: only from the execution cache)",
     )

@@ -107,11 +107,11 @@ def build(
     return finish(reporter, config.build.strict)
 
 
-def freeze(
+def freeze_command(
     config: BookConfig, tabs: tuple[str, ...], pages: frozenset[str] | None, reporter: Reporter
 ) -> int:
     """``polybook freeze``: ``pages`` (None: every page) into ``_freeze/``."""
-    from polybook.commands.freeze import freeze_pages
+    from polybook.commands.freeze_pages import freeze_pages
 
     freeze_pages(config, tabs, set(pages) if pages is not None else None, reporter)
     return finish(reporter, config.build.strict)

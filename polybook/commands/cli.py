@@ -203,7 +203,7 @@ def _book_here(args: argparse.Namespace) -> BookConfig | None:
 def run(args: argparse.Namespace, reporter: Reporter | None = None) -> int:
     """Run the command ``args`` name; its problems go to ``reporter`` (a new one if None)."""
     if args.command == "worker":  # a host of a cluster: no book here
-        from polybook.execution.dask_worker import start_worker
+        from polybook.execution.executors.dask_worker import start_worker
 
         return start_worker(args.scheduler, args.nthreads, args.envs_dir, args.gpus)
     if args.command == "new":
@@ -263,7 +263,7 @@ def run(args: argparse.Namespace, reporter: Reporter | None = None) -> int:
     with commands.locked(config):
         if args.command == "freeze":
             pages = None if args.all else commands.resolve_pages(config, args.pages)
-            return commands.freeze(config, tabs, pages, reporter)
+            return commands.freeze_command(config, tabs, pages, reporter)
         if args.command == "cache":
             return commands.clear_cache(config)
         pages = commands.resolve_pages(config, args.pages)

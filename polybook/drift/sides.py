@@ -18,7 +18,7 @@ from polybook.diagnostics import Location, PolybookError
 from polybook.drift.model import Side, Versions
 from polybook.environments import devices, venvs
 from polybook.environments.packages import canonical, resolved_versions
-from polybook.execution.freeze import FrozenOutputs
+from polybook.execution.frozen_outputs import FrozenOutputs
 from polybook.layout import FREEZE_DIR
 from polybook.meta import notebook_meta
 from polybook.nb import reads

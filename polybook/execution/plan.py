@@ -14,15 +14,13 @@ from nbformat import NotebookNode
 
 from polybook.config import BookConfig
 from polybook.config.requirements import pins
-from polybook.diagnostics import Location, PolybookError, Reporter
+from polybook.diagnostics import Location, Reporter
 from polybook.environments import devices, venvs
 from polybook.environments.existing import ExistingEnvironment
 from polybook.execution.cache import CacheKey, ExecutionCache, adopt_outputs
-from polybook.execution.freeze import FrozenOutputs, find_run
-from polybook.execution.launch import kernel_env
-from polybook.execution.local import LocalExecutor
-from polybook.execution.scheduler import Executor, Inventory, Job
-from polybook.execution.zygotes import ZygotePool
+from polybook.execution.frozen_outputs import FrozenOutputs, find_run
+from polybook.execution.jobs import Inventory, Job
+from polybook.execution.kernels.launch import kernel_env
 from polybook.fsutil import write_atomic
 from polybook.layout import Layout
 from polybook.library.compose import library_text
@@ -170,28 +168,3 @@ def device_classes(
         )
         for fw, env in environments.items()
     }
-
-
-def executor(
-    config: BookConfig, inventory: Inventory | None, zygotes: ZygotePool | None = None
-) -> tuple[Executor, Inventory, int]:
-    """The executor the configuration names, the devices it offers, and jobs at once; a
-    local one takes ``zygotes`` (started ahead, see :mod:`.head_start`) as its own."""
-    if config.build.executor == "none":
-        from polybook.execution.nowhere import NoExecutor
-
-        return NoExecutor(), inventory or Inventory(), 1
-    if config.build.executor == "dask":
-        from polybook.execution.dask_executor import DaskExecutor, resource_bundle
-
-        if not config.build.dask_scheduler:
-            message = (
-                "executor = dask needs the scheduler's address (`--scheduler tcp://HOST:PORT`)"
-            )
-            raise PolybookError(Location("[build] dask_scheduler"), message, "exec.dask")
-        dask = DaskExecutor(config.build.dask_scheduler, resource_bundle(config))
-        return dask, inventory or dask.inventory(), config.build.jobs or dask.slots()
-    local = LocalExecutor(config.effective_jobs, config.layout.work, zygotes=zygotes)
-    allotted = devices.allotment()
-    chosen = inventory or Inventory(allotted.count, config.build.gpu_share, devices=allotted.ids)
-    return local, chosen, config.effective_jobs

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from polybook.execution.scheduler import Job, JobResult
+from polybook.execution.jobs import Job, JobResult
 
 
 class BuildProgress:

@@ -1,104 +1,22 @@
 """Runs notebook jobs: longest first, within a job limit and a device inventory.
 
-The scheduler decides *what* runs *where*; an :class:`Executor` runs it: the local one
-(:mod:`polybook.execution.local`) on a few long-lived worker processes, the Dask one
-(:mod:`polybook.execution.dask_executor`) as tasks on a cluster's workers.
+The scheduler decides *what* runs *where*; an
+:class:`~polybook.execution.executors.protocol.Executor` runs it: the local one
+(:mod:`polybook.execution.executors.local`) on a few long-lived worker processes, the Dask one
+(:mod:`polybook.execution.executors.dask`) as tasks on a cluster's workers.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, wait
-from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from dataclasses import replace
 
 from nbformat import NotebookNode
 
-from polybook.diagnostics import Diagnostic
-from polybook.execution.launch import KernelEnv
+from polybook.execution.executors.protocol import Executor
+from polybook.execution.jobs import Inventory, Job, JobResult
 from polybook.meta import cell_meta
-
-
-@dataclass(frozen=True)
-class Inventory:
-    """The devices of a host: ``gpus`` GPUs, each shared by at most ``share`` notebooks.
-
-    For a cluster, ``gpus`` is the most one host has (what one notebook can get) and
-    ``pool`` the GPUs of all hosts together (0: the same as ``gpus``).
-    """
-
-    gpus: int = 0
-    share: int = 1
-    pool: int = 0
-    devices: tuple[str, ...] = ()  # this host's GPUs as CUDA names them (default: 0, 1, …)
-
-    @property
-    def slots(self) -> int:
-        return self.pool or self.gpus
-
-    def ids(self, gpus: tuple[int, ...]) -> tuple[str, ...]:
-        """The ``CUDA_VISIBLE_DEVICES`` entries of the GPUs numbered ``gpus`` here."""
-        return tuple(self.devices[g] if g < len(self.devices) else str(g) for g in gpus)
-
-
-@dataclass(frozen=True)
-class Job:
-    """One notebook to execute."""
-
-    path: str
-    framework: str
-    key: str
-    notebook: NotebookNode
-    env: KernelEnv
-    expected: float = 0.0
-    identity: str = ""  # of the framework environment it needs (the pins' hash)
-
-    @property
-    def name(self) -> str:
-        return f"{self.path} [{self.framework}]"
-
-
-@dataclass(frozen=True)
-class Failure:
-    """What a failed cell left: its source and the kernel's traceback (ANSI colours kept)."""
-
-    source: str = ""
-    traceback: str = ""
-
-    def to_json(self) -> dict[str, str]:
-        return {"source": self.source, "traceback": self.traceback}
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Failure:
-        return cls(str(data.get("source", "")), str(data.get("traceback", "")))
-
-
-@dataclass
-class JobResult:
-    job: Job
-    status: str  # ok | error | crashed | cancelled
-    notebook: NotebookNode | None = None
-    seconds: float = 0.0
-    error: Diagnostic | None = None
-    gpus: tuple[int, ...] = ()
-    failure: Failure | None = None
-    host_gpus: int | None = None  # GPUs of the host that ran it, where not this one
-
-
-class Executor(Protocol):
-    """Runs a job somewhere and hands back its result."""
-
-    def expect(self, jobs: list[Job]) -> None:
-        """The jobs to come, in the order they will be submitted: an executor may get ready
-        for them (start their environments' kernels ahead of time)."""
-
-    def submit(self, job: Job) -> Future[JobResult]: ...
-
-    def cancel(self) -> None:
-        """Stop every job in flight (their futures end as ``cancelled``)."""
-
-    def shutdown(self) -> None:
-        """Release what it holds (worker processes, a cluster's connection)."""
 
 
 def gpus_needed(nb: NotebookNode, inventory: Inventory) -> int:

@@ -23,19 +23,21 @@ from polybook.environments import devices, venvs
 from polybook.environments.existing import ExistingEnvironment
 from polybook.environments.prepare import ensure_all
 from polybook.execution.cache import ExecutionCache
+from polybook.execution.executors.protocol import Executor
+from polybook.execution.executors.registry import create_executor
+from polybook.execution.jobs import Inventory, Job, JobResult
+from polybook.execution.kernels.zygote_pool import ZygotePool
 from polybook.execution.plan import (
     EvalReport,
     device_classes,
     execution_cache,
-    executor,
     plan,
     report_skipped,
     timings,
     version,
 )
 from polybook.execution.resources import place_resources
-from polybook.execution.scheduler import Executor, Inventory, Job, JobResult, Scheduler
-from polybook.execution.zygotes import ZygotePool
+from polybook.execution.scheduler import Scheduler
 from polybook.fsutil import write_atomic
 from polybook.library.model import SavedBlock
 from polybook.library.stage import Library
@@ -68,7 +70,7 @@ def execute(
     library: Library, config: BookConfig, reporter: Reporter, zygotes: ZygotePool | None = None
 ) -> Executed:
     """Run the library's notebooks (``[build] eval_notebook``), or pass them on as split;
-    ``zygotes``: those started ahead (:mod:`polybook.execution.head_start`)."""
+    ``zygotes``: those started ahead (:mod:`polybook.execution.kernels.head_start`)."""
     if not config.build.eval_notebook:
         split = {(p, fw): nb for fw, nbs in library.notebooks.items() for p, nb in nbs}
         return Executed(library, EvalReport(executed=split))
@@ -116,17 +118,11 @@ def build_eval(
         for path, nb in notebooks[fw]:
             report.executed[(path, fw)] = nb  # rendered without outputs
     ready = tuple(fw for fw in ready if config.framework(fw).declared)
-    if given is not None:
-        environments = {fw: given[fw] for fw in ready if fw in given}
-    elif config.build.executor != "local":  # the workers (or no one) hold them; here, their pins
-        device = devices.resolve_device(config.build.device)
-        environments = {fw: venvs.book_environment(config, fw, device, config.envs) for fw in ready}
-    else:
-        found = ensure_all(config, ready)
-        environments = {e.framework: e for e in found}
-    runner, inventory, slots = executor(config, inventory, zygotes)
-    report.classes = device_classes(config, environments, inventory)
+    setup = create_executor(config, inventory, zygotes)
+    runner, inventory = setup.executor, setup.inventory
     try:
+        environments = _environments(config, ready, given, runner.on_this_host)
+        report.classes = device_classes(config, environments, inventory)
         jobs = plan(
             config,
             notebooks,
@@ -139,7 +135,7 @@ def build_eval(
             report,
             reporter,
         )
-        if jobs and config.build.executor == "local":  # a Dask worker places them itself
+        if jobs and runner.on_this_host:  # a Dask worker places them itself
             place_resources(config, {job.framework for job in jobs})
         if jobs:
             _run(
@@ -147,7 +143,7 @@ def build_eval(
                 jobs,
                 runner,
                 inventory,
-                slots,
+                setup.slots,
                 environments,
                 cache,
                 expected,
@@ -158,6 +154,22 @@ def build_eval(
         runner.shutdown()
     _write_executed(config, report)
     return report
+
+
+def _environments(
+    config: BookConfig,
+    ready: tuple[str, ...],
+    given: Mapping[str, venvs.Environment] | None,
+    here: bool,
+) -> dict[str, venvs.Environment]:
+    """The frameworks' environments: ``given`` ones, else set up here for an executor that
+    runs ``here``, else (the workers, or no one, hold them) named by their pins."""
+    if given is not None:
+        return {fw: given[fw] for fw in ready if fw in given}
+    if not here:
+        device = devices.resolve_device(config.build.device)
+        return {fw: venvs.book_environment(config, fw, device, config.envs) for fw in ready}
+    return {e.framework: e for e in ensure_all(config, ready)}
 
 
 def _run(

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from nbformat import NotebookNode
 
-from polybook.execution.kernel import SKIP_TAG
+from polybook.execution.kernels.badges import SKIP_TAG
 from polybook.meta import KEY, cell_meta
 from polybook.nb import new_code_cell, new_markdown_cell, validate
 from polybook.notebooks.install import install_source

@@ -22,8 +22,8 @@ from polybook.pipeline.request import BuildRequest
 from polybook.source.stage import read_sources
 
 if TYPE_CHECKING:  # the later stages are imported when a build reaches them
+    from polybook.execution.kernels.zygote_pool import ZygotePool
     from polybook.execution.stage import Executed
-    from polybook.execution.zygotes import ZygotePool
 
 logger = logging.getLogger("polybook")
 
@@ -73,7 +73,7 @@ def run_build(
     zygotes = None
     runs = request.output.executes and config.build.eval_notebook
     if runs and request.pages is None:  # a cold build's first zygotes start now
-        from polybook.execution.head_start import head_start
+        from polybook.execution.kernels.head_start import head_start
 
         zygotes = head_start(config, request.tabs)
     output = request.output.begin(config, keeper)  # the site starts Sphinx now

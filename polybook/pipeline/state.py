@@ -71,7 +71,7 @@ def build_inputs(config: BookConfig, request: BuildRequest) -> str:
     sets = ("cpu", "cuda") if output.all_requirement_sets else (device,)
     pins = [config.framework(fw).requirements(d) for fw in request.tabs for d in sets]
     pins += [path for fw in request.tabs for path in config.extra_requirements(fw)]
-    freeze = config.layout.freeze  # frozen outputs (polybook.execution.freeze)
+    freeze = config.layout.freeze  # frozen outputs (polybook.execution.frozen_outputs)
     frozen = sorted(p for p in freeze.rglob("*") if p.is_file()) if freeze.is_dir() else []
     extra = [*pins, *site_inputs(config), *frozen, *output.reads(config)]
     return fingerprint(config, json.dumps(command), extra)

@@ -2,10 +2,10 @@
 
 Our :class:`~polybook.execution.scheduler.Scheduler` still decides the order and how many
 GPUs a job holds; each job asks Dask for ``GPU=n`` and for its environment's resource, so it
-lands on a worker that has both (:mod:`polybook.execution.dask_worker`). A job carries what
-is not on the worker: its notebook, the library snapshot it imports and the book's resources
-(sent to each worker once). Results come back here, where the build writes the cache and the
-outputs; no shared filesystem is needed.
+lands on a worker that has both (:mod:`polybook.execution.executors.dask_worker`). A job
+carries what is not on the worker: its notebook, the library snapshot it imports and the
+book's resources (sent to each worker once). Results come back here, where the build writes
+the cache and the outputs; no shared filesystem is needed.
 
 A worker lost mid-job: the job is re-run on another (the scheduler is told to allow one
 failure per task); a second loss is reported at the notebook.
@@ -21,15 +21,19 @@ from collections.abc import Mapping
 from concurrent.futures import Future
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from polybook.config import BookConfig
 from polybook.diagnostics import Diagnostic, Location, PolybookError
-from polybook.execution.dask_worker import GPU, env_resource, run_remote
-from polybook.execution.local import job_result
+from polybook.execution.executors.dask_worker import GPU, env_resource, run_remote
+from polybook.execution.executors.local import job_result
+from polybook.execution.executors.protocol import ExecutorSetup
+from polybook.execution.jobs import Inventory, Job, JobResult
 from polybook.execution.resources import resource_files
-from polybook.execution.scheduler import Inventory, Job, JobResult
 from polybook.nb import writes
+
+if TYPE_CHECKING:
+    from polybook.execution.kernels.zygote_pool import ZygotePool
 
 CONNECT_TIMEOUT = 10.0  # seconds to reach the scheduler
 HERE = Location("[build] dask_scheduler")
@@ -60,8 +64,22 @@ def _library(job: Job) -> dict[str, bytes]:
     return files
 
 
+def create(
+    config: BookConfig, inventory: Inventory | None, zygotes: ZygotePool | None
+) -> ExecutorSetup:
+    """``executor = dask``: the cluster at ``[build] dask_scheduler``, its devices unless
+    given, its workers' threads at once unless ``[build] jobs`` says."""
+    if not config.build.dask_scheduler:
+        message = "executor = dask needs the scheduler's address (`--scheduler tcp://HOST:PORT`)"
+        raise PolybookError(HERE, message, "exec.dask")
+    dask = DaskExecutor(config.build.dask_scheduler, resource_bundle(config))
+    return ExecutorSetup(dask, inventory or dask.inventory(), config.build.jobs or dask.slots())
+
+
 class DaskExecutor:
     """Runs jobs on the cluster whose scheduler is at ``address``."""
+
+    on_this_host = False  # the workers hold the environments and the book's resources
 
     def __init__(
         self, address: str, resources: Mapping[str, bytes], timeout: float = CONNECT_TIMEOUT

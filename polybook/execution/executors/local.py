@@ -1,9 +1,9 @@
 """The local executor: a few long-lived worker processes, each running one notebook at a time.
 
-A worker (``python -m polybook.execution.worker``) reads job folders from its stdin and answers
-``done`` once it has written the result there; it survives failing cells, timeouts and
-dying kernels, so only its first job pays for its start. Cancelling sends SIGTERM to every
-worker, which shuts its kernel down first.
+A worker (``python -m polybook.execution.executors.local_worker``) reads job folders from its
+stdin and answers ``done`` once it has written the result there; it survives failing cells,
+timeouts and dying kernels, so only its first job pays for its start. Cancelling sends SIGTERM
+to every worker, which shuts its kernel down first.
 """
 
 from __future__ import annotations
@@ -25,16 +25,21 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from polybook.diagnostics import Diagnostic, Location
-from polybook.execution.cell_log import last_started
-from polybook.execution.kernel import exit_status
-from polybook.execution.launch import KernelEnv, zygote_spec
-from polybook.execution.scheduler import Failure, Job, JobResult
-from polybook.execution.worker import PROGRESS
-from polybook.execution.zygotes import ZygotePool, ZygoteSpec
+from polybook.environments import devices
+from polybook.execution.executors.local_worker import PROGRESS
+from polybook.execution.executors.protocol import ExecutorSetup
+from polybook.execution.jobs import Failure, Inventory, Job, JobResult
+from polybook.execution.kernels.cell_errors import exit_status
+from polybook.execution.kernels.cell_log import last_started
+from polybook.execution.kernels.launch import KernelEnv, zygote_spec
+from polybook.execution.kernels.zygote_pool import ZygotePool, ZygoteSpec
 from polybook.nb import reads, writes
+
+if TYPE_CHECKING:
+    from polybook.config import BookConfig
 
 
 class WorkerProcess:
@@ -47,7 +52,12 @@ class WorkerProcess:
         try:
             with open(log, "ab") as handle:
                 self.proc = subprocess.Popen(
-                    [sys.executable, "-m", "polybook.execution.worker", str(write_fd)],
+                    [
+                        sys.executable,
+                        "-m",
+                        "polybook.execution.executors.local_worker",
+                        str(write_fd),
+                    ],
                     stdin=subprocess.PIPE,
                     stdout=handle,
                     stderr=handle,
@@ -101,8 +111,21 @@ class WorkerProcess:
         self.answers.close()
 
 
+def create(
+    config: BookConfig, inventory: Inventory | None, zygotes: ZygotePool | None
+) -> ExecutorSetup:
+    """``executor = local``: ``[build] jobs`` worker processes here, on the GPUs allotted
+    to this build (``CUDA_VISIBLE_DEVICES``) unless ``inventory`` is given."""
+    local = LocalExecutor(config.effective_jobs, config.layout.work, zygotes=zygotes)
+    allotted = devices.allotment()
+    chosen = inventory or Inventory(allotted.count, config.build.gpu_share, devices=allotted.ids)
+    return ExecutorSetup(local, chosen, config.effective_jobs)
+
+
 class LocalExecutor:
     """Runs jobs on this host, ``workers`` at a time."""
+
+    on_this_host = True  # in this host's environments, beside the book's resources
 
     def __init__(
         self, workers: int, work_root: Path, grace: float = 5.0, zygotes: ZygotePool | None = None
@@ -281,7 +304,7 @@ LOG_TAIL = 600  # characters of a lost worker's log shown
 
 def lost_worker(path: str, framework: str, job_dir: Path, worker: WorkerProcess) -> Diagnostic:
     """Why a worker was lost and where: at the cell it was running (see
-    :class:`~polybook.execution.cell_log.CellLog`), how the process ended, the end of its
+    :class:`~polybook.execution.kernels.cell_log.CellLog`), how the process ended, the end of its
     log."""
     where = last_started(job_dir / PROGRESS) or Location(path, 0, framework)
     with contextlib.suppress(subprocess.TimeoutExpired):

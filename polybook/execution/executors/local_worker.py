@@ -1,8 +1,8 @@
-"""A worker process: ``python -m polybook.execution.worker ANSWER_FD``, run by the local
-executor (:mod:`polybook.execution.local`).
+"""A worker process: ``python -m polybook.execution.executors.local_worker ANSWER_FD``, run by
+the local executor (:mod:`polybook.execution.executors.local`).
 
 It reads job folders from stdin, one per line. A folder holds ``env.json`` (a
-:class:`~polybook.execution.kernel.KernelEnv`) and ``in.ipynb``; the worker writes
+:class:`~polybook.execution.kernels.launch.KernelEnv`) and ``in.ipynb``; the worker writes
 ``out.ipynb`` and ``result.json`` there, each atomically, and answers ``done`` on the pipe
 ``ANSWER_FD``. That pipe is not inherited by kernels, and the worker's own stdout goes to
 its log, so nothing a kernel prints can reach the protocol. SIGTERM shuts the kernel of
@@ -20,9 +20,10 @@ from pathlib import Path
 from types import FrameType
 
 from polybook.diagnostics import Location, PolybookError
-from polybook.execution.kernel import CellError, execute
-from polybook.execution.launch import KernelEnv
-from polybook.execution.scheduler import Failure
+from polybook.execution.jobs import Failure
+from polybook.execution.kernels.cell_errors import CellError
+from polybook.execution.kernels.execute import execute
+from polybook.execution.kernels.launch import KernelEnv
 from polybook.fsutil import write_atomic
 from polybook.lifeline import die_with_parent, watch_parent
 from polybook.meta import notebook_meta
@@ -97,9 +98,9 @@ def warm() -> None:
     worker started ahead does so while the zygotes import, not when its first job comes."""
     import nbclient  # noqa: F401
 
-    import polybook.execution.forked
-    import polybook.execution.ready
-    import polybook.execution.watchdog  # noqa: F401
+    import polybook.execution.kernels.client
+    import polybook.execution.kernels.forking_provisioner
+    import polybook.execution.kernels.prompt_kernel  # noqa: F401
 
 
 def main() -> int:

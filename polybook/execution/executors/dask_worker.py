@@ -5,8 +5,9 @@ A Dask worker declares its GPUs (resource ``GPU=N``) and one resource per framew
 environment it has set up (``polybook-env-<framework>-<identity>``), so a job only lands
 where its environment is. The task still checks, and refuses a job whose environment differs.
 It lays the job folder out in a temporary folder (the library snapshot on ``PYTHONPATH``,
-the book's resources beside the page), runs it in a ``python -m polybook.execution.worker``
-process, and hands the result back to the client, which writes the cache and the outputs.
+the book's resources beside the page), runs it in a ``python -m
+polybook.execution.executors.local_worker`` process, and hands the result back to the client,
+which writes the cache and the outputs.
 """
 
 from __future__ import annotations
@@ -26,10 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from polybook.environments import devices, venvs
-from polybook.execution.launch import KernelEnv, zygote_spec
-from polybook.execution.local import WorkerProcess, lost_worker
-from polybook.execution.scheduler import Inventory
-from polybook.execution.zygotes import ZygotePool
+from polybook.execution.executors.local import WorkerProcess, lost_worker
+from polybook.execution.jobs import Inventory
+from polybook.execution.kernels.launch import KernelEnv, zygote_spec
+from polybook.execution.kernels.zygote_pool import ZygotePool
 from polybook.fsutil import write_atomic
 from polybook.layout import ENVS_DIR, ENVS_VARIABLE
 from polybook.parallel import usable_cpus

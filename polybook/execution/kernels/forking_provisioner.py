@@ -1,6 +1,6 @@
 """A worker's side of forked kernels: jupyter_client's provisioner, with the kernel forked by
-the zygote a job names (:mod:`polybook.execution.zygotes`) instead of started as a process:
-to nbclient the kernel is as any other."""
+the zygote a job names (:mod:`polybook.execution.kernels.zygote_pool`) instead of started as
+a process: to nbclient the kernel is as any other."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from typing import Any, cast
 from jupyter_client.connect import KernelConnectionInfo
 from jupyter_client.provisioning.local_provisioner import LocalProvisioner
 
-from polybook.execution.zygotes import START_TIMEOUT, ZygoteError
+from polybook.execution.kernels.zygote_pool import START_TIMEOUT, ZygoteError
 
 WAIT_TICK = 0.005  # seconds between two questions whether a killed kernel is gone
 KILL_WAIT = 5.0  # seconds a killed kernel may take to go (the manager's own limit)

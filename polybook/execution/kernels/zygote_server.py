@@ -98,7 +98,7 @@ def _child(request: dict[str, Any], closing: list[socket.socket], zygote: int) -
         os._exit(status)
 
 
-class Zygote:
+class ZygoteServer:
     """The server: a listening socket, its clients, and the children it forked."""
 
     def __init__(self, path: str) -> None:
@@ -169,6 +169,6 @@ def main(source: str) -> None:
     failed = preload(modules)
     with contextlib.suppress(ValueError):
         sys.path.remove(source)
-    zygote = Zygote(path)
+    zygote = ZygoteServer(path)
     print(json.dumps({READY: True, "failed": failed}), flush=True)
     zygote.serve()

@@ -1,7 +1,8 @@
-"""The warm zygotes of a build (:mod:`polybook.execution.zygote`): one per framework
-environment, started on the first job that needs it and shared by the executor's workers; a
-job's :class:`~polybook.execution.kernel.KernelEnv` names its zygote's socket, and the worker
-asks it for the job's kernel (:mod:`polybook.execution.forked`).
+"""The warm zygotes of a build (:mod:`polybook.execution.kernels.zygote_server`): one per
+framework environment, started on the first job that needs it and shared by the executor's
+workers; a job's :class:`~polybook.execution.kernels.launch.KernelEnv` names its zygote's
+socket, and the worker asks it for the job's kernel
+(:mod:`polybook.execution.kernels.forking_provisioner`).
 
 A zygote that cannot start (the framework's Python is broken, the fork is refused) is
 reported once, and the environment's kernels start as usual.
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from polybook.execution.zygote import READY
+from polybook.execution.kernels.zygote_server import READY
 from polybook.paths import IMPORT_ROOT
 
 logger = logging.getLogger("polybook")
@@ -31,7 +32,7 @@ INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
 PER_KERNEL = ("PYTHONPATH", "CUDA_VISIBLE_DEVICES", "JPY_PARENT_PID", "JPY_SESSION_NAME")
 BOOT = (
     "import sys; sys.path.append({source!r}); "
-    "from polybook.execution.zygote import main; main({source!r})"
+    "from polybook.execution.kernels.zygote_server import main; main({source!r})"
 )
 
 
@@ -62,7 +63,7 @@ class ZygoteSpec:
         return cls(python, tuple(sorted(kept.items())), modules)
 
 
-class Zygote:
+class ZygoteProcess:
     """One running zygote process, listening on :attr:`path`."""
 
     def __init__(self, spec: ZygoteSpec, folder: Path, log: IO[Any] | int) -> None:
@@ -103,8 +104,10 @@ class ZygotePool:
     def __init__(self, log: IO[Any] | int = subprocess.DEVNULL) -> None:
         self.folder = Path(tempfile.mkdtemp(prefix="polybook-zygotes-"))
         self.log = log  # where the zygotes' own messages go
-        self.zygotes: dict[ZygoteSpec, Zygote | None] = {}
-        self.starting: dict[ZygoteSpec, Zygote] = {}  # started (:meth:`start`), not waited for
+        self.zygotes: dict[ZygoteSpec, ZygoteProcess | None] = {}
+        self.starting: dict[
+            ZygoteSpec, ZygoteProcess
+        ] = {}  # started (:meth:`start`), not waited for
         self.locks: dict[ZygoteSpec, threading.Lock] = {}
         self.lock = threading.Lock()
         self.closed = False
@@ -120,7 +123,7 @@ class ZygotePool:
         starting = self._lock_of(spec)
         with starting:
             if spec not in self.zygotes and spec not in self.starting and not self.closed:
-                self.starting[spec] = Zygote(spec, self.folder, self.log)
+                self.starting[spec] = ZygoteProcess(spec, self.folder, self.log)
 
     def socket_for(self, spec: ZygoteSpec) -> str:
         """The socket of the running zygote of ``spec``; "" where none can run (kernels
@@ -134,7 +137,7 @@ class ZygotePool:
                 return ""  # it failed once: not again in this build
             if zygote is not None:  # it died (killed): a new one takes its place
                 zygote.close()
-            zygote = self.starting.pop(spec, None) or Zygote(spec, self.folder, self.log)
+            zygote = self.starting.pop(spec, None) or ZygoteProcess(spec, self.folder, self.log)
             try:
                 zygote.wait_ready()
             except (ZygoteError, OSError) as exc:

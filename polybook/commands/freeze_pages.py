@@ -1,5 +1,5 @@
 """``polybook freeze PAGE…``: the outputs of a GPU host's last build of those pages, written
-into ``_freeze/`` to be committed (see :mod:`polybook.execution.freeze`)."""
+into ``_freeze/`` to be committed (see :mod:`polybook.execution.frozen_outputs`)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from polybook.config import BookConfig
 from polybook.diagnostics import Location, PolybookError, Reporter
 from polybook.environments import devices
 from polybook.execution.cache import CacheKey
-from polybook.execution.freeze import FrozenOutputs
+from polybook.execution.frozen_outputs import FrozenOutputs
 from polybook.layout import FREEZE_DIR
 from polybook.library.stage import build_library
 from polybook.library.usage import LibraryUsage

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from polybook.execution.zygotes import ZygoteSpec
+from polybook.execution.kernels.zygote_pool import ZygoteSpec
 from polybook.parallel import usable_cpus
 
 if TYPE_CHECKING:

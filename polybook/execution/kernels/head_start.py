@@ -5,7 +5,7 @@ every notebook of its tabs. The zygotes of its first frameworks then need not wa
 pages to be read, the library extracted and the run planned: half a second on one CPU,
 while the other had nothing to do. They start at once (this module imports neither
 nbformat nor the Jupyter client), in the pool the local executor then takes as its own
-(:func:`~polybook.execution.plan.executor`); one that no job turns out to need ends with
+(:func:`~polybook.execution.executors.local.create`); one that no job turns out to need ends with
 the build.
 """
 
@@ -17,8 +17,8 @@ from pathlib import Path
 from polybook.config import BookConfig
 from polybook.diagnostics import PolybookError
 from polybook.environments import devices, venvs
-from polybook.execution.launch import kernel_env, zygote_spec
-from polybook.execution.zygotes import ZygotePool
+from polybook.execution.kernels.launch import kernel_env, zygote_spec
+from polybook.execution.kernels.zygote_pool import ZygotePool
 from polybook.layout import FREEZE_DIR
 
 logger = logging.getLogger("polybook")

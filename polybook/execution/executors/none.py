@@ -6,13 +6,28 @@ framework installed."""
 from __future__ import annotations
 
 from concurrent.futures import Future
+from typing import TYPE_CHECKING
 
 from polybook.diagnostics import Diagnostic, Location
-from polybook.execution.scheduler import Job, JobResult
+from polybook.execution.executors.protocol import ExecutorSetup
+from polybook.execution.jobs import Inventory, Job, JobResult
+
+if TYPE_CHECKING:
+    from polybook.config import BookConfig
+    from polybook.execution.kernels.zygote_pool import ZygotePool
+
+
+def create(
+    config: BookConfig, inventory: Inventory | None, zygotes: ZygotePool | None
+) -> ExecutorSetup:
+    """``executor = none``: no devices unless given, one job at a time."""
+    return ExecutorSetup(NoExecutor(), inventory or Inventory(), 1)
 
 
 class NoExecutor:
     """An executor that runs nothing: each job fails, saying which command executes it."""
+
+    on_this_host = False  # no environment is needed: their pins name the runs
 
     def expect(self, jobs: list[Job]) -> None:
         """Nothing gets ready."""

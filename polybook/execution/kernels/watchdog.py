@@ -6,8 +6,8 @@ update): a training cell that reports progress runs on, a cell silent past its l
 stopped: interrupted first, so that its traceback names the line it was on, then killed if
 it does not end. A kernel whose process is stopped (SIGSTOP, a debugger) or that stops
 answering its heartbeat is killed sooner, whatever the limit. The run then ends with a
-:class:`~polybook.execution.kernel.CellError` named ``CellTimeoutError`` that says which of
-these happened.
+:class:`~polybook.execution.kernels.cell_errors.CellError` named ``CellTimeoutError`` that
+says which of these happened.
 """
 
 from __future__ import annotations

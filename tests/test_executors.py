@@ -1,0 +1,109 @@
+"""The executors behind one protocol: ``[build] executor`` picks one through the registry, and
+a new executor is a module with ``create`` and one entry there."""
+
+from __future__ import annotations
+
+from concurrent.futures import Future
+from pathlib import Path
+
+import pytest
+
+from polybook.config import BookConfig, load_config
+from polybook.config.schema import KEYS
+from polybook.diagnostics import PolybookError, Reporter
+from polybook.execution.executors.local import LocalExecutor
+from polybook.execution.executors.none import NoExecutor
+from polybook.execution.executors.protocol import ExecutorSetup
+from polybook.execution.executors.registry import EXECUTORS, create_executor
+from polybook.execution.jobs import Inventory, Job, JobResult
+from polybook.execution.kernels.zygote_pool import ZygotePool
+from polybook.execution.stage import build_eval
+
+from .books import code, libraries, pages_book, with_build
+
+
+class Recording:
+    """An executor elsewhere: it hands each notebook back as run, and records the jobs."""
+
+    on_this_host = False
+
+    def __init__(self) -> None:
+        self.submitted: list[str] = []
+        self.expected: list[str] = []
+        self.closed = False
+
+    def expect(self, jobs: list[Job]) -> None:
+        self.expected = [job.name for job in jobs]
+
+    def submit(self, job: Job) -> Future[JobResult]:
+        self.submitted.append(job.name)
+        done: Future[JobResult] = Future()
+        done.set_result(JobResult(job, "ok", notebook=job.notebook, seconds=0.5))
+        return done
+
+    def cancel(self) -> None:
+        """Nothing is in flight."""
+
+    def shutdown(self) -> None:
+        self.closed = True
+
+
+MADE: list[Recording] = []
+
+
+def create(
+    config: BookConfig, inventory: Inventory | None, zygotes: ZygotePool | None
+) -> ExecutorSetup:
+    """The factory of the executor this module registers in the tests."""
+    MADE.append(Recording())
+    return ExecutorSetup(MADE[-1], inventory or Inventory(), 2)
+
+
+def test_the_registry_names_what_config_ini_and_the_command_line_accept() -> None:
+    key = next(k for k in KEYS if (k.section, k.name) == ("build", "executor"))
+    assert tuple(EXECUTORS) == key.choices == ("local", "dask", "none")
+
+
+def test_each_name_makes_its_executor(tmp_path: Path) -> None:
+    config = load_config(pages_book(tmp_path, {"a": "# A\n"}))
+    nowhere = create_executor(with_build(config, executor="none"))
+    assert isinstance(nowhere.executor, NoExecutor)
+    assert (nowhere.inventory, nowhere.slots, nowhere.executor.on_this_host) == (
+        Inventory(),
+        1,
+        False,
+    )
+    local = create_executor(with_build(config, jobs=3), Inventory(gpus=2))
+    try:
+        assert isinstance(local.executor, LocalExecutor) and local.executor.on_this_host
+        assert (local.inventory, local.slots) == (Inventory(gpus=2), 3)
+    finally:
+        local.executor.shutdown()
+
+
+def test_dask_without_a_scheduler_is_refused_at_its_key(tmp_path: Path) -> None:
+    config = load_config(pages_book(tmp_path, {"a": "# A\n"}))
+    with pytest.raises(PolybookError) as caught:
+        create_executor(with_build(config, executor="dask", dask_scheduler=""))
+    assert caught.value.diagnostic.subtype == "exec.dask"
+    assert "[build] dask_scheduler" in str(caught.value)
+
+
+def test_a_new_executor_is_one_entry_in_the_registry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(EXECUTORS, "elsewhere", __name__)
+    book = "[build]\ntabs = pytorch\nresources = data.txt\n"
+    root = pages_book(tmp_path, {"a": code("x = 1"), "b": code("y = 2")}, book)
+    (root / "data.txt").write_text("read by the pages\n", encoding="utf-8")
+    config = with_build(load_config(root), executor="elsewhere")
+    reporter = Reporter()
+    notebooks, found = libraries(root, reporter)
+    report = build_eval(config, notebooks, found, reporter)
+    assert not reporter.errors
+    recording = MADE[-1]
+    assert sorted(recording.submitted) == ["a.md [pytorch]", "b.md [pytorch]"]
+    assert sorted(recording.expected) == sorted(recording.submitted) and recording.closed
+    assert sorted(path for path, _, _ in report.ran) == ["a.md", "b.md"]
+    assert (root / "_build" / "eval" / "pytorch" / "a.ipynb").is_file()
+    assert not (root / "_build" / "eval" / "pytorch" / "data.txt").exists()  # not run here
