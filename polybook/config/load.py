@@ -3,7 +3,6 @@ line, and finding the book a command runs in."""
 
 from __future__ import annotations
 
-import ast
 import configparser
 import os
 from collections.abc import Mapping
@@ -15,6 +14,12 @@ from typing import Any
 from polybook import frameworks
 from polybook.config.declarations import declaration_problems
 from polybook.config.editions import read_editions
+from polybook.config.ini_text import (
+    CONFIG_FILE,
+    decode_config,
+    key_lines,
+    parse_errors,
+)
 from polybook.config.model import (
     BookConfig,
     EnvSettings,
@@ -46,7 +51,6 @@ from polybook.config.schema import (
 from polybook.diagnostics import Diagnostic, Location, PolybookError, raise_all
 from polybook.frameworks import Framework
 
-CONFIG_FILE = "config.ini"
 COMMAND_LINE = "command line"  # where overridden values are reported
 _NO_DEFAULT = "\x00default"  # so that a [DEFAULT] section is an ordinary, unknown one
 # The sections polybook reads, bar [library-<tab>] and d2lbook's output sections.
@@ -84,7 +88,7 @@ def load_config(root: Path, overrides: Mapping[str, str] | None = None) -> BookC
     try:
         parser.read_string(text, source=CONFIG_FILE)
     except configparser.Error as exc:
-        raise_all(_parse_errors(exc))
+        raise_all(parse_errors(exc))
     overridden: set[tuple[str, str]] = set()
     for dotted, value in (overrides or {}).items():
         section, _, key = dotted.partition(".")
@@ -92,72 +96,7 @@ def load_config(root: Path, overrides: Mapping[str, str] | None = None) -> BookC
             parser.add_section(section)
         parser.set(section, key, value)
         overridden.add((section, parser.optionxform(key)))
-    return _Reader(root.resolve(), parser, _lines(text), overridden).config()
-
-
-def decode_config(data: bytes) -> str:
-    """The text of ``config.ini``: UTF-8, with or without a byte order mark."""
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        before = data[: exc.start].decode("utf-8-sig").split("\n")
-        line, column = len(before), len(before[-1]) + 1
-        message = (
-            f"not UTF-8: byte 0x{data[exc.start]:02x} at column {column} ({exc.reason});"
-            " save the file as UTF-8"
-        )
-        raise PolybookError(Location(CONFIG_FILE, line), message, "config") from exc
-
-
-def _parse_errors(exc: configparser.Error) -> list[PolybookError]:
-    """Each line configparser could not read, located."""
-    if isinstance(exc, configparser.MissingSectionHeaderError):
-        message = f"{exc.line.strip()!r} comes before any [section]: put it under one, e.g. [build]"
-        return [PolybookError(Location(CONFIG_FILE, exc.lineno), message, "config")]
-    if isinstance(exc, configparser.ParsingError):
-        return [
-            PolybookError(
-                Location(CONFIG_FILE, line), f"cannot read {_as_written(text)!r}", "config"
-            )
-            for line, text in exc.errors
-        ]
-    line = int(getattr(exc, "lineno", 0) or 0)
-    return [PolybookError(Location(CONFIG_FILE, line), f"cannot read: {exc.message}", "config")]
-
-
-def _as_written(shown: str) -> str:
-    """A line as configparser's errors show it (its ``repr``), as it is in the file."""
-    try:
-        line = ast.literal_eval(shown)
-    except (ValueError, SyntaxError):
-        return shown
-    return str(line).strip()
-
-
-def key_location(root: Path, section: str, key: str, framework: str = "") -> Location:
-    """Where ``[section] key`` is set in ``root/config.ini`` (line 0 when it is not)."""
-    try:
-        text = (root / CONFIG_FILE).read_bytes().decode("utf-8-sig", errors="replace")
-    except OSError:
-        text = ""
-    return Location(CONFIG_FILE, _lines(text).get((section, key), 0), framework)
-
-
-def _lines(text: str) -> dict[tuple[str, str], int]:
-    """Line of each section header (key ``""``) and of each ``key =`` in it."""
-    lines: dict[tuple[str, str], int] = {}
-    section = ""
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
-        if not line or line.startswith(("#", ";")) or raw[:1].isspace():
-            continue  # blank, comment or a value's continuation
-        if line.startswith("[") and "]" in line:
-            section = line[1 : line.rindex("]")]
-            lines.setdefault((section, ""), number)
-        else:
-            cut = min((line.find(d) for d in "=:" if d in line), default=len(line))
-            lines.setdefault((section, line[:cut].strip().lower()), number)
-    return lines
+    return _Reader(root.resolve(), parser, key_lines(text), overridden).config()
 
 
 @dataclass

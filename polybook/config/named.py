@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from polybook.config.load import CONFIG_FILE, _lines, decode_config
+from polybook.config.ini_text import CONFIG_FILE, decode_config, key_lines
 from polybook.config.schema import BadValue, keys_of
 from polybook.diagnostics import Location, PolybookError
 
@@ -44,7 +44,7 @@ def configured_files(root: Path) -> list[ConfiguredFile]:
         parser.read_string(text, source=CONFIG_FILE)
     except configparser.Error:
         return []
-    lines = _lines(text)
+    lines = key_lines(text)
     found = []
     for section in parser.sections():
         for key in keys_of(section):
