@@ -107,6 +107,7 @@ class BookConfig:
     html_logo: str = ""  # [html]
     base_url: str = ""  # [html]
     serve_port: int = 0  # [html]
+    figure_format: str = "svg"  # [html]
     bibfile: str = ""  # [pdf]
     latex_logo: str = ""  # [pdf]
     main_font: str = ""  # [pdf]

@@ -19,7 +19,7 @@ from nbformat import NotebookNode
 from polybook.diagnostics import Location, PolybookError
 from polybook.execution.cell_log import CellLog
 from polybook.execution.device_errors import MissingDevices, device_unavailable
-from polybook.execution.launch import KernelEnv, kernel_environ
+from polybook.execution.launch import KernelEnv, figure_arguments, kernel_environ
 from polybook.meta import cell_meta, notebook_meta, update_cell_meta
 from polybook.nb import merge_streams, strip_ansi
 
@@ -308,7 +308,7 @@ def _execute_once(
             skip_cells_with_tag=SKIP_TAG,
             record_timing=True,
             shutdown_kernel="immediate",
-            extra_arguments=list(KERNEL_ARGUMENTS),
+            extra_arguments=[*KERNEL_ARGUMENTS, *figure_arguments(env.figure_format)],
         )
         watchdog = Watchdog(
             client,

@@ -87,6 +87,17 @@ OUTPUT_KEYS: tuple[Key, ...] = (
         default_text="`0` (the first free one from 8000)",
     ),
     Key(
+        "html",
+        "figure_format",
+        "choice",
+        "svg",
+        "how executed notebooks draw matplotlib figures: `svg` (drawings, sharp at any size;"
+        " sanitised on the site, converted for the PDFs) or `png` (raster at twice the"
+        " pixels, shown at the usual size); a cell that sets its own format keeps it",
+        d2lbook=False,
+        choices=("svg", "png"),
+    ),
+    Key(
         "pdf",
         "bibfile",
         "path",
