@@ -264,4 +264,4 @@ def test_kernels_start_with_what_the_library_imports_and_plots_show_inline(
     assert outputs[0]["text"].strip() == "True"  # imported before the page asked
     assert [o for o in outputs if o["output_type"] == "error"] == []
     if framework == "pytorch":  # (matplotlib 3.7 under IPython 9 shows no figure at all)
-        assert any("image/svg+xml" in o.get("data", {}) for o in outputs)  # [html] figure_format
+        assert any("image/png" in o.get("data", {}) for o in outputs)
