@@ -113,7 +113,7 @@ def test_figures_are_inert_drawings_on_the_site_and_in_the_pdf(tmp_path: Path) -
         for x in (p.get("/Resources", {}).get("/XObject", {}) or {}).values()
         if x.get_object().get("/Subtype") == "/Form"
     ]
-    assert forms, "no drawing in the PDF"
+    assert len(forms) == 2, "the plot and the inert drawing, each a PDF drawing"
 
 
 @pytest.mark.slow
