@@ -47,9 +47,10 @@ OWN_PNG = code(
 )
 
 
-def config(figure_format: str = "") -> str:
+def config(figure_format: str = "", build: str = "") -> str:
     chosen = f"[html]\nfigure_format = {figure_format}\n" if figure_format else ""
-    return f"[project]\nname = figs\ntitle = Figures\n\n[build]\ntabs = pytorch\n\n{chosen}"
+    head = "[project]\nname = figs\ntitle = Figures\n\n[build]\ntabs = pytorch\n"
+    return f"{head}{build}\n{chosen}"
 
 
 def executed(root: Path) -> list[list[Any]]:
@@ -118,7 +119,9 @@ def test_figures_are_inert_drawings_on_the_site_and_in_the_pdf(tmp_path: Path) -
 
 @pytest.mark.slow
 def test_png_figures_have_twice_the_pixels_and_the_usual_size(tmp_path: Path) -> None:
-    root = pages_book(tmp_path / "book", {"page": PLOT + OWN_PNG}, config("png"))
+    # A kernel started as a process (the other test's is forked from a zygote).
+    unforked = config("png", "fork_kernels = false\n")
+    root = pages_book(tmp_path / "book", {"page": PLOT + OWN_PNG}, unforked)
     assert build(root) == 0
     retina, plain = (next(o for o in outs if "data" in o) for outs in executed(root))
     assert "image/svg+xml" not in retina["data"]
