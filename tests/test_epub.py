@@ -1,12 +1,12 @@
 """An epub per framework of the shipped book (the ``shipped_site`` fixture), read back as a
 zip: the structure EPUB 3 asks for (an uncompressed ``mimetype`` first, ``container.xml``
 naming the package document, a manifest and spine that hold every content file), every
-section of the book, each framework's own code and prose, math as MathML, and the site's
+section of the book, each framework's own code and prose, math drawn as the site's, and the site's
 links to each epub; and, without building, the metadata Sphinx's EPUB 3 builder asks for."""
 
 from __future__ import annotations
 
-import logging
+import re
 import subprocess
 import zipfile
 from dataclasses import replace
@@ -18,7 +18,7 @@ import pytest
 from polybook.config import load_config
 from polybook.epub.stage import EpubJob, epub_config, identifier
 
-from .books import Collect, build, headings, write_book
+from .books import build, headings, write_book
 
 FRAMEWORKS = ("pytorch", "mxnet", "jax", "tensorflow")
 CHAPTER = "chapter_builders-guide"
@@ -87,7 +87,7 @@ def test_the_epubs_metadata_is_complete_and_names_its_framework(tmp_path: Path) 
         assert settings[key], key
     assert settings["epub_title"] == "A Book (PyTorch)"
     assert settings["epub_identifier"] == "urn:polybook:nb:pytorch:0"
-    assert settings["html_math_renderer"] == "mathml"  # no script, no network
+    assert settings["html_math_renderer"] == "pb-svg"  # the site's: no script, no font
     assert "polybook.epub.sphinx_epub" in settings["extensions"]
     published = replace(
         config,
@@ -119,12 +119,13 @@ def test_each_epub_is_a_valid_package(shipped_site: Path, fw: str) -> None:
         assert spine and all(ref in items for ref in spine)
         order = [str(items[ref].get("href")) for ref in spine]
         assert order[0] == "index.xhtml" and order[-1] == "references.xhtml"
-        for name in content:  # well-formed XML; MathML declared where it is used
+        for name in content:  # well-formed XML; inline SVG declared where it is used
             ElementTree.fromstring(book.read(name))
             [item] = [i for i in items.values() if i.get("href") == name]
-            has_math = b"<math" in book.read(name)
-            assert ("mathml" in str(item.get("properties", ""))) == has_math, name
-        assert any(b"<math" in book.read(name) for name in content)
+            has_svg = b"<svg" in book.read(name)
+            assert ("svg" in str(item.get("properties", "")).split()) == has_svg, name
+            assert b"<math" not in book.read(name), name
+        assert any(b'class="pb-math' in book.read(name) for name in content)
 
 
 @pytest.mark.slow
@@ -162,29 +163,38 @@ def test_the_site_links_each_frameworks_epub(shipped_site: Path) -> None:
         assert held.read_bytes() == (shipped_site / "_build" / "epub" / held.name).read_bytes()
 
 
+MATH_PAGE = (
+    "# Formulas\n\nInline $a^2 + b_i$.\n\n$$\\mathbf{y} = \\mathbf{X}\\mathbf{w} + b$$\n"
+    ":eqlabel:`eq_lin`\n\nAs :eqref:`eq_lin` says.\n\n"
+    "```{.python .input}\nimport matplotlib.pyplot as plt\nplt.plot([0, 1, 2], [0, 1, 4])\n"
+    "plt.show()\n```\n"
+)
+DRAWN = re.compile(r'<span class="pb-math [^"]*" role="img" aria-label="([^"]*)">(<svg .*?</svg>)')
+
+
 @pytest.mark.slow
-def test_a_formula_mathml_cannot_hold_shows_as_tex_with_a_warning_at_its_line(
-    tmp_path: Path,
-) -> None:
-    page = "Fine: $a^2 + b_i$.\n\nNot MathML: $\\undefinedmacro{x}$.\n"
+def test_the_epubs_math_is_the_sites_drawing_and_passes_epubcheck(tmp_path: Path) -> None:
     root = write_book(
         tmp_path / "book",
-        {"index.md": "# Math\n\n```toc\nmath\n```\n", "math.md": f"# Formulas\n\n{page}"},
-        "[project]\nname = m\ntitle = M\n\n[build]\ntabs = jax\n",
+        {"index.md": "# Math\n\n```toc\nmath\n```\n", "math.md": MATH_PAGE},
+        "[project]\nname = m\ntitle = M\n\n[build]\ntabs = pytorch\n",
     )
-    collect = Collect()
-    logger = logging.getLogger("polybook")
-    logger.addHandler(collect)
-    try:
-        assert build(root, "epub") == 0
-    finally:
-        logger.removeHandler(collect)
-    [warning] = [m for m in collect.messages if "[polybook.render.epub.math]" in m]
-    assert warning.startswith("math.md:5 [jax]: this formula shows as TeX in the epub")
-    with zipfile.ZipFile(root / "_build" / "epub" / "m-jax.epub") as book:
+    assert build(root, "epub") == 0
+    assert build(root, "html") == 0
+    epub = root / "_build" / "epub" / "m-pytorch.epub"
+    with zipfile.ZipFile(epub) as book:
         text = book.read("math.xhtml").decode()
-    assert "<math" in text and "<msubsup>" not in text  # a^2 and b_i: msup, msub
-    assert '<code class="pb-tex">\\undefinedmacro{x}</code>' in text
+        _, package = _package(book)
+        figures = [n for n in book.namelist() if n.startswith("_images/") and n.endswith(".svg")]
+    drawn = dict(DRAWN.findall(text))
+    assert set(drawn) == {"a^2 + b_i", "\\mathbf{y} = \\mathbf{X}\\mathbf{w} + b"}
+    assert "<math" not in text and 'class="eqno">(1)' in text
+    site = dict(DRAWN.findall((root / "_build" / "html" / "math.html").read_text()))
+    assert drawn == site  # the same drawing as the site's
+    [item] = [i for i in package.iter() if i.get("href") == "math.xhtml"]
+    assert item.get("properties") == "svg"
+    assert len(figures) == 1  # the plot, a drawing
+    assert "0 fatals / 0 errors / 0 warnings" in _epubcheck(epub)
 
 
 @pytest.mark.slow

@@ -62,7 +62,8 @@ def test_gpu_notes_written_in_english_are_shown_in_the_books_language() -> None:
 
 
 def test_the_compare_scripts_english_is_the_catalogs() -> None:
-    script = (STATIC / "polybook-compare.js").read_text(encoding="utf-8")
+    names = ("polybook-compare-controls.js", "polybook-compare.js")
+    script = "".join((STATIC / name).read_text(encoding="utf-8") for name in names)
     block = script.split("const ENGLISH = {", 1)[1].split("};", 1)[0]
     found = dict(re.findall(r"(\w+): '([^']*)'", block))
     english = messages.catalog("en")

@@ -66,7 +66,7 @@ def freeze_pages(
                     "%s [%s]: not frozen: its outputs do not depend on the device", path, fw
                 )
                 continue
-            code = CacheKey.of(nb, fw, usage.key(nb)).digest
+            code = CacheKey.of(nb, fw, usage.key(nb), config.html.figure_format).digest
             executed = _last_run(config, path, fw, code)
             if isinstance(executed, str):
                 reporter.warn(Location(path, 0, fw), f"not frozen: {executed}", "freeze")

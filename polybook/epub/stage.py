@@ -64,7 +64,7 @@ def identifier(config: BookConfig, framework: str) -> str:
 
 def epub_config(config: BookConfig, job: EpubJob) -> dict[str, Any]:
     """Sphinx's settings for ``job``: the render core's and the epub's (its metadata, the
-    book's styles for cells and outputs, math as MathML)."""
+    book's styles for cells and outputs, math drawn as SVG as on the site)."""
     settings = core_config(config, job.libraries, output=["polybook.epub.sphinx_epub"])
     display = config.framework(job.framework).display_name
     author = config.project.author or config.project.title
@@ -86,7 +86,7 @@ def epub_config(config: BookConfig, job: EpubJob) -> dict[str, Any]:
         "epub_tocdepth": 3,
         "html_static_path": [str(STATIC)],
         "html_css_files": ["polybook-epub.css"],
-        "html_math_renderer": "mathml",
+        "html_math_renderer": "pb-svg",  # drawn at build time, as the site's (site.math_svg)
     }
     return settings
 

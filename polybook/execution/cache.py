@@ -33,18 +33,21 @@ CACHE_VERSION = "2"
 class CacheKey:
     """What a notebook's run depends on, built in this one place: its code cells by meaning
     (not prose, comments or layout), the environment (its pins' identity), the device class
-    of its outputs (for a notebook whose outputs depend on the device), and the library
-    code it uses. :attr:`digest` names its cache entry."""
+    of its outputs (for a notebook whose outputs depend on the device), the library code it
+    uses and how its kernel draws figures ([html] figure_format). :attr:`digest` names its
+    cache entry."""
 
     framework: str
     cells: tuple[str, ...]  # each code cell's record: its meaning, its needs, its limit
     library: str
     environment: str = ""  # "" in a code key, which frozen outputs are matched by
     device_class: str = ""  # "" for a notebook whose outputs do not depend on the device
+    figures: str = ""  # the kernel's figure format, [html] figure_format
 
     @classmethod
-    def of(cls, nb: NotebookNode, framework: str, library: str) -> CacheKey:
-        """The code key of ``nb``: no environment, no device class."""
+    def of(cls, nb: NotebookNode, framework: str, library: str, figures: str = "") -> CacheKey:
+        """The code key of ``nb`` drawing figures as ``figures``: no environment, no device
+        class."""
         records = []
         for cell in nb.cells:
             if cell.cell_type != "code":
@@ -56,7 +59,7 @@ class CacheKey:
                 "timeout": meta.timeout,
             }
             records.append(json.dumps(record, sort_keys=True))
-        return cls(framework, tuple(records), library)
+        return cls(framework, tuple(records), library, figures=figures)
 
     def on(self, environment: str, device_class: str = "") -> CacheKey:
         """This key for a run in ``environment``, on hosts of ``device_class``."""
@@ -68,7 +71,7 @@ class CacheKey:
         if self.device_class:
             environment = f"{environment}|{self.device_class}"
         digest = hashlib.sha256()
-        for part in (CACHE_VERSION, self.framework, environment, self.library):
+        for part in (CACHE_VERSION, self.framework, environment, self.library, self.figures):
             digest.update(part.encode())
             digest.update(b"\0")
         for record in self.cells:

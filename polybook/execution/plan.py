@@ -116,7 +116,7 @@ def plan(
             report.executed[(path, fw)] = nb
             if not any(c.cell_type == "code" for c in nb.cells):
                 continue  # nothing to run
-            code = CacheKey.of(nb, fw, usage.key(nb))
+            code = CacheKey.of(nb, fw, usage.key(nb), config.html.figure_format)
             own = report.classes.get(fw, devices.CPU)
             place = (path, fw)
             lent = len(cache.borrowed)

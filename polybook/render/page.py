@@ -52,12 +52,24 @@ def _output(out: NotebookNode, page: Page) -> dict[str, str] | None:
             raw = value.encode() if mime == "image/svg+xml" else base64.b64decode(value)
             name = f"{OUTPUT_DIR}/{hashlib.sha256(raw).hexdigest()[:20]}.{ext}"
             page.files[name] = raw
-            return {"type": "image", "uri": "/" + name}
+            return {"type": "image", "uri": "/" + name, **_shown_size(out, mime)}
     if "text/html" in data:
         return {"type": "html", "text": data["text/html"]}
     if "text/plain" in data:
         return {"type": "text", "text": strip_ansi(data["text/plain"])}
     return None
+
+
+def _shown_size(out: NotebookNode, mime: str) -> dict[str, str]:
+    """The size (CSS pixels) an image output asks to be shown at, as Jupyter shows it: a
+    PNG at twice the pixels ([html] figure_format = png) names its own, half its pixels."""
+    size = out.get("metadata", {}).get(mime, {})
+    wanted = {key: size.get(key) for key in ("width", "height")} if isinstance(size, dict) else {}
+    return {
+        key: str(int(value))
+        for key, value in wanted.items()
+        if isinstance(value, int | float) and not isinstance(value, bool) and value > 0
+    }
 
 
 def _merge_streams(outputs: list[dict[str, str]]) -> list[dict[str, str]]:

@@ -56,8 +56,10 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("builder-inited", _keep_compiled_templates)
     app.connect("builder-inited", _add_messages)
     scripts = (
+        "polybook-address.js",
         "polybook-tabs.js",
         "polybook-diff.js",
+        "polybook-compare-controls.js",
         "polybook-compare.js",
         "polybook-switcher.js",
     )

@@ -80,6 +80,15 @@ class HtmlSection:
         d2lbook=False,
         default_text="`0` (the first free one from 8000)",
     )
+    figure_format: str = key(
+        "choice",
+        "svg",
+        "how executed notebooks draw matplotlib figures: `svg` (drawings, sharp at any size;"
+        " sanitised on the site, converted for the PDFs) or `png` (raster at twice the"
+        " pixels, shown at the usual size); a cell that sets its own format keeps it",
+        d2lbook=False,
+        choices=("svg", "png"),
+    )
 
 
 @dataclass(frozen=True)

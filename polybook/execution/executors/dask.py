@@ -164,6 +164,7 @@ class DaskExecutor:
             "extra_env": dict(job.env.extra_env),
             "timeout": job.env.timeout,
             "fork": job.env.fork,
+            "figure_format": job.env.figure_format,
             "gpus": len(job.env.visible_gpus),
             "library": _library(job),
             "resources_digest": self.resources_digest,

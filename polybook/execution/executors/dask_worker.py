@@ -255,6 +255,7 @@ def _lay_out(
         Inventory(total, devices=devices.allotment().ids).ids(gpus),
         threads=max(1, usable_cpus() // max(1, threads)),
         fork=bool(payload.get("fork", False)),
+        figure_format=str(payload.get("figure_format", "svg")),
     )
     write_atomic(job_dir / "env.json", kernel.to_json())
     write_atomic(job_dir / "in.ipynb", str(payload["notebook"]))

@@ -23,7 +23,7 @@ from polybook.execution.kernels.cell_errors import (
 )
 from polybook.execution.kernels.cell_log import CellLog
 from polybook.execution.kernels.device_errors import MissingDevices
-from polybook.execution.kernels.launch import KernelEnv, kernel_environ
+from polybook.execution.kernels.launch import KernelEnv, figure_arguments, kernel_environ
 from polybook.execution.kernels.watchdog import Watchdog
 from polybook.meta import cell_meta
 from polybook.nb import merge_streams
@@ -92,7 +92,7 @@ class WatchedClient(NotebookClient):
             skip_cells_with_tag=SKIP_TAG,
             record_timing=True,
             shutdown_kernel="immediate",
-            extra_arguments=list(KERNEL_ARGUMENTS),
+            extra_arguments=[*KERNEL_ARGUMENTS, *figure_arguments(env.figure_format)],
         )
         self.kernel_env, self.cell_log = env, cells
         self.missing_devices = MissingDevices()

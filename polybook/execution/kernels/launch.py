@@ -41,6 +41,7 @@ class KernelEnv:
     zygote: str = ""  # the socket of that zygote, as the executor started it
     device_errors: tuple[str, ...] = ()  # the framework's errors saying a device is missing
     preload: tuple[str, ...] = ()  # what the library imports: its zygote imports it too
+    figure_format: str = "svg"  # how matplotlib draws figures: [html] figure_format
 
     def to_json(self) -> str:
         fields = asdict(self)
@@ -82,7 +83,20 @@ def kernel_env(
         fork=config.build.fork_kernels,
         device_errors=env.spec.device_errors,
         preload=library_imports(config.root / config.library_for(fw).lib_file),
+        figure_format=config.html.figure_format,
     )
+
+
+# What each [html] figure_format asks of matplotlib's inline backend: drawings, or "retina",
+# a PNG at twice the pixels whose metadata keeps the size it is shown at.
+INLINE_FORMATS = {"svg": "svg", "png": "retina"}
+
+
+def figure_arguments(figure_format: str) -> tuple[str, ...]:
+    """The kernel's command-line configuration that makes its figures ``figure_format``:
+    as ``%config InlineBackend.figure_formats`` would, set at its start, the author's cells
+    untouched (a cell that sets its own format keeps it)."""
+    return (f"--InlineBackend.figure_formats={INLINE_FORMATS[figure_format]}",)
 
 
 # A top-level import of the library module: ``import a.b as c``, ``from a.b import c, d``.

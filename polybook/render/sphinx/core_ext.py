@@ -179,7 +179,10 @@ def _outputs(outputs: list[dict[str, str]]) -> list[nodes.Node]:
         kind = out["type"]
         if kind == "image":
             box = nodes.container(classes=["pb-output", "pb-image"])
-            box += nodes.image(uri=out["uri"], alt="cell output")
+            image = nodes.image(uri=out["uri"], alt="cell output")
+            if "width" in out:  # the width it is shown at (a retina PNG's); height follows
+                image["width"] = f"{out['width']}px"
+            box += image
         elif kind == "html":
             box = nodes.container(classes=["pb-output", "pb-html"])
             box += nodes.raw("", sanitize_html(out["text"]), format="html")

@@ -1,6 +1,8 @@
 /*
  * polybook-compare.js: two frameworks side by side, on one tab set or on every tab set of
- * the page. A view of polybook-tabs.js (loaded before it); plain ES2017, no dependencies.
+ * the page. A view of polybook-tabs.js (loaded before it); what it shows the reader (words,
+ * buttons, lists, the live region) is polybook-compare-controls.js's, loaded before it too.
+ * Plain ES2017, no dependencies.
  *
  * What the reader gets:
  *  - beside the tab bar of each tab set with two frameworks or more, a "Compare" button
@@ -23,7 +25,9 @@
   'use strict';
 
   const tabs = window.polybookTabs;
-  if (!tabs) return;
+  const ui = window.polybookCompareControls;
+  if (!tabs || !ui) return;
+  const { say, barOf, toolsOf, setNote } = ui;
 
   const STORAGE_KEY = 'polybook.compare';
   const PARAM = 'compare';
@@ -37,36 +41,6 @@
   let pageControl = null;
   let pending = ''; // what to announce once the tab sets are shown
   let acted = false; // the reader changed something: the address follows
-
-  /* The messages in English, for a page without the catalog (polybook/site/messages.py). */
-  const ENGLISH = {
-    compare: 'Compare',
-    compare_set: 'Compare two frameworks side by side',
-    compare_group: 'Compare frameworks',
-    compare_page: 'Compare frameworks side by side',
-    compare_show: 'Show',
-    compare_beside: 'beside',
-    comparing: 'Comparing {0} and {1}',
-    lines_differ: '{0}: {1} and {2} lines differ',
-    every_set: '{0} on every tab set of this page',
-    compare_closed: 'Compare view closed',
-    compare_closed_page: 'Compare view closed on this page',
-    no_version: 'No {0} version here',
-  };
-
-  /* A message of the page's catalog, in the book's language, its {0}, {1}… filled in. */
-  function say(key, ...fields) {
-    const text = (window.pbMessages || {})[key] || ENGLISH[key];
-    return text.replace(/\{(\d+)\}/g, (_, n) => String(fields[Number(n)]));
-  }
-
-  function barOf(set) {
-    return Array.prototype.find.call(set.children, (c) => c.classList.contains('pb-tabbar'));
-  }
-
-  function toolsOf(set) {
-    return Array.prototype.find.call(set.children, (c) => c.classList.contains('pb-tools'));
-  }
 
   function namesOf(set) {
     return tabs.tabsOf(set).map((tab) => tab.getAttribute('data-pb-tab'));
@@ -128,12 +102,6 @@
     if (partner && partner !== name && all.indexOf(partner) >= 0) return;
     partner = previous && previous !== name ? previous : otherThan(name, all);
     store();
-  }
-
-  function setNote(set, text) {
-    const note = toolsOf(set).querySelector('.pb-compare-note');
-    note.textContent = text;
-    note.hidden = !text;
   }
 
   function leave(set) {
@@ -211,34 +179,14 @@
     return set ? text : say('every_set', text);
   }
 
-  function announce(text) {
-    if (!status) return;
-    status.textContent = '';
-    // A new text node in the next frame is announced even when the text repeats.
-    window.requestAnimationFrame(() => {
-      status.textContent = text;
-    });
-  }
-
-  function updatePageControl() {
-    if (!pageControl) return;
-    const button = pageControl.querySelector('.pb-compare-all');
-    button.setAttribute('aria-pressed', String(pageOn));
-    const choice = pageControl.querySelector('.pb-pair');
-    choice.hidden = !pageOn;
-    const lists = choice.querySelectorAll('select');
-    lists[0].value = tabs.current();
-    lists[1].value = partner;
-  }
-
   function applied(name) {
-    updatePageControl();
+    ui.updatePageControl(pageControl, pageOn, tabs.current(), partner);
     document.documentElement.classList.toggle(WIDE, tabs.tabsets().some(comparing));
     if (acted || tabs.readParam(PARAM) !== null) {
       tabs.setParam(PARAM, pageOn ? name + ',' + partner : null);
     }
-    if (typeof pending === 'function') announce(pending());
-    else if (pending) announce(pending);
+    if (typeof pending === 'function') ui.announce(status, pending());
+    else if (pending) ui.announce(status, pending);
     pending = '';
   }
 
@@ -320,74 +268,6 @@
     return { compare: pageOn ? tabs.current() + ',' + partner : null };
   }
 
-  function element(tag, className, text) {
-    const made = document.createElement(tag);
-    if (className) made.className = className;
-    if (text) made.textContent = text;
-    return made;
-  }
-
-  function addTools(set) {
-    const bar = barOf(set);
-    if (!bar || tabs.tabsOf(set).length < 2) return;
-    const tools = element('div', 'pb-tools');
-    const button = element('button', 'pb-compare');
-    button.type = 'button';
-    button.setAttribute('aria-pressed', 'false');
-    button.setAttribute('aria-label', say('compare_set'));
-    button.setAttribute('aria-controls', tabs.panelsOf(set).map((p) => p.id).join(' '));
-    button.appendChild(element('span', 'pb-compare-icon', '\u21c6')).setAttribute(
-      'aria-hidden',
-      'true'
-    );
-    button.appendChild(document.createTextNode(say('compare')));
-    const note = element('span', 'pb-compare-note');
-    note.hidden = true;
-    tools.appendChild(button);
-    tools.appendChild(note);
-    bar.insertAdjacentElement('afterend', tools);
-    tabs.panelsOf(set).forEach((panel) => {
-      panel.setAttribute('data-pb-label', tabs.label(panel.getAttribute('data-pb-tab')));
-    });
-  }
-
-  function list(label, side) {
-    const wrapper = element('label', 'pb-pick', label + ' ');
-    const select = element('select');
-    select.setAttribute('data-pb-side', side);
-    tabs.frameworks().forEach((name) => {
-      const option = element('option', '', tabs.label(name));
-      option.value = name;
-      select.appendChild(option);
-    });
-    wrapper.appendChild(select);
-    return wrapper;
-  }
-
-  /* The page-level switch, after the page's notebook links (or its title). */
-  function addPageControl(first) {
-    const group = element('div', 'pb-compare-page');
-    group.setAttribute('role', 'group');
-    group.setAttribute('aria-label', say('compare_group'));
-    const button = element('button', 'pb-compare-all');
-    button.type = 'button';
-    button.setAttribute('aria-pressed', 'false');
-    button.appendChild(element('span', 'pb-compare-icon', '\u21c6')).setAttribute(
-      'aria-hidden',
-      'true'
-    );
-    button.appendChild(document.createTextNode(say('compare_page')));
-    const choice = element('span', 'pb-pair');
-    choice.appendChild(list(say('compare_show'), '1'));
-    choice.appendChild(list(say('compare_beside'), '2'));
-    group.appendChild(button);
-    group.appendChild(choice);
-    const after = document.querySelector('.pb-downloads') || document.querySelector('h1');
-    if (after && after.parentNode) after.insertAdjacentElement('afterend', group);
-    else first.insertAdjacentElement('beforebegin', group);
-    pageControl = group;
-  }
-
   function onClick(event) {
     const target = event.target.closest && event.target.closest('.pb-compare, .pb-compare-all');
     if (!target) return;
@@ -407,14 +287,11 @@
   }
 
   function prepare() {
-    tabs.tabsets().forEach(addTools);
+    tabs.tabsets().forEach(ui.addTools);
     const sets = tabs.tabsets().filter(comparable);
     if (sets.length === 0) return;
-    addPageControl(sets[0]);
-    status = element('div', 'pb-sr-only');
-    status.setAttribute('role', 'status');
-    status.setAttribute('aria-live', 'polite');
-    document.body.appendChild(status);
+    pageControl = ui.addPageControl(sets[0]);
+    status = ui.addStatus();
     document.addEventListener('click', onClick);
     document.addEventListener('change', onChange);
   }

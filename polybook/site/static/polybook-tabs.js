@@ -1,7 +1,8 @@
 /*
  * polybook-tabs.js: framework tabs for a polybook HTML site.
  *
- * Plain ES2017, no dependencies; works from file:// without a network.
+ * Plain ES2017, no dependencies; works from file:// without a network. Where the choice is
+ * kept (localStorage, the address, links) is polybook-address.js's, loaded before it.
  *
  * Markup (emitted by the polybook renderer):
  *
@@ -42,16 +43,18 @@
  * keydown(event, tab) -> whether it handled them, and params() -> {name: value or null}
  * for the links.
  *
- * The only global is window.polybookTabs = {select(name), current(), frameworks(),
+ * Its only global is window.polybookTabs = {select(name), current(), frameworks(),
  * label(name), resolve(value), setParam(key, value), readParam(key), register(view),
  * tabsOf(tabset), panelsOf(tabset), tabsets(), apply()}.
  */
 (function () {
   'use strict';
 
+  const address = window.polybookAddress;
+  if (!address) return;
+
   const STORAGE_KEY = 'polybook.tab';
   const PARAM = 'tab';
-  const SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
 
   let frameworks = [];
   let aliases = {}; // normalised name or display name -> name
@@ -143,55 +146,12 @@
     return Object.prototype.hasOwnProperty.call(aliases, key) ? aliases[key] : null;
   }
 
-  /* Whether this page was reached by Back/Forward or reloaded: its ?tab= is an old one. */
-  function revisited() {
-    try {
-      const entry = window.performance.getEntriesByType('navigation')[0];
-      return !!entry && (entry.type === 'back_forward' || entry.type === 'reload');
-    } catch (e) {
-      return false;
-    }
-  }
-
-  function readStorage() {
-    try {
-      return window.localStorage.getItem(STORAGE_KEY);
-    } catch (e) {
-      return null;
-    }
-  }
-
-  function writeStorage(name) {
-    try {
-      window.localStorage.setItem(STORAGE_KEY, name);
-    } catch (e) {
-      // Storage disabled or full: the ?tab= parameter still carries the choice.
-    }
-  }
-
   function readParam(key) {
-    try {
-      return new URLSearchParams(window.location.search).get(key || PARAM);
-    } catch (e) {
-      return null;
-    }
-  }
-
-  /* Set (or, for null, remove) a parameter of the address, without a new history entry. */
-  function setParam(key, value) {
-    try {
-      const url = new URL(window.location.href);
-      if (url.searchParams.get(key) === value) return;
-      if (value === null) url.searchParams.delete(key);
-      else url.searchParams.set(key, value);
-      window.history.replaceState(window.history.state, '', url.href);
-    } catch (e) {
-      // replaceState can be refused (sandboxed frames, some file:// setups).
-    }
+    return address.readParam(key || PARAM);
   }
 
   function writeParam(name) {
-    setParam(PARAM, name);
+    address.setParam(PARAM, name);
   }
 
   let uid = 0;
@@ -287,7 +247,7 @@
     if (!isFramework(name)) return false;
     const before = anchor ? anchor.getBoundingClientRect().top : 0;
     apply(name);
-    writeStorage(name);
+    address.writeStorage(STORAGE_KEY, name);
     writeParam(name);
     if (anchor) {
       const settle = () => {
@@ -346,34 +306,11 @@
     }
   }
 
-  /* Add ?tab=NAME to a relative link (no scheme, not a bare #fragment). */
+  /* A relative link with ?tab=NAME and the views' parameters added, or null. */
   function withTab(href, name) {
-    if (!href || href.charAt(0) === '#' || href.slice(0, 2) === '//' || SCHEME.test(href)) {
-      return null;
-    }
-    let rest = href;
-    let hash = '';
-    const h = rest.indexOf('#');
-    if (h >= 0) {
-      hash = rest.slice(h);
-      rest = rest.slice(0, h);
-    }
-    let query = '';
-    const q = rest.indexOf('?');
-    if (q >= 0) {
-      query = rest.slice(q + 1);
-      rest = rest.slice(0, q);
-    }
-    const params = new URLSearchParams(query);
-    params.set(PARAM, name);
-    views.forEach((view) => {
-      const more = view.params ? view.params() : {};
-      Object.keys(more).forEach((key) => {
-        if (more[key] === null) params.delete(key);
-        else params.set(key, more[key]);
-      });
-    });
-    return rest + '?' + params.toString() + hash;
+    const params = { [PARAM]: name };
+    views.forEach((view) => Object.assign(params, view.params ? view.params() : {}));
+    return address.withParams(href, params);
   }
 
   function onLinkClick(event) {
@@ -396,9 +333,9 @@
       const wanted = view.start ? resolve(view.start(fresh)) : null;
       if (wanted) fromParam = wanted;
     });
-    const stored = readStorage();
+    const stored = address.readStorage(STORAGE_KEY);
     if (fromParam && !(isFramework(stored) && !fresh)) {
-      writeStorage(fromParam);
+      address.writeStorage(STORAGE_KEY, fromParam);
       return fromParam;
     }
     if (isFramework(stored)) {
@@ -418,7 +355,7 @@
     aliases = bookAliases();
     tabsets().forEach(ensureIds);
     views.forEach((view) => view.prepare && view.prepare());
-    apply(startingChoice(!revisited()));
+    apply(startingChoice(!address.revisited()));
     window.addEventListener('pageshow', onPageShow);
     window.addEventListener('resize', onResize);
     document.addEventListener('click', onClick);
@@ -433,7 +370,7 @@
     label: (name) => labels[name] || name,
     resolve: resolve,
     readParam: readParam,
-    setParam: setParam,
+    setParam: address.setParam,
     register: (view) => views.push(view),
     tabsOf: tabsOf,
     panelsOf: panelsOf,
