@@ -4,17 +4,9 @@ Playwright's own browser downloads are not used (``playwright install`` needs th
 the browser is the system one at :data:`CHROMIUM`, installed by ``make system-deps``
 (``apt-get install -y chromium``). A missing browser is an error, not a skipped test.
 
-Typical pytest use::
-
-    @pytest.fixture(scope="session")
-    def browser() -> Iterator[Browser]:
-        with launch_chromium() as b:
-            yield b
-
-    @pytest.fixture
-    def context(browser: Browser) -> Iterator[BrowserContext]:
-        with new_context(browser) as ctx:  # fresh, empty localStorage for each test
-            yield ctx
+The tests' fixtures are in ``conftest.py``: ``chromium`` (one a module), ``context`` (fresh,
+empty localStorage for each test, of the module's ``window_size``) and ``open_page`` (opens
+a page, the module's ``start_page`` by default, and fails the test on a JavaScript error).
 
 All pages opened in one context share its storage, ``file://`` pages included, so a value
 stored in ``localStorage`` by one page is read by the next page of the same context.
@@ -23,7 +15,7 @@ stored in ``localStorage`` by one page is read by the next page of the same cont
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Final
@@ -44,6 +36,9 @@ CHROMIUM_ARGS: Final = (
 )
 
 DEFAULT_VIEWPORT: Final = {"width": 1024, "height": 768}
+
+OpenPage = Callable[..., Page]
+"""``open_page(path, query, fragment)``: conftest.py's fixture that opens a page."""
 
 
 class ChromiumMissingError(RuntimeError):

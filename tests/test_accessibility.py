@@ -6,7 +6,6 @@ visible focus, and scrolling boxes that a keyboard reaches."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, cast
 
@@ -16,7 +15,7 @@ from playwright.sync_api import Browser, Page
 
 from polybook.paths import node_modules
 
-from .browser import file_url, launch_chromium, new_context, watch_errors
+from .browser import file_url, new_context, watch_errors
 
 pytestmark = pytest.mark.slow
 
@@ -40,12 +39,6 @@ def _pages(html: Path) -> list[Path]:
 
 def _soup(path: Path) -> BeautifulSoup:
     return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Browser]:
-    with launch_chromium() as browser:
-        yield browser
 
 
 def _violations(page: Page, url: str) -> list[dict[str, Any]]:

@@ -3,6 +3,7 @@ build and ``--strict``, ``polybook check`` on the shipped book."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import subprocess
 import sys
@@ -10,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from polybook.commands.cli import main
+from polybook.commands.cli import _parser, main
+from polybook.commands.handlers import HANDLERS
 
 from .books import REPO, index_page, write_book
 
@@ -116,3 +118,10 @@ def test_the_library_path_and_the_head_start_import_no_notebook_machinery() -> N
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_each_subcommand_has_a_handler_of_its_own() -> None:
+    parser = _parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    assert sorted(sub.choices) == sorted(HANDLERS)
+    assert len({id(handler) for handler in HANDLERS.values()}) == len(HANDLERS)

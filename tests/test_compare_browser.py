@@ -11,15 +11,14 @@ compare2.html is the same page under another name (a next page of the same site)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, cast
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page
+from playwright.sync_api import Browser, Page
 
-from .browser import file_url, launch_chromium, new_context, watch_errors
+from .browser import OpenPage, file_url, new_context
 
 pytestmark = pytest.mark.slow
 
@@ -30,8 +29,6 @@ OTHER = FIXTURE / "compare2.html"
 PYTORCH = ["import torch", "x = torch.ones(3)", "y = x * 2", 'print("""one', 'two""")']
 JAX = ["import jax.numpy as jnp", "x = jnp.ones(3)", "y = x * 2   ", 'print("""one', 'three""")']
 DIFFERING = [0, 1, 4]
-
-OpenPage = Callable[..., Page]
 
 # Per tab set: hidden, whether it compares, its selected tabs, its panels shown (in order on
 # screen), the tab in the tab order, and its note.
@@ -90,33 +87,14 @@ def query(page: Page) -> dict[str, list[str]]:
     return parse_qs(urlsplit(page.url).query)
 
 
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Browser]:
-    with launch_chromium() as b:
-        yield b
+@pytest.fixture
+def window_size() -> tuple[int, int]:
+    return (1200, 800)
 
 
 @pytest.fixture
-def context(chromium: Browser) -> Iterator[BrowserContext]:
-    with new_context(chromium, width=1200, height=800) as ctx:
-        ctx.set_default_timeout(5000)
-        yield ctx
-
-
-@pytest.fixture
-def open_page(context: BrowserContext) -> Iterator[OpenPage]:
-    """Open a fixture page in a new page of the test's context; no JS errors allowed."""
-    errors: list[list[str]] = []
-
-    def _open(path: Path = PAGE, query: dict[str, str] | None = None) -> Page:
-        page = context.new_page()
-        errors.append(watch_errors(page))
-        page.goto(file_url(path, query))
-        return page
-
-    yield _open
-    problems = [e for page_errors in errors for e in page_errors]
-    assert not problems, f"JavaScript errors: {problems}"
+def start_page() -> Path:
+    return PAGE
 
 
 def test_the_address_opens_the_page_comparing_two_frameworks(open_page: OpenPage) -> None:

@@ -17,7 +17,7 @@ from polybook import frameworks
 from polybook.commands.cli import main
 from polybook.config import load_config
 from polybook.environments import venvs
-from polybook.library.dist import imports
+from polybook.library.module_imports import imports
 
 from .books import REPO_ENVS, copy_shipped
 from .books import copy_fixture as copy_book

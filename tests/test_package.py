@@ -1,12 +1,13 @@
 """polybook as a package: the sdist and the wheel ``python -m build`` makes (the wheel from
 the sdist) hold every sub-package, module and data file and declare the ``polybook``
 command; installed into a fresh venv outside the repository, it starts a book, builds it
-in a real kernel and says what is installed."""
+in a real kernel and says what is installed. The README's install lines work as written."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -23,9 +24,8 @@ from .books import REPO, REPO_ENVS, link_environments
 SOURCE_FILES = ("pyproject.toml", "README.md")
 
 
-def build_dists(tmp_path: Path) -> tuple[Path, Path]:
-    """polybook's sdist, and the wheel built from it (as pip builds one from an sdist)."""
-    source = tmp_path / "src"
+def copy_source(source: Path) -> Path:
+    """The files of the repository that make the package, copied into ``source``."""
     source.mkdir()
     for name in SOURCE_FILES:
         (source / name).write_bytes((REPO / name).read_bytes())
@@ -34,6 +34,12 @@ def build_dists(tmp_path: Path) -> tuple[Path, Path]:
         target = source / path.relative_to(REPO)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(path.read_bytes())
+    return source
+
+
+def build_dists(tmp_path: Path) -> tuple[Path, Path]:
+    """polybook's sdist, and the wheel built from it (as pip builds one from an sdist)."""
+    source = copy_source(tmp_path / "src")
     command = [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(tmp_path / "dist")]
     done = subprocess.run([*command, str(source)], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -128,3 +134,44 @@ def test_the_installed_wheel_starts_builds_and_checks_a_book_outside_the_reposit
     assert first.startswith("polybook ") and f"({home / 'lib'}" in first
     assert any(line.startswith("  ✓ pytorch       torch ") for line in lines), doctor.stdout
     assert any(line.startswith("  ✓ node assets") for line in lines), doctor.stdout
+
+
+def install_block(page: Path) -> str:
+    """The shell lines of the page's "Install polybook" section (its first fenced block)."""
+    text = page.read_text(encoding="utf-8")
+    section = text.partition("\n## Install polybook\n")[2].partition("\n## ")[0]
+    found = re.search(r"^```bash\n(.*?)^```$", section, re.M | re.S)
+    assert found, f"{page.name} has no install block"
+    return found.group(1)
+
+
+@pytest.mark.slow
+def test_the_readme_install_lines_work_as_written_in_a_clone(tmp_path: Path) -> None:
+    """The README's lines, run in the files of a clone with ``~`` a new home and the
+    Python that runs the tests as ``python3``, install a ``polybook`` that runs; the wheel
+    the README names is the one its ``pip wheel`` line makes."""
+    readme = REPO / "README.md"
+    block = install_block(readme)
+    assert block == install_block(REPO / "docs" / "start.md")  # the guide's lines: the same
+    assert "pip install ." in block
+    text = readme.read_text(encoding="utf-8")
+    wheel_line = re.search(r"`(pip wheel [^`\n]+)`", text)
+    wheel_file = re.search(r"`pip install (dist/[^`\n]+\.whl)`", text)
+    assert wheel_line and wheel_file
+    clone = copy_source(tmp_path / "clone")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "python3").symlink_to(sys.executable)
+    environ = {
+        **{k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")},
+        "HOME": str(tmp_path / "home"),
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
+    script = f"set -e\n{block}command -v polybook\npolybook --help\n{wheel_line.group(1)}\n"
+    done = subprocess.run(
+        ["bash", "-c", script], cwd=clone, env=environ, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr
+    venv_bin = tmp_path / "home" / ".venvs" / "polybook" / "bin"
+    assert f"\n{venv_bin / 'polybook'}\nusage: polybook " in f"\n{done.stdout}"
+    assert (clone / wheel_file.group(1)).is_file()

@@ -13,7 +13,7 @@ from typing import Any, cast
 import pytest
 from playwright.sync_api import Browser, Page
 
-from .browser import file_url, launch_chromium, watch_errors
+from .browser import file_url, watch_errors
 
 pytestmark = pytest.mark.slow
 
@@ -35,12 +35,6 @@ MIDDLE_OF_TALLEST = """() => {
           bar: box(tallest.querySelector(':scope > .pb-tabbar')),
           switcher: box(document.querySelector('.pb-switcher'))};
 }"""
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Browser]:
-    with launch_chromium() as browser:
-        yield browser
 
 
 @pytest.fixture(params=[(size, theme) for size in SIZES for theme in THEMES], ids=str)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,7 @@ from polybook.render.sphinx.config import sphinx_language
 from polybook.site.settings import STATIC
 
 from .books import FENCE, build, pages_book
-from .browser import file_url, launch_chromium, new_context, offline_page, watch_errors
+from .browser import file_url, new_context, offline_page, watch_errors
 
 CONFIG = "[project]\nname = zh\ntitle = 动手学\nlang = zh\n\n[build]\ntabs = pytorch\n"
 PAGES = {
@@ -124,12 +123,6 @@ def test_a_chinese_books_pages_carry_polybooks_strings_in_chinese(chinese_site: 
         tooltip = browser_page.locator("button.copybtn").first.get_attribute("data-tooltip")
         assert tooltip == "复制"
         assert errors == [] and calls == []
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[object]:
-    with launch_chromium() as browser:
-        yield browser
 
 
 @pytest.mark.slow

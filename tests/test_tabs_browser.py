@@ -13,7 +13,6 @@ page2.html holds set-e with all four; page1 links to page2.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, cast
 from urllib.parse import parse_qs, urlsplit
@@ -21,7 +20,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page
 
-from .browser import file_url, launch_chromium, new_context, watch_errors
+from .browser import OpenPage, file_url, new_context
 
 pytestmark = pytest.mark.slow
 
@@ -29,8 +28,6 @@ FIXTURE = Path(__file__).resolve().parent / "site_fixture"
 PAGE1 = FIXTURE / "page1.html"
 PAGE2 = FIXTURE / "page2.html"
 STORAGE_KEY = "polybook.tab"
-
-OpenPage = Callable[..., Page]
 
 # For each tab set: whether it is hidden, and per tab/panel the attributes the script sets.
 STATE_JS = """() => Array.from(document.querySelectorAll('.pb-tabset')).map((set) => {
@@ -101,36 +98,17 @@ def query(page: Page) -> dict[str, list[str]]:
     return parse_qs(urlsplit(page.url).query)
 
 
-# ---- fixtures --------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Browser]:
-    with launch_chromium() as b:
-        yield b
+# ---- fixtures (Chromium, the context and open_page: conftest.py) ------------------------
 
 
 @pytest.fixture
-def context(chromium: Browser) -> Iterator[BrowserContext]:
-    with new_context(chromium, width=1024, height=600) as ctx:
-        ctx.set_default_timeout(5000)
-        yield ctx
+def window_size() -> tuple[int, int]:
+    return (1024, 600)
 
 
 @pytest.fixture
-def open_page(context: BrowserContext) -> Iterator[OpenPage]:
-    """Open a fixture page in a new page of the test's context; no JS errors allowed."""
-    errors: list[list[str]] = []
-
-    def _open(path: Path = PAGE1, query: dict[str, str] | None = None, fragment: str = "") -> Page:
-        page = context.new_page()
-        errors.append(watch_errors(page))
-        page.goto(file_url(path, query, fragment))
-        return page
-
-    yield _open
-    problems = [e for page_errors in errors for e in page_errors]
-    assert not problems, f"JavaScript errors: {problems}"
+def start_page() -> Path:
+    return PAGE1
 
 
 # ---- tests -----------------------------------------------------------------------------

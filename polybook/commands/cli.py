@@ -1,6 +1,6 @@
 """Command line: ``polybook new|build|check|linkcheck|serve|env|doctor|cache|freeze|diff|
-upgrade|baseline|lab|worker``; it parses the arguments and calls the command
-(:mod:`polybook.commands.build`, :mod:`polybook.commands.drift`) or the stage."""
+upgrade|baseline|editions|lab|worker``; it parses the arguments and runs the subcommand's
+handler (:data:`polybook.commands.handlers.HANDLERS`)."""
 
 from __future__ import annotations
 
@@ -11,38 +11,20 @@ import os
 import signal
 import sys
 import threading
-from dataclasses import replace
-from pathlib import Path
 from types import FrameType
 
-from polybook.commands import build as commands
-from polybook.commands.arguments import add_build_parser, config_overrides
+from polybook.commands.arguments import add_build_parser
 from polybook.commands.editions import add_parser as add_editions_parser
-from polybook.commands.editions import editions_command
-from polybook.config import BookConfig, find_book_root, load_config
-from polybook.diagnostics import Location, PolybookError, Reporter
-from polybook.environments.prepare import ensure_all
+from polybook.commands.handlers import HANDLERS
+from polybook.diagnostics import PolybookError, Reporter
 from polybook.output import Output
 from polybook.pipeline.registry import OUTPUTS
-from polybook.pipeline.request import BuildRequest
-from polybook.site.output import OUTPUT as SITE
 
 logger = logging.getLogger("polybook")
 
 
 class Terminated(KeyboardInterrupt):
     """SIGTERM, handled as an interrupt: jobs are cancelled, finished results kept."""
-
-
-def _tabs(config: BookConfig, tab: str) -> tuple[str, ...]:
-    if tab in ("", "all"):
-        return config.build.tabs
-    names = tuple(t.strip() for t in tab.split(",") if t.strip())
-    unknown = [n for n in names if n not in config.build.tabs]
-    if unknown:
-        message = f"unknown tab {unknown[0]!r} (book tabs: {', '.join(config.build.tabs)})"
-        raise PolybookError(Location("--tab"), message, "cli")
-    return names
 
 
 def _common(parser: argparse.ArgumentParser, top: bool) -> None:
@@ -52,9 +34,6 @@ def _common(parser: argparse.ArgumentParser, top: bool) -> None:
     parser.add_argument(
         "-q", "--quiet", action="store_true", default=default, help="only warnings and errors"
     )
-
-
-DRIFT_COMMANDS = ("diff", "upgrade", "baseline")
 
 
 def _drift_options(parser: argparse.ArgumentParser) -> None:
@@ -179,139 +158,9 @@ def _parser(outputs: tuple[Output, ...] = OUTPUTS) -> argparse.ArgumentParser:
     return parser
 
 
-def _root(args: argparse.Namespace) -> Path:
-    if args.root is None:
-        return find_book_root(Path.cwd())
-    root = Path(args.root)
-    if not (root / "config.ini").is_file():
-        message = f"no config.ini in {root.resolve()}: --root names the folder that holds it"
-        raise PolybookError(Location(str(root)), message, "config")
-    return root
-
-
-def _book_here(args: argparse.Namespace) -> BookConfig | None:
-    """The book of ``--root``, else of the current folder if it is in one."""
-    try:
-        root = _root(args)
-    except PolybookError:
-        if args.root is not None:
-            raise
-        return None  # not in a book
-    return load_config(root, config_overrides(args))
-
-
 def run(args: argparse.Namespace, reporter: Reporter | None = None) -> int:
     """Run the command ``args`` name; its problems go to ``reporter`` (a new one if None)."""
-    if args.command == "worker":  # a host of a cluster: no book here
-        from polybook.execution.executors.dask_worker import start_worker
-
-        return start_worker(args.scheduler, args.nthreads, args.envs_dir, args.gpus)
-    if args.command == "new":
-        from polybook.starter.book import new_book
-
-        return new_book(Path(args.dir), args.frameworks, args.ci, args.gpu_runner)
-    if args.command == "doctor":
-        from polybook.commands.doctor import doctor
-
-        return doctor(_book_here(args))
-    if args.command == "env" and args.action == "assets":
-        from polybook.environments.assets import install_assets
-
-        print(f"the browser assets are in {install_assets()}")
-        return 0
-    config = load_config(_root(args), config_overrides(args))
-    if getattr(args, "trust", False):  # never from config.ini: a book cannot vouch for itself
-        config = replace(config, trusted=True)
-    reporter = reporter or Reporter()
-    reporter.suppressed = frozenset(config.build.suppress_warnings)
-    reporter.forward(config.ignored)
-    tabs = _tabs(config, getattr(args, "tab", ""))
-    if args.command == "check":
-        from polybook.commands.check import check_book
-
-        check_book(config, tabs, reporter)
-        return commands.finish(reporter, strict=True)
-    if args.command == "editions":
-        return editions_command(args, config, reporter)
-    if args.command == "env" and args.action == "kernels":
-        from polybook.authoring.lab import install_user_kernels
-
-        if not args.user:
-            kernels = sorted({str(env.kernels_dir) for env in ensure_all(config, tabs)})
-            print(f"the kernels are in {', '.join(kernels)}; --user installs them for any Jupyter")
-            return 0
-        for place in install_user_kernels(config, tabs):
-            print(f"installed {place.name} in {place}")
-        return 0
-    if args.command == "env":
-        ensure_all(config, tabs, verify=not args.no_verify)
-        return 0
-    if args.command == "lab":
-        from polybook.authoring.lab import run_lab
-
-        return run_lab(config, tabs, args.port, args.lab_options)
-    if args.command == "serve":
-        return _serve(args, config)
-    if args.command == "linkcheck":
-        return _linkcheck(config, tabs, reporter, args.timeout)
-    if args.command == "freeze" and not args.pages and not args.all:
-        raise PolybookError(Location("polybook freeze"), "name the pages, or --all", "cli")
-    if args.command in DRIFT_COMMANDS:  # each takes the locks it needs
-        from polybook.commands.drift import drift_command
-
-        return drift_command(args, config, tabs, reporter)
-    with commands.locked(config):
-        if args.command == "freeze":
-            pages = None if args.all else commands.resolve_pages(config, args.pages)
-            return commands.freeze_command(config, tabs, pages, reporter)
-        if args.command == "cache":
-            return commands.clear_cache(config)
-        pages = commands.resolve_pages(config, args.pages)
-        request = BuildRequest(args.outputs[args.target], tabs, pages)
-        return commands.build(request, config, reporter, args.report)
-
-
-def _serve(args: argparse.Namespace, config: BookConfig) -> int:
-    """``polybook serve``: each rebuild reads config.ini again, and keeps Sphinx warm."""
-    from polybook.commands.serve import serve
-    from polybook.site.stage import SphinxKeeper
-
-    keeper = SphinxKeeper()
-    first = True
-
-    def rebuild(reporter: Reporter) -> int:  # its problems are shown over the pages too
-        nonlocal first
-        current = load_config(config.root, config_overrides(args))
-        reporter.suppressed = frozenset(current.build.suppress_warnings)
-        reporter.forward(current.ignored)
-        request = BuildRequest(SITE, _tabs(current, args.tab), None)
-        # The first build runs every stage even where nothing changed: the process then
-        # holds what the next builds reuse (its imports, the pages' parsed code, a warm
-        # Sphinx), and the first save reaches the browser as soon as the later ones.
-        force, first = first, False
-        with commands.locked(current):
-            return commands.build(request, current, reporter, keeper=keeper, force=force)
-
-    try:
-        return serve(config, rebuild, args.port)
-    finally:
-        keeper.close()
-
-
-def _linkcheck(
-    config: BookConfig, tabs: tuple[str, ...], reporter: Reporter, timeout: float
-) -> int:
-    """``polybook linkcheck``: the site's build (which checks its internal links), then its
-    external links; the worse of the two exit statuses."""
-    from polybook.commands.linkcheck import check_external
-
-    with commands.locked(config):
-        built = commands.build(BuildRequest(SITE, tabs), config, reporter)
-    if built or not (config.layout.html / "index.html").is_file():
-        return built or 1
-    external = Reporter(suppressed=frozenset(config.build.suppress_warnings))
-    check_external(config, external, timeout)
-    return commands.finish(external, config.build.strict)
+    return HANDLERS[args.command](args, reporter)
 
 
 def _terminate(signum: int, frame: FrameType | None) -> None:

@@ -200,8 +200,8 @@ def install_findings(config: BookConfig) -> list[Finding]:
     """Where the students' notebooks install the book's library from, what keeps that from
     working (the package index asked through pip), and whether another project holds the
     library's name on the index."""
-    from polybook.library.dist import package_folder
     from polybook.library.index import OTHER, check_library
+    from polybook.library.package_spec import package_folder
     from polybook.notebooks.library_source import INDEX, install_problems, sources
 
     try:

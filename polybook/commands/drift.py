@@ -114,15 +114,24 @@ def _baseline(args: argparse.Namespace, config: BookConfig, tabs: tuple[str, ...
     return 0
 
 
-def drift_command(
+def diff_command(
     args: argparse.Namespace, config: BookConfig, tabs: tuple[str, ...], reporter: Reporter
 ) -> int:
-    """Run ``polybook diff|upgrade|baseline`` as parsed in ``args``. The build folder's lock
-    is held while the current build is read; a side build holds its own folder's, so that
-    builds go on while it runs."""
-    if args.command == "upgrade":
-        return _upgrade(args, config, tabs, reporter)
+    """``polybook diff`` as parsed in ``args``, holding the build folder's lock while the
+    current build is read."""
     with locked(config):
-        if args.command == "diff":
-            return _diff(args, config, tabs, reporter)
+        return _diff(args, config, tabs, reporter)
+
+
+def upgrade_command(
+    args: argparse.Namespace, config: BookConfig, tabs: tuple[str, ...], reporter: Reporter
+) -> int:
+    """``polybook upgrade``: a side build holds its own folder's lock, so that builds go on
+    while it runs."""
+    return _upgrade(args, config, tabs, reporter)
+
+
+def baseline_command(args: argparse.Namespace, config: BookConfig, tabs: tuple[str, ...]) -> int:
+    """``polybook baseline save|list``, holding the build folder's lock."""
+    with locked(config):
         return _baseline(args, config, tabs)

@@ -1,5 +1,5 @@
 """The library's wheel and sdist, built with hatchling from the files the library stage
-wrote (:mod:`polybook.library.dist` says what the package is), and the wheel the site and
+wrote (:mod:`polybook.library.package_spec` says what the package is), and the wheel the site and
 the students' notebooks publish: rebuilt only when what it is made from changed."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from polybook.config.schema import LibrarySection
 from polybook.config.schema.key import DIST_NAME
 from polybook.diagnostics import Location, PolybookError, Reporter
 from polybook.fsutil import write_atomic
-from polybook.library.dist import PackageSpec, package_spec
+from polybook.library.package_spec import PackageSpec, package_spec
 
 if TYPE_CHECKING:
     from polybook.library.stage import Library

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 from nbformat import NotebookNode
 
-from polybook.library.dist import PackageSpec, requirement_line
+from polybook.library.package_spec import PackageSpec
+from polybook.library.pins import requirement_line
 
 MAGIC = re.compile(r"^\s*[%!]")
 IMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+))", re.M)

@@ -21,7 +21,7 @@ from polybook.diagnostics import Diagnostic, Location, Reporter
 from polybook.execution.resources import resource_files
 from polybook.fsutil import write_atomic
 from polybook.layout import DIST_LINK
-from polybook.library.dist import PackageSpec, package_spec
+from polybook.library.package_spec import PackageSpec, package_spec
 from polybook.library.wheel import current_wheel, publish_wheel
 from polybook.nb import writes
 from polybook.notebooks.install import Installs, imported_modules, installs

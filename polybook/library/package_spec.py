@@ -1,4 +1,6 @@
-"""The book's library as a Python package: an sdist and a wheel built with hatchling.
+"""The book's library as a Python package: what its ``pyproject.toml`` declares (name,
+version, ``Requires-Python``, dependencies and per-framework extras), which
+:mod:`polybook.library.wheel` writes and builds with hatchling.
 
 What the package needs is read from the library's own imports: a package that every
 framework environment pins (numpy, matplotlib) is a dependency bounded below by its lowest
@@ -13,30 +15,23 @@ versions the book was built with cannot be.
 from __future__ import annotations
 
 import ast
-import contextlib
-import functools
-import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 from polybook import frameworks
 from polybook.config import BookConfig
-from polybook.config.requirements import normalized_pin, pins
 from polybook.diagnostics import Location, PolybookError
-from polybook.frameworks import Framework
 from polybook.layout import EnvsFolder
-
-if TYPE_CHECKING:
-    pass
+from polybook.library.installed import distribution_of, installed_metadata
+from polybook.library.module_imports import imports
+from polybook.library.pins import cpu_pins, pin_name
 
 OLDEST_PYTHON = 8  # 3.8: the oldest grammar ast can check the library against
 NEWEST_PYTHON = 40  # the last minor version a Requires-Python is tried against
-OPTIONAL = ("ImportError", "ModuleNotFoundError", "Exception")
 
 
 @dataclass(frozen=True)
@@ -79,100 +74,6 @@ def package_folder(config: BookConfig) -> PurePosixPath:
     return next(iter(folders))
 
 
-def imports(source: str) -> tuple[set[str], set[str]]:
-    """Top-level module names ``source`` imports: (required, optional); stdlib left out.
-
-    A module imported anywhere under ``try: … except ImportError`` is optional.
-    """
-    tree = ast.parse(source)
-    required: set[str] = set()
-    optional: set[str] = set()
-
-    def names(node: ast.AST) -> set[str]:
-        if isinstance(node, ast.Import):
-            return {a.name.split(".")[0] for a in node.names}
-        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
-            return {node.module.split(".")[0]}
-        return set()
-
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Try) and any(_catches_import(h) for h in node.handlers):
-            for inner in node.body:
-                for sub in ast.walk(inner):
-                    optional |= names(sub)
-        required |= names(node)
-    stdlib = set(sys.stdlib_module_names)
-    return required - optional - stdlib, optional - stdlib
-
-
-def _catches_import(handler: ast.ExceptHandler) -> bool:
-    kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
-    return handler.type is None or any(isinstance(k, ast.Name) and k.id in OPTIONAL for k in kinds)
-
-
-@functools.cache
-def distribution_of(module: str, framework: str, envs: EnvsFolder) -> str:
-    """The distribution that installs ``module`` in the framework's environment: the one of
-    that name, else the one whose files hold it (``tensorflow`` -> ``tensorflow_cpu``);
-    ``module`` itself when the environment is not set up or none does."""
-    site = [
-        found
-        for env in envs.candidates(framework)
-        for found in sorted(env.glob("lib/python*/site-packages"))
-    ]
-    infos = sorted(site[0].glob("*.dist-info")) if site else []
-    names = {i.name.removesuffix(".dist-info").rpartition("-")[0]: i for i in infos}
-    if _pin_name(module) in {_pin_name(n) for n in names}:
-        return module
-    # Names that start with the module's first: they are the likely owners.
-    for name in sorted(names, key=lambda n: (not n.lower().startswith(module.lower()), n)):
-        if module in _top_level(names[name]):
-            return name
-    return module
-
-
-def _top_level(info: Path) -> set[str]:
-    top = info / "top_level.txt"
-    if top.is_file():
-        return set(top.read_text(encoding="utf-8").split())
-    record = info / "RECORD"
-    lines = record.read_text(encoding="utf-8").splitlines() if record.is_file() else []
-    found = {PurePosixPath(x.split(",")[0]).parts[0] for x in lines if x}
-    return {m.removesuffix(".py") for m in found if ".dist-info" not in m}
-
-
-def _pin_name(name: str) -> str:
-    """``tensorflow_cpu`` -> ``tensorflow``: a distribution as the pins name it."""
-    return normalized_pin(f"{name}==0").partition("==")[0]
-
-
-def cpu_pins(framework: str | Framework) -> dict[str, str]:
-    """Distribution -> version of the framework's pinned CPU set ({} when it has none)."""
-    path = _declared(framework).requirements("cpu")
-    if not path.is_file():
-        return {}
-    return dict(p.partition("==")[::2] for p in pins(path))
-
-
-def _declared(framework: str | Framework) -> Framework:
-    if isinstance(framework, Framework):
-        return framework
-    return frameworks.lookup(frameworks.REGISTRY, framework)
-
-
-def requirement_line(framework: str | Framework, name: str, device: str) -> str:
-    """``name``'s exact pin: as the CUDA set spells it (``jax[cuda12]==…``), or by its plain
-    name (``tensorflow==…``, not the CPU set's ``tensorflow_cpu``)."""
-    if device == "cpu":
-        return f"{name}=={cpu_pins(framework)[name]}"
-    path = _declared(framework).requirements(device)
-    for line in path.read_text(encoding="utf-8").splitlines():
-        pin = line.strip() and not line.lstrip().startswith("#")
-        if pin and normalized_pin(line).partition("==")[0] == name:
-            return line.strip()
-    return f"{name}=={cpu_pins(framework)[name]}"
-
-
 def _python_floor(sources: list[str], pinned: int = 0) -> str:
     """The oldest Python 3 whose grammar accepts every module, and no older than ``pinned``
     (what the pinned dependencies need)."""
@@ -186,24 +87,11 @@ def _python_floor(sources: list[str], pinned: int = 0) -> str:
     return f">=3.{max(sys.version_info.minor, pinned)}"
 
 
-def _dist_name(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
 def _python_of(requirement: Requirement, framework: str, envs: EnvsFolder) -> int:
     """The oldest Python 3 minor version the pinned distribution supports, as its metadata
     in the framework's environment says (0 when it says nothing, or is not there)."""
-    places = envs.candidates(framework)
-    site = sorted(p for env in places for p in env.glob("lib/python*/site-packages"))
-    for info in sorted(site[0].glob("*.dist-info")) if site and requirement.version else []:
-        name, _, version = info.name.removesuffix(".dist-info").rpartition("-")
-        if _dist_name(name) != _dist_name(requirement.name):
-            continue
-        with contextlib.suppress(InvalidVersion):
-            if Version(version).public != Version(requirement.version).public:
-                continue
-        return _oldest_minor((info / "METADATA").read_text(encoding="utf-8", errors="replace"))
-    return 0
+    metadata = installed_metadata(requirement.name, requirement.version, framework, envs)
+    return 0 if metadata is None else _oldest_minor(metadata)
 
 
 def _oldest_minor(metadata: str) -> int:
@@ -265,7 +153,7 @@ def package_spec(config: BookConfig, tabs: tuple[str, ...] = ()) -> PackageSpec:
         own = [Requirement(n, pins[fw][n]) for n in framework.distribution if n in pins[fw]]
         own_modules = {framework.lib_name, *(r.name.replace("-", "_") for r in own)}
         for module in sorted(required - {folder.name}):
-            name = _pin_name(distribution_of(module, fw, config.envs))
+            name = pin_name(distribution_of(module, fw, config.envs))
             if name in shared:
                 lowest = min((p[name] for p in pins.values()), key=Version)
                 base[name] = Requirement(name, lowest)

@@ -1,0 +1,244 @@
+"""One handler a subcommand of ``polybook``: :data:`HANDLERS` maps each subcommand's name to
+the function that runs it, given the parsed arguments and the reporter its problems go to.
+The commands that work on a book open it first with :func:`open_book`."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from polybook.commands import build as commands
+from polybook.commands.arguments import config_overrides
+from polybook.commands.editions import editions_command
+from polybook.config import BookConfig, find_book_root, load_config
+from polybook.diagnostics import Location, PolybookError, Reporter
+from polybook.environments.prepare import ensure_all
+from polybook.pipeline.request import BuildRequest
+from polybook.site.output import OUTPUT as SITE
+
+Handler = Callable[[argparse.Namespace, Reporter | None], int]
+
+
+@dataclass(frozen=True)
+class Book:
+    """What a command on a book works with: its configuration, the frameworks asked for
+    (``--tab``) and the reporter, set up for the book's ``suppress_warnings``."""
+
+    config: BookConfig
+    tabs: tuple[str, ...]
+    reporter: Reporter
+
+
+def select_tabs(config: BookConfig, tab: str) -> tuple[str, ...]:
+    """The frameworks ``--tab`` names (every tab of the book when empty or ``all``)."""
+    if tab in ("", "all"):
+        return config.build.tabs
+    names = tuple(t.strip() for t in tab.split(",") if t.strip())
+    unknown = [n for n in names if n not in config.build.tabs]
+    if unknown:
+        message = f"unknown tab {unknown[0]!r} (book tabs: {', '.join(config.build.tabs)})"
+        raise PolybookError(Location("--tab"), message, "cli")
+    return names
+
+
+def _root(args: argparse.Namespace) -> Path:
+    if args.root is None:
+        return find_book_root(Path.cwd())
+    root = Path(args.root)
+    if not (root / "config.ini").is_file():
+        message = f"no config.ini in {root.resolve()}: --root names the folder that holds it"
+        raise PolybookError(Location(str(root)), message, "config")
+    return root
+
+
+def _book_here(args: argparse.Namespace) -> BookConfig | None:
+    """The book of ``--root``, else of the current folder if it is in one."""
+    try:
+        root = _root(args)
+    except PolybookError:
+        if args.root is not None:
+            raise
+        return None  # not in a book
+    return load_config(root, config_overrides(args))
+
+
+def open_book(args: argparse.Namespace, reporter: Reporter | None) -> Book:
+    """The book ``--root`` (or the current folder) holds, with the options' overrides."""
+    config = load_config(_root(args), config_overrides(args))
+    if getattr(args, "trust", False):  # never from config.ini: a book cannot vouch for itself
+        config = replace(config, trusted=True)
+    reporter = reporter or Reporter()
+    reporter.suppressed = frozenset(config.build.suppress_warnings)
+    reporter.forward(config.ignored)
+    return Book(config, select_tabs(config, getattr(args, "tab", "")), reporter)
+
+
+def worker(args: argparse.Namespace, reporter: Reporter | None) -> int:
+    """``polybook worker``: a host of a cluster; no book here."""
+    from polybook.execution.executors.dask_worker import start_worker
+
+    return start_worker(args.scheduler, args.nthreads, args.envs_dir, args.gpus)
+
+
+def new(args: argparse.Namespace, reporter: Reporter | None) -> int:
+    from polybook.starter.book import new_book
+
+    return new_book(Path(args.dir), args.frameworks, args.ci, args.gpu_runner)
+
+
+def doctor(args: argparse.Namespace, reporter: Reporter | None) -> int:
+    from polybook.commands.doctor import doctor as report
+
+    return report(_book_here(args))
+
+
+def env(args: argparse.Namespace, reporter: Reporter | None) -> int:
+    """``polybook env setup|kernels|assets``; the browser assets need no book."""
+    if args.action == "assets":
+        from polybook.environments.assets import install_assets
+
+        print(f"the browser assets are in {install_assets()}")
+        return 0
+    book = open_book(args, reporter)
+    if args.action == "setup":
+        ensure_all(book.config, book.tabs, verify=not args.no_verify)
+        return 0
+    from polybook.authoring.lab import install_user_kernels
+
+    if not args.user:
+        kernels = sorted({str(e.kernels_dir) for e in ensure_all(book.config, book.tabs)})
+        print(f"the kernels are in {', '.join(kernels)}; --user installs them for any Jupyter")
+        return 0
+    for place in install_user_kernels(book.config, book.tabs):
+        print(f"installed {place.name} in {place}")
+    return 0
+
+
+def check(args: argparse.Namespace, reporter: Reporter | None) -> int:
+    from polybook.commands.check import check_book
+
+    book = open_book(args, reporter)
+    check_book(book.config, book.tabs, book.reporter)
+    return commands.finish(book.reporter, strict=True)
+
+
+def editions(args: argparse.Namespace, reporter: Reporter | None) -> int:
+    book = open_book(args, reporter)
+    return editions_command(args, book.config, book.reporter)
+
+
+def lab(args: argparse.Namespace, reporter: Reporter | None) -> int:
+    from polybook.authoring.lab import run_lab
+
+    book = open_book(args, reporter)
+    return run_lab(book.config, book.tabs, args.port, args.lab_options)
+
+
+def serve(args: argparse.Namespace, reporter: Reporter | None) -> int:
+    """``polybook serve``: each rebuild reads config.ini again, and keeps Sphinx warm."""
+    from polybook.commands.serve import serve as serve_book
+    from polybook.site.stage import SphinxKeeper
+
+    config = open_book(args, reporter).config
+    keeper = SphinxKeeper()
+    first = True
+
+    def rebuild(found: Reporter) -> int:  # its problems are shown over the pages too
+        nonlocal first
+        current = load_config(config.root, config_overrides(args))
+        found.suppressed = frozenset(current.build.suppress_warnings)
+        found.forward(current.ignored)
+        request = BuildRequest(SITE, select_tabs(current, args.tab), None)
+        # The first build runs every stage even where nothing changed: the process then
+        # holds what the next builds reuse (its imports, the pages' parsed code, a warm
+        # Sphinx), and the first save reaches the browser as soon as the later ones.
+        force, first = first, False
+        with commands.locked(current):
+            return commands.build(request, current, found, keeper=keeper, force=force)
+
+    try:
+        return serve_book(config, rebuild, args.port)
+    finally:
+        keeper.close()
+
+
+def linkcheck(args: argparse.Namespace, reporter: Reporter | None) -> int:
+    """``polybook linkcheck``: the site's build (which checks its internal links), then its
+    external links; the worse of the two exit statuses."""
+    from polybook.commands.linkcheck import check_external
+
+    book = open_book(args, reporter)
+    config = book.config
+    with commands.locked(config):
+        built = commands.build(BuildRequest(SITE, book.tabs), config, book.reporter)
+    if built or not (config.layout.html / "index.html").is_file():
+        return built or 1
+    external = Reporter(suppressed=frozenset(config.build.suppress_warnings))
+    check_external(config, external, args.timeout)
+    return commands.finish(external, config.build.strict)
+
+
+def freeze(args: argparse.Namespace, reporter: Reporter | None) -> int:
+    book = open_book(args, reporter)
+    if not args.pages and not args.all:
+        raise PolybookError(Location("polybook freeze"), "name the pages, or --all", "cli")
+    with commands.locked(book.config):
+        pages = None if args.all else commands.resolve_pages(book.config, args.pages)
+        return commands.freeze_command(book.config, book.tabs, pages, book.reporter)
+
+
+def diff(args: argparse.Namespace, reporter: Reporter | None) -> int:
+    from polybook.commands.drift import diff_command
+
+    book = open_book(args, reporter)
+    return diff_command(args, book.config, book.tabs, book.reporter)
+
+
+def upgrade(args: argparse.Namespace, reporter: Reporter | None) -> int:
+    from polybook.commands.drift import upgrade_command
+
+    book = open_book(args, reporter)
+    return upgrade_command(args, book.config, book.tabs, book.reporter)
+
+
+def baseline(args: argparse.Namespace, reporter: Reporter | None) -> int:
+    from polybook.commands.drift import baseline_command
+
+    book = open_book(args, reporter)
+    return baseline_command(args, book.config, book.tabs)
+
+
+def cache(args: argparse.Namespace, reporter: Reporter | None) -> int:
+    """``polybook cache clear``."""
+    book = open_book(args, reporter)
+    with commands.locked(book.config):
+        return commands.clear_cache(book.config)
+
+
+def build(args: argparse.Namespace, reporter: Reporter | None) -> int:
+    book = open_book(args, reporter)
+    with commands.locked(book.config):
+        pages = commands.resolve_pages(book.config, args.pages)
+        request = BuildRequest(args.outputs[args.target], book.tabs, pages)
+        return commands.build(request, book.config, book.reporter, args.report)
+
+
+HANDLERS: dict[str, Handler] = {
+    "new": new,
+    "build": build,
+    "check": check,
+    "linkcheck": linkcheck,
+    "serve": serve,
+    "env": env,
+    "doctor": doctor,
+    "cache": cache,
+    "freeze": freeze,
+    "diff": diff,
+    "upgrade": upgrade,
+    "baseline": baseline,
+    "editions": editions,
+    "lab": lab,
+    "worker": worker,
+}
