@@ -80,11 +80,21 @@
     return '<!DOCTYPE html>' + doc.documentElement.outerHTML;
   }
 
+  /* Resolves once the page's scripts have started, the tabs' choice included: the search
+     may ask for its first page while the document is still being read. */
+  function started() {
+    return new Promise((resolve) => {
+      const later = () => setTimeout(resolve, 0);
+      if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', later);
+      else later();
+    });
+  }
+
   window.fetch = function (input, init) {
     const name = docname(input);
     if (name !== null && Object.prototype.hasOwnProperty.call(pages, name)) {
       const headers = { 'Content-Type': 'text/html' };
-      return Promise.resolve(new Response(pageHtml(pages[name]), { headers: headers }));
+      return started().then(() => new Response(pageHtml(pages[name]), { headers: headers }));
     }
     return browserFetch(input, init);
   };
