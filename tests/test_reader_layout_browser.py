@@ -308,6 +308,25 @@ def test_the_compare_view_aligns_rows_and_scrolls_both_sides_together(
         assert page.evaluate("polybookTabs.current()") == "jax"
 
 
+def test_plots_are_drawings_that_fit_the_screen(shipped_site: Path, page: Page) -> None:
+    """Matplotlib's figures are SVG (sharp at any pixel density), drawn within the column."""
+    _open(page, shipped_site, TOOLKIT)
+    plots = page.evaluate(
+        """async () => {
+      const imgs = [...document.querySelectorAll('.pb-tabset:not([hidden]) img[alt="cell output"]')]
+        .filter((img) => !img.closest('[hidden]'));
+      for (const img of imgs) { img.loading = 'eager'; img.scrollIntoView(); await img.decode(); }
+      return imgs.map((img) => ({src: img.getAttribute('src'), natural: img.naturalWidth,
+        right: img.getBoundingClientRect().right, column: img.closest('article')
+          .getBoundingClientRect().right}));
+    }"""
+    )
+    assert plots, "the Toolkit shows its boards' plots"
+    for plot in plots:
+        assert plot["src"].endswith(".svg") and plot["natural"] > 0, plot
+        assert plot["right"] <= plot["column"] + 1, plot
+
+
 def test_math_is_drawn_at_build_time_and_pages_stay_light(shipped_site: Path, page: Page) -> None:
     loaded: list[str] = []
     page.on("requestfinished", lambda request: loaded.append(request.url))
