@@ -12,14 +12,17 @@ from pathlib import Path
 
 import pytest
 from packaging.specifiers import SpecifierSet
+from packaging.version import Version
 
 from polybook import frameworks
 from polybook.commands.cli import main
 from polybook.config import load_config
 from polybook.environments import venvs
 from polybook.library.module_imports import imports
+from polybook.library.package_spec import package_spec
+from polybook.library.pins import cpu_pins
 
-from .books import REPO_ENVS, copy_shipped
+from .books import REPO_ENVS, build, code, copy_shipped, pages_book
 from .books import copy_fixture as copy_book
 
 REPO = Path(__file__).resolve().parent.parent
@@ -126,6 +129,24 @@ def test_a_book_without_a_release_cannot_be_packaged(
     root = copy_book(tmp_path / "book")
     assert main(["--quiet", "--root", str(root), "build", "dist"]) == 1
     assert "[project] release is empty" in capsys.readouterr().err
+
+
+def test_a_tab_no_environment_pins_shares_the_others_pins(tmp_path: Path) -> None:
+    """An undeclared tab (d2l-zh's ``paddle``) has no pins: a package every declared
+    framework pins is still declared at its lowest pin, not a KeyError."""
+    book = "[project]\nrelease = 1.0\n[build]\ntabs = pytorch, paddle\n"
+    save = (
+        "%%tab all",
+        "import numpy as np  #@save",
+        "def ones():  #@save",
+        "    return np.ones(1)",
+    )
+    root = pages_book(tmp_path / "book", {"index": code(*save)}, book)
+    assert build(root, "lib") == 0
+    spec = package_spec(load_config(root))
+    numpy = [r for r in spec.dependencies if r.name == "numpy"]
+    lowest = min((cpu_pins(f)["numpy"] for f in frameworks.REGISTRY), key=Version)
+    assert numpy and numpy[0].version == lowest, spec.dependencies
 
 
 def test_optional_imports_are_those_guarded_by_import_error() -> None:

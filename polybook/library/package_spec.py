@@ -155,7 +155,7 @@ def package_spec(config: BookConfig, tabs: tuple[str, ...] = ()) -> PackageSpec:
         for module in sorted(required - {folder.name}):
             name = pin_name(distribution_of(module, fw, config.envs))
             if name in shared:
-                lowest = min((p[name] for p in pins.values()), key=Version)
+                lowest = min((p[name] for p in pins.values() if name in p), key=Version)
                 base[name] = Requirement(name, lowest)
             elif name in pins[fw]:
                 own_modules.add(module)
