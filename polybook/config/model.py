@@ -8,10 +8,12 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from types import MappingProxyType
 
 from polybook import frameworks
+from polybook.config.book import Book, default_library
 from polybook.config.schema import (
     BuildSection,
     ColabSection,
@@ -33,6 +35,7 @@ from polybook.frameworks import Framework
 from polybook.layout import EnvsFolder, Layout, envs_folder
 
 __all__ = [
+    "Book",
     "BookConfig",
     "Edition",
     "EnvSettings",
@@ -77,6 +80,22 @@ class BookConfig:
         the book (a ``sphinx_extensions`` one)."""
         return self.trusted or (self.build.eval_notebook and self.build.executor != "none")
 
+    @cached_property
+    def book(self) -> Book:
+        """What every stage knows of this book; each stage reads its own sections besides."""
+        return Book(
+            root=self.root,
+            project=self.project,
+            tabs=self.build.tabs,
+            frameworks=self.frameworks,
+            libraries=self.libraries,
+            layout=Layout(self.root, self.project.name, self.side),
+            envs=envs_folder(self.root, self.build.envs_dir),
+            confinement=Confinement.of(self.root, self.build.allowed_paths),
+            jobs=self.build.jobs or (os.cpu_count() or 1),
+            runs_book_code=self.runs_book_code,
+        )
+
     @property
     def default_tab(self) -> str:
         return self.build.tabs[0]
@@ -84,17 +103,17 @@ class BookConfig:
     @property
     def layout(self) -> Layout:
         """Where this book's build reads and writes each thing."""
-        return Layout(self.root, self.project.name, self.side)
+        return self.book.layout
 
     @property
     def envs(self) -> EnvsFolder:
         """Where this book's framework environments are."""
-        return envs_folder(self.root, self.build.envs_dir)
+        return self.book.envs
 
     @property
     def confinement(self) -> Confinement:
         """The folders the book may read files from (see :mod:`polybook.confine`)."""
-        return Confinement.of(self.root, self.build.allowed_paths)
+        return self.book.confinement
 
     @property
     def build_dir(self) -> Path:
@@ -102,13 +121,11 @@ class BookConfig:
 
     @property
     def effective_jobs(self) -> int:
-        return self.build.jobs or (os.cpu_count() or 1)
+        return self.book.jobs
 
     def library_for(self, framework: str) -> LibraryTarget:
         """The library target of ``framework``; d2lbook's defaults when not configured."""
-        if framework in self.libraries:
-            return self.libraries[framework]
-        return default_library(framework, self.framework(framework).lib_name)
+        return self.book.library_for(framework)
 
     def env_for(self, framework: str) -> EnvSettings:
         """``[env-<framework>]``; with no such section, polybook's own venv."""
@@ -116,7 +133,7 @@ class BookConfig:
 
     def framework(self, name: str) -> Framework:
         """The framework of tab ``name``: as declared, else named after the tab."""
-        return frameworks.lookup(self.frameworks, name)
+        return self.book.framework(name)
 
     def extra_requirements(self, framework: str) -> tuple[Path, ...]:
         """The book's requirement files for ``framework``'s environment, in config order."""
@@ -126,9 +143,3 @@ class BookConfig:
             if tab in ("", framework):
                 found.append(self.root / name)
         return tuple(found)
-
-
-def default_library(framework: str, lib_name: str = "") -> LibraryTarget:
-    """``d2l/<lib_name>.py``, the framework's own module name unless ``lib_name`` is given."""
-    lib_name = lib_name or frameworks.lookup(frameworks.REGISTRY, framework).lib_name
-    return LibraryTarget(framework, lib_name, f"d2l/{lib_name}.py")
