@@ -8,18 +8,27 @@ from pathlib import Path
 
 import pytest
 
+from polybook.commands.cli import main
 from polybook.config import BookConfig, load_config
 from polybook.config.schema import KEYS
 from polybook.diagnostics import PolybookError, Reporter
 from polybook.execution.executors.local import LocalExecutor
 from polybook.execution.executors.none import NoExecutor
 from polybook.execution.executors.protocol import ExecutorSetup
-from polybook.execution.executors.registry import EXECUTORS, create_executor
+from polybook.execution.executors.registry import (
+    EXECUTORS,
+    Registered,
+    check_executor,
+    create_executor,
+)
 from polybook.execution.jobs import Inventory, Job, JobResult
 from polybook.execution.kernels.zygote_pool import ZygotePool
 from polybook.execution.stage import build_eval
+from tools.config_table import reference as with_references
 
 from .books import code, libraries, pages_book, with_build
+
+REPO = Path(__file__).resolve().parent.parent
 
 
 class Recording:
@@ -59,9 +68,33 @@ def create(
     return ExecutorSetup(MADE[-1], inventory or Inventory(), 2)
 
 
-def test_the_registry_names_what_config_ini_and_the_command_line_accept() -> None:
+def test_the_registry_names_what_config_ini_the_command_line_and_the_docs_accept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     key = next(k for k in KEYS if (k.section, k.name) == ("build", "executor"))
-    assert tuple(EXECUTORS) == key.choices == ("local", "dask", "none")
+    assert key.default in EXECUTORS and not key.choices  # the names live in the registry
+    docs = (REPO / "docs" / "configuration.md").read_text(encoding="utf-8")
+    assert with_references(docs) == docs, "run .envs/tool/bin/python tools/config_table.py"
+    assert all(f"- `{name}`: " in docs for name in EXECUTORS)
+    root = pages_book(tmp_path, {"a": "# A\n"})
+    with pytest.raises(SystemExit) as refused:  # argparse: a name the registry lacks
+        main(["build", "lib", "--executor", "elsewhere", "--root", str(root)])
+    assert refused.value.code == 2
+    monkeypatch.setitem(EXECUTORS, "elsewhere", Registered(__name__, "an executor elsewhere"))
+    assert main(["build", "lib", "--executor", "elsewhere", "--root", str(root)]) == 0
+
+
+def test_an_unknown_executor_is_an_error_at_its_line(tmp_path: Path) -> None:
+    book = "[project]\nname = b\n[build]\ntabs = pytorch\nexecutor = dusk\n"
+    root = pages_book(tmp_path, {"a": "# A\n"}, book)
+    config = load_config(root)  # the schema takes any name: the registry judges it
+    for attempt in (lambda: check_executor(config), lambda: create_executor(config)):
+        with pytest.raises(PolybookError) as caught:
+            attempt()
+        assert str(caught.value).startswith("config.ini:5: [build] executor: 'dusk' is not one")
+        assert "did you mean 'dask'?" in str(caught.value)
+    assert main(["build", "lib", "--root", str(root)]) != 0  # refused before anything runs
+    assert not (root / "_build").exists()
 
 
 def test_each_name_makes_its_executor(tmp_path: Path) -> None:
@@ -92,11 +125,11 @@ def test_dask_without_a_scheduler_is_refused_at_its_key(tmp_path: Path) -> None:
 def test_a_new_executor_is_one_entry_in_the_registry(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setitem(EXECUTORS, "elsewhere", __name__)
-    book = "[build]\ntabs = pytorch\nresources = data.txt\n"
+    monkeypatch.setitem(EXECUTORS, "elsewhere", Registered(__name__, "an executor elsewhere"))
+    book = "[build]\ntabs = pytorch\nresources = data.txt\nexecutor = elsewhere\n"
     root = pages_book(tmp_path, {"a": code("x = 1"), "b": code("y = 2")}, book)
     (root / "data.txt").write_text("read by the pages\n", encoding="utf-8")
-    config = with_build(load_config(root), executor="elsewhere")
+    config = load_config(root)  # config.ini names it: nothing else declares it
     reporter = Reporter()
     notebooks, found = libraries(root, reporter)
     report = build_eval(config, notebooks, found, reporter)

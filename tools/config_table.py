@@ -1,4 +1,5 @@
-"""Rewrite docs/configuration.md's table from polybook's schema; ``--check`` only compares.
+"""Rewrite docs/configuration.md's tables (keys, executors) from polybook's schema and executor
+registry; ``--check`` only compares.
 
 .envs/tool/bin/python tools/config_table.py [--check]
 """
@@ -8,15 +9,21 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from polybook.config import with_table
+from polybook.config.table import with_block, with_table
+from polybook.execution.executors.registry import markdown_list
 
 REPO = Path(__file__).resolve().parent.parent
 README = REPO / "docs" / "configuration.md"
 
 
+def reference(text: str) -> str:
+    """``text`` with its generated blocks rewritten: the keys, then the executors."""
+    return with_block(with_table(text), "executors", markdown_list())
+
+
 def main(argv: list[str]) -> int:
     text = README.read_text(encoding="utf-8")
-    updated = with_table(text)
+    updated = reference(text)
     if updated == text:
         return 0
     if "--check" in argv:

@@ -38,7 +38,7 @@ def add_build_parser(
     )
     build.add_argument(
         "--executor",
-        choices=list(EXECUTORS),
+        choices=EXECUTORS,  # read at parse time: a registered executor is accepted
         default="",
         help="where notebooks run (none: only from the execution cache)",
     )

@@ -15,6 +15,7 @@ from polybook.commands.editions import editions_command
 from polybook.config import BookConfig, find_book_root, load_config
 from polybook.diagnostics import Location, PolybookError, Reporter
 from polybook.environments.prepare import ensure_all
+from polybook.execution.executors.registry import check_executor
 from polybook.pipeline.request import BuildRequest
 from polybook.site.output import OUTPUT as SITE
 
@@ -61,12 +62,20 @@ def _book_here(args: argparse.Namespace) -> BookConfig | None:
         if args.root is not None:
             raise
         return None  # not in a book
-    return load_config(root, config_overrides(args))
+    return _load(root, args)
+
+
+def _load(root: Path, args: argparse.Namespace) -> BookConfig:
+    """The config of the book at ``root``, with the options' overrides, its executor checked
+    (the executors are declared by their package, not by the config's schema)."""
+    config = load_config(root, config_overrides(args))
+    check_executor(config)
+    return config
 
 
 def open_book(args: argparse.Namespace, reporter: Reporter | None) -> Book:
     """The book ``--root`` (or the current folder) holds, with the options' overrides."""
-    config = load_config(_root(args), config_overrides(args))
+    config = _load(_root(args), args)
     if getattr(args, "trust", False):  # never from config.ini: a book cannot vouch for itself
         config = replace(config, trusted=True)
     reporter = reporter or Reporter()
@@ -147,7 +156,7 @@ def serve(args: argparse.Namespace, reporter: Reporter | None) -> int:
 
     def rebuild(found: Reporter) -> int:  # its problems are shown over the pages too
         nonlocal first
-        current = load_config(config.root, config_overrides(args))
+        current = _load(config.root, args)
         found.suppressed = frozenset(current.build.suppress_warnings)
         found.forward(current.ignored)
         request = BuildRequest(SITE, select_tabs(current, args.tab), None)

@@ -15,9 +15,6 @@ from polybook.config.schema import (
     LIBRARY_SECTION,
 )
 
-START = "<!-- config-table:start -->"
-END = "<!-- config-table:end -->"
-
 
 def markdown_table() -> str:
     """The keys polybook reads, as a Markdown table, then d2lbook's keys it ignores."""
@@ -53,8 +50,15 @@ def markdown_table() -> str:
 
 def with_table(readme: str) -> str:
     """``readme`` with the block between the markers replaced by :func:`markdown_table`."""
-    if START not in readme or END not in readme:
-        raise ValueError(f"the reference has no {START} … {END} block")
-    head, rest = readme.split(START, 1)
-    _, tail = rest.split(END, 1)
-    return f"{head}{START}\n{markdown_table()}{END}{tail}"
+    return with_block(readme, "config-table", markdown_table())
+
+
+def with_block(text: str, name: str, body: str) -> str:
+    """``text`` with the lines between ``<!-- name:start -->`` and ``<!-- name:end -->``
+    replaced by ``body``."""
+    start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+    if start not in text or end not in text:
+        raise ValueError(f"the reference has no {start} … {end} block")
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(end, 1)
+    return f"{head}{start}\n{body}{end}{tail}"

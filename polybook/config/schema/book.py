@@ -132,13 +132,10 @@ class BuildSection:
         " unless it runs with `--trust`",
     )
     executor: str = key(
-        "choice",
+        "str",
         "local",
-        "where notebooks run: `local` worker processes, a Dask cluster (`dask`), or nowhere"
-        " (`none`: every notebook from the execution cache or `_freeze/`, no framework"
-        " installed; one missing there is an error, as in CI's job that builds the outputs)",
+        "where notebooks run: the name of an executor (they are listed below the table)",
         d2lbook=False,
-        choices=("local", "dask", "none"),
     )
     dask_scheduler: str = key(
         "str", "", "the Dask scheduler of `executor = dask`, `tcp://HOST:PORT`", d2lbook=False

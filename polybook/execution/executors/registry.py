@@ -1,13 +1,20 @@
-"""The executors ``[build] executor`` names: each name and the module that makes it (its
-``create``, an :class:`~polybook.execution.executors.protocol.ExecutorFactory`).
+"""The executors ``[build] executor`` names: each name, what it does, and the module that
+makes it (its ``create``, an :class:`~polybook.execution.executors.protocol.ExecutorFactory`).
 
-A new executor is a module of this package and one entry here. Modules are imported when
-chosen: the command line reads the names without importing any executor."""
+A new executor is a module of this package and one entry here: the config key, the command
+line's ``--executor`` and the reference in ``docs/configuration.md`` read this table. Modules
+are imported when chosen: the command line reads the names without importing any executor.
+"""
 
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
+
+from polybook.config import key_location
+from polybook.config.schema import did_you_mean
+from polybook.diagnostics import PolybookError
 
 if TYPE_CHECKING:
     from polybook.config import BookConfig
@@ -15,11 +22,38 @@ if TYPE_CHECKING:
     from polybook.execution.jobs import Inventory
     from polybook.execution.kernels.zygote_pool import ZygotePool
 
-EXECUTORS: dict[str, str] = {
-    "local": "polybook.execution.executors.local",  # worker processes on this host
-    "dask": "polybook.execution.executors.dask",  # tasks on a Dask cluster's workers
-    "none": "polybook.execution.executors.none",  # nothing runs: the cache or _freeze/ only
+
+@dataclass(frozen=True)
+class Registered:
+    """One executor: the module whose ``create`` makes it, and what it does, for the docs."""
+
+    module: str
+    help: str
+
+
+EXECUTORS: dict[str, Registered] = {
+    "local": Registered("polybook.execution.executors.local", "worker processes on this host"),
+    "dask": Registered(
+        "polybook.execution.executors.dask",
+        "tasks on the workers of the Dask cluster at `[build] dask_scheduler`",
+    ),
+    "none": Registered(
+        "polybook.execution.executors.none",
+        "nothing runs: every notebook comes from the execution cache or `_freeze/`, no"
+        " framework installed; one missing there is an error (CI's job that builds the"
+        " outputs)",
+    ),
 }
+
+
+def check_executor(config: BookConfig) -> None:
+    """Raises a located error when ``[build] executor`` names no registered executor."""
+    name = config.build.executor
+    if name not in EXECUTORS:
+        where = key_location(config.root, "build", "executor")
+        accepted = ", ".join(EXECUTORS)
+        message = f"[build] executor: {name!r} is not one of {accepted}"
+        raise PolybookError(where, message + did_you_mean(name, EXECUTORS), "config")
 
 
 def create_executor(
@@ -27,6 +61,12 @@ def create_executor(
 ) -> ExecutorSetup:
     """The executor ``[build] executor`` names, made for ``config`` (see
     :class:`~polybook.execution.executors.protocol.ExecutorFactory`)."""
-    module = importlib.import_module(EXECUTORS[config.build.executor])
+    check_executor(config)
+    module = importlib.import_module(EXECUTORS[config.build.executor].module)
     factory = cast("ExecutorFactory", module.create)
     return factory(config, inventory, zygotes)
+
+
+def markdown_list() -> str:
+    """The executors as the configuration reference lists them."""
+    return "".join(f"- `{name}`: {entry.help}\n" for name, entry in EXECUTORS.items())
