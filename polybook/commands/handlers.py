@@ -23,7 +23,7 @@ Handler = Callable[[argparse.Namespace, Reporter | None], int]
 
 
 @dataclass(frozen=True)
-class Book:
+class OpenBook:
     """What a command on a book works with: its configuration, the frameworks asked for
     (``--tab``) and the reporter, set up for the book's ``suppress_warnings``."""
 
@@ -73,7 +73,7 @@ def _load(root: Path, args: argparse.Namespace) -> BookConfig:
     return config
 
 
-def open_book(args: argparse.Namespace, reporter: Reporter | None) -> Book:
+def open_book(args: argparse.Namespace, reporter: Reporter | None) -> OpenBook:
     """The book ``--root`` (or the current folder) holds, with the options' overrides."""
     config = _load(_root(args), args)
     if getattr(args, "trust", False):  # never from config.ini: a book cannot vouch for itself
@@ -81,7 +81,7 @@ def open_book(args: argparse.Namespace, reporter: Reporter | None) -> Book:
     reporter = reporter or Reporter()
     reporter.suppressed = frozenset(config.build.suppress_warnings)
     reporter.forward(config.ignored)
-    return Book(config, select_tabs(config, getattr(args, "tab", "")), reporter)
+    return OpenBook(config, select_tabs(config, getattr(args, "tab", "")), reporter)
 
 
 def worker(args: argparse.Namespace, reporter: Reporter | None) -> int:
