@@ -16,6 +16,7 @@ from polybook.diagnostics import PolybookError
 from polybook.environments.assets import assets_current, install_assets
 from polybook.frameworks import REGISTRY
 from polybook.pdf.latex import DEBIAN_PACKAGES
+from polybook.starter.pin import clone_requirement
 
 from .books import REPO
 
@@ -156,3 +157,41 @@ def test_env_assets_installs_mathjax_from_the_shipped_lock_once(
     assert not list(tmp_path.glob(".node.partial-*"))
     monkeypatch.setenv("PATH", str(tmp_path))  # no npm: current assets need none
     assert install_assets(target) == target
+
+
+def _clone(folder: Path, origin: str) -> str:
+    """A polybook source tree under git, with ``origin`` as its remote; its commit."""
+    folder.mkdir()
+    (folder / "pyproject.toml").write_text("[project]\nname = 'polybook'\n")
+    git = ["git", "-C", str(folder), "-c", "user.name=a", "-c", "user.email=a@example.org"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "first"], check=True)
+    if origin:
+        subprocess.run([*git, "remote", "add", "origin", origin], check=True)
+    done = subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True)
+    return done.stdout.strip()
+
+
+def test_a_clone_with_a_remote_is_pinned_by_its_url_and_commit(tmp_path: Path) -> None:
+    commit = _clone(tmp_path / "https", "https://example.org/team/polybook.git")
+    pinned = clone_requirement(tmp_path / "https")
+    assert pinned == f"polybook @ git+https://example.org/team/polybook.git@{commit}"
+    commit = _clone(tmp_path / "ssh", "git@example.org:team/polybook.git")
+    pinned = clone_requirement(tmp_path / "ssh")  # scp-like, as pip spells it
+    assert pinned == f"polybook @ git+ssh://git@example.org/team/polybook.git@{commit}"
+    _clone(tmp_path / "local", "")
+    assert clone_requirement(tmp_path / "local") == ""  # nothing another machine can fetch
+    assert clone_requirement(tmp_path) == ""  # not a source tree at all
+
+
+def test_the_new_books_requirement_never_names_an_unpublished_version(tmp_path: Path) -> None:
+    code, book = new(tmp_path, "--frameworks", "pytorch")
+    assert code == 0
+    lines = (book / "requirements" / "polybook.txt").read_text().splitlines()
+    wanted = [line for line in lines if line and not line.startswith("#")]
+    assert len(wanted) == 1 and wanted[0].startswith("polybook")
+    if wanted[0].startswith("polybook @ git+"):  # from a clone pip can fetch again
+        assert wanted[0].rsplit("@", 1)[1] == clone_requirement(REPO).rsplit("@", 1)[1]
+    else:  # pinned by version, which the index lacks: the file says what to put there
+        assert "not on PyPI yet" in "\n".join(lines)

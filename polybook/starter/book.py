@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import re
 import shutil
-from importlib import metadata
 from pathlib import Path
 
 from polybook import frameworks
 from polybook.diagnostics import Location, PolybookError
 from polybook.fsutil import write_atomic
 from polybook.starter import github, pages
+from polybook.starter.pin import polybook_requirement
 
 DEVICES = ("cpu", "cuda")
 
@@ -28,14 +28,6 @@ def _frameworks(given: str) -> tuple[str, ...]:
     return names
 
 
-def polybook_pin() -> str:
-    """The requirement that installs this polybook (what the book's CI installs)."""
-    try:
-        return f"polybook=={metadata.version('polybook')}"
-    except metadata.PackageNotFoundError:
-        return "polybook"
-
-
 def book_files(name: str, names: tuple[str, ...]) -> dict[str, str]:
     """The new book's files (path -> text), requirement files apart."""
     title = re.sub(r"[-_]+", " ", name).strip().title() or "Book"
@@ -46,7 +38,8 @@ def book_files(name: str, names: tuple[str, ...]) -> dict[str, str]:
         "chapter_intro/tensors.md": pages.section(names),
         ".gitignore": pages.GITIGNORE,
         "requirements/polybook.txt": (
-            f"# The polybook that builds this book (its CI installs this file).\n{polybook_pin()}\n"
+            "# The polybook that builds this book (its CI installs this file).\n"
+            + polybook_requirement()
         ),
     }
 
