@@ -52,7 +52,8 @@ def tiny_book(root: Path, tabs: str, envs_dir: str = ".envs") -> Path:
 
 def environment(root: Path, name: str) -> venvs.Environment:
     config = load_config(root)
-    return venvs.book_environment(config, name, "cpu", config.envs)
+    extras = config.extra_requirements(name)
+    return venvs.book_environment(config.book, name, "cpu", config.envs, extras)
 
 
 def polybook(root: Path, *args: str) -> subprocess.Popen[str]:

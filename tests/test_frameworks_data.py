@@ -170,7 +170,8 @@ def test_a_fifth_framework_runs_in_its_own_environment_with_the_books_packages(
     config.write_text(text, encoding="utf-8")
     assert main(["--quiet", "--root", str(root), "env", "setup", "--tab", "numpy"]) == 0
     loaded = load_config(root)
-    env = venvs.book_environment(loaded, "numpy", "cpu", loaded.envs)
+    extras = loaded.extra_requirements("numpy")
+    env = venvs.book_environment(loaded.book, "numpy", "cpu", loaded.envs, extras)
     imported = subprocess.run([env.python, "-c", "import tabulate"], check=False)
     assert imported.returncode == 1
 

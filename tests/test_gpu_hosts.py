@@ -155,7 +155,9 @@ def test_env_sections_are_read_per_tab(tmp_path: Path) -> None:
 
 def check(tmp_path: Path, python: Path, install: bool = False) -> ExistingEnvironment:
     root = chapter_book(tmp_path / "book", {"who": WHO}, extra=env_section(python, install))
-    return existing_environment(load_config(root), "pytorch", tmp_path / "envs")
+    config = load_config(root)
+    settings = config.env_for("pytorch")
+    return existing_environment(config.book, "pytorch", settings, tmp_path / "envs")
 
 
 def test_a_missing_interpreter_is_located(tmp_path: Path) -> None:
@@ -188,12 +190,9 @@ def test_an_interpreter_without_ipykernel_names_both_fixes(tmp_path: Path) -> No
     assert "set `install_kernel = true` in [env-pytorch]" in message
     assert f"`{python} -m pip install ipykernel==" in message
     # Allowed to install, it tries pip there, and says what failed (this venv has no pip).
+    config = load_config(chapter_book(tmp_path / "b2", {"w": WHO}, extra=env_section(python, True)))
     with pytest.raises(PolybookError) as info:
-        existing_environment(
-            load_config(chapter_book(tmp_path / "b2", {"w": WHO}, extra=env_section(python, True))),
-            "pytorch",
-            tmp_path / "envs",
-        )
+        existing_environment(config.book, "pytorch", config.env_for("pytorch"), tmp_path / "envs")
     assert "[env-pytorch] install_kernel: " in str(info.value)
     assert "No module named pip" in str(info.value)
 

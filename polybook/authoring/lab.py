@@ -130,7 +130,8 @@ def run_lab(config: BookConfig, tabs: tuple[str, ...], port: int, extra: list[st
     """Set up what is missing (kernelspecs included), then run JupyterLab until it stops.
     Every book framework has its kernel; pages open with the first of ``tabs``."""
     names = tuple(dict.fromkeys((*tabs, *config.build.tabs)))
-    found = ensure_all(config, names)
+    extras = {name: config.extra_requirements(name) for name in names}
+    found = ensure_all(config.book, names, config.build.device, config.env_settings, extras)
     kernels = [env.kernel_name for env in found]
     config_file = write_lab_config(config, kernels, tabs[0])
     # Jupyter finds kernels in <each JUPYTER_PATH folder>/kernels: the environments' folder.
@@ -152,7 +153,8 @@ def install_user_kernels(config: BookConfig, tabs: tuple[str, ...]) -> list[Path
 
     manager = KernelSpecManager()
     placed = []
-    for env in ensure_all(config, tabs):
+    extras = {tab: config.extra_requirements(tab) for tab in tabs}
+    for env in ensure_all(config.book, tabs, config.build.device, config.env_settings, extras):
         source = env.kernels_dir / env.kernel_name
         placed.append(Path(manager.install_kernel_spec(str(source), env.kernel_name, user=True)))
     return placed

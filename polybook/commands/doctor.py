@@ -69,7 +69,9 @@ def environment_findings(config: BookConfig) -> list[Finding]:
             found.append(existing_finding(name, settings.python, config.framework(name).lib_name))
             continue
         try:
-            env = venvs.book_environment(config, name, device, config.envs)
+            env = venvs.book_environment(
+                config.book, name, device, config.envs, config.extra_requirements(name)
+            )
         except PolybookError as err:
             found.append(Finding(name, MISSING, str(err).splitlines()[0]))
             continue

@@ -1,11 +1,13 @@
 """``polybook diff``, ``polybook upgrade`` and ``polybook baseline`` around the drift stage:
-the sides read, the comparison, its reports (terminal, HTML, JSON) and the exit status that
+the sides read (an upgrade's side build run through the source, library and execution
+stages), the comparison, its reports (terminal, HTML, JSON) and the exit status that
 ``--fail-on`` asks for."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
 import re
 import sys
 from dataclasses import replace
@@ -20,10 +22,22 @@ from polybook.drift.baseline import check_name, save_baseline, saved_baselines
 from polybook.drift.model import DriftReport, Side
 from polybook.drift.report_html import render_html
 from polybook.drift.report_text import print_summary, to_json
-from polybook.drift.sides import CURRENT, current_build, resolve
+from polybook.drift.sides import CURRENT, Running, current_build, resolve
 from polybook.drift.stage import Comparison, compare_sides
-from polybook.drift.upgrade import UpgradeRequest, side_build
+from polybook.drift.upgrade import UpgradeRequest, keep, set_up, side_environment
+from polybook.execution.stage import build_eval
 from polybook.fsutil import write_atomic
+from polybook.library.stage import build_library
+from polybook.source.model import SourceRequest
+from polybook.source.stage import read_sources
+
+logger = logging.getLogger("polybook")
+
+
+def _running(config: BookConfig, tabs: tuple[str, ...]) -> Running:
+    """What says which environment runs each of ``tabs`` now."""
+    extras = {fw: config.extra_requirements(fw) for fw in tabs}
+    return Running(config.build.device, config.env_settings, extras)
 
 
 def _slug(text: str) -> str:
@@ -62,16 +76,42 @@ def _compare(before: Side, after: Side, config: BookConfig, reporter: Reporter) 
     if not set(before.notebooks) & set(after.notebooks):
         message = f"no page is in both {before.label} and {after.label}: nothing to compare"
         raise PolybookError(Location(after.label), message, "drift")
-    return compare_sides(Comparison(before, after), config, reporter)
+    return compare_sides(Comparison(before, after), config.drift, config.build.tabs, reporter)
 
 
 def _diff(args: argparse.Namespace, config: BookConfig, tabs: tuple[str, ...], r: Reporter) -> int:
-    current = current_build(config, tabs)
+    current = current_build(config.book, _running(config, tabs), tabs)
     _holds_notebooks(current, tabs)
-    before = resolve(config, args.base, tabs)
+    before = resolve(config.book, args.base, tabs)
     _holds_notebooks(before, tabs)
     drift = _compare(before, current, config, r)
     return _report(drift, config, args, r, f"diff-{args.base or before.label}")
+
+
+def _side_build(request: UpgradeRequest, config: BookConfig, reporter: Reporter) -> Side | None:
+    """Run ``request`` in its side environment (set up where missing); its notebooks and
+    versions, or None where the pages do not read (the errors are in ``reporter``). Its
+    notebooks' failures are not errors of this command: the comparison reports them."""
+    check_name(request.name, "side build")
+    extras = config.extra_requirements(request.tab)
+    env = side_environment(config.book, extras, request)
+    tabs = (request.tab,)  # the pages first: a page that does not read waits for nothing
+    sources = read_sources(SourceRequest(tabs, request.pages), config, reporter)
+    library = build_library(sources, config, reporter, write=False) if sources else None
+    if library is None or reporter.errors:
+        return None
+    set_up(env, request)
+    side = replace(
+        config, side=request.name, build=replace(config.build, cache="", executor="local")
+    )
+    collected = Reporter(suppressed=reporter.suppressed, quiet=True)
+    pages = set(request.pages) if request.pages is not None else None
+    notebooks = {request.tab: library.notebooks.get(request.tab, [])}
+    report = build_eval(side, notebooks, library.blocks, collected, pages, given={request.tab: env})
+    reporter.forward(d for d in collected.diagnostics if not d.subtype.startswith("exec"))
+    if report.failed:
+        logger.info("%d notebooks failed in the side environment", len(report.failed))
+    return keep(side.layout.build, request, env, report.executed)
 
 
 def _upgrade(
@@ -83,13 +123,13 @@ def _upgrade(
     name = args.name or _slug(Path(args.requirements).stem)
     request = UpgradeRequest(tabs[0], Path(args.requirements), name, pages)
     with locked(config):
-        current = current_build(config, tabs)
+        current = current_build(config.book, _running(config, tabs), tabs)
     chosen = {k: nb for k, nb in current.notebooks.items() if pages is None or k[0] in pages}
     before = Side(current.label, chosen, current.versions)
     _holds_notebooks(before, tabs)  # before the side build: it is what the report compares
     check_name(name, "side build")
     with locked(replace(config, side=name)):
-        after = side_build(request, config, r)
+        after = _side_build(request, config, r)
     if after is None:
         return finish(r, strict=False)
     return _report(_compare(before, after, config, r), config, args, r, f"upgrade-{name}")
@@ -97,7 +137,7 @@ def _upgrade(
 
 def _baseline(args: argparse.Namespace, config: BookConfig, tabs: tuple[str, ...]) -> int:
     if args.action == "list":
-        for saved in saved_baselines(config):
+        for saved in saved_baselines(config.layout):
             versions = ", ".join(
                 f"{name} {found[name]}"
                 for fw, found in sorted(saved.versions.items())
@@ -108,7 +148,7 @@ def _baseline(args: argparse.Namespace, config: BookConfig, tabs: tuple[str, ...
         return 0
     if not args.name:
         raise PolybookError(Location("polybook baseline save"), "name the baseline", "cli")
-    saved = save_baseline(config, args.name, tabs)
+    saved = save_baseline(config.book, _running(config, tabs), args.name, tabs)
     folder = config.layout.baselines / saved.name
     print(f"saved baseline {saved.name}: {saved.notebooks} notebooks, in {folder}")
     return 0

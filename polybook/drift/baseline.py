@@ -12,11 +12,11 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from polybook.config import BookConfig
+from polybook.config import Book
 from polybook.diagnostics import Location, PolybookError
-from polybook.drift.sides import RECORD, read_eval, saved_names, versions_of
+from polybook.drift.sides import RECORD, Running, read_eval, saved_names, versions_of
 from polybook.fsutil import write_atomic
-from polybook.layout import BUILD_DIR
+from polybook.layout import BUILD_DIR, Layout
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
@@ -37,11 +37,11 @@ class SavedBaseline:
     versions: dict[str, dict[str, str]]
 
 
-def save_baseline(config: BookConfig, name: str, tabs: tuple[str, ...]) -> SavedBaseline:
+def save_baseline(book: Book, running: Running, name: str, tabs: tuple[str, ...]) -> SavedBaseline:
     """Keep the current build of ``tabs`` as baseline ``name`` (replacing one of that name
-    whole, never half)."""
+    whole, never half), with the versions of the environments ``running`` says run them."""
     check_name(name, "baseline")
-    layout = config.layout
+    layout = book.layout
     notebooks = read_eval(layout.eval, tabs)
     if not notebooks:
         message = (
@@ -53,7 +53,7 @@ def save_baseline(config: BookConfig, name: str, tabs: tuple[str, ...]) -> Saved
         name,
         time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         len(notebooks),
-        versions_of(config, notebooks),
+        versions_of(book, running, notebooks),
     )
     temp = layout.baselines / f".{name}.{uuid.uuid4().hex[:8]}"
     try:
@@ -77,11 +77,11 @@ def _swap(new: Path, target: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
-def saved_baselines(config: BookConfig) -> list[SavedBaseline]:
+def saved_baselines(layout: Layout) -> list[SavedBaseline]:
     """The saved baselines, the latest first."""
     found = []
-    for name in saved_names(config):
-        folder = config.layout.baselines / name
+    for name in saved_names(layout):
+        folder = layout.baselines / name
         try:
             record = json.loads((folder / RECORD).read_text(encoding="utf-8"))
         except (OSError, ValueError):

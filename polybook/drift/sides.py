@@ -9,17 +9,20 @@ import json
 import subprocess
 import tarfile
 import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from nbformat import NotebookNode
 
-from polybook.config import BookConfig
+from polybook.config import Book
+from polybook.config.schema import EnvSettings
 from polybook.diagnostics import Location, PolybookError
 from polybook.drift.model import Side, Versions
 from polybook.environments import devices, venvs
 from polybook.environments.packages import canonical, resolved_versions
 from polybook.execution.frozen_outputs import FrozenOutputs
-from polybook.layout import FREEZE_DIR
+from polybook.layout import FREEZE_DIR, Layout
 from polybook.meta import notebook_meta
 from polybook.nb import reads
 
@@ -53,13 +56,25 @@ def run_versions(notebooks: dict[tuple[str, str], NotebookNode]) -> dict[str, di
     return found
 
 
-def environment_versions(config: BookConfig, framework: str) -> dict[str, str]:
+@dataclass(frozen=True)
+class Running:
+    """What says which environment runs each tab now: ``[build] device``, the ``[env-<tab>]``
+    sections, and each tab's extra requirement files (the book's own packages)."""
+
+    device: str
+    settings: Mapping[str, EnvSettings]
+    extras: Mapping[str, tuple[Path, ...]]
+
+
+def environment_versions(book: Book, running: Running, framework: str) -> dict[str, str]:
     """The packages of the environment that runs ``framework`` now (empty if none runs)."""
-    python = config.env_for(framework).python
+    settings = running.settings.get(framework)
+    python = settings.python if settings is not None else ""
     if not python:
         try:
-            device = devices.resolve_device(config.build.device)
-            env = venvs.book_environment(config, framework, device, config.envs)
+            device = devices.resolve_device(running.device)
+            extras = running.extras[framework]
+            env = venvs.book_environment(book, framework, device, book.envs, extras)
             python = str(env.python)
         except PolybookError:
             return {}
@@ -67,17 +82,19 @@ def environment_versions(config: BookConfig, framework: str) -> dict[str, str]:
 
 
 def versions_of(
-    config: BookConfig, notebooks: dict[tuple[str, str], NotebookNode]
+    book: Book, running: Running, notebooks: dict[tuple[str, str], NotebookNode]
 ) -> dict[str, dict[str, str]]:
     """Each framework's environment's packages, else what its notebooks' runs recorded."""
     recorded = run_versions(notebooks)
     frameworks = sorted({fw for _, fw in notebooks})
-    return {fw: environment_versions(config, fw) or recorded.get(fw, {}) for fw in frameworks}
+    return {
+        fw: environment_versions(book, running, fw) or recorded.get(fw, {}) for fw in frameworks
+    }
 
 
-def current_build(config: BookConfig, tabs: tuple[str, ...]) -> Side:
-    notebooks = read_eval(config.layout.eval, tabs)
-    return Side(CURRENT, notebooks, versions_of(config, notebooks))
+def current_build(book: Book, running: Running, tabs: tuple[str, ...]) -> Side:
+    notebooks = read_eval(book.layout.eval, tabs)
+    return Side(CURRENT, notebooks, versions_of(book, running, notebooks))
 
 
 def _kept(folder: Path, label: str, tabs: tuple[str, ...]) -> Side:
@@ -91,9 +108,9 @@ def _kept(folder: Path, label: str, tabs: tuple[str, ...]) -> Side:
     return Side(label, notebooks, versions)
 
 
-def saved_names(config: BookConfig) -> list[str]:
+def saved_names(layout: Layout) -> list[str]:
     """The saved baselines, the latest first."""
-    folder = config.layout.baselines
+    folder = layout.baselines
     found = [p for p in folder.glob(f"*/{RECORD}")] if folder.is_dir() else []
     return [p.parent.name for p in sorted(found, key=lambda p: p.stat().st_mtime, reverse=True)]
 
@@ -110,12 +127,12 @@ def _git(root: Path, where: str, *args: str) -> bytes:
     return done.stdout
 
 
-def frozen_at(config: BookConfig, revision: str, tabs: tuple[str, ...]) -> Side:
-    """The ``_freeze/`` folder of git revision ``revision``."""
+def frozen_at(root: Path, revision: str, tabs: tuple[str, ...]) -> Side:
+    """The ``_freeze/`` folder of git revision ``revision`` of the book at ``root``."""
     where = f"{GIT}{revision}"
-    prefix = _git(config.root, where, "rev-parse", "--show-prefix").decode().strip()
+    prefix = _git(root, where, "rev-parse", "--show-prefix").decode().strip()
     tree = f"{revision}:{prefix}{FREEZE_DIR}"
-    archive = _git(config.root, where, "archive", "--format=tar", tree)
+    archive = _git(root, where, "archive", "--format=tar", tree)
     notebooks: dict[tuple[str, str], NotebookNode] = {}
     digests: dict[tuple[str, str], tuple[str, ...]] = {}
     with tempfile.TemporaryDirectory(prefix="polybook-freeze-") as temp:
@@ -131,12 +148,12 @@ def frozen_at(config: BookConfig, revision: str, tabs: tuple[str, ...]) -> Side:
     return Side(label, notebooks, run_versions(notebooks), digests)
 
 
-def resolve(config: BookConfig, base: str, tabs: tuple[str, ...]) -> Side:
+def resolve(book: Book, base: str, tabs: tuple[str, ...]) -> Side:
     """The side ``base`` names: ``NAME`` (a saved baseline; none: the latest),
     ``side:NAME`` (a side build) or ``git:REV`` (that revision's ``_freeze/``)."""
     if base.startswith(GIT):
-        return frozen_at(config, base.removeprefix(GIT), tabs)
-    layout = config.layout
+        return frozen_at(book.root, base.removeprefix(GIT), tabs)
+    layout = book.layout
     if base.startswith(SIDE):
         name = base.removeprefix(SIDE)
         folder = layout.side_build(name)
@@ -144,7 +161,7 @@ def resolve(config: BookConfig, base: str, tabs: tuple[str, ...]) -> Side:
             message = f"no side build named {name!r}: `polybook upgrade --name {name}` makes it"
             raise PolybookError(Location(base), message, "drift.base")
         return _kept(folder, f"side build {name}", tabs)
-    names = saved_names(config)
+    names = saved_names(layout)
     if not base and not names:
         message = (
             "no baseline to compare with: save one with `polybook baseline save NAME` before"

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from nbformat import NotebookNode
 
-from polybook.config import BookConfig
+from polybook.config.schema import DriftSection
 from polybook.diagnostics import Reporter
 from polybook.drift.compare import Settings, compare_notebooks
 from polybook.drift.model import CellDrift, DriftReport, NotebookSummary, Side
@@ -28,11 +28,14 @@ class Comparison:
     after: Side
 
 
-def compare_sides(comparison: Comparison, config: BookConfig, reporter: Reporter) -> DriftReport:
-    """Every notebook both sides hold, compared (``[drift]`` says how)."""
-    settings = Settings.of(config.drift)
+def compare_sides(
+    comparison: Comparison, drift: DriftSection, tabs: tuple[str, ...], reporter: Reporter
+) -> DriftReport:
+    """Every notebook both sides hold, compared (``drift``, ``[drift]``, says how); the
+    frameworks in the book's ``tabs`` order."""
+    settings = Settings.of(drift)
     before, after = comparison.before, comparison.after
-    order = {fw: index for index, fw in enumerate(config.build.tabs)}
+    order = {fw: index for index, fw in enumerate(tabs)}
     places = sorted(
         set(before.notebooks) | set(after.notebooks),
         key=lambda place: (place[0], order.get(place[1], len(order)), place[1]),

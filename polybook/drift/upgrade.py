@@ -2,7 +2,7 @@
 pins, beside the current one. The side environment has its own folder under the
 environments' root and its own kernelspec; the side build keeps to ``_build/side/<name>/``
 (its notebooks, its cache, no frozen outputs). The current environment, cache and site are
-not touched."""
+not touched. (The command runs the side build's stages: :mod:`polybook.commands.drift`.)"""
 
 from __future__ import annotations
 
@@ -13,19 +13,16 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from polybook.config import BookConfig
-from polybook.diagnostics import Location, PolybookError, Reporter
-from polybook.drift.baseline import check_name
+from nbformat import NotebookNode
+
+from polybook.config import Book
+from polybook.diagnostics import Location, PolybookError
 from polybook.drift.model import Side
 from polybook.drift.sides import RECORD
 from polybook.environments import venvs
 from polybook.environments.packages import resolved_versions
-from polybook.execution.stage import build_eval
 from polybook.frameworks import DEVICES
 from polybook.fsutil import write_atomic
-from polybook.library.stage import build_library
-from polybook.source.model import SourceRequest
-from polybook.source.stage import read_sources
 
 logger = logging.getLogger("polybook")
 
@@ -41,36 +38,29 @@ class UpgradeRequest:
     pages: frozenset[str] | None = None
 
 
-def side_environment(config: BookConfig, request: UpgradeRequest) -> venvs.Environment:
-    """The side environment of ``request``'s pins and the book's own packages, in a folder
-    named by their content (the same pins find the same environment)."""
-    fw = config.framework(request.tab)
+def side_environment(
+    book: Book, extras: tuple[Path, ...], request: UpgradeRequest
+) -> venvs.Environment:
+    """The side environment of ``request``'s pins and the book's own packages (``extras``:
+    its requirement files for the tab), in a folder named by their content (the same pins
+    find the same environment)."""
+    fw = book.framework(request.tab)
     if not fw.declared:
         raise venvs.undeclared(fw)
     pins = request.requirements.resolve()
     if not pins.is_file():
         message = "no such requirements file: --requirements names the new pins"
         raise PolybookError(Location(str(request.requirements)), message, "drift.upgrade")
-    extras = config.extra_requirements(request.tab)
     digest = hashlib.sha256(pins.read_bytes())
     for extra in extras:
         digest.update(b"\0" + extra.read_bytes())
     spec = replace(fw, requirement_files=tuple((device, str(pins)) for device in DEVICES))
-    root = config.envs.side(f"{request.tab}-{digest.hexdigest()[:12]}")
+    root = book.envs.side(f"{request.tab}-{digest.hexdigest()[:12]}")
     return venvs.environment(spec, DEVICES[0], root, extras)
 
 
-def side_build(request: UpgradeRequest, config: BookConfig, reporter: Reporter) -> Side | None:
-    """Run ``request`` in its side environment (set up where missing); its notebooks and
-    versions, or None where the pages do not read (the errors are in ``reporter``). Its
-    notebooks' failures are not errors of this command: the comparison reports them."""
-    check_name(request.name, "side build")
-    env = side_environment(config, request)
-    tabs = (request.tab,)  # the pages first: a page that does not read waits for nothing
-    sources = read_sources(SourceRequest(tabs, request.pages), config, reporter)
-    library = build_library(sources, config, reporter, write=False) if sources else None
-    if library is None or reporter.errors:
-        return None
+def set_up(env: venvs.Environment, request: UpgradeRequest) -> None:
+    """Set ``request``'s side environment up where missing; a failure says how to retry."""
     if not venvs.is_ready(env):
         logger.info("setting up the side environment in %s", env.path)
     try:
@@ -82,16 +72,16 @@ def side_build(request: UpgradeRequest, config: BookConfig, reporter: Reporter) 
             f" {request.requirements} (`polybook upgrade` again retries):\n{tail or first}"
         )
         raise PolybookError(err.location, message, "drift.upgrade") from err
-    side = replace(
-        config, side=request.name, build=replace(config.build, cache="", executor="local")
-    )
-    collected = Reporter(suppressed=reporter.suppressed, quiet=True)
-    pages = set(request.pages) if request.pages is not None else None
-    notebooks = {request.tab: library.notebooks.get(request.tab, [])}
-    report = build_eval(side, notebooks, library.blocks, collected, pages, given={request.tab: env})
-    reporter.forward(d for d in collected.diagnostics if not d.subtype.startswith("exec"))
-    if report.failed:
-        logger.info("%d notebooks failed in the side environment", len(report.failed))
+
+
+def keep(
+    folder: Path,
+    request: UpgradeRequest,
+    env: venvs.Environment,
+    executed: dict[tuple[str, str], NotebookNode],
+) -> Side:
+    """The side build of ``request`` run in ``env`` (its notebooks ``executed``), recorded
+    in its ``folder`` with the versions of ``env``."""
     versions = {request.tab: resolved_versions(env.python)}
     record = {
         "name": request.name,
@@ -101,7 +91,7 @@ def side_build(request: UpgradeRequest, config: BookConfig, reporter: Reporter) 
         "made": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "versions": versions,
     }
-    folder = side.layout.build
     write_atomic(folder / RECORD, json.dumps(record, indent=1, sort_keys=True) + "\n")
-    chosen = {k: nb for k, nb in report.executed.items() if pages is None or k[0] in pages}
+    pages = request.pages
+    chosen = {k: nb for k, nb in executed.items() if pages is None or k[0] in pages}
     return Side(f"side build {request.name}", chosen, versions)

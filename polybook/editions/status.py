@@ -4,7 +4,7 @@ translation lacks, and prose the source changed since the page was last synced.
 
 Pages pair by path. ``sync.json`` in the translation's root records, per page, the source
 page's digest when the translation was last synced; a page never synced is compared by its
-code and structure only."""
+code and structure only. (The command reads the books: :mod:`polybook.commands.editions`.)"""
 
 from __future__ import annotations
 
@@ -15,13 +15,11 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from polybook.config import BookConfig, load_config
-from polybook.diagnostics import Location, PolybookError, Reporter
+from polybook.config.schema import Edition
+from polybook.diagnostics import Location, PolybookError
 from polybook.fsutil import write_atomic
 from polybook.library.usage import cell_digest
 from polybook.nb import Notebooks
-from polybook.source.book import BookInvalid, load_book
-from polybook.source.split import split_book
 
 SYNC_FILE = "sync.json"  # in the translation's root: the source digests it was synced with
 MARK = re.compile(r":(label|eqlabel|numref|eqref|ref|cite):`([^`]+)`")
@@ -64,16 +62,6 @@ def marks(text: str) -> set[str]:
     return {f"{kind}:{name.strip()}" for kind, name in MARK.findall(text)}
 
 
-def _split(config: BookConfig, reporter: Reporter) -> Notebooks:
-    try:
-        book = load_book(config, reporter)
-    except BookInvalid:
-        message = f"the edition at {config.root} does not read: see its errors above"
-        where = Location(str(config.root / "config.ini"))
-        raise PolybookError(where, message, "editions") from None
-    return split_book(book, config.build.tabs, reporter, check=False)
-
-
 def _codes(notebooks: Notebooks) -> dict[str, dict[str, list[str]]]:
     """page -> framework -> its code cells' meanings."""
     found: dict[str, dict[str, list[str]]] = {}
@@ -103,10 +91,13 @@ def read_sync(root: Path) -> dict[str, str]:
         return {}
 
 
-def compare(source: BookConfig, translation: BookConfig, reporter: Reporter) -> list[PageStatus]:
-    """Every page of either book, sorted by path."""
-    src, tr = _codes(_split(source, reporter)), _codes(_split(translation, reporter))
-    synced = read_sync(translation.root)
+def compare(
+    source: Path, source_notebooks: Notebooks, translation: Path, translation_notebooks: Notebooks
+) -> list[PageStatus]:
+    """Every page of either book (the books at ``source`` and ``translation``, split into
+    those notebooks), sorted by path."""
+    src, tr = _codes(source_notebooks), _codes(translation_notebooks)
+    synced = read_sync(translation)
     found = []
     for page in sorted({*src, *tr}):
         if page not in tr or page not in src:
@@ -117,53 +108,39 @@ def compare(source: BookConfig, translation: BookConfig, reporter: Reporter) -> 
             for fw in src[page]
             if fw in tr[page] and (cells := differing(src[page][fw], tr[page][fw]))
         }
-        ours = (translation.root / page).read_text(encoding="utf-8")
-        theirs = (source.root / page).read_text(encoding="utf-8")
+        ours = (translation / page).read_text(encoding="utf-8")
+        theirs = (source / page).read_text(encoding="utf-8")
         lacking = sorted(m for m in marks(theirs) - marks(ours) if not m.startswith("cite:"))
-        stale = synced[page] != page_digest(source.root / page) if page in synced else None
+        stale = synced[page] != page_digest(source / page) if page in synced else None
         found.append(PageStatus(page, "paired", code, lacking, stale))
     return found
 
 
-def pairs(config: BookConfig) -> list[tuple[str, BookConfig, str, BookConfig]]:
-    """(source name, source, translation name, translation): this book against its source
-    (an edition with ``source = true``), else every edition against this book."""
-    sources = [e for e in config.editions if e.source]
-    if sources:
-        return [(e.name, _load(e.root, e.line), config.project.name, config) for e in sources]
-    return [(config.project.name, config, e.name, _load(e.root, e.line)) for e in config.editions]
-
-
-def _load(root: Path, line: int) -> BookConfig:
-    if not (root / "config.ini").is_file():
-        message = f"edition {root} is no book: it has no config.ini"
-        raise PolybookError(Location("config.ini", line), message, "editions")
-    return load_config(root)
-
-
-def status(config: BookConfig, reporter: Reporter) -> list[EditionStatus]:
-    if not config.editions:
+def pairs(editions: tuple[Edition, ...]) -> list[tuple[Edition | None, Edition | None]]:
+    """(source, translation), None for this book: this book against its source (an edition
+    with ``source = true``), else every edition (``[edition-<name>]``) against this book."""
+    if not editions:
         message = "the book declares no edition: add an [edition-<name>] section with its root"
         raise PolybookError(Location("config.ini"), message, "editions")
-    found = []
-    for source_name, source, name, translation in pairs(config):
-        pages = compare(source, translation, reporter)
-        found.append(EditionStatus(source_name, name, translation.project.lang, pages))
-    return found
+    sources = [e for e in editions if e.source]
+    if sources:
+        return [(e, None) for e in sources]
+    return [(None, e) for e in editions]
 
 
-def sync(config: BookConfig, pages: list[str]) -> list[str]:
-    """Record the source's digest of ``pages`` (paths relative to the book) as synced."""
-    sources = [e for e in config.editions if e.source]
+def sync(root: Path, editions: tuple[Edition, ...], pages: list[str]) -> list[str]:
+    """Record the source's digest of ``pages`` (paths relative to the book at ``root``) as
+    synced; the source is the one of ``editions`` with ``source = true``."""
+    sources = [e for e in editions if e.source]
     if len(sources) != 1:
         message = "sync needs exactly one source edition: `source = true` in its section"
         raise PolybookError(Location("config.ini"), message, "editions")
     source = sources[0].root
-    record = read_sync(config.root)
+    record = read_sync(root)
     for page in pages:
         if not (source / page).is_file():
             raise PolybookError(Location(page), f"the source has no {page}", "editions")
         record[page] = page_digest(source / page)
     data = {"source": sources[0].name, "pages": dict(sorted(record.items()))}
-    write_atomic(config.root / SYNC_FILE, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    write_atomic(root / SYNC_FILE, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
     return pages

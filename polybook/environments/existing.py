@@ -16,11 +16,12 @@ import json
 import logging
 import os
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from polybook.config import CONFIG_FILE, BookConfig
+from polybook.config import CONFIG_FILE, Book
 from polybook.config.model import EnvSettings
 from polybook.config.requirements import pins
 from polybook.diagnostics import Location, PolybookError
@@ -224,11 +225,11 @@ def _version(found: dict[str, Any], fw: Framework) -> str:
 
 
 def existing_environment(
-    config: BookConfig, name: str, root: Path, fresh: bool = False
+    book: Book, name: str, settings: EnvSettings, root: Path, fresh: bool = False
 ) -> ExistingEnvironment:
-    """The checked environment of tab ``name``'s ``[env-<name>] python``, its kernelspec
-    written; a located error says what is missing and how to fix it."""
-    settings, fw = config.env_for(name), config.framework(name)
+    """The checked environment of tab ``name``'s ``[env-<name>] python`` (``settings``), its
+    kernelspec written; a located error says what is missing and how to fix it."""
+    fw = book.framework(name)
     section = f"env-{name}"
     where = Location(CONFIG_FILE, settings.line, name)
     interpreter = Path(settings.python)
@@ -256,16 +257,19 @@ def existing_environment(
     return env
 
 
-def fingerprints(config: BookConfig, tabs: tuple[str, ...]) -> list[Any]:
-    """What a build of ``tabs`` depends on in their existing environments, read without
-    running them (for the check that nothing changed since the last build)."""
+def fingerprints(
+    book: Book, env_settings: Mapping[str, EnvSettings], tabs: tuple[str, ...]
+) -> list[Any]:
+    """What a build of ``tabs`` depends on in their existing environments (``env_settings``:
+    the ``[env-<tab>]`` sections), read without running them (for the check that nothing
+    changed since the last build)."""
     found: list[Any] = []
-    records = config.envs.path / "existing"
+    records = book.envs.path / "existing"
     for name in tabs:
-        settings = config.env_for(name)
-        if not settings.python:
+        settings = env_settings.get(name)
+        if settings is None or not settings.python:
             continue
-        fw = config.framework(name)
+        fw = book.framework(name)
         record = _record(records, Path(settings.python), fw)
         try:
             path = json.loads(record.read_text(encoding="utf-8"))["probe"]["path"]

@@ -4,9 +4,12 @@ notebooks, polybook's venv or an existing interpreter (``[env-<tab>] python``)."
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
-from polybook.config import BookConfig
+from polybook.config import Book
+from polybook.config.schema import EnvSettings
 from polybook.environments import devices
 from polybook.environments.existing import existing_environment
 from polybook.environments.venvs import Environment, book_environment, ensure, is_ready
@@ -15,15 +18,26 @@ logger = logging.getLogger("polybook")
 
 
 def ensure_all(
-    config: BookConfig, names: tuple[str, ...], verify: bool = False
+    book: Book,
+    names: tuple[str, ...],
+    device: str,
+    env_settings: Mapping[str, EnvSettings],
+    extras: Mapping[str, tuple[Path, ...]],
+    verify: bool = False,
 ) -> list[Environment]:
     """The environments of the book's tabs ``names``, set up where missing; ``verify`` also
-    repairs broken ones (``polybook env setup``), at the cost of importing each once."""
-    folder = config.envs
-    resolved = devices.resolve_device(config.build.device)
-    given = [name for name in names if config.env_for(name).python]  # [env-<tab>] python
-    ours = [name for name in names if name not in given]
-    envs = [book_environment(config, name, resolved, folder) for name in ours]
+    repairs broken ones (``polybook env setup``), at the cost of importing each once.
+    ``device`` is ``[build] device``, ``env_settings`` the ``[env-<tab>]`` sections and
+    ``extras`` each of ``names``' extra requirement files."""
+    folder = book.envs
+    resolved = devices.resolve_device(device)
+    given = [  # [env-<tab>] python
+        (name, settings)
+        for name in names
+        if (settings := env_settings.get(name)) is not None and settings.python
+    ]
+    ours = [name for name in names if name not in dict(given)]
+    envs = [book_environment(book, name, resolved, folder, extras[name]) for name in ours]
     missing = [env for env in envs if verify or not is_ready(env)]
     # Installs are mostly downloads and unpacking: set environments up side by side.
     with ThreadPoolExecutor(max_workers=max(1, len(missing))) as pool:
@@ -35,5 +49,8 @@ def ensure_all(
                 )
             elif done:
                 logger.info("refreshed the %s kernelspec in %s", env.framework, env.kernels_dir)
-    envs += [existing_environment(config, name, folder.path, fresh=verify) for name in given]
+    envs += [
+        existing_environment(book, name, settings, folder.path, fresh=verify)
+        for name, settings in given
+    ]
     return envs

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from polybook import frameworks
-from polybook.config import CONFIG_FILE, BookConfig
+from polybook.config import CONFIG_FILE, Book
 from polybook.config.requirements import pins
 from polybook.diagnostics import Location, PolybookError
 from polybook.environments import atomic
@@ -120,9 +120,12 @@ def undeclared(fw: Framework, where: Location | None = None) -> PolybookError:
     return PolybookError(where, message, "env.undeclared")
 
 
-def book_environment(config: BookConfig, name: str, device: str, folder: EnvsFolder) -> Environment:
-    """The environment of the book's tab ``name``, with the book's extra packages."""
-    return environment(config.framework(name), device, folder, config.extra_requirements(name))
+def book_environment(
+    book: Book, name: str, device: str, folder: EnvsFolder, extras: tuple[Path, ...]
+) -> Environment:
+    """The environment of the book's tab ``name``, with the book's extra packages
+    (``extras``: its requirement files for that tab)."""
+    return environment(book.framework(name), device, folder, extras)
 
 
 def _stamp(env: Environment) -> list[str]:

@@ -168,8 +168,15 @@ def _environments(
         return {fw: given[fw] for fw in ready if fw in given}
     if not here:
         device = devices.resolve_device(config.build.device)
-        return {fw: venvs.book_environment(config, fw, device, config.envs) for fw in ready}
-    return {e.framework: e for e in ensure_all(config, ready)}
+        return {
+            fw: venvs.book_environment(
+                config.book, fw, device, config.envs, config.extra_requirements(fw)
+            )
+            for fw in ready
+        }
+    extras = {fw: config.extra_requirements(fw) for fw in ready}
+    found = ensure_all(config.book, ready, config.build.device, config.env_settings, extras)
+    return {e.framework: e for e in found}
 
 
 def _run(

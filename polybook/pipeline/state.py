@@ -65,7 +65,9 @@ def build_inputs(config: BookConfig, request: BuildRequest) -> str:
 
     output = request.output
     device = devices.resolve_device(config.build.device)
-    given = fingerprints(config, request.tabs)  # existing environments: what they hold
+    given = fingerprints(
+        config.book, config.env_settings, request.tabs
+    )  # existing environments: what they hold
     pages = sorted(request.pages or ())
     command = [output.name, request.tabs, pages, device, devices.host_gpus(), given]
     sets = ("cpu", "cuda") if output.all_requirement_sets else (device,)

@@ -66,7 +66,9 @@ def _start(config: BookConfig, name: str, device: str, pool: ZygotePool) -> None
     if config.env_for(name).python or (config.root / FREEZE_DIR / name).is_dir():
         return  # an environment of the author's, or outputs that may come from _freeze/
     try:
-        env = venvs.book_environment(config, name, device, config.envs)
+        env = venvs.book_environment(
+            config.book, name, device, config.envs, config.extra_requirements(name)
+        )
         if venvs.problem(env):
             return  # set up by the execution stage, which then starts its zygote
         venvs.ensure(env)  # installed: at most its kernelspec written, as the stage would
