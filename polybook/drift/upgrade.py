@@ -20,6 +20,7 @@ from polybook.drift.model import Side
 from polybook.drift.sides import RECORD
 from polybook.environments import venvs
 from polybook.environments.packages import resolved_versions
+from polybook.execution.inputs import Execution, Given
 from polybook.execution.stage import build_eval
 from polybook.frameworks import DEVICES
 from polybook.fsutil import write_atomic
@@ -88,7 +89,9 @@ def side_build(request: UpgradeRequest, config: BookConfig, reporter: Reporter) 
     collected = Reporter(suppressed=reporter.suppressed, quiet=True)
     pages = set(request.pages) if request.pages is not None else None
     notebooks = {request.tab: library.notebooks.get(request.tab, [])}
-    report = build_eval(side, notebooks, library.blocks, collected, pages, given={request.tab: env})
+    run = Execution(side.book, side.build, side.html.figure_format, side.editions)
+    given = Given({request.tab: env})
+    report = build_eval(run, given, notebooks, library.blocks, collected, pages)
     reporter.forward(d for d in collected.diagnostics if not d.subtype.startswith("exec"))
     if report.failed:
         logger.info("%d notebooks failed in the side environment", len(report.failed))

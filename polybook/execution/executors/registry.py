@@ -10,7 +10,8 @@ import importlib
 from typing import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
-    from polybook.config import BookConfig
+    from polybook.config import Book
+    from polybook.config.schema import BuildSection
     from polybook.execution.executors.protocol import ExecutorFactory, ExecutorSetup
     from polybook.execution.jobs import Inventory
     from polybook.execution.kernels.zygote_pool import ZygotePool
@@ -23,10 +24,13 @@ EXECUTORS: dict[str, str] = {
 
 
 def create_executor(
-    config: BookConfig, inventory: Inventory | None = None, zygotes: ZygotePool | None = None
+    book: Book,
+    build: BuildSection,
+    inventory: Inventory | None = None,
+    zygotes: ZygotePool | None = None,
 ) -> ExecutorSetup:
-    """The executor ``[build] executor`` names, made for ``config`` (see
+    """The executor ``[build] executor`` names, made for ``book`` (see
     :class:`~polybook.execution.executors.protocol.ExecutorFactory`)."""
-    module = importlib.import_module(EXECUTORS[config.build.executor])
+    module = importlib.import_module(EXECUTORS[build.executor])
     factory = cast("ExecutorFactory", module.create)
-    return factory(config, inventory, zygotes)
+    return factory(book, build, inventory, zygotes)

@@ -1,0 +1,36 @@
+"""The execute stage's inputs, made from the configuration: the sections it reads
+(:class:`~polybook.execution.inputs.Execution`) and the book's environments."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from polybook.config import BookConfig
+from polybook.environments import venvs
+from polybook.environments.prepare import ensure_all
+from polybook.execution.inputs import Execution
+
+
+def execution(config: BookConfig) -> Execution:
+    """What the execute stage reads of ``config``."""
+    return Execution(config.book, config.build, config.html.figure_format, config.editions)
+
+
+@dataclass(frozen=True)
+class BookEnvironments:
+    """The book's framework environments (an
+    :class:`~polybook.execution.inputs.Environments`): polybook's venvs from the pins and
+    ``[build] requirements``, or an interpreter of the author's (``[env-<tab>] python``)."""
+
+    config: BookConfig
+
+    def ready(self, tabs: tuple[str, ...]) -> Mapping[str, venvs.Environment]:
+        return {e.framework: e for e in ensure_all(self.config, tabs)}
+
+    def named(self, tabs: tuple[str, ...], device: str) -> Mapping[str, venvs.Environment]:
+        config = self.config
+        return {fw: venvs.book_environment(config, fw, device, config.envs) for fw in tabs}
+
+    def existing(self, tab: str) -> bool:
+        return bool(self.config.env_for(tab).python)
