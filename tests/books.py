@@ -222,11 +222,13 @@ def libraries(root: Path, reporter: Reporter) -> tuple[Notebooks, dict[str, list
 def evaluate(root: Path, inventory: Inventory | None = None) -> EvalReport:
     """Execute the book's notebooks in this process (the execute stage alone)."""
     from polybook.execution.stage import build_eval
+    from polybook.pipeline.execution import BookEnvironments, execution
 
     config = load_config(root)
     reporter = Reporter()
     notebooks, found = libraries(root, reporter)
-    report = build_eval(config, notebooks, found, reporter, inventory=inventory)
+    envs = BookEnvironments(config)
+    report = build_eval(execution(config), envs, notebooks, found, reporter, inventory=inventory)
     assert not reporter.errors, reporter.errors
     return report
 

@@ -159,6 +159,7 @@ def test_outputs_from_a_bigger_host_are_shown_with_their_provenance(tmp_path: Pa
     from polybook.execution.stage import build_eval
     from polybook.library.extract import extract_libraries
     from polybook.library.stage import write_libraries
+    from polybook.pipeline.execution import BookEnvironments, execution
     from polybook.source.book import load_book
     from polybook.source.split import split_book
 
@@ -168,7 +169,8 @@ def test_outputs_from_a_bigger_host_are_shown_with_their_provenance(tmp_path: Pa
     book = load_book(config, reporter)
     notebooks = split_book(book, ("pytorch",), reporter)
     libraries = write_libraries(config, extract_libraries(notebooks, reporter), reporter)
-    report = build_eval(config, notebooks, libraries, reporter, inventory=Inventory(gpus=2))
+    envs, gpus = BookEnvironments(config), Inventory(gpus=2)
+    report = build_eval(execution(config), envs, notebooks, libraries, reporter, inventory=gpus)
     assert not reporter.errors and len(report.ran) == 2
     assert main(["--quiet", "--root", str(root), "build", "html", "--tab", "pytorch"]) == 0
     soup = page(root, "chap/tensors.html")

@@ -15,6 +15,7 @@ from polybook.execution.plan import EvalReport
 from polybook.execution.stage import build_eval
 from polybook.library.extract import extract_libraries
 from polybook.library.stage import write_libraries
+from polybook.pipeline.execution import BookEnvironments, execution
 from polybook.source.book import load_book
 from polybook.source.split import split_book
 
@@ -29,7 +30,10 @@ def evaluate(root: Path) -> EvalReport:
     book = load_book(config, reporter)
     notebooks = split_book(book, config.build.tabs, reporter)
     libraries = write_libraries(config, extract_libraries(notebooks, reporter), reporter)
-    report = build_eval(config, notebooks, libraries, reporter, inventory=Inventory(0))
+    envs = BookEnvironments(config)
+    report = build_eval(
+        execution(config), envs, notebooks, libraries, reporter, inventory=Inventory(0)
+    )
     assert not reporter.errors, reporter.errors
     return report
 

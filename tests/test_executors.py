@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from polybook.commands.cli import main
-from polybook.config import BookConfig, load_config
-from polybook.config.schema import KEYS
+from polybook.config import Book, load_config
+from polybook.config.schema import KEYS, BuildSection
 from polybook.diagnostics import PolybookError, Reporter
 from polybook.execution.executors.local import LocalExecutor
 from polybook.execution.executors.none import NoExecutor
@@ -24,6 +24,7 @@ from polybook.execution.executors.registry import (
 from polybook.execution.jobs import Inventory, Job, JobResult
 from polybook.execution.kernels.zygote_pool import ZygotePool
 from polybook.execution.stage import build_eval
+from polybook.pipeline.execution import BookEnvironments, execution
 from tools.config_table import reference as with_references
 
 from .books import code, libraries, pages_book, with_build
@@ -61,7 +62,7 @@ MADE: list[Recording] = []
 
 
 def create(
-    config: BookConfig, inventory: Inventory | None, zygotes: ZygotePool | None
+    book: Book, build: BuildSection, inventory: Inventory | None, zygotes: ZygotePool | None
 ) -> ExecutorSetup:
     """The factory of the executor this module registers in the tests."""
     MADE.append(Recording())
@@ -88,7 +89,10 @@ def test_an_unknown_executor_is_an_error_at_its_line(tmp_path: Path) -> None:
     book = "[project]\nname = b\n[build]\ntabs = pytorch\nexecutor = dusk\n"
     root = pages_book(tmp_path, {"a": "# A\n"}, book)
     config = load_config(root)  # the schema takes any name: the registry judges it
-    for attempt in (lambda: check_executor(config), lambda: create_executor(config)):
+    for attempt in (
+        lambda: check_executor(config.root, config.build.executor),
+        lambda: create_executor(config.book, config.build),
+    ):
         with pytest.raises(PolybookError) as caught:
             attempt()
         assert str(caught.value).startswith("config.ini:5: [build] executor: 'dusk' is not one")
@@ -99,14 +103,16 @@ def test_an_unknown_executor_is_an_error_at_its_line(tmp_path: Path) -> None:
 
 def test_each_name_makes_its_executor(tmp_path: Path) -> None:
     config = load_config(pages_book(tmp_path, {"a": "# A\n"}))
-    nowhere = create_executor(with_build(config, executor="none"))
+    none = with_build(config, executor="none")
+    nowhere = create_executor(none.book, none.build)
     assert isinstance(nowhere.executor, NoExecutor)
     assert (nowhere.inventory, nowhere.slots, nowhere.executor.on_this_host) == (
         Inventory(),
         1,
         False,
     )
-    local = create_executor(with_build(config, jobs=3), Inventory(gpus=2))
+    three = with_build(config, jobs=3)
+    local = create_executor(three.book, three.build, Inventory(gpus=2))
     try:
         assert isinstance(local.executor, LocalExecutor) and local.executor.on_this_host
         assert (local.inventory, local.slots) == (Inventory(gpus=2), 3)
@@ -117,7 +123,8 @@ def test_each_name_makes_its_executor(tmp_path: Path) -> None:
 def test_dask_without_a_scheduler_is_refused_at_its_key(tmp_path: Path) -> None:
     config = load_config(pages_book(tmp_path, {"a": "# A\n"}))
     with pytest.raises(PolybookError) as caught:
-        create_executor(with_build(config, executor="dask", dask_scheduler=""))
+        dask = with_build(config, executor="dask", dask_scheduler="")
+        create_executor(dask.book, dask.build)
     assert caught.value.diagnostic.subtype == "exec.dask"
     assert "[build] dask_scheduler" in str(caught.value)
 
@@ -132,7 +139,7 @@ def test_a_new_executor_is_one_entry_in_the_registry(
     config = load_config(root)  # config.ini names it: nothing else declares it
     reporter = Reporter()
     notebooks, found = libraries(root, reporter)
-    report = build_eval(config, notebooks, found, reporter)
+    report = build_eval(execution(config), BookEnvironments(config), notebooks, found, reporter)
     assert not reporter.errors
     recording = MADE[-1]
     assert sorted(recording.submitted) == ["a.md [pytorch]", "b.md [pytorch]"]

@@ -24,6 +24,7 @@ from polybook.execution.kernels.zygote_pool import ZygotePool
 from polybook.execution.stage import build_eval
 from polybook.nb import new_code_cell, new_notebook, reads
 from polybook.parallel import usable_cpus
+from polybook.pipeline.execution import BookEnvironments, execution
 
 from .books import REPO_ENVS, build, cells_book, libraries
 from .kernels import forked_pytorch, run_cell
@@ -176,17 +177,18 @@ def test_a_cold_build_forks_its_kernels_from_zygotes_started_before_it_plans(
 ) -> None:
     root = cells_book(tmp_path / "book", {"a": "x = 1", "b": "import os\nprint(os.getppid())"})
     config = load_config(root)
-    pool = head_start(config, config.build.tabs)  # nothing cached: every notebook will run
+    run, envs = execution(config), BookEnvironments(config)
+    pool = head_start(run, envs, config.build.tabs)  # nothing cached: every notebook will run
     assert pool is not None
     (started,) = pool.starting.values()
     reporter = Reporter()
     notebooks, found = libraries(root, reporter)
-    report = build_eval(config, notebooks, found, reporter, zygotes=pool)
+    report = build_eval(run, envs, notebooks, found, reporter, zygotes=pool)
     assert not reporter.errors and len(report.ran) == 2
     parent = report.executed[("b.md", "pytorch")].cells[1].outputs[0]["text"]
     assert int(parent) == started.process.pid  # its kernel forked from the zygote started first
     assert started.process.poll() is not None  # and that zygote ended with the build
-    assert head_start(config, config.build.tabs) is None  # a warm cache: the plan starts them
+    assert head_start(run, envs, config.build.tabs) is None  # a warm cache: the plan starts them
     shutil.rmtree(root / "_build" / "cache")
     (root / "_freeze" / "pytorch").mkdir(parents=True)  # outputs may come from there
-    assert head_start(config, config.build.tabs) is None
+    assert head_start(run, envs, config.build.tabs) is None

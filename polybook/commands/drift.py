@@ -25,6 +25,7 @@ from polybook.drift.report_text import print_summary, to_json
 from polybook.drift.sides import CURRENT, Running, current_build, resolve
 from polybook.drift.stage import Comparison, compare_sides
 from polybook.drift.upgrade import UpgradeRequest, keep, set_up, side_environment
+from polybook.execution.inputs import Execution, Given
 from polybook.execution.stage import build_eval
 from polybook.fsutil import write_atomic
 from polybook.library.stage import build_library
@@ -107,7 +108,8 @@ def _side_build(request: UpgradeRequest, config: BookConfig, reporter: Reporter)
     collected = Reporter(suppressed=reporter.suppressed, quiet=True)
     pages = set(request.pages) if request.pages is not None else None
     notebooks = {request.tab: library.notebooks.get(request.tab, [])}
-    report = build_eval(side, notebooks, library.blocks, collected, pages, given={request.tab: env})
+    run = Execution(side.book, side.build, side.html.figure_format, side.editions)
+    report = build_eval(run, Given({request.tab: env}), notebooks, library.blocks, collected, pages)
     reporter.forward(d for d in collected.diagnostics if not d.subtype.startswith("exec"))
     if report.failed:
         logger.info("%d notebooks failed in the side environment", len(report.failed))

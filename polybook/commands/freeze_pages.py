@@ -55,7 +55,7 @@ def freeze_pages(
     frozen = FrozenOutputs(config.root)
     written: list[Path] = []
     for fw in tabs:
-        usage = LibraryUsage.of(config, fw, libraries.get(fw, []))
+        usage = LibraryUsage.of(config.book, fw, libraries.get(fw, []))
         for path, nb in notebooks.get(fw, []):
             if (pages is not None and path not in pages) or not any(
                 c.cell_type == "code" for c in nb.cells

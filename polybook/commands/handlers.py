@@ -70,7 +70,7 @@ def _load(root: Path, args: argparse.Namespace) -> BookConfig:
     """The config of the book at ``root``, with the options' overrides, its executor checked
     (the executors are declared by their package, not by the config's schema)."""
     config = load_config(root, config_overrides(args))
-    check_executor(config)
+    check_executor(config.root, config.build.executor)
     return config
 
 

@@ -12,13 +12,15 @@ from pathlib import Path
 
 from nbformat import NotebookNode
 
-from polybook.config import BookConfig
+from polybook.config import Book
 from polybook.config.requirements import pins
+from polybook.config.schema import Edition
 from polybook.diagnostics import Location, Reporter
 from polybook.environments import devices, venvs
 from polybook.environments.existing import ExistingEnvironment
 from polybook.execution.cache import CacheKey, ExecutionCache, adopt_outputs
 from polybook.execution.frozen_outputs import FrozenOutputs, find_run
+from polybook.execution.inputs import Execution
 from polybook.execution.jobs import Inventory, Job
 from polybook.execution.kernels.launch import kernel_env
 from polybook.fsutil import write_atomic
@@ -46,35 +48,35 @@ class EvalReport:
     editions: dict[tuple[str, str], str] = field(default_factory=dict)  # runs of an edition's
 
 
-def edition_caches(config: BookConfig) -> dict[str, Path]:
+def edition_caches(editions: tuple[Edition, ...]) -> dict[str, Path]:
     """The local execution caches of the book's other editions (``[edition-<name>]``)."""
-    return {e.name: Layout(e.root).exec_cache for e in config.editions}
+    return {e.name: Layout(e.root).exec_cache for e in editions}
 
 
-def execution_cache(config: BookConfig) -> ExecutionCache:
-    """``_build/cache/exec``, in front of ``[build] cache`` when that names another place."""
-    shared = config.build.cache
+def execution_cache(book: Book, shared: str, editions: tuple[Edition, ...]) -> ExecutionCache:
+    """``_build/cache/exec``, in front of ``[build] cache`` (``shared``) when that names
+    another place."""
     if shared and "://" not in shared:
-        shared = str((config.root / Path(shared).expanduser()).resolve())
-    return ExecutionCache(config.layout.exec_cache, shared, edition_caches(config))
+        shared = str((book.root / Path(shared).expanduser()).resolve())
+    return ExecutionCache(book.layout.exec_cache, shared, edition_caches(editions))
 
 
-def _lib_snapshot(config: BookConfig, fw: str, blocks: list[SavedBlock]) -> Path:
+def _lib_snapshot(book: Book, fw: str, blocks: list[SavedBlock]) -> Path:
     """The book's d2l package of ``blocks``, under ``_build/lib`` (named by content): what
     the notebooks import, whatever the author does to ``d2l/`` while they run."""
-    target = config.library_for(fw)
-    text = library_text(blocks, config.framework(fw).display_name)
+    target = book.library_for(fw)
+    text = library_text(blocks, book.framework(fw).display_name)
     digest = hashlib.sha256(text.encode()).hexdigest()[:16]
-    root = config.layout.lib_snapshots / fw / digest
-    write_atomic(root / Path(target.lib_file).parent / "__init__.py", package_init(config, fw))
+    root = book.layout.lib_snapshots / fw / digest
+    write_atomic(root / Path(target.lib_file).parent / "__init__.py", package_init(book, fw))
     write_atomic(root / target.lib_file, text)
     return root
 
 
-def timings(config: BookConfig) -> dict[str, float]:
+def timings(book: Book) -> dict[str, float]:
     """How long each notebook ran last (``page|framework`` -> seconds)."""
     try:
-        data = json.loads(config.layout.timings.read_text(encoding="utf-8"))
+        data = json.loads(book.layout.timings.read_text(encoding="utf-8"))
         return {str(k): float(v) for k, v in data.items()}
     except (OSError, ValueError):
         return {}
@@ -93,7 +95,7 @@ def report_skipped(nb: NotebookNode, path: str, fw: str, reporter: Reporter) -> 
 
 
 def plan(
-    config: BookConfig,
+    run: Execution,
     notebooks: Notebooks,
     libraries: dict[str, list[SavedBlock]],
     environments: dict[str, venvs.Environment],
@@ -106,17 +108,18 @@ def plan(
 ) -> list[Job]:
     """The notebooks to run; cached and code-free ones go straight into ``report``.
     ``expected`` holds the last runs' durations (:func:`timings`)."""
+    book = run.book
     jobs: list[Job] = []
-    frozen = None if config.side else FrozenOutputs(config.root)  # a side build runs all
+    frozen = None if book.layout.side else FrozenOutputs(book.root)  # a side build runs all
     for fw, env in environments.items():
         identity = env.identity()
-        usage = LibraryUsage.of(config, fw, libraries[fw])
+        usage = LibraryUsage.of(book, fw, libraries[fw])
         snapshot = ""  # the whole library, written when a notebook of fw must run
         for path, nb in notebooks[fw]:
             report.executed[(path, fw)] = nb
             if not any(c.cell_type == "code" for c in nb.cells):
                 continue  # nothing to run
-            code = CacheKey.of(nb, fw, usage.key(nb), config.html.figure_format)
+            code = CacheKey.of(nb, fw, usage.key(nb), run.figure_format)
             own = report.classes.get(fw, devices.CPU)
             place = (path, fw)
             lent = len(cache.borrowed)
@@ -136,8 +139,11 @@ def plan(
                     logger.info("%s [%s]: outputs frozen on a GPU host, from _freeze/", path, fw)
                 report.executed[place] = done
             elif pages is None or path in pages:
-                snapshot = snapshot or str(_lib_snapshot(config, fw, libraries[fw]))
-                kernel = kernel_env(config, env, Path(path).parent, snapshot, inventory.gpus)
+                snapshot = snapshot or str(_lib_snapshot(book, fw, libraries[fw]))
+                folder = Path(path).parent
+                kernel = kernel_env(
+                    book, run.build, run.figure_format, env, folder, snapshot, inventory.gpus
+                )
                 seconds = expected.get(f"{path}|{fw}", 0.0)
                 jobs.append(Job(path, fw, found.key, nb, kernel, seconds, identity))
     return jobs
@@ -157,14 +163,14 @@ def version(env: venvs.Environment) -> str:
 
 
 def device_classes(
-    config: BookConfig, environments: dict[str, venvs.Environment], inventory: Inventory
+    device: str, environments: dict[str, venvs.Environment], inventory: Inventory
 ) -> dict[str, str]:
     """Each framework's device class here: ``cuda`` with GPUs, unless ``device = cpu`` put
     polybook's CPU builds of the frameworks in their venvs (an existing environment is
-    taken as the host's)."""
+    taken as the host's). ``device``: ``[build] device``."""
     return {
         fw: devices.host_class(
-            inventory.gpus, config.build.device != "cpu" or isinstance(env, ExistingEnvironment)
+            inventory.gpus, device != "cpu" or isinstance(env, ExistingEnvironment)
         )
         for fw, env in environments.items()
     }

@@ -12,40 +12,38 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from polybook.config import BookConfig
+from polybook.config import Book
 from polybook.fsutil import write_atomic
 
 SKIPPED = ("__pycache__", ".ipynb_checkpoints")
 
 
-def resource_files(config: BookConfig) -> dict[str, Path]:
-    """``[build] resources`` as relative path -> file, less the library packages and what
-    lies outside the book (``check`` reports those at their key)."""
-    libraries = {
-        (config.root / config.library_for(fw).lib_file).parent.resolve() for fw in config.build.tabs
-    }
+def resource_files(book: Book, resources: tuple[str, ...]) -> dict[str, Path]:
+    """``resources`` (``[build] resources``) as relative path -> file, less the library
+    packages and what lies outside the book (``check`` reports those at their key)."""
+    libraries = {(book.root / book.library_for(fw).lib_file).parent.resolve() for fw in book.tabs}
     found: dict[str, Path] = {}
-    for resource in config.build.resources:
-        top = config.root / resource
+    for resource in resources:
+        top = book.root / resource
         files = [top] if top.is_file() else sorted(top.rglob("*")) if top.is_dir() else []
         for path in files:
-            relative = path.relative_to(config.root)
+            relative = path.relative_to(book.root)
             if not path.is_file() or any(part in SKIPPED for part in relative.parts):
                 continue
             real = path.resolve()
-            if libraries & {real, *real.parents} or not config.confinement.holds(path):
+            if libraries & {real, *real.parents} or not book.confinement.holds(path):
                 continue
             found[relative.as_posix()] = path
     return found
 
 
-def place_resources(config: BookConfig, frameworks: Iterable[str]) -> int:
+def place_resources(book: Book, resources: tuple[str, ...], frameworks: Iterable[str]) -> int:
     """Copy the resources under each framework's folder of executed notebooks (only what
     changed); returns how many files were written."""
-    files = resource_files(config)
+    files = resource_files(book, resources)
     written = 0
     for fw in frameworks:
-        folder = config.layout.eval / fw
+        folder = book.layout.eval / fw
         for name, path in files.items():
             written += write_atomic(folder / name, path.read_bytes())
     return written

@@ -12,19 +12,19 @@ import hashlib
 import json
 import logging
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from nbformat import NotebookNode
 
-from polybook.config import BookConfig, key_location
+from polybook.config import key_location
 from polybook.diagnostics import Location, Reporter
 from polybook.environments import devices, venvs
 from polybook.environments.existing import ExistingEnvironment
-from polybook.environments.prepare import ensure_all
 from polybook.execution.cache import ExecutionCache
 from polybook.execution.executors.protocol import Executor
 from polybook.execution.executors.registry import create_executor
+from polybook.execution.inputs import Environments, Execution
 from polybook.execution.jobs import Inventory, Job, JobResult
 from polybook.execution.kernels.zygote_pool import ZygotePool
 from polybook.execution.plan import (
@@ -39,6 +39,7 @@ from polybook.execution.plan import (
 from polybook.execution.resources import place_resources
 from polybook.execution.scheduler import Scheduler
 from polybook.fsutil import write_atomic
+from polybook.layout import Layout
 from polybook.library.model import SavedBlock
 from polybook.library.stage import Library
 from polybook.meta import RunInfo, notebook_meta, update_notebook_meta
@@ -67,16 +68,21 @@ class Executed:
 
 
 def execute(
-    library: Library, config: BookConfig, reporter: Reporter, zygotes: ZygotePool | None = None
+    library: Library,
+    run: Execution,
+    environments: Environments,
+    reporter: Reporter,
+    zygotes: ZygotePool | None = None,
 ) -> Executed:
     """Run the library's notebooks (``[build] eval_notebook``), or pass them on as split;
     ``zygotes``: those started ahead (:mod:`polybook.execution.kernels.head_start`)."""
-    if not config.build.eval_notebook:
+    if not run.build.eval_notebook:
         split = {(p, fw): nb for fw, nbs in library.notebooks.items() for p, nb in nbs}
         return Executed(library, EvalReport(executed=split))
     pages = library.sources.request.pages
     report = build_eval(
-        config,
+        run,
+        environments,
         library.notebooks,
         library.blocks,
         reporter,
@@ -96,38 +102,39 @@ def execute(
 
 
 def build_eval(
-    config: BookConfig,
+    run: Execution,
+    environments: Environments,
     notebooks: Notebooks,
     libraries: dict[str, list[SavedBlock]],
     reporter: Reporter,
     pages: set[str] | None = None,
     inventory: Inventory | None = None,
-    given: Mapping[str, venvs.Environment] | None = None,
     zygotes: ZygotePool | None = None,
 ) -> EvalReport:
     """Execute (or take from the cache) every notebook; failures are reported, not raised.
-    ``given``: the environments to run in, set up already (a side build's), instead of the
-    book's."""
+    ``environments``: the book's, or those set up already (a side build's:
+    :class:`~polybook.execution.inputs.Given`)."""
+    book, build = run.book, run.build
     report = EvalReport()
-    cache = execution_cache(config)
-    expected = timings(config)
+    cache = execution_cache(book, build.cache, run.editions)
+    expected = timings(book)
     ready = tuple(fw for fw in notebooks if fw in libraries)
-    for fw in [fw for fw in ready if not config.framework(fw).declared]:
-        where = key_location(config.root, "build", "tabs", fw)
-        reporter.error(venvs.undeclared(config.framework(fw), where))
+    for fw in [fw for fw in ready if not book.framework(fw).declared]:
+        where = key_location(book.root, "build", "tabs", fw)
+        reporter.error(venvs.undeclared(book.framework(fw), where))
         for path, nb in notebooks[fw]:
             report.executed[(path, fw)] = nb  # rendered without outputs
-    ready = tuple(fw for fw in ready if config.framework(fw).declared)
-    setup = create_executor(config, inventory, zygotes)
+    ready = tuple(fw for fw in ready if book.framework(fw).declared)
+    setup = create_executor(book, build, inventory, zygotes)
     runner, inventory = setup.executor, setup.inventory
     try:
-        environments = _environments(config, ready, given, runner.on_this_host)
-        report.classes = device_classes(config, environments, inventory)
+        found = _environments(build.device, environments, ready, runner.on_this_host)
+        report.classes = device_classes(build.device, found, inventory)
         jobs = plan(
-            config,
+            run,
             notebooks,
             libraries,
-            environments,
+            found,
             cache,
             inventory,
             expected,
@@ -136,15 +143,16 @@ def build_eval(
             reporter,
         )
         if jobs and runner.on_this_host:  # a Dask worker places them itself
-            place_resources(config, {job.framework for job in jobs})
+            place_resources(book, build.resources, {job.framework for job in jobs})
         if jobs:
             _run(
-                config,
+                book.layout.timings,
+                build.cache,
                 jobs,
                 runner,
                 inventory,
                 setup.slots,
-                environments,
+                found,
                 cache,
                 expected,
                 report,
@@ -152,35 +160,24 @@ def build_eval(
             )
     finally:
         runner.shutdown()
-    _write_executed(config, report)
+    _write_executed(book.layout, report)
     return report
 
 
 def _environments(
-    config: BookConfig,
-    ready: tuple[str, ...],
-    given: Mapping[str, venvs.Environment] | None,
-    here: bool,
+    device: str, environments: Environments, ready: tuple[str, ...], here: bool
 ) -> dict[str, venvs.Environment]:
-    """The frameworks' environments: ``given`` ones, else set up here for an executor that
-    runs ``here``, else (the workers, or no one, hold them) named by their pins."""
-    if given is not None:
-        return {fw: given[fw] for fw in ready if fw in given}
+    """The frameworks' environments: set up here for an executor that runs ``here``, else
+    (the workers, or no one, hold them) named by their pins on ``device`` (``[build]
+    device``)."""
     if not here:
-        device = devices.resolve_device(config.build.device)
-        return {
-            fw: venvs.book_environment(
-                config.book, fw, device, config.envs, config.extra_requirements(fw)
-            )
-            for fw in ready
-        }
-    extras = {fw: config.extra_requirements(fw) for fw in ready}
-    found = ensure_all(config.book, ready, config.build.device, config.env_settings, extras)
-    return {e.framework: e for e in found}
+        return dict(environments.named(ready, devices.resolve_device(device)))
+    return dict(environments.ready(ready))
 
 
 def _run(
-    config: BookConfig,
+    timings_file: Path,
+    shared_cache: str,
     jobs: list[Job],
     executor: Executor,
     inventory: Inventory,
@@ -225,7 +222,7 @@ def _run(
             cache.put(job.key, result.notebook)
         except OSError as exc:  # the shared cache is unreachable: this build's result stands
             where = Location(job.path, 0, job.framework)
-            reporter.warn(where, f"not published to {config.build.cache}: {exc}", "exec.cache")
+            reporter.warn(where, f"not published to {shared_cache}: {exc}", "exec.cache")
         report.ran.append((job.path, job.framework, result.seconds))
         timings[f"{job.path}|{job.framework}"] = result.seconds
 
@@ -238,7 +235,7 @@ def _run(
         try:
             Scheduler(executor, inventory, slots, progress.on_start, on_finish).run(jobs)
         finally:
-            write_atomic(config.layout.timings, json.dumps(timings, indent=1, sort_keys=True))
+            write_atomic(timings_file, json.dumps(timings, indent=1, sort_keys=True))
     if logger.isEnabledFor(logging.INFO):
         progress.console.print(progress.table())
         for fw, env in environments.items():
@@ -246,9 +243,8 @@ def _run(
                 progress.console.print(f"{fw} ran in {env.describe()}", soft_wrap=True)
 
 
-def _write_executed(config: BookConfig, report: EvalReport) -> None:
+def _write_executed(layout: Layout, report: EvalReport) -> None:
     """``_build/eval/<framework>/<page>.ipynb``; an index of content hashes skips the same."""
-    layout = config.layout
     index_file = layout.eval_index
     try:
         index: dict[str, str] = json.loads(index_file.read_text(encoding="utf-8"))

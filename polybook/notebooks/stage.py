@@ -134,7 +134,8 @@ def write_notebooks(
     check_install(config, spec, tabs, reporter)
     wheel = current_wheel(config, reporter)
     _publish(config, wheel)
-    resources = {k: p.read_bytes() for k, p in resource_files(config).items()}
+    found = resource_files(config.book, config.build.resources)
+    resources = {k: p.read_bytes() for k, p in found.items()}
     for fw in tabs:
         base = report.folder / fw
         keep: set[Path] = set()

@@ -74,8 +74,9 @@ def run_build(
     runs = request.output.executes and config.build.eval_notebook
     if runs and request.pages is None:  # a cold build's first zygotes start now
         from polybook.execution.kernels.head_start import head_start
+        from polybook.pipeline.execution import BookEnvironments, execution
 
-        zygotes = head_start(config, request.tabs)
+        zygotes = head_start(execution(config), BookEnvironments(config), request.tabs)
     output = request.output.begin(config, keeper)  # the site starts Sphinx now
     try:
         return _run_stages(request, config, reporter, output, zygotes)
@@ -114,8 +115,9 @@ def _execute(
 ) -> Executed:
     """The execute stage's result; what it did goes into ``summary``."""
     from polybook.execution.stage import execute
+    from polybook.pipeline.execution import BookEnvironments, execution
 
-    executed = execute(library, config, reporter, zygotes)
+    executed = execute(library, execution(config), BookEnvironments(config), reporter, zygotes)
     summary.ran, summary.cached = executed.report.ran, len(executed.report.cached)
     summary.failed = len(executed.report.failed)
     for edition in executed.report.editions.values():

@@ -23,7 +23,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from polybook.config import BookConfig
+from polybook.config import Book
 from polybook.diagnostics import Diagnostic, Location, PolybookError
 from polybook.execution.executors.dask_worker import GPU, env_resource, run_remote
 from polybook.execution.executors.local import job_result
@@ -33,6 +33,7 @@ from polybook.execution.resources import resource_files
 from polybook.nb import writes
 
 if TYPE_CHECKING:
+    from polybook.config.schema import BuildSection
     from polybook.execution.kernels.zygote_pool import ZygotePool
 
 CONNECT_TIMEOUT = 10.0  # seconds to reach the scheduler
@@ -49,9 +50,10 @@ def _bundle(files: dict[str, bytes]) -> dict[str, bytes]:
     return files
 
 
-def resource_bundle(config: BookConfig) -> dict[str, bytes]:
-    """The files of ``[build] resources`` but the library (each job brings its snapshot)."""
-    return {name: path.read_bytes() for name, path in resource_files(config).items()}
+def resource_bundle(book: Book, resources: tuple[str, ...]) -> dict[str, bytes]:
+    """The files of ``resources`` (``[build] resources``) but the library (each job brings
+    its snapshot)."""
+    return {name: path.read_bytes() for name, path in resource_files(book, resources).items()}
 
 
 def _library(job: Job) -> dict[str, bytes]:
@@ -65,15 +67,15 @@ def _library(job: Job) -> dict[str, bytes]:
 
 
 def create(
-    config: BookConfig, inventory: Inventory | None, zygotes: ZygotePool | None
+    book: Book, build: BuildSection, inventory: Inventory | None, zygotes: ZygotePool | None
 ) -> ExecutorSetup:
     """``executor = dask``: the cluster at ``[build] dask_scheduler``, its devices unless
     given, its workers' threads at once unless ``[build] jobs`` says."""
-    if not config.build.dask_scheduler:
+    if not build.dask_scheduler:
         message = "executor = dask needs the scheduler's address (`--scheduler tcp://HOST:PORT`)"
         raise PolybookError(HERE, message, "exec.dask")
-    dask = DaskExecutor(config.build.dask_scheduler, resource_bundle(config))
-    return ExecutorSetup(dask, inventory or dask.inventory(), config.build.jobs or dask.slots())
+    dask = DaskExecutor(build.dask_scheduler, resource_bundle(book, build.resources))
+    return ExecutorSetup(dask, inventory or dask.inventory(), build.jobs or dask.slots())
 
 
 class DaskExecutor:

@@ -39,7 +39,8 @@ from polybook.execution.kernels.zygote_pool import ZygotePool, ZygoteSpec
 from polybook.nb import reads, writes
 
 if TYPE_CHECKING:
-    from polybook.config import BookConfig
+    from polybook.config import Book
+    from polybook.config.schema import BuildSection
 
 
 class WorkerProcess:
@@ -112,14 +113,14 @@ class WorkerProcess:
 
 
 def create(
-    config: BookConfig, inventory: Inventory | None, zygotes: ZygotePool | None
+    book: Book, build: BuildSection, inventory: Inventory | None, zygotes: ZygotePool | None
 ) -> ExecutorSetup:
     """``executor = local``: ``[build] jobs`` worker processes here, on the GPUs allotted
     to this build (``CUDA_VISIBLE_DEVICES``) unless ``inventory`` is given."""
-    local = LocalExecutor(config.effective_jobs, config.layout.work, zygotes=zygotes)
+    local = LocalExecutor(book.jobs, book.layout.work, zygotes=zygotes)
     allotted = devices.allotment()
-    chosen = inventory or Inventory(allotted.count, config.build.gpu_share, devices=allotted.ids)
-    return ExecutorSetup(local, chosen, config.effective_jobs)
+    chosen = inventory or Inventory(allotted.count, build.gpu_share, devices=allotted.ids)
+    return ExecutorSetup(local, chosen, book.jobs)
 
 
 class LocalExecutor:

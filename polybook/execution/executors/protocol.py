@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Protocol
 from polybook.execution.jobs import Inventory, Job, JobResult
 
 if TYPE_CHECKING:
-    from polybook.config import BookConfig
+    from polybook.config import Book
+    from polybook.config.schema import BuildSection
     from polybook.execution.kernels.zygote_pool import ZygotePool
 
 
@@ -46,10 +47,14 @@ class ExecutorSetup:
 
 
 class ExecutorFactory(Protocol):
-    """An executor's ``create``: the executor the configuration asks for; ``inventory``
-    (None: the executor's own) overrides the devices, and a local executor takes
-    ``zygotes`` (started ahead) as its own."""
+    """An executor's ``create``: the executor ``[build]`` asks for; ``inventory`` (None:
+    the executor's own) overrides the devices, and a local executor takes ``zygotes``
+    (started ahead) as its own."""
 
     def __call__(
-        self, config: BookConfig, inventory: Inventory | None, zygotes: ZygotePool | None
+        self,
+        book: Book,
+        build: BuildSection,
+        inventory: Inventory | None,
+        zygotes: ZygotePool | None,
     ) -> ExecutorSetup: ...

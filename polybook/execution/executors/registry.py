@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from polybook.config import key_location
@@ -17,7 +18,8 @@ from polybook.config.schema import did_you_mean
 from polybook.diagnostics import PolybookError
 
 if TYPE_CHECKING:
-    from polybook.config import BookConfig
+    from polybook.config import Book
+    from polybook.config.schema import BuildSection
     from polybook.execution.executors.protocol import ExecutorFactory, ExecutorSetup
     from polybook.execution.jobs import Inventory
     from polybook.execution.kernels.zygote_pool import ZygotePool
@@ -46,25 +48,28 @@ EXECUTORS: dict[str, Registered] = {
 }
 
 
-def check_executor(config: BookConfig) -> None:
-    """Raises a located error when ``[build] executor`` names no registered executor."""
-    name = config.build.executor
+def check_executor(root: Path, name: str) -> None:
+    """Raises a located error when ``[build] executor`` (of the book at ``root``) names no
+    registered executor."""
     if name not in EXECUTORS:
-        where = key_location(config.root, "build", "executor")
+        where = key_location(root, "build", "executor")
         accepted = ", ".join(EXECUTORS)
         message = f"[build] executor: {name!r} is not one of {accepted}"
         raise PolybookError(where, message + did_you_mean(name, EXECUTORS), "config")
 
 
 def create_executor(
-    config: BookConfig, inventory: Inventory | None = None, zygotes: ZygotePool | None = None
+    book: Book,
+    build: BuildSection,
+    inventory: Inventory | None = None,
+    zygotes: ZygotePool | None = None,
 ) -> ExecutorSetup:
-    """The executor ``[build] executor`` names, made for ``config`` (see
+    """The executor ``[build] executor`` names, made for ``book`` (see
     :class:`~polybook.execution.executors.protocol.ExecutorFactory`)."""
-    check_executor(config)
-    module = importlib.import_module(EXECUTORS[config.build.executor].module)
+    check_executor(book.root, build.executor)
+    module = importlib.import_module(EXECUTORS[build.executor].module)
     factory = cast("ExecutorFactory", module.create)
-    return factory(config, inventory, zygotes)
+    return factory(book, build, inventory, zygotes)
 
 
 def markdown_list() -> str:

@@ -14,9 +14,9 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from polybook.config import BookConfig
 from polybook.diagnostics import PolybookError
 from polybook.environments import devices, venvs
+from polybook.execution.inputs import Environments, Execution
 from polybook.execution.kernels.launch import kernel_env, zygote_spec
 from polybook.execution.kernels.zygote_pool import ZygotePool
 from polybook.layout import FREEZE_DIR
@@ -24,34 +24,33 @@ from polybook.layout import FREEZE_DIR
 logger = logging.getLogger("polybook")
 
 
-def cold(config: BookConfig) -> bool:
+def cold(run: Execution) -> bool:
     """Whether no notebook can come from a cache: none is named, no other edition's is
     read, and the local one is empty.
     (Read from the configuration and the folder: the cache's own module imports nbformat,
     a tenth of a second before the first zygote could start.)"""
-    local = config.layout.exec_cache
+    local = run.book.layout.exec_cache
     empty = next(local.glob("*/*.ipynb"), None) is None
-    return not config.build.cache and not config.editions and empty
+    return not run.build.cache and not run.editions and empty
 
 
-def head_start(config: BookConfig, tabs: tuple[str, ...]) -> ZygotePool | None:
+def head_start(
+    run: Execution, environments: Environments, tabs: tuple[str, ...]
+) -> ZygotePool | None:
     """The zygotes of the first of ``tabs`` (as many as jobs run at once), started now when
     the build is cold and runs its notebooks here in forked kernels; None otherwise."""
-    local = (
-        config.build.executor == "local"
-        and config.build.fork_kernels
-        and config.build.eval_notebook
-    )
-    if not local or config.side or not cold(config):
+    build = run.build
+    local = build.executor == "local" and build.fork_kernels and build.eval_notebook
+    if not local or run.book.layout.side or not cold(run):
         return None
     try:
-        device = devices.resolve_device(config.build.device)
+        device = devices.resolve_device(build.device)
     except PolybookError:  # the execution stage reports it
         return None
     pool = ZygotePool()
     try:
-        for name in tabs[: config.effective_jobs]:
-            _start(config, name, device, pool)
+        for name in tabs[: run.book.jobs]:
+            _start(run, environments, name, device, pool)
     except BaseException:
         pool.close()
         raise
@@ -61,18 +60,19 @@ def head_start(config: BookConfig, tabs: tuple[str, ...]) -> ZygotePool | None:
     return pool
 
 
-def _start(config: BookConfig, name: str, device: str, pool: ZygotePool) -> None:
+def _start(
+    run: Execution, environments: Environments, name: str, device: str, pool: ZygotePool
+) -> None:
     """Start the zygote of tab ``name`` where its environment is ready."""
-    if config.env_for(name).python or (config.root / FREEZE_DIR / name).is_dir():
+    if environments.existing(name) or (run.book.root / FREEZE_DIR / name).is_dir():
         return  # an environment of the author's, or outputs that may come from _freeze/
     try:
-        env = venvs.book_environment(
-            config.book, name, device, config.envs, config.extra_requirements(name)
-        )
+        env = environments.named((name,), device)[name]
         if venvs.problem(env):
             return  # set up by the execution stage, which then starts its zygote
         venvs.ensure(env)  # installed: at most its kernelspec written, as the stage would
-        spec = zygote_spec(kernel_env(config, env, Path(), "", 0))
+        kernel = kernel_env(run.book, run.build, run.figure_format, env, Path(), "", 0)
+        spec = zygote_spec(kernel)
     except (OSError, ValueError, KeyError, PolybookError) as exc:  # the stage says why
         logger.debug("no head start for %s: %s", name, exc)
         return

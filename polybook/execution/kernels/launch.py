@@ -18,7 +18,8 @@ from polybook.execution.kernels.zygote_pool import ZygoteSpec
 from polybook.parallel import usable_cpus
 
 if TYPE_CHECKING:
-    from polybook.config import BookConfig
+    from polybook.config import Book
+    from polybook.config.schema import BuildSection
     from polybook.environments.venvs import Environment
 
 
@@ -65,25 +66,31 @@ class KernelEnv:
 
 
 def kernel_env(
-    config: BookConfig, env: Environment, folder: Path, snapshot: str, host_gpus: int
+    book: Book,
+    build: BuildSection,
+    figure_format: str,
+    env: Environment,
+    folder: Path,
+    snapshot: str,
+    host_gpus: int,
 ) -> KernelEnv:
     """Where a notebook of ``env``'s framework in ``folder`` (of the book) runs, importing
-    the library ``snapshot``."""
+    the library ``snapshot``; its figures drawn as ``figure_format`` (``[html]``)."""
     fw = env.framework
     return KernelEnv(
         fw,
         env.kernel_name,
         (str(env.kernels_dir),),
-        config.layout.eval / fw / folder,
+        book.layout.eval / fw / folder,
         (snapshot,),
-        {**env.spec.kernel_env, "POLYBOOK_TABS": ",".join(config.build.tabs)},
-        config.build.cell_timeout,
+        {**env.spec.kernel_env, "POLYBOOK_TABS": ",".join(book.tabs)},
+        build.cell_timeout,
         host_gpus,
-        threads=max(1, usable_cpus() // config.effective_jobs),
-        fork=config.build.fork_kernels,
+        threads=max(1, usable_cpus() // book.jobs),
+        fork=build.fork_kernels,
         device_errors=env.spec.device_errors,
-        preload=library_imports(config.root / config.library_for(fw).lib_file),
-        figure_format=config.html.figure_format,
+        preload=library_imports(book.root / book.library_for(fw).lib_file),
+        figure_format=figure_format,
     )
 
 

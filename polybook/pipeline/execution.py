@@ -1,0 +1,44 @@
+"""The execute stage's inputs, made from the configuration: the sections it reads
+(:class:`~polybook.execution.inputs.Execution`) and the book's environments."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from polybook.config import BookConfig
+from polybook.environments import venvs
+from polybook.environments.prepare import ensure_all
+from polybook.execution.inputs import Execution
+
+
+def execution(config: BookConfig) -> Execution:
+    """What the execute stage reads of ``config``."""
+    return Execution(config.book, config.build, config.html.figure_format, config.editions)
+
+
+@dataclass(frozen=True)
+class BookEnvironments:
+    """The book's framework environments (an
+    :class:`~polybook.execution.inputs.Environments`): polybook's venvs from the pins and
+    ``[build] requirements``, or an interpreter of the author's (``[env-<tab>] python``)."""
+
+    config: BookConfig
+
+    def ready(self, tabs: tuple[str, ...]) -> Mapping[str, venvs.Environment]:
+        config = self.config
+        extras = {fw: config.extra_requirements(fw) for fw in tabs}
+        found = ensure_all(config.book, tabs, config.build.device, config.env_settings, extras)
+        return {e.framework: e for e in found}
+
+    def named(self, tabs: tuple[str, ...], device: str) -> Mapping[str, venvs.Environment]:
+        config = self.config
+        return {
+            fw: venvs.book_environment(
+                config.book, fw, device, config.envs, config.extra_requirements(fw)
+            )
+            for fw in tabs
+        }
+
+    def existing(self, tab: str) -> bool:
+        return bool(self.config.env_for(tab).python)
