@@ -79,7 +79,7 @@ def _package(book: zipfile.ZipFile) -> tuple[str, ElementTree.Element]:
 def test_the_epubs_metadata_is_complete_and_names_its_framework(tmp_path: Path) -> None:
     root = write_book(tmp_path / "book", {}, "[project]\nname = nb\ntitle = A Book\n")
     config = load_config(root)
-    settings = epub_config(config, EpubJob(config, "pytorch"))
+    settings = epub_config(config, EpubJob(config.book, "pytorch"))
     # What Sphinx's EPUB 3 builder warns about when it is empty.
     for key in ("epub_title", "epub_author", "epub_contributor", "epub_description"):
         assert settings[key], key
@@ -94,7 +94,10 @@ def test_the_epubs_metadata_is_complete_and_names_its_framework(tmp_path: Path) 
         html=replace(config.html, base_url="https://example.org/nb/"),
         project=replace(config.project, release="2.0"),
     )
-    assert identifier(published, "jax") == "https://example.org/nb/_epub/nb-jax.epub"
+    assert (
+        identifier(published.book, published.html, "jax")
+        == "https://example.org/nb/_epub/nb-jax.epub"
+    )
 
 
 @pytest.mark.slow

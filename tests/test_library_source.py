@@ -28,6 +28,7 @@ from polybook.notebooks.library_source import (
     LibrarySource,
     library_source,
 )
+from polybook.notebooks.output import install_settings
 from polybook.notebooks.stage import write_notebooks
 from polybook.notebooks.variants import REGISTRY
 
@@ -78,7 +79,7 @@ def test_the_first_cell_installs_the_published_wheel_from_the_site_or_the_reposi
         html=replace(config.html, base_url="http://127.0.0.1:8/tiny/"),
         colab=replace(config.colab, github_repo=("me/nbs",)),
     )
-    assert library_source(site, "d2l", colab, "pytorch") == LibrarySource(
+    assert library_source(install_settings(site), "d2l", colab, "pytorch") == LibrarySource(
         f"http://127.0.0.1:8/tiny/_dist/{wheel}", SITE
     )
     repo = replace(
@@ -87,23 +88,30 @@ def test_the_first_cell_installs_the_published_wheel_from_the_site_or_the_reposi
         sagemaker=replace(config.sagemaker, github_repo=("pytorch", "me/torch-sm")),
     )
     for variant in (colab, jupyter):  # the Jupyter set names Colab's
-        found = library_source(repo, "d2l", variant, "pytorch")
+        found = library_source(install_settings(repo), "d2l", variant, "pytorch")
         assert found.origin == REPOSITORY
         assert (
             found.requirement == f"https://github.com/me/nbs/raw/main/pytorch/colab/_dist/{wheel}"
         )
-    found = library_source(repo, "d2l", sagemaker, "pytorch")  # one repository per framework
+    # one repository per framework
+    found = library_source(install_settings(repo), "d2l", sagemaker, "pytorch")
     assert found.requirement == f"https://github.com/me/torch-sm/raw/main/_dist/{wheel}"
-    bare = library_source(config, "d2l", colab, "pytorch")
+    bare = library_source(install_settings(config), "d2l", colab, "pytorch")
     assert (bare.requirement, bare.origin) == ("d2l==0.1.0", INDEX)
     named = replace(config, library=replace(config.library, package="tiny-d2l"))
-    assert library_source(named, "d2l", colab, "pytorch").requirement == "tiny-d2l==0.1.0"
+    assert (
+        library_source(install_settings(named), "d2l", colab, "pytorch").requirement
+        == "tiny-d2l==0.1.0"
+    )
     site_named = replace(named, html=replace(named.html, base_url="https://example.org/"))
-    assert library_source(site_named, "d2l", colab, "pytorch").requirement == (
+    assert library_source(install_settings(site_named), "d2l", colab, "pytorch").requirement == (
         "https://example.org/_dist/tiny_d2l-0.1.0-py3-none-any.whl"
     )
     own = replace(site, library=replace(site.library, install="{package}[torch]=={release}"))
-    assert library_source(own, "d2l", colab, "pytorch").requirement == "d2l[torch]==0.1.0"
+    assert (
+        library_source(install_settings(own), "d2l", colab, "pytorch").requirement
+        == "d2l[torch]==0.1.0"
+    )
 
 
 def test_a_distinct_distribution_name_still_imports_as_the_package(tmp_path: Path) -> None:

@@ -28,6 +28,7 @@ from polybook.diagnostics import Location
 from polybook.environments import installer, venvs
 from polybook.nb import merge_streams, reads
 from polybook.notebooks.stage import colab_url
+from polybook.notebooks.variants import Repositories
 from polybook.paths import REQUIREMENTS
 
 from .books import copy_fixture as copy_book
@@ -179,10 +180,11 @@ def test_config_pairs_name_frameworks_and_colab_links_follow_the_layout(book: Pa
     config = replace(
         loaded, colab=replace(loaded.colab, github_repo=("pytorch", "someone/torch-colab"))
     )
-    assert colab_url(config, "chap/more.md", "pytorch").endswith(
+    repos = Repositories(config.colab, config.sagemaker)
+    assert colab_url(repos, "chap/more.md", "pytorch").endswith(
         "/someone/torch-colab/blob/main/chap/more.ipynb"
     )
-    assert colab_url(config, "chap/more.md", "jax") == ""
+    assert colab_url(repos, "chap/more.md", "jax") == ""
 
 
 # The student's path: a fresh venv with only the pinned framework and ipykernel.

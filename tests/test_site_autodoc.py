@@ -45,7 +45,7 @@ def test_the_library_is_read_from_source_and_nothing_it_imports_is_imported(
     }
     assert autodoc_settings(config, libraries) == expected
     assert autodoc_settings(config, {})["autodoc_mock_imports"] == []
-    settings = latex_config(config, LatexJob(config, "pytorch", libraries), "")
+    settings = latex_config(config, LatexJob(config.book, "pytorch", libraries), "")
     assert settings["autodoc_mock_imports"] == ["helpers", "torch"]
     assert settings["pb_library_files"] == files
 

@@ -205,15 +205,16 @@ def install_findings(config: BookConfig) -> list[Finding]:
     from polybook.library.index import OTHER, check_library
     from polybook.library.package_spec import package_folder
     from polybook.notebooks.library_source import INDEX, install_problems, sources
+    from polybook.notebooks.output import install_settings
 
     try:
         package = package_folder(config).name
-        found = sources(config, package, config.build.tabs)
+        found = sources(install_settings(config), package, config.build.tabs)
     except PolybookError as err:
         return [Finding("library", MISSING, err.diagnostic.message)]
     files = [config.root / config.library_for(fw).lib_file for fw in config.build.tabs]
     modules = {f.name: f.read_text(encoding="utf-8") for f in files if f.is_file()}
-    problems = install_problems(config, package, modules, config.build.tabs)
+    problems = install_problems(install_settings(config), package, modules, config.build.tabs)
     lines = [Finding("library", OK, f"{s.requirement} ({s.origin})") for s in found]
     for problem in problems:
         state = OK if problem.level == "note" else MISSING

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from polybook.config import BookConfig
+from polybook.config import Book, BookConfig
+from polybook.config.schema import HtmlSection
 from polybook.diagnostics import Diagnostic, Location, Reporter
 from polybook.environments import devices
 from polybook.fsutil import write_atomic
@@ -40,26 +41,26 @@ STALE = "the epub is not rebuilt: a notebook of this framework failed; the last 
 class EpubJob:
     """Where one framework's epub is made."""
 
-    config: BookConfig
+    book: Book
     framework: str
     # The book's libraries, which autodoc imports (see polybook.render.autodoc).
     libraries: Mapping[str, Sequence[SavedBlock]] = field(default_factory=dict, compare=False)
 
     @property
     def work(self) -> Path:
-        return self.config.layout.epub_work(self.framework)
+        return self.book.layout.epub_work(self.framework)
 
     @property
     def basename(self) -> str:
-        return self.config.layout.epub_name(self.framework).removesuffix(".epub")
+        return self.book.layout.epub_name(self.framework).removesuffix(".epub")
 
 
-def identifier(config: BookConfig, framework: str) -> str:
+def identifier(book: Book, html: HtmlSection, framework: str) -> str:
     """The epub's identifier: where the site holds it when ``[html] base_url`` says where the
     site is, else a URN of the book, the framework and the release."""
-    if config.html.base_url:
-        return f"{config.html.base_url}{EPUBS_LINK}/{config.layout.epub_name(framework)}"
-    return f"urn:polybook:{config.project.name}:{framework}:{config.project.release or '0'}"
+    if html.base_url:
+        return f"{html.base_url}{EPUBS_LINK}/{book.layout.epub_name(framework)}"
+    return f"urn:polybook:{book.project.name}:{framework}:{book.project.release or '0'}"
 
 
 def epub_config(config: BookConfig, job: EpubJob) -> dict[str, Any]:
@@ -78,7 +79,7 @@ def epub_config(config: BookConfig, job: EpubJob) -> dict[str, Any]:
         "epub_publisher": author,
         "epub_copyright": config.project.copyright or author,
         "epub_description": f"{config.project.title}, with its code and outputs in {display}",
-        "epub_identifier": identifier(config, job.framework),
+        "epub_identifier": identifier(config.book, config.html, job.framework),
         "epub_scheme": "URL" if config.html.base_url else "URN",
         "epub_uid": "BookId",
         "epub_show_urls": "no",
@@ -142,7 +143,7 @@ def build_epub(executed: Executed, config: BookConfig, reporter: Reporter) -> li
         if broken:
             reporter.warn(Location(broken[0], 0, fw), STALE, "epub.stale")
             continue
-        job = EpubJob(config, fw, executed.library.blocks)
+        job = EpubJob(config.book, fw, executed.library.blocks)
         write_job_sources(config, job, executed, reporter)
         jobs.append(job)
     workers = max(1, min(len(jobs), config.effective_jobs))

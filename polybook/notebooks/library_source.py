@@ -13,14 +13,24 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from polybook.config import BookConfig
+from polybook.config.schema import HtmlSection, LibrarySection, ProjectSection
 from polybook.layout import DIST_LINK
 from polybook.library.index import OK, check_library, index_requirement
 from polybook.library.wheel import distribution, wheel_name
-from polybook.notebooks.variants import REGISTRY, Variant
+from polybook.notebooks.variants import REGISTRY, Repositories, Variant
 
 CONFIGURED, SITE, REPOSITORY, INDEX = "configured", "site", "repository", "index"
 FIX = "set [html] base_url to the site's address (or [colab] github_repo, or [library] install)"
+
+
+@dataclass(frozen=True)
+class InstallSettings:
+    """The sections that say where the notebooks install the library from."""
+
+    library: LibrarySection  # its distribution, ``install``
+    project: ProjectSection  # ``release``
+    html: HtmlSection  # ``base_url``
+    repos: Repositories  # the platforms' repositories
 
 
 @dataclass(frozen=True)
@@ -56,51 +66,52 @@ class InstallProblem:
 
 
 def library_source(
-    config: BookConfig, package: str, variant: Variant, framework: str
+    settings: InstallSettings, package: str, variant: Variant, framework: str
 ) -> LibrarySource:
     """Where ``variant``'s notebooks of ``framework`` install the library (``package``:
     its import package, ``d2l``) from. Without a repository of its own, a platform's
     notebooks install the wheel beside Colab's."""
-    dist = distribution(config.library, package)
-    if config.library.install:
-        text = config.library.install.replace("{package}", dist)
-        text = text.replace("=={release}", "") if not config.project.release else text
-        return LibrarySource(text.replace("{release}", config.project.release), CONFIGURED)
-    if config.project.release:
-        wheel = f"{DIST_LINK}/{wheel_name(dist, config.project.release)}"
-        if config.html.base_url:
-            return LibrarySource(config.html.base_url + wheel, SITE)
+    library, release = settings.library, settings.project.release
+    dist = distribution(library, package)
+    if library.install:
+        text = library.install.replace("{package}", dist)
+        text = text.replace("=={release}", "") if not release else text
+        return LibrarySource(text.replace("{release}", release), CONFIGURED)
+    if release:
+        wheel = f"{DIST_LINK}/{wheel_name(dist, release)}"
+        if settings.html.base_url:
+            return LibrarySource(settings.html.base_url + wheel, SITE)
         for holder in (variant, REGISTRY["colab"]):  # its own repository, else Colab's
-            if url := holder.repo_file(config, framework, wheel):
+            if url := holder.repo_file(settings.repos, framework, wheel):
                 return LibrarySource(url, REPOSITORY)
-    pinned = f"{dist}=={config.project.release}" if config.project.release else dist
+    pinned = f"{dist}=={release}" if release else dist
     return LibrarySource(pinned, INDEX)
 
 
-def sources(config: BookConfig, package: str, tabs: Iterable[str]) -> list[LibrarySource]:
+def sources(settings: InstallSettings, package: str, tabs: Iterable[str]) -> list[LibrarySource]:
     """What the first cells of the platforms' notebooks of ``tabs`` install, each once."""
     found: list[LibrarySource] = []
     for variant in REGISTRY.values():
         for fw in tabs:
-            source = library_source(config, package, variant, fw)
+            source = library_source(settings, package, variant, fw)
             if variant.install_cell and source not in found:
                 found.append(source)
     return found
 
 
 def install_problems(
-    config: BookConfig, package: str, modules: Mapping[str, str], tabs: Iterable[str]
+    settings: InstallSettings, package: str, modules: Mapping[str, str], tabs: Iterable[str]
 ) -> list[InstallProblem]:
     """What is wrong with the first cells of the notebooks of ``tabs``: no address to
     install the published wheel from, or a requirement of the index that is missing there
     or another project's (``modules``: the library's module files' sources, by name). The
     index is asked once per requirement."""
     problems: list[InstallProblem] = []
-    for source in sources(config, package, tabs):
+    for source in sources(settings, package, tabs):
         requirement = index_requirement(source.requirement)
         found = check_library(requirement, package, modules) if requirement else None
         if source.origin == INDEX and not (found is not None and found.state == OK):
-            fix = FIX if config.project.release else "set [project] release, the wheel's version"
+            fix = FIX if settings.project.release else "set [project] release, the wheel's version"
             message = (
                 f"the students' notebooks install the library as `{source.requirement}`, from"
                 f" the package index, not the wheel this book publishes"

@@ -9,9 +9,17 @@ from pathlib import Path
 from polybook.config import BookConfig
 from polybook.diagnostics import Reporter
 from polybook.layout import Layout
+from polybook.notebooks.library_source import InstallSettings
+from polybook.notebooks.variants import Repositories
 from polybook.output import Made, Output
 
 logger = logging.getLogger("polybook")
+
+
+def install_settings(config: BookConfig) -> InstallSettings:
+    """The sections that say where the students' notebooks install the library from."""
+    repos = Repositories(config.colab, config.sagemaker)
+    return InstallSettings(config.library, config.project, config.html, repos)
 
 
 def _writes(layout: Layout, tabs: tuple[str, ...]) -> list[Path]:

@@ -16,18 +16,25 @@ from typing import TYPE_CHECKING
 
 from nbformat import NotebookNode
 
+from polybook.config import Book as BookInfo
 from polybook.config import BookConfig
+from polybook.config.schema import ProjectSection
 from polybook.diagnostics import Diagnostic, Location, Reporter
 from polybook.execution.resources import resource_files
 from polybook.fsutil import write_atomic
-from polybook.layout import DIST_LINK
+from polybook.layout import DIST_LINK, Layout
 from polybook.library.package_spec import PackageSpec, package_spec
 from polybook.library.wheel import current_wheel, publish_wheel
 from polybook.nb import writes
 from polybook.notebooks.install import Installs, imported_modules, installs
-from polybook.notebooks.library_source import REPOSITORY, install_problems, library_source
+from polybook.notebooks.library_source import (
+    REPOSITORY,
+    InstallSettings,
+    install_problems,
+    library_source,
+)
 from polybook.notebooks.student import PageInfo, needs_gpu, page_title, student_notebook
-from polybook.notebooks.variants import REGISTRY
+from polybook.notebooks.variants import REGISTRY, Repositories
 from polybook.notebooks.writer import remove_stale, write_files, zip_folder
 from polybook.source.book import Book
 from polybook.source.readable import book_readable
@@ -49,46 +56,51 @@ class NotebooksReport:
     zips: list[Path] = field(default_factory=list)
 
 
-def site_url(config: BookConfig, page: str, framework: str) -> str:
+def site_url(project: ProjectSection, page: str, framework: str) -> str:
     """The page on the published site, its tabs set to ``framework`` ("" if unpublished)."""
-    if not config.project.site_url:
+    if not project.site_url:
         return ""
-    return f"{config.project.site_url.rstrip('/')}/{page.removesuffix('.md')}.html?tab={framework}"
+    return f"{project.site_url.rstrip('/')}/{page.removesuffix('.md')}.html?tab={framework}"
 
 
-def colab_url(config: BookConfig, page: str, framework: str) -> str:
+def colab_url(repos: Repositories, page: str, framework: str) -> str:
     """“Open in Colab” for the page's Colab notebook, from ``[colab] github_repo``."""
-    return REGISTRY["colab"].url(config, page, framework)
+    return REGISTRY["colab"].url(repos, page, framework)
 
 
 def _page_info(
-    config: BookConfig, page: str, framework: str, nb: NotebookNode, needs: Installs
+    info: BookInfo,
+    repos: Repositories,
+    page: str,
+    framework: str,
+    nb: NotebookNode,
+    needs: Installs,
 ) -> PageInfo:
     requirements = needs.requirements(framework, imported_modules(nb), needs_gpu(nb))
     return PageInfo(
         page=page,
         title=page_title(nb, page.removesuffix(".md")),
-        framework_name=config.framework(framework).display_name,
-        book_title=config.project.title,
-        site_link=site_url(config, page, framework),
+        framework_name=info.framework(framework).display_name,
+        book_title=info.project.title,
+        site_link=site_url(info.project, page, framework),
         links=tuple(
             (v.name, v.platform, url)
             for v in REGISTRY.values()
-            if (url := v.url(config, page, framework))
+            if (url := v.url(repos, page, framework))
         ),
         requirements=tuple(requirements),
     )
 
 
 def check_install(
-    config: BookConfig, spec: PackageSpec, tabs: tuple[str, ...], reporter: Reporter
+    settings: InstallSettings, spec: PackageSpec, tabs: tuple[str, ...], reporter: Reporter
 ) -> None:
     """Report what keeps the first cells from installing this book's library."""
     modules = {
         spec.modules[fw]: (spec.source / spec.modules[fw]).read_text(encoding="utf-8")
         for fw in tabs
     }
-    for problem in install_problems(config, spec.name, modules, tabs):
+    for problem in install_problems(settings, spec.name, modules, tabs):
         where = Location("config.ini")
         if problem.level == "error":
             reporter.error(Diagnostic(where, problem.text, "notebooks.install", "error"))
@@ -98,12 +110,12 @@ def check_install(
             logger.info("%s", problem.text)
 
 
-def _publish(config: BookConfig, wheel: Path | None) -> None:
+def _publish(layout: Layout, wheel: Path | None) -> None:
     """The wheel where the site holds it, for the next build of the site and in the site
     already built (its notebooks install it from there)."""
-    publish_wheel(config.layout.site_extra / DIST_LINK, wheel)
-    if (config.layout.html / "index.html").is_file():
-        publish_wheel(config.layout.html / DIST_LINK, wheel)
+    publish_wheel(layout.site_extra / DIST_LINK, wheel)
+    if (layout.html / "index.html").is_file():
+        publish_wheel(layout.html / DIST_LINK, wheel)
 
 
 def build_notebooks(executed: Executed, config: BookConfig, reporter: Reporter) -> NotebooksReport:
@@ -130,10 +142,12 @@ def write_notebooks(
     if not config.project.release and "{release}" in config.library.install:
         message = "[project] release is empty: the notebooks install the library unpinned"
         reporter.warn(Location("config.ini"), message, "notebooks.release")
+    info, repos = config.book, Repositories(config.colab, config.sagemaker)
+    settings = InstallSettings(config.library, config.project, config.html, repos)
     spec = package_spec(config, tabs)
-    check_install(config, spec, tabs, reporter)
+    check_install(settings, spec, tabs, reporter)
     wheel = current_wheel(config, reporter)
-    _publish(config, wheel)
+    _publish(config.layout, wheel)
     found = resource_files(config.book, config.build.resources)
     resources = {k: p.read_bytes() for k, p in found.items()}
     for fw in tabs:
@@ -143,15 +157,11 @@ def write_notebooks(
         refs = book_readable(config, book, fw) if book is not None else None
         for variant in REGISTRY.values():
             folder = base / variant.folder if variant.folder else base
-            kernelspec = variant.kernelspec(config, fw)
-            source = library_source(config, spec.name, variant, fw)
+            kernelspec = variant.kernelspec(info, repos, fw)
+            source = library_source(settings, spec.name, variant, fw)
             needs = installs(spec, source.requirement)
             files = dict(resources)
-            if (
-                wheel is not None
-                and source.origin == REPOSITORY
-                and variant.holds_wheel(config, fw)
-            ):
+            if wheel is not None and source.origin == REPOSITORY and variant.holds_wheel(repos, fw):
                 files[f"{DIST_LINK}/{wheel.name}"] = wheel.read_bytes()  # the cell's URL
             count = len(files)
             for page, nb in pages.items():
@@ -159,8 +169,8 @@ def write_notebooks(
                 if (page, fw) in failed:  # keeps its last good notebook
                     keep.add(folder / name)
                     continue
-                info = _page_info(config, page, fw, nb, needs)
-                student = student_notebook(nb, variant, info, kernelspec, refs)
+                page_info = _page_info(info, repos, page, fw, nb, needs)
+                student = student_notebook(nb, variant, page_info, kernelspec, refs)
                 files[name] = writes(student).encode()
             written, changed = write_files(folder, files)
             keep |= written

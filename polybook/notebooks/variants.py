@@ -5,10 +5,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from polybook.config import BookConfig
+from polybook.config import Book
 from polybook.config.schema import ColabSection, SagemakerSection, for_framework
 
 GITHUB = "https://github.com"
+
+
+@dataclass(frozen=True)
+class Repositories:
+    """The sections naming the repositories that publish the platforms' notebooks."""
+
+    colab: ColabSection
+    sagemaker: SagemakerSection
 
 
 @dataclass(frozen=True)
@@ -27,54 +35,54 @@ class Variant:
     # (and, for SageMaker, the kernel); "" for none.
     section: str = ""
 
-    def _published(self, config: BookConfig) -> ColabSection | SagemakerSection | None:
+    def _published(self, repos: Repositories) -> ColabSection | SagemakerSection | None:
         if self.section == "colab":
-            return config.colab
-        return config.sagemaker if self.section == "sagemaker" else None
+            return repos.colab
+        return repos.sagemaker if self.section == "sagemaker" else None
 
-    def _repos(self, config: BookConfig) -> tuple[str, ...]:
-        published = self._published(config)
+    def _repos(self, repos: Repositories) -> tuple[str, ...]:
+        published = self._published(repos)
         return published.github_repo if published else ()
 
-    def _branch(self, config: BookConfig) -> str:
-        published = self._published(config)
+    def _branch(self, repos: Repositories) -> str:
+        published = self._published(repos)
         return published.branch if published else ""
 
-    def kernelspec(self, config: BookConfig, framework: str) -> dict[str, str]:
+    def kernelspec(self, book: Book, repos: Repositories, framework: str) -> dict[str, str]:
         name = "python3"
-        published = self._published(config)
+        published = self._published(repos)
         if isinstance(published, SagemakerSection):
             name = for_framework(published.kernel, framework, "python3")
-        display = f"Python 3 ({config.framework(framework).display_name})"
+        display = f"Python 3 ({book.framework(framework).display_name})"
         return {"name": name, "display_name": display, "language": "python"}
 
-    def url(self, config: BookConfig, page: str, framework: str) -> str:
+    def url(self, repos: Repositories, page: str, framework: str) -> str:
         """“Open in …” for the page's notebook, "" when no repository is configured.
 
         One repository holds ``_build/notebooks/``; ``framework repository`` pairs name one
         per framework, holding this platform's folder at its root (d2lbook's layout)."""
-        repos = self._repos(config)
-        repo = for_framework(repos, framework) if repos else ""
+        names = self._repos(repos)
+        repo = for_framework(names, framework) if names else ""
         if not repo:
             return ""
         notebook = page.removesuffix(".md") + ".ipynb"
-        if len(repos) == 1:
+        if len(names) == 1:
             notebook = f"{framework}/{self.folder}/{notebook}"
-        return f"{self.opens_at}/{repo}/blob/{self._branch(config)}/{notebook}"
+        return f"{self.opens_at}/{repo}/blob/{self._branch(repos)}/{notebook}"
 
-    def repo_file(self, config: BookConfig, framework: str, path: str) -> str:
+    def repo_file(self, repos: Repositories, framework: str, path: str) -> str:
         """The address of ``path``, beside this platform's notebooks of ``framework``, in
         the repository that publishes them ("" when none is configured)."""
-        repos = self._repos(config)
-        repo = for_framework(repos, framework) if repos else ""
+        names = self._repos(repos)
+        repo = for_framework(names, framework) if names else ""
         if not repo:
             return ""
-        inside = f"{framework}/{self.folder}/" if len(repos) == 1 else ""
-        return f"{GITHUB}/{repo}/raw/{self._branch(config)}/{inside}{path}"
+        inside = f"{framework}/{self.folder}/" if len(names) == 1 else ""
+        return f"{GITHUB}/{repo}/raw/{self._branch(repos)}/{inside}{path}"
 
-    def holds_wheel(self, config: BookConfig, framework: str) -> bool:
+    def holds_wheel(self, repos: Repositories, framework: str) -> bool:
         """Whether this platform's folder is where a repository publishes the wheel."""
-        return bool(self.repo_file(config, framework, ""))
+        return bool(self.repo_file(repos, framework, ""))
 
     def metadata(self, page: str, gpu: bool) -> dict[str, Any]:
         """Notebook metadata of this platform (beside ``kernelspec``)."""

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from polybook.config import BookConfig
+from polybook.config import Book, BookConfig
+from polybook.config.schema import PdfSection
 from polybook.diagnostics import Diagnostic, Location
 from polybook.fsutil import write_atomic
 from polybook.library.model import SavedBlock
@@ -73,14 +74,14 @@ def missing_tools() -> list[str]:
 class LatexJob:
     """Where one framework's PDF is made."""
 
-    config: BookConfig
+    book: Book
     framework: str
     # The book's libraries, which autodoc imports (see polybook.render.autodoc).
     libraries: Mapping[str, Sequence[SavedBlock]] = field(default_factory=dict, compare=False)
 
     @property
     def work(self) -> Path:
-        return self.config.layout.latex(self.framework)
+        return self.book.layout.latex(self.framework)
 
     @property
     def srcdir(self) -> Path:
@@ -92,7 +93,7 @@ class LatexJob:
 
     @property
     def tex(self) -> Path:
-        return self.outdir / f"{self.config.project.name}-{self.framework}.tex"
+        return self.outdir / f"{self.book.project.name}-{self.framework}.tex"
 
 
 @dataclass
@@ -112,17 +113,15 @@ def _font(name: str, default: str) -> str:
     return "".join(c for c in name if c not in "{}\\%#") or default
 
 
-def latex_elements(config: BookConfig, framework: str) -> dict[str, str]:
+def latex_elements(book: Book, pdf: PdfSection, framework: str) -> dict[str, str]:
     """The LaTeX settings of the PDF: fonts, wrapping code, notes, the title page."""
     main, sans, mono = (
         _font(name, default)
-        for name, default in zip(
-            (config.pdf.main_font, config.pdf.sans_font, config.pdf.mono_font), FONTS, strict=True
-        )
+        for name, default in zip((pdf.main_font, pdf.sans_font, pdf.mono_font), FONTS, strict=True)
     )
-    display = escape(config.framework(framework).display_name)
+    display = escape(book.framework(framework).display_name)
     # Under the release where there is one: a line break that ends no line is an error.
-    info = f"\\\\[1ex]{display}" if config.project.release.strip() else display
+    info = f"\\\\[1ex]{display}" if book.project.release.strip() else display
     return {
         "fontpkg": (
             f"\\setmainfont{{{main}}}\n\\setsansfont{{{sans}}}\n"
@@ -151,7 +150,7 @@ def latex_config(config: BookConfig, job: LatexJob, logo: str) -> dict[str, Any]
                 "manual",
             ]
         ],
-        "latex_elements": latex_elements(config, job.framework),
+        "latex_elements": latex_elements(config.book, config.pdf, job.framework),
         "latex_logo": logo or None,
         "latex_use_xindy": False,
         "latex_domain_indices": False,
@@ -161,11 +160,11 @@ def latex_config(config: BookConfig, job: LatexJob, logo: str) -> dict[str, Any]
     return settings
 
 
-def _logo(config: BookConfig, job: LatexJob) -> tuple[str, list[Diagnostic]]:
+def _logo(pdf: PdfSection, job: LatexJob) -> tuple[str, list[Diagnostic]]:
     """The title page's logo as LaTeX takes it (an SVG converted to PDF), or ""."""
-    if not config.pdf.latex_logo:
+    if not pdf.latex_logo:
         return "", []
-    source = Path(config.pdf.latex_logo)
+    source = Path(pdf.latex_logo)
     if not source.is_file():
         where = Location("config.ini", 0, job.framework)
         return "", [Diagnostic(where, f"[pdf] latex_logo: no such file: {source}", "config")]
@@ -231,7 +230,7 @@ def _latexmk(job: LatexJob) -> subprocess.CompletedProcess[str]:
 def run_job(config: BookConfig, job: LatexJob) -> LatexResult:
     """Sphinx, then LaTeX, for one framework whose sources are written."""
     result = LatexResult()
-    logo, result.diagnostics = _logo(config, job)
+    logo, result.diagnostics = _logo(config.pdf, job)
     latex = latex_config(config, job, logo)
     settings = job_settings(job.work, "latex", latex, tool_digest(PDF_CODE), out="tex")
     crash, fresh = run_job_sphinx(job.work, settings, "Sphinx failed to write the LaTeX")

@@ -66,7 +66,7 @@ def write_pdfs(
             reporter.warn(Location(broken[0], 0, fw), STALE, "pdf.stale")
             continue
         pages = pdf_pages(book, executed, fw, reporter, roots, gpus, cited)
-        job = LatexJob(config, fw, libraries or {})
+        job = LatexJob(config.book, fw, libraries or {})
         write_job_sources(config, job, pages)
         jobs.append(job)
     workers = max(1, min(len(jobs), config.effective_jobs))

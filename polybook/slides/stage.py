@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from polybook.config import BookConfig, key_location
-from polybook.config.schema import for_framework
+from polybook.config import Book, BookConfig, key_location
+from polybook.config.schema import SlidesSection, for_framework
 from polybook.diagnostics import Location, Reporter
 from polybook.fsutil import TEMP_SUFFIX, write_atomic
 from polybook.nb import writes
@@ -43,38 +43,38 @@ class SlidesReport:
     removed: int = 0
 
 
-def deck_files(config: BookConfig, deck: Deck) -> dict[str, bytes]:
+def deck_files(book: Book, slides: SlidesSection, deck: Deck) -> dict[str, bytes]:
     """A deck's files under ``_build/slides``: its notebook, its page, the figures the
     notebook shows (beside it, where its relative links point)."""
     fw = deck.framework
     kernelspec = {
         "name": "python3",
-        "display_name": f"Python 3 ({config.framework(fw).display_name})",
+        "display_name": f"Python 3 ({book.framework(fw).display_name})",
         "language": "python",
     }
-    left, right = config.slides.top_left, config.slides.top_right
+    left, right = slides.top_left, slides.top_right
     page = deck.page.removesuffix(".md")
     files = {
         f"{fw}/{page}.ipynb": writes(rise_notebook(deck, kernelspec, left, right)).encode(),
         f"{fw}/{page}.html": reveal_html(
-            deck, config.root, config.framework(fw).display_name, left, right
+            deck, book.root, book.framework(fw).display_name, left, right
         ).encode(),
     }
     base = PurePosixPath(deck.page).parent
     for src in images(deck):
         relative = posixpath.normpath((base / src).as_posix())
-        path = (config.root / relative).resolve()
-        if path.is_relative_to(config.root.resolve()) and path.is_file():
+        path = (book.root / relative).resolve()
+        if path.is_relative_to(book.root.resolve()) and path.is_file():
             files[f"{fw}/{relative}"] = path.read_bytes()
     return files
 
 
-def readme(config: BookConfig, fw: str, pages: list[str]) -> str:
+def readme(book: Book, slides: SlidesSection, fw: str, pages: list[str]) -> str:
     """``<framework>/README.md``: the decks, linked for nbviewer's slideshow when
     ``[slides] github_repo`` names where they are published."""
-    repo = for_framework(config.slides.github_repo, fw) if config.slides.github_repo else ""
-    inside = f"{fw}/" if len(config.slides.github_repo) == 1 else ""
-    lines = [f"# {config.project.title}: slides ({config.framework(fw).display_name})", ""]
+    repo = for_framework(slides.github_repo, fw) if slides.github_repo else ""
+    inside = f"{fw}/" if len(slides.github_repo) == 1 else ""
+    lines = [f"# {book.project.title}: slides ({book.framework(fw).display_name})", ""]
     for page in pages:
         name = page.removesuffix(".md")
         link = f"{NBVIEWER}/{repo}/blob/main/{inside}{name}.ipynb" if repo else f"{name}.ipynb"
@@ -111,13 +111,13 @@ def build_slides(executed: Executed, config: BookConfig, reporter: Reporter) -> 
             deck = make_deck(doc, cleaned, fw, refs)
             if deck is None:
                 continue
-            files |= deck_files(config, deck)
+            files |= deck_files(config.book, config.slides, deck)
             pages.append(doc.path)
             report.decks.append((doc.path, fw))
         for folder in {str(PurePosixPath(f"{fw}/{p}").parent) for p in pages}:
             files[f"{folder}/rise.css"] = RISE_CSS.encode()
         if pages:
-            files[f"{fw}/README.md"] = readme(config, fw, pages).encode()
+            files[f"{fw}/README.md"] = readme(config.book, config.slides, fw, pages).encode()
     report.changed = _write(report.folder, files, keep, reporter)
     report.removed = _remove_stale(report.folder, keep | {report.folder / n for n in files})
     return report
