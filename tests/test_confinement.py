@@ -17,6 +17,7 @@ from polybook.confine import Confinement, Outside
 from polybook.diagnostics import Reporter
 from polybook.render.myst import prose_to_myst
 from polybook.render.page import Page
+from polybook.site.output import site_sections
 from polybook.site.stage import write_site
 from polybook.source.files import named_files
 from polybook.source.parse import parse
@@ -231,7 +232,7 @@ def test_sphinx_itself_refuses_what_included_files_name(tmp_path: Path) -> None:
     reporter = Reporter(quiet=True)
     index = prose_to_myst("# C\n\n```{toctree}\nc/page\n```\n", 1, "index.md", reporter)
     page = prose_to_myst("# Page\n\n" + rst(".. include:: part.rst"), 1, "c/page.md", reporter)
-    write_site(config, [Page("index", index), Page("c/page", page)], reporter)
+    write_site(site_sections(config), [Page("index", index), Page("c/page", page)], reporter)
     secret = host_file(tmp_path)
     assert [str(d) for d in reporter.errors] == [
         f"c/part.rst:3: `include` '{secret}' is outside the book ({secret}): pages may read"

@@ -280,5 +280,5 @@ def test_outputs_name_an_environment_by_its_framework_wherever_it_lives(tmp_path
     env = environment(root, "tiny")
     env.path.mkdir(parents=True)
     printed = f"{env.path}/lib/python3.11/site-packages/tabulate.py and {shared}/other"
-    scrubbed = scrub(printed, path_roots(load_config(root)))
+    scrubbed = scrub(printed, path_roots(load_config(root).book))
     assert scrubbed == "$ENVS/tiny/lib/python3.11/site-packages/tabulate.py and $ENVS/other"

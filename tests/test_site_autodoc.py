@@ -43,8 +43,8 @@ def test_the_library_is_read_from_source_and_nothing_it_imports_is_imported(
         "pb_library_files": files,
         "autodoc_mock_imports": ["helpers", "torch"],
     }
-    assert autodoc_settings(config, libraries) == expected
-    assert autodoc_settings(config, {})["autodoc_mock_imports"] == []
+    assert autodoc_settings(config.book, libraries) == expected
+    assert autodoc_settings(config.book, {})["autodoc_mock_imports"] == []
     settings = latex_config(config, LatexJob(config.book, "pytorch", libraries), "")
     assert settings["autodoc_mock_imports"] == ["helpers", "torch"]
     assert settings["pb_library_files"] == files
@@ -130,9 +130,9 @@ def test_a_module_the_book_documents_itself_gets_no_second_api_page(tmp_path: Pa
     assert documented == {"json": "chapter_b/api", "d2l.torch": "chapter_b/api"}
     saved = "def numel(x):  #@save\n    return 1\n"
     libraries = {fw: [SavedBlock("chapter_a/x.md", (1, 2), saved, 0)] for fw in config.build.tabs}
-    pages = api_pages(config, libraries, config.build.tabs, documented)
+    pages = api_pages(config.book, libraries, config.build.tabs, documented)
     assert [page.docname for page in pages] == ["api/jax"]  # d2l.torch is on the book's page
-    index = api_index(config, libraries, config.build.tabs, documented)
+    index = api_index(config.book, libraries, config.build.tabs, documented)
     assert index["pytorch"]["doc"] == "chapter_b/api"  # code links to autodoc's entries
     assert index["pytorch"]["names"]["numel"]["id"] == "d2l.torch.numel"
     assert index["jax"]["doc"] == "api/jax"

@@ -18,6 +18,7 @@ from polybook.config import load_config
 from polybook.diagnostics import Diagnostic, Location, Reporter
 from polybook.render import warning_store
 from polybook.render.page import render_page
+from polybook.site.output import site_sections
 from polybook.site.settings import site_settings
 from polybook.site.stage import write_site
 from polybook.source.book import load_book
@@ -67,7 +68,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Reporter]:
     reporter = Reporter()
     book = load_book(config, reporter)
     pages = [render_page(doc, {}, config.build.tabs, reporter) for doc in book.documents]
-    write_site(config, pages, reporter)
+    write_site(site_sections(config), pages, reporter)
     return root, reporter
 
 
@@ -141,7 +142,8 @@ def test_static_sub_folders_are_copied_and_top_level_css_linked(
 
 
 def test_sphinx_log_lines_are_not_diagnostics(site: tuple[Path, Reporter]) -> None:
-    log = Path(site_settings(load_config(site[0]))["log"]).read_text(encoding="utf-8")
+    settings = site_settings(site_sections(load_config(site[0])))
+    log = Path(settings["log"]).read_text(encoding="utf-8")
     assert "build succeeded" in log
     assert not any("build succeeded" in d.message for d in site[1].diagnostics)
 
@@ -171,10 +173,10 @@ def build_book(root: Path) -> Build:
         render_page(doc, {}, config.build.tabs, reporter)
         for doc in load_book(config, reporter).documents
     ]
-    settings = site_settings(config)
+    settings = site_settings(site_sections(config))
     Path(settings["log"]).unlink(missing_ok=True)
     Path(settings["diagnostics"]).unlink(missing_ok=True)
-    write_site(config, pages, reporter)
+    write_site(site_sections(config), pages, reporter)
     reported = {(str(d.location), d.subtype) for d in rendered(reporter)}
     run = warning_store.read_run(Path(settings["diagnostics"]))
     return Build(Path(settings["log"]).is_file(), reported, run)

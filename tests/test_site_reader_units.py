@@ -109,7 +109,7 @@ def test_api_entries_show_signatures_docstrings_and_their_page(tmp_path: Path) -
     assert found["LIMIT"].signature == ""  # unpacked: its value is not the tuple's
     assert (board.page, board.line) == ("chap/use", 3)
     config = load_config(_book(tmp_path))
-    text = api_page(config, "pytorch", list(found.values())).text
+    text = api_page(config.book, "pytorch", list(found.values())).text
     assert ":::{py:class} Board(xlabel=None, ylim=(0, 1))" in text
     assert "Plots \\*points\\*\\." in text  # shown as written, not as Markdown
     assert "Draw `x` against `y`\\." in text
@@ -156,7 +156,8 @@ def test_api_entries_without_a_docstring_are_described_by_the_prose_before_them(
 
 def test_notebook_platform_links_follow_the_repositories_configured(tmp_path: Path) -> None:
     config = load_config(_book(tmp_path))
-    plain = links(config, config.build.tabs, ["pytorch"])  # jax was not built
+    sections = (config.book, config.colab, config.sagemaker)
+    plain = links(*sections, config.build.tabs, ["pytorch"])  # jax was not built
     assert plain == {
         "notebooks": {"pytorch": "_notebooks/pytorch/", "jax": ""},
         "pdf": {"pytorch": "", "jax": ""},  # no PDF was built
@@ -170,7 +171,7 @@ def test_notebook_platform_links_follow_the_repositories_configured(tmp_path: Pa
         colab=replace(config.colab, github_repo=("o/nb",), branch="v1"),
         sagemaker=replace(config.sagemaker, github_repo=("o/sm",)),
     )
-    shown = links(one, one.build.tabs, ())
+    shown = links(one.book, one.colab, one.sagemaker, one.build.tabs, ())
     assert shown["notebooks"] == {"pytorch": "", "jax": ""}
     assert (
         shown["colab"]["jax"] == "https://colab.research.google.com/github/o/nb/blob/v1/jax/colab/"
@@ -179,7 +180,7 @@ def test_notebook_platform_links_follow_the_repositories_configured(tmp_path: Pa
         "https://studiolab.sagemaker.aws/import/github/o/sm/blob/main/pytorch/sagemaker/"
     )
     pairs = replace(config, colab=replace(config.colab, github_repo=("pytorch", "o/torch-colab")))
-    assert links(pairs, pairs.build.tabs, ())["colab"] == {
+    assert links(pairs.book, pairs.colab, pairs.sagemaker, pairs.build.tabs, ())["colab"] == {
         "pytorch": "https://colab.research.google.com/github/o/torch-colab/blob/main/",
         "jax": "",
     }
@@ -192,16 +193,17 @@ def test_the_site_holds_and_links_the_books_built_before_it(tmp_path: Path) -> N
     layout.epub("jax").write_bytes(b"an epub")
     layout.pdf("pytorch").parent.mkdir(parents=True)
     layout.pdf("pytorch").write_bytes(b"a pdf")
-    assert write_books(config)
-    assert not write_books(config)  # copied once
-    shown = links(config, config.build.tabs, ())
+    sections = (config.book, config.colab, config.sagemaker)
+    assert write_books(config.book)
+    assert not write_books(config.book)  # copied once
+    shown = links(*sections, config.build.tabs, ())
     assert shown["epub"] == {"pytorch": "", "jax": f"_epub/{layout.epub_name('jax')}"}
     assert shown["pdf"] == {"pytorch": f"_pdf/{layout.pdf_name('pytorch')}", "jax": ""}
     held = layout.site_extra / "_epub" / layout.epub_name("jax")
     assert held.read_bytes() == b"an epub"
     layout.epub("jax").unlink()  # no longer built: the site no longer holds it
-    assert write_books(config)
-    assert not held.exists() and links(config, config.build.tabs, ())["epub"]["jax"] == ""
+    assert write_books(config.book)
+    assert not held.exists() and links(*sections, config.build.tabs, ())["epub"]["jax"] == ""
 
 
 def test_the_preview_watches_pages_config_figures_static_and_library(tmp_path: Path) -> None:
@@ -217,4 +219,5 @@ def test_the_preview_watches_pages_config_figures_static_and_library(tmp_path: P
     assert deep == [root / "chap", root / "d2l", root / "img", root / "static"]
     assert shallow == [root]  # config.ini, pages, refs.bib and new folders
     (root / "static" / "book.css").write_text("p {}")
-    assert site_inputs(config) == [root / "static" / "book.css", root / "refs.bib"]
+    found = site_inputs(config.root, config.pdf, config.html)
+    assert found == [root / "static" / "book.css", root / "refs.bib"]

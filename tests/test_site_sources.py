@@ -25,6 +25,7 @@ from polybook.render.sources import page_files
 from polybook.render.sphinx import process as sphinx_process
 from polybook.render.sphinx.config import RENDER_CODE, core_config, tool_digest
 from polybook.site import settings as site_settings
+from polybook.site.output import site_sections
 from polybook.site.stage import plan_run, write_site
 
 CONFIG = "[project]\nname = t\n[build]\ntabs = pytorch\neval_notebook = false\nresources = notes\n"
@@ -80,7 +81,7 @@ def build(config: BookConfig, pages: Sequence[Page], stale: Collection[str] = ()
     log.unlink(missing_ok=True)
     before = _doctrees(config)
     reporter = Reporter()
-    write_site(config, pages, reporter, frozenset(stale))
+    write_site(site_sections(config), pages, reporter, frozenset(stale))
     read = {name for name, mtime in _doctrees(config).items() if before.get(name) != mtime}
     src = {k: p.read_bytes() for k, p in _files(config.build_dir / "site_src", "*").items()}
     html = {
@@ -236,8 +237,10 @@ def test_render_suppressions_reach_sphinx_as_its_own_types(config: BookConfig) -
             config.build, suppress_warnings=("render.ref.numref", "render.image", "cite")
         ),
     )
-    assert core_config(book)["suppress_warnings"] == ["myst.header", "ref.numref", "image"]
-    assert core_config(config)["suppress_warnings"] == ["myst.header"]
+    suppressed = core_config(book.book, book.build, book.pdf)["suppress_warnings"]
+    assert suppressed == ["myst.header", "ref.numref", "image"]
+    plain = core_config(config.book, config.build, config.pdf)["suppress_warnings"]
+    assert plain == ["myst.header"]
 
 
 def test_static_sub_folders_do_not_break_the_settings(config: BookConfig) -> None:
@@ -245,7 +248,7 @@ def test_static_sub_folders_do_not_break_the_settings(config: BookConfig) -> Non
     deep.mkdir(parents=True)
     (deep / "f.woff2").write_bytes(b"font")
     (config.root / "static" / "book.css").write_text("p {}")
-    first = site_settings.site_settings(config)
+    first = site_settings.site_settings(site_sections(config))
     assert first["config"]["html_css_files"] == ["book.css"]
     (deep / "f.woff2").write_bytes(b"another font")
-    assert site_settings.site_settings(config)["assets"] != first["assets"]
+    assert site_settings.site_settings(site_sections(config))["assets"] != first["assets"]

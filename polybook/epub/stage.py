@@ -66,7 +66,9 @@ def identifier(book: Book, html: HtmlSection, framework: str) -> str:
 def epub_config(config: BookConfig, job: EpubJob) -> dict[str, Any]:
     """Sphinx's settings for ``job``: the render core's and the epub's (its metadata, the
     book's styles for cells and outputs, math drawn as SVG as on the site)."""
-    settings = core_config(config, job.libraries, output=["polybook.epub.sphinx_epub"])
+    settings = core_config(
+        config.book, config.build, config.pdf, job.libraries, output=["polybook.epub.sphinx_epub"]
+    )
     display = config.framework(job.framework).display_name
     author = config.project.author or config.project.title
     release = config.project.release or "0"
@@ -101,7 +103,7 @@ def write_job_sources(
         executed.notebooks,
         job.framework,
         reporter,
-        path_roots(config),
+        path_roots(config.book),
         devices.host_gpus(),
     )
     if bibfile(config.pdf):  # the references after the last chapter, a page of their own
@@ -111,7 +113,7 @@ def write_job_sources(
         ]
         pages.append(references_page())
     srcdir = job.work / "src"
-    write_sources(config, pages, srcdir)
+    write_sources(config.book, config.build.resources, pages, srcdir)
     write_atomic(srcdir / INDEX_FILE, "{}")  # no API pages in the epub
     bib = bibfile(config.pdf)
     if bib:

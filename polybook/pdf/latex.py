@@ -137,7 +137,7 @@ def latex_elements(book: Book, pdf: PdfSection, framework: str) -> dict[str, str
 
 def latex_config(config: BookConfig, job: LatexJob, logo: str) -> dict[str, Any]:
     """Sphinx's settings for ``job``: the render core's and the LaTeX ones."""
-    settings = core_config(config, job.libraries)
+    settings = core_config(config.book, config.build, config.pdf, job.libraries)
     settings |= {
         "extensions": [*settings["extensions"], "polybook.pdf.sphinx_latex"],
         "latex_engine": "xelatex",
@@ -194,7 +194,7 @@ def svg_to_pdf(source: Path, target: Path) -> str:
 
 def write_job_sources(config: BookConfig, job: LatexJob, pages: list[Page]) -> None:
     """The pages, their cell data and outputs, the resources and the BibTeX file."""
-    write_sources(config, pages, job.srcdir)
+    write_sources(config.book, config.build.resources, pages, job.srcdir)
     write_atomic(job.srcdir / INDEX_FILE, "{}")  # no API pages in the PDF
     bib = bibfile(config.pdf)
     if bib:

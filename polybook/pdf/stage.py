@@ -56,7 +56,7 @@ def write_pdfs(
         message = f"{', '.join(missing)} not found: {INSTALL}"
         reporter.error(Diagnostic(Location("pdf"), message, "pdf", "error"))
         return []
-    roots = path_roots(config)
+    roots = path_roots(config.book)
     gpus = devices.host_gpus()
     cited = bibfile(config.pdf) is not None
     jobs = []

@@ -75,7 +75,8 @@ def build_inputs(config: BookConfig, request: BuildRequest) -> str:
     pins += [path for fw in request.tabs for path in config.extra_requirements(fw)]
     freeze = config.layout.freeze  # frozen outputs (polybook.execution.frozen_outputs)
     frozen = sorted(p for p in freeze.rglob("*") if p.is_file()) if freeze.is_dir() else []
-    extra = [*pins, *site_inputs(config), *frozen, *output.reads(config)]
+    site = site_inputs(config.root, config.pdf, config.html)
+    extra = [*pins, *site, *frozen, *output.reads(config)]
     return fingerprint(config, json.dumps(command), extra)
 
 

@@ -17,38 +17,36 @@ from collections.abc import Mapping, Sequence
 from pathlib import PurePosixPath
 from typing import Any
 
-from polybook.config import BookConfig
+from polybook.config import Book
 from polybook.library.model import SavedBlock
 
 
-def library_packages(config: BookConfig) -> set[str]:
+def library_packages(book: Book) -> set[str]:
     """The top-level names the book's libraries are imported by (``d2l``)."""
     names = set()
-    for fw in config.build.tabs:
-        first = PurePosixPath(config.library_for(fw).lib_file).parts[0]
+    for fw in book.tabs:
+        first = PurePosixPath(book.library_for(fw).lib_file).parts[0]
         names.add(first.removesuffix(".py"))
     return names
 
 
-def library_files(config: BookConfig) -> dict[str, str]:
+def library_files(book: Book) -> dict[str, str]:
     """Each library module's import name (``d2l.torch``) -> its file, and each package
     above it (``d2l``) -> its ``__init__.py``."""
     files = {}
-    for fw in config.build.tabs:
-        lib_file = PurePosixPath(config.library_for(fw).lib_file)
+    for fw in book.tabs:
+        lib_file = PurePosixPath(book.library_for(fw).lib_file)
         parts = lib_file.with_suffix("").parts
-        files[".".join(parts)] = str(config.root / lib_file)
+        files[".".join(parts)] = str(book.root / lib_file)
         for end in range(1, len(parts)):
-            files[".".join(parts[:end])] = str(config.root.joinpath(*parts[:end], "__init__.py"))
+            files[".".join(parts[:end])] = str(book.root.joinpath(*parts[:end], "__init__.py"))
     return files
 
 
-def autodoc_settings(
-    config: BookConfig, libraries: Mapping[str, Sequence[SavedBlock]]
-) -> dict[str, Any]:
+def autodoc_settings(book: Book, libraries: Mapping[str, Sequence[SavedBlock]]) -> dict[str, Any]:
     """``pb_import_path`` and ``pb_library_files`` (applied by the extension), and
     ``autodoc_mock_imports``: every module the libraries import but the standard library's."""
-    own = library_packages(config)
+    own = library_packages(book)
     imported = {
         module
         for blocks in libraries.values()
@@ -58,7 +56,7 @@ def autodoc_settings(
     }
     mocked = sorted(m for m in imported - own if m not in sys.stdlib_module_names)
     return {
-        "pb_import_path": [str(config.root)] if config.runs_book_code else [],
-        "pb_library_files": library_files(config),
+        "pb_import_path": [str(book.root)] if book.runs_book_code else [],
+        "pb_library_files": library_files(book),
         "autodoc_mock_imports": mocked,
     }

@@ -31,13 +31,14 @@ def framework_pages(
     ``prepare`` changes each cleaned notebook (a copy) for the output. The root page ends
     with the bibliography when there is one."""
     pages = []
+    known, limit = book.config.book, book.config.build.output_limit
     for doc in book.documents:
         nb = executed.get((doc.path, framework))
         notebooks = {}
         if nb is not None:
-            cleaned = clean_for_book(book.config, nb, roots, doc.path, framework, reporter)
+            cleaned = clean_for_book(known, limit, nb, roots, doc.path, framework, reporter)
             notebooks[framework] = prepare(cleaned) if prepare else cleaned
-        page = render_page(doc, notebooks, (framework,), reporter, host_gpus, book.config.root)
+        page = render_page(doc, notebooks, (framework,), reporter, host_gpus, known.root)
         if doc.docname == ROOT_DOC and bibliography:
             last = page.lines.origin[-1] if page.lines.origin else 1
             page.lines.add("\n```{bibliography}\n```", last)

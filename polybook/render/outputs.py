@@ -22,7 +22,7 @@ from polybook.render.svg import sanitize_svg
 if TYPE_CHECKING:  # the Sphinx extension imports this module: it stays light
     from nbformat import NotebookNode
 
-    from polybook.config import BookConfig
+    from polybook.config import Book
 
 JAVASCRIPT = "application/javascript"
 SVG = "image/svg+xml"
@@ -56,13 +56,13 @@ def sanitize_html(text: str) -> str:
     )
 
 
-def path_roots(config: BookConfig) -> list[tuple[str, str]]:
+def path_roots(book: Book) -> list[tuple[str, str]]:
     """(path prefix, placeholder) pairs, longest prefix first, each as given and resolved.
     A framework's environment reads ``$ENVS/<framework>`` wherever it lives (in a folder
     shared by books, its name carries its requirement set's hash)."""
-    roots = [(config.envs.path, "$ENVS"), (config.root, "$BOOK")]
-    for fw in config.build.tabs:
-        roots += [(env, f"$ENVS/{fw}") for env in config.envs.candidates(fw)]
+    roots = [(book.envs.path, "$ENVS"), (book.root, "$BOOK")]
+    for fw in book.tabs:
+        roots += [(env, f"$ENVS/{fw}") for env in book.envs.candidates(fw)]
     pairs: set[tuple[str, str]] = set()
     for path, placeholder in roots:
         for variant in (path, path.resolve()):
@@ -129,17 +129,18 @@ def clean_notebook(
 
 
 def clean_for_book(
-    config: BookConfig,
+    book: Book,
+    limit: int,
     nb: NotebookNode,
     roots: Sequence[tuple[str, str]],
     path: str,
     framework: str,
     reporter: Reporter,
 ) -> NotebookNode:
-    """:func:`clean_notebook` with the book's ``[build] output_limit``, the note of a cut
+    """:func:`clean_notebook` with ``limit``, the book's ``[build] output_limit``, the note of a cut
     output naming the executed notebook that holds it whole."""
-    whole = config.layout.executed(path, framework).relative_to(config.root).as_posix()
-    return clean_notebook(nb, roots, path, framework, reporter, config.build.output_limit, whole)
+    whole = book.layout.executed(path, framework).relative_to(book.root).as_posix()
+    return clean_notebook(nb, roots, path, framework, reporter, limit, whole)
 
 
 def _inert_svg(data: dict[str, Any], where: Location, reporter: Reporter) -> bool:

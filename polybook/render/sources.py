@@ -13,7 +13,7 @@ from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from polybook.config import BookConfig
+from polybook.config import Book
 from polybook.confine import Confinement
 from polybook.fsutil import write_atomic
 from polybook.render.names import CELLS_SUFFIX, MAP_SUFFIX, OUTPUT_DIR
@@ -108,18 +108,23 @@ def _prune(srcdir: Path, wanted: set[Path], outputs: set[str]) -> bool:
 
 
 def write_sources(
-    config: BookConfig, pages: Sequence[Page], srcdir: Path, keep: Collection[str] = ()
+    book: Book,
+    resources: Sequence[str],
+    pages: Sequence[Page],
+    srcdir: Path,
+    keep: Collection[str] = (),
 ) -> bool:
-    """Write pages, cell data, output files and resources; drop pages no longer in the book.
+    """Write pages, cell data, output files and ``resources`` (the book's ``[build]
+    resources``); drop pages no longer in the book.
 
     Pages named in ``keep`` are left as an earlier build wrote them, with their output
     files. Returns whether anything changed.
     """
     changed, wanted, outputs = _write_pages(pages, srcdir, keep)
     changed |= _prune(srcdir, wanted, outputs)
-    confinement = config.confinement
-    for resource in config.build.resources:
-        source = config.root / resource
+    confinement = book.confinement
+    for resource in resources:
+        source = book.root / resource
         if source.is_dir() and confinement.holds(source):
             target = srcdir / resource.strip("/")
             changed |= _sync_resource(source, target, confinement, wanted, target == srcdir)

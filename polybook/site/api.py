@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import Any
 
-from polybook.config import BookConfig
+from polybook.config import Book
 from polybook.library.extract import public_names
 from polybook.library.model import SavedBlock
 from polybook.library.syntax import added_to_class
@@ -49,9 +49,9 @@ def api_docname(framework: str) -> str:
     return f"{API_FOLDER}/{framework}"
 
 
-def module_name(config: BookConfig, framework: str) -> str:
+def module_name(book: Book, framework: str) -> str:
     """``d2l.torch``: what readers import, from the library file's path."""
-    target = config.library_for(framework)
+    target = book.library_for(framework)
     package = PurePosixPath(target.lib_file).parent.name
     return f"{package}.{target.lib_name}" if package else target.lib_name
 
@@ -145,10 +145,10 @@ def _entry_lines(entry: Entry, framework: str) -> list[str]:
     return [*head, *body, f"{{pb-defined}}`{framework} {entry.name}`", ":::", ""]
 
 
-def api_page(config: BookConfig, framework: str, found: Sequence[Entry]) -> Page:
+def api_page(book: Book, framework: str, found: Sequence[Entry]) -> Page:
     """The API page of one framework's library."""
-    display = config.framework(framework).display_name
-    module = module_name(config, framework)
+    display = book.framework(framework).display_name
+    module = module_name(book, framework)
     lines = [
         f"# {display} library: `{module}`",
         "",
@@ -183,7 +183,7 @@ def documented_modules(documents: Sequence[Document]) -> dict[str, str]:
 
 
 def api_index(
-    config: BookConfig,
+    book: Book,
     libraries: Mapping[str, Sequence[SavedBlock]],
     tabs: Sequence[str],
     documented: Mapping[str, str] | None = None,
@@ -195,7 +195,7 @@ def api_index(
     for fw in tabs:
         if fw not in libraries:
             continue
-        module = module_name(config, fw)
+        module = module_name(book, fw)
         names = {
             e.name: {"page": e.page, "id": f"{module}.{e.name}"} for e in entries(libraries[fw])
         }
@@ -205,7 +205,7 @@ def api_index(
 
 
 def api_pages(
-    config: BookConfig,
+    book: Book,
     libraries: Mapping[str, Sequence[SavedBlock]],
     tabs: Sequence[str],
     documented: Mapping[str, str] | None = None,
@@ -217,6 +217,6 @@ def api_pages(
     pages = []
     for fw in tabs:
         found = entries(libraries.get(fw, ()), (prose or {}).get(fw))
-        if found and module_name(config, fw) not in (documented or {}):
-            pages.append(api_page(config, fw, found))
+        if found and module_name(book, fw) not in (documented or {}):
+            pages.append(api_page(book, fw, found))
     return pages

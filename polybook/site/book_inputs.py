@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from polybook.config import BookConfig
+from polybook.config.schema import HtmlSection, PdfSection
 
 
-def site_inputs(config: BookConfig) -> list[Path]:
-    """Files the site is made from beside the pages: the book's static files, its BibTeX
-    file, favicon and logo."""
-    static = config.root / "static"
-    named = [Path(p) for p in (config.pdf.bibfile, config.html.favicon, config.html.html_logo) if p]
+def site_inputs(root: Path, pdf: PdfSection, html: HtmlSection) -> list[Path]:
+    """Files the site is made from beside the pages: the static files of the book at
+    ``root``, its BibTeX file, favicon and logo."""
+    static = root / "static"
+    named = [Path(p) for p in (pdf.bibfile, html.favicon, html.html_logo) if p]
     return [*sorted(p for p in static.rglob("*") if p.is_file()), *named]

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import html
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
 from sphinx.application import Sphinx
 
-from polybook.config import BookConfig, load_config
+from polybook.config import Book, load_config
+from polybook.config.schema import Edition
 from polybook.diagnostics import PolybookError
 from polybook.fsutil import write_atomic
 from polybook.layout import Layout
@@ -42,11 +44,12 @@ def _lang(root: Path, declared: str) -> str:
         return "en"
 
 
-def editions_config(config: BookConfig) -> dict[str, Any]:
-    """``pb_editions``: per edition, its language, where its site is and its pages."""
-    site = config.layout.html
+def editions_config(book: Book, editions: Sequence[Edition]) -> dict[str, Any]:
+    """``pb_editions``: per edition of ``editions`` (the book's others), its language,
+    where its site is and its pages."""
+    site = book.layout.html
     found = []
-    for edition in config.editions:
+    for edition in editions:
         base = edition.url.rstrip("/") or os.path.relpath(Layout(edition.root).html, site)
         found.append(
             {
@@ -57,7 +60,7 @@ def editions_config(config: BookConfig) -> dict[str, Any]:
                 "pages": edition_pages(edition.root) if edition.root.is_dir() else [],
             }
         )
-    return {"pb_editions": found, "pb_lang": config.project.lang}
+    return {"pb_editions": found, "pb_lang": book.project.lang}
 
 
 def counterparts(app: Sphinx, pagename: str) -> list[tuple[str, str]]:

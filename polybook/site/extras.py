@@ -10,10 +10,10 @@ from pathlib import Path
 
 from nbformat import NotebookNode
 
-from polybook.config import BookConfig
-from polybook.config.schema import for_framework
+from polybook.config import Book
+from polybook.config.schema import ColabSection, PdfSection, SagemakerSection, for_framework
 from polybook.fsutil import write_atomic
-from polybook.layout import DIST_LINK, EPUBS_LINK, NOTEBOOKS_LINK, PDFS_LINK, SLIDES_LINK
+from polybook.layout import DIST_LINK, EPUBS_LINK, NOTEBOOKS_LINK, PDFS_LINK, SLIDES_LINK, Layout
 from polybook.library.model import SavedBlock
 from polybook.library.wheel import publish_wheel
 from polybook.nb import writes
@@ -53,35 +53,43 @@ def _platform(base: str, repos: tuple[str, ...], branch: str, folder: str, fw: s
 
 
 def links(
-    config: BookConfig, tabs: Sequence[str], notebooks: Collection[str]
+    book: Book,
+    colab: ColabSection,
+    sagemaker: SagemakerSection,
+    tabs: Sequence[str],
+    notebooks: Collection[str],
 ) -> dict[str, dict[str, str]]:
     """Per kind of link, per framework, what comes before ``<page>.ipynb`` (relative to the
     site's root for the notebooks it holds, of ``notebooks``' frameworks); "" for none."""
-    colab = (COLAB, config.colab.github_repo, config.colab.branch, "colab")
-    sagemaker = (SAGEMAKER, config.sagemaker.github_repo, config.sagemaker.branch, "sagemaker")
-    books = {kind: site_books(config, kind) for kind in BOOK_KINDS}
+    on_colab = (COLAB, colab.github_repo, colab.branch, "colab")
+    on_sagemaker = (SAGEMAKER, sagemaker.github_repo, sagemaker.branch, "sagemaker")
+    books = {kind: site_books(book, kind) for kind in BOOK_KINDS}
     return {
         "notebooks": {fw: f"{NOTEBOOKS_LINK}/{fw}/" if fw in notebooks else "" for fw in tabs},
         **{kind: {fw: held.get(fw, "") for fw in tabs} for kind, held in books.items()},
-        "slides": {fw: f"{SLIDES_LINK}/{fw}/" if fw in site_decks(config) else "" for fw in tabs},
-        "colab": {fw: _platform(*colab, fw) for fw in tabs},
-        "sagemaker": {fw: _platform(*sagemaker, fw) for fw in tabs},
+        "slides": {fw: f"{SLIDES_LINK}/{fw}/" if fw in site_decks(book) else "" for fw in tabs},
+        "colab": {fw: _platform(*on_colab, fw) for fw in tabs},
+        "sagemaker": {fw: _platform(*on_sagemaker, fw) for fw in tabs},
     }
 
 
-def generated_pages(config: BookConfig, extras: SiteExtras, taken: Collection[str]) -> list[Page]:
-    """The API pages and the references page, leaving out docnames the book uses."""
-    pages = api_pages(config, extras.libraries, extras.tabs, extras.documented, extras.prose)
-    if bibfile(config.pdf):
+def generated_pages(
+    book: Book, pdf: PdfSection, extras: SiteExtras, taken: Collection[str]
+) -> list[Page]:
+    """The API pages and the references page (with ``pdf``'s BibTeX file), leaving out
+    docnames the book uses."""
+    pages = api_pages(book, extras.libraries, extras.tabs, extras.documented, extras.prose)
+    if bibfile(pdf):
         pages.append(references_page())
     return [p for p in pages if p.docname not in taken]
 
 
-def write_index(config: BookConfig, extras: SiteExtras, srcdir: Path) -> bool:
-    """The API index and the BibTeX file in the site's sources; True if either changed."""
-    index = api_index(config, extras.libraries, extras.tabs, extras.documented)
+def write_index(book: Book, pdf: PdfSection, extras: SiteExtras, srcdir: Path) -> bool:
+    """The API index and ``pdf``'s BibTeX file in the site's sources; True if either
+    changed."""
+    index = api_index(book, extras.libraries, extras.tabs, extras.documented)
     changed = write_atomic(srcdir / INDEX_FILE, json.dumps(index, indent=1, sort_keys=True))
-    bib = bibfile(config.pdf)
+    bib = bibfile(pdf)
     if bib:
         changed |= write_atomic(srcdir / BIBFILE, bib.read_bytes())
     else:
@@ -109,35 +117,32 @@ def write_notebooks(
     return changed
 
 
-def _books(config: BookConfig, kind: str) -> tuple[str, dict[str, Path]]:
+def _books(book: Book, kind: str) -> tuple[str, dict[str, Path]]:
     """The site's folder for the books of ``kind`` ("pdf", "epub"), and those built, by
     framework."""
-    layout = config.layout
+    layout = book.layout
     if kind == "pdf":
-        return PDFS_LINK, layout.built_pdfs(config.build.tabs)
-    return EPUBS_LINK, layout.built_epubs(config.build.tabs)
+        return PDFS_LINK, layout.built_pdfs(book.tabs)
+    return EPUBS_LINK, layout.built_epubs(book.tabs)
 
 
-def site_books(config: BookConfig, kind: str) -> dict[str, str]:
+def site_books(book: Book, kind: str) -> dict[str, str]:
     """The frameworks whose book of ``kind`` the site holds (copied by
     :func:`write_books`), with its path in the site."""
-    link, _ = _books(config, kind)
-    folder = config.layout.site_extra / link
-    layout = config.layout
-    names = {
-        fw: layout.pdf_name(fw) if kind == "pdf" else layout.epub_name(fw)
-        for fw in config.build.tabs
-    }
+    link, _ = _books(book, kind)
+    folder = book.layout.site_extra / link
+    layout = book.layout
+    names = {fw: layout.pdf_name(fw) if kind == "pdf" else layout.epub_name(fw) for fw in book.tabs}
     return {fw: f"{link}/{name}" for fw, name in names.items() if (folder / name).is_file()}
 
 
-def write_books(config: BookConfig) -> bool:
+def write_books(book: Book) -> bool:
     """Copy the built PDFs and epubs (``_build/pdf``, ``_build/epub``) into the site's extra
     files, removing those no longer built; True if anything changed."""
     changed = False
     for kind in BOOK_KINDS:
-        link, built = _books(config, kind)
-        folder = config.layout.site_extra / link
+        link, built = _books(book, kind)
+        folder = book.layout.site_extra / link
         wanted = {path.name: path for path in built.values()}
         for name, path in wanted.items():
             changed |= write_atomic(folder / name, path.read_bytes())
@@ -148,25 +153,26 @@ def write_books(config: BookConfig) -> bool:
     return changed
 
 
-def site_decks(config: BookConfig) -> dict[str, list[str]]:
+def site_decks(book: Book) -> dict[str, list[str]]:
     """Per framework, the pages whose reveal.js deck the site holds (see :func:`write_slides`)."""
-    folder = config.layout.site_extra / SLIDES_LINK
+    folder = book.layout.site_extra / SLIDES_LINK
     found = {}
-    for fw in config.build.tabs:
+    for fw in book.tabs:
         decks = folder / fw
         pages = decks.rglob("*.html") if decks.is_dir() else ()
         found[fw] = sorted(p.relative_to(decks).with_suffix("").as_posix() for p in pages)
     return {fw: pages for fw, pages in found.items() if pages}
 
 
-def write_slides(config: BookConfig) -> bool:
+def write_slides(book: Book) -> bool:
     """Copy the built reveal.js decks (``_build/slides``) and their assets into the site's
     extra files, removing those no longer built; True if anything changed."""
-    source, folder = config.layout.slides, config.layout.site_extra / SLIDES_LINK
+    layout = book.layout
+    source, folder = layout.slides, layout.site_extra / SLIDES_LINK
     wanted = {}
-    for fw, pages in config.layout.built_decks(config.build.tabs).items():
+    for fw, pages in layout.built_decks(book.tabs).items():
         for page in pages:
-            wanted[f"{fw}/{page}.html"] = config.layout.deck(fw, page, ".html")
+            wanted[f"{fw}/{page}.html"] = layout.deck(fw, page, ".html")
     static = source / STATIC_FOLDER
     if wanted and static.is_dir():
         wanted |= {p.relative_to(source).as_posix(): p for p in static.rglob("*") if p.is_file()}
@@ -182,7 +188,7 @@ def write_slides(config: BookConfig) -> bool:
     return changed
 
 
-def write_wheel(config: BookConfig, wheel: Path | None) -> bool:
+def write_wheel(layout: Layout, wheel: Path | None) -> bool:
     """The library's wheel at ``_dist/<wheel>`` in the site, where the students' notebooks
     install it from (``[html] base_url``); True if anything changed."""
-    return publish_wheel(config.layout.site_extra / DIST_LINK, wheel)
+    return publish_wheel(layout.site_extra / DIST_LINK, wheel)

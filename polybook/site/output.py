@@ -12,6 +12,7 @@ from polybook.config import BookConfig
 from polybook.diagnostics import Reporter
 from polybook.layout import Layout
 from polybook.output import Made, Output, Run
+from polybook.site.sections import SiteSections
 
 if TYPE_CHECKING:
     from polybook.render.sphinx.process import WarmSphinx
@@ -36,6 +37,19 @@ def _linked(config: BookConfig) -> list[Path]:
     return built
 
 
+def site_sections(config: BookConfig) -> SiteSections:
+    """What the site stage reads of ``config``."""
+    return SiteSections(
+        config.book,
+        config.build,
+        config.html,
+        config.pdf,
+        config.colab,
+        config.sagemaker,
+        config.editions,
+    )
+
+
 def _sphinx_reads(layout: Layout, tabs: tuple[str, ...]) -> list[Path]:
     return [layout.sphinx_inputs()]
 
@@ -49,15 +63,19 @@ class _SiteRun:
     early: WarmSphinx | None
 
     def __call__(self, made: Made, config: BookConfig, reporter: Reporter) -> bool:
+        from polybook.library.wheel import current_wheel
         from polybook.site.stage import build_site
 
-        site = build_site(made.executed, config, reporter, self.early)
+        def wheel(found: Reporter) -> Path | None:
+            return current_wheel(config, found)
+
+        site = build_site(made.executed, site_sections(config), reporter, wheel, self.early)
         logger.info("site written to %s", site.index)
         return True
 
     def close(self) -> None:
         if self.keeper is not None:
-            self.keeper.keep(self.config, self.early)
+            self.keeper.keep(self.config.layout, self.early)
         elif self.early is not None:
             self.early.stop()  # where the site did not need it
 
@@ -67,8 +85,8 @@ def _start(config: BookConfig, keeper: object) -> Run:
     from polybook.site.stage import SphinxKeeper, start_early
 
     if isinstance(keeper, SphinxKeeper):
-        return _SiteRun(config, keeper, keeper.take(config))
-    return _SiteRun(config, None, start_early(config))
+        return _SiteRun(config, keeper, keeper.take(config.layout))
+    return _SiteRun(config, None, start_early(config.layout))
 
 
 OUTPUT = Output(

@@ -7,13 +7,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from polybook.config import BookConfig
+from polybook.config.schema import HtmlSection
 from polybook.layout import DIST_LINK
 from polybook.library.model import SavedBlock
 from polybook.render.page_inputs import inputs_digest
 from polybook.render.sphinx.config import core_config, hash_tree, tool_digest
 from polybook.site.editions import editions_config
 from polybook.site.extras import BOOK_KINDS, links, site_books, site_decks
+from polybook.site.sections import SiteSections
 
 SITE_CODE = Path(__file__).resolve().parent  # the site's code, its extension and static files
 STATIC = SITE_CODE / "static"  # the tool's own CSS and JavaScript
@@ -21,29 +22,30 @@ STATIC = SITE_CODE / "static"  # the tool's own CSS and JavaScript
 COPY_SELECTOR = 'div[class*="highlight-"]:not(.highlight-none) div.highlight pre'
 
 
-def _book_assets(config: BookConfig, pattern: str) -> list[str]:
-    folder = config.root / "static"
+def _book_assets(root: Path, pattern: str) -> list[str]:
+    folder = root / "static"
     return sorted(p.name for p in folder.glob(pattern)) if folder.is_dir() else []
 
 
 def _reader_config(
-    config: BookConfig, notebooks: Sequence[str], generated: Sequence[str]
+    site: SiteSections, notebooks: Sequence[str], generated: Sequence[str]
 ) -> dict[str, Any]:
     """Settings of the reader's features: copy buttons, links, favicon, logo."""
+    book = site.book
     settings: dict[str, Any] = {
         "copybutton_selector": COPY_SELECTOR,
         "html_use_index": any(d.startswith("api/") for d in generated),
-        "pb_links": links(config, config.build.tabs, notebooks),
-        "pb_decks": site_decks(config),
+        "pb_links": links(book, site.colab, site.sagemaker, book.tabs, notebooks),
+        "pb_decks": site_decks(book),
         "pb_generated": list(generated),
     }
-    books = any(site_books(config, kind) for kind in BOOK_KINDS)
-    wheel = any((config.layout.site_extra / DIST_LINK).glob("*.whl"))
+    books = any(site_books(book, kind) for kind in BOOK_KINDS)
+    wheel = any((book.layout.site_extra / DIST_LINK).glob("*.whl"))
     if notebooks or books or settings["pb_decks"] or wheel:
-        settings["html_extra_path"] = [str(config.layout.site_extra)]
+        settings["html_extra_path"] = [str(book.layout.site_extra)]
     for setting, path in (
-        ("html_favicon", config.html.favicon),
-        ("html_logo", config.html.html_logo),
+        ("html_favicon", site.html.favicon),
+        ("html_logo", site.html.html_logo),
     ):
         if path and Path(path).is_file():
             settings[setting] = path
@@ -51,16 +53,19 @@ def _reader_config(
 
 
 def html_config(
-    config: BookConfig,
+    site: SiteSections,
     notebooks: Sequence[str] = (),
     generated: Sequence[str] = (),
     libraries: Mapping[str, Sequence[SavedBlock]] | None = None,
 ) -> dict[str, Any]:
     """The site's Sphinx settings; ``notebooks`` names the frameworks whose notebooks the
     site holds, ``generated`` the pages it adds (API pages, references)."""
-    sitemap = ["sphinx_sitemap"] if config.html.base_url else []
+    book = site.book
+    sitemap = ["sphinx_sitemap"] if site.html.base_url else []
     core = core_config(
-        config,
+        book,
+        site.build,
+        site.pdf,
         libraries,
         leading=["sphinx_copybutton"],
         output=["polybook.site.sphinx_html", *sitemap],
@@ -68,43 +73,44 @@ def html_config(
     return {
         **core,
         "html_theme": "furo",
-        "html_title": config.project.title,
+        "html_title": book.project.title,
         # Generated assets (MathJax), the tool's files, then the book's (which may override).
         "html_static_path": [
             "_static",
             str(STATIC),
-            *([str(config.root / "static")] if (config.root / "static").is_dir() else []),
+            *([str(book.root / "static")] if (book.root / "static").is_dir() else []),
         ],
         "html_copy_source": False,
         "html_show_sourcelink": False,
         "mathjax_path": "mathjax/tex-chtml.js",
         "html_math_renderer": "pb-svg",  # math drawn at build time (polybook.site.math_svg)
         "html_search_scorer": str(STATIC / "polybook-scorer.js"),  # the search's ranking
-        "html_css_files": _book_assets(config, "*.css"),
-        "html_js_files": _book_assets(config, "*.js"),
-        **_reader_config(config, notebooks, generated),
-        **_published(config),
-        **editions_config(config),
-        "pb_inputs": str(config.layout.sphinx_inputs()),
+        "html_css_files": _book_assets(book.root, "*.css"),
+        "html_js_files": _book_assets(book.root, "*.js"),
+        **_reader_config(site, notebooks, generated),
+        **_published(site.html),
+        **editions_config(book, site.editions),
+        "pb_inputs": str(book.layout.sphinx_inputs()),
     }
 
 
-def _published(config: BookConfig) -> dict[str, Any]:
+def _published(html: HtmlSection) -> dict[str, Any]:
     """Where the site is published, when ``[html] base_url`` says: each page's canonical URL
     and the sitemap (sphinx-sitemap) name pages there."""
-    if not config.html.base_url:
+    if not html.base_url:
         return {}
-    return {"html_baseurl": config.html.base_url, "sitemap_url_scheme": "{link}"}
+    return {"html_baseurl": html.base_url, "sitemap_url_scheme": "{link}"}
 
 
-def _assets_digest(config: BookConfig) -> str:
-    """Hash of the book's static files (sub-folders too), which Sphinx copies as they are."""
+def _assets_digest(root: Path, html: HtmlSection) -> str:
+    """Hash of the book's static files (sub-folders too), which Sphinx copies as they are,
+    and of its favicon and logo."""
     import hashlib
 
     digest = hashlib.sha256()
-    folder = config.root / "static"
+    folder = root / "static"
     hash_tree(digest, folder, folder.rglob("*") if folder.is_dir() else [])
-    for path in (config.html.favicon, config.html.html_logo):
+    for path in (html.favicon, html.html_logo):
         if path and Path(path).is_file():
             hash_tree(digest, Path(path).parent, [Path(path)])
     return digest.hexdigest()
@@ -116,13 +122,13 @@ def site_digest() -> str:
 
 
 def site_settings(
-    config: BookConfig,
+    site: SiteSections,
     notebooks: Sequence[str] = (),
     generated: Sequence[str] = (),
     libraries: Mapping[str, Sequence[SavedBlock]] | None = None,
 ) -> dict[str, Any]:
     """What the Sphinx process is given; any change to it means Sphinx runs again."""
-    layout = config.layout
+    layout = site.book.layout
     return {
         "srcdir": str(layout.site_src),
         "outdir": str(layout.html),
@@ -130,8 +136,8 @@ def site_settings(
         "doctreedir": str(layout.doctrees),
         "diagnostics": str(layout.sphinx_file("html", ".diagnostics.jsonl")),
         "log": str(layout.sphinx_file("html", ".log")),
-        "config": html_config(config, notebooks, generated, libraries),
-        "assets": _assets_digest(config),
+        "config": html_config(site, notebooks, generated, libraries),
+        "assets": _assets_digest(site.book.root, site.html),
         "inputs": inputs_digest([layout.sphinx_inputs()]),  # the files the pages read
         "tool": site_digest(),
     }

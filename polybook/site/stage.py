@@ -9,16 +9,17 @@ still the last build's.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from polybook.config import BookConfig
+from polybook.config import Book
+from polybook.config.schema import PdfSection
 from polybook.diagnostics import Diagnostic, Location, Reporter
 from polybook.environments import devices
 from polybook.fsutil import write_atomic
-from polybook.layout import DIST_LINK, EPUBS_LINK, NOTEBOOKS_LINK, PDFS_LINK, SLIDES_LINK
+from polybook.layout import DIST_LINK, EPUBS_LINK, NOTEBOOKS_LINK, PDFS_LINK, SLIDES_LINK, Layout
 from polybook.render import warning_store
 from polybook.render.assets import INSTALL, mathjax, write_mathjax
 from polybook.render.outputs import clean_for_book, path_roots
@@ -38,6 +39,7 @@ from polybook.site.extras import (
     write_wheel,
 )
 from polybook.site.links import check_links
+from polybook.site.sections import SiteSections
 from polybook.site.settings import site_digest, site_settings
 
 if TYPE_CHECKING:
@@ -46,6 +48,8 @@ if TYPE_CHECKING:
     from polybook.execution.stage import Executed
 
 STALE = "page kept from the last good build: its inputs failed"
+# The library's wheel, published with the site (None: none is); made once the pages are.
+WheelMaker = Callable[[Reporter], Path | None]
 
 
 @dataclass(frozen=True)
@@ -60,10 +64,15 @@ class Site:
 
 
 def build_site(
-    executed: Executed, config: BookConfig, reporter: Reporter, early: WarmSphinx | None = None
+    executed: Executed,
+    site: SiteSections,
+    reporter: Reporter,
+    wheel_maker: WheelMaker,
+    early: WarmSphinx | None = None,
 ) -> Site:
     """Render every page and build the site; pages whose notebooks failed keep their last
-    good HTML. ``early``: a Sphinx process started for it (see :func:`start_early`).
+    good HTML. ``wheel_maker`` gives the library's wheel; ``early``: a Sphinx process
+    started for it (see :func:`start_early`).
 
     Outputs are cleaned first (JavaScript dropped, the machine's paths replaced): the pages
     and the notebooks offered for download show the same.
@@ -72,25 +81,24 @@ def build_site(
     pages = []
     cleaned: dict[tuple[str, str], NotebookNode] = {}
     gpus = devices.host_gpus()
-    roots = path_roots(config)
+    book, limit = site.book, site.build.output_limit
+    roots = path_roots(book)
     for doc in library.book.documents:
         nbs = {
             fw: clean_for_book(
-                config, executed.notebooks[(doc.path, fw)], roots, doc.path, fw, reporter
+                book, limit, executed.notebooks[(doc.path, fw)], roots, doc.path, fw, reporter
             )
             for fw in library.tabs
             if (doc.path, fw) in executed.notebooks
         }
         cleaned.update(((doc.path, fw), nb) for fw, nb in nbs.items())
-        pages.append(render_page(doc, nbs, library.tabs, reporter, gpus, config.root))
+        pages.append(render_page(doc, nbs, library.tabs, reporter, gpus, book.root))
     documented = documented_modules(library.book.documents)
-    from polybook.library.wheel import current_wheel
-
-    wheel = current_wheel(config, reporter)
+    wheel = wheel_maker(reporter)
     prose = prose_index(library.book.documents, library.tabs)
     extras = SiteExtras(cleaned, library.blocks, library.tabs, documented, wheel, prose)
     stale = frozenset(page.removesuffix(".md") for page, _ in executed.failed)
-    return Site(write_site(config, pages, reporter, stale, extras, early))
+    return Site(write_site(site, pages, reporter, stale, extras, early))
 
 
 def plan_run(
@@ -113,10 +121,9 @@ def _load(path: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def start_early(config: BookConfig) -> WarmSphinx | None:
+def start_early(layout: Layout) -> WarmSphinx | None:
     """A Sphinx process started on the last build's settings, for :func:`build_site`; None
     where there was no such build. The caller stops it when the build ends otherwise."""
-    layout = config.layout
     if not (layout.html / "index.html").is_file():
         return None
     if not layout.site_warnings.is_file():
@@ -132,23 +139,23 @@ class SphinxKeeper:
     def __init__(self) -> None:
         self.process: WarmSphinx | None = None
 
-    def take(self, config: BookConfig) -> WarmSphinx | None:
+    def take(self, layout: Layout) -> WarmSphinx | None:
         """The kept process, else one started now on the last build's settings."""
         process, self.process = self.process, None
         if process is not None and process.alive:
             return process
-        return start_early(config)
+        return start_early(layout)
 
-    def keep(self, config: BookConfig, used: WarmSphinx | None) -> None:
+    def keep(self, layout: Layout, used: WarmSphinx | None) -> None:
         """After a build: keep ``used`` where it still holds the settings the build left,
         else start one that does."""
-        last = _load(config.layout.sphinx_file("html", ".json"))
+        last = _load(layout.sphinx_file("html", ".json"))
         if used is not None and used.alive and used.settings == last:
             self.process = used
             return
         if used is not None:
             used.stop()
-        self.process = start_early(config)
+        self.process = start_early(layout)
 
     def close(self) -> None:
         if self.process is not None:
@@ -164,7 +171,8 @@ def _prune_copies(source: Path, copy: Path) -> None:
 
 
 def _write_extras(
-    config: BookConfig,
+    book: Book,
+    pdf: PdfSection,
     extras: SiteExtras,
     srcdir: Path,
     outdir: Path,
@@ -178,8 +186,8 @@ def _write_extras(
         changed |= write_mathjax(srcdir / "_static")
     else:
         reporter.warn(Location(str(mathjax())), f"MathJax {INSTALL}", "render")
-    changed |= write_index(config, extras, srcdir)
-    extra = config.layout.site_extra
+    changed |= write_index(book, pdf, extras, srcdir)
+    extra = book.layout.site_extra
     changed |= write_notebooks(extra / NOTEBOOKS_LINK, extras.notebooks, keep)
     for link in (NOTEBOOKS_LINK, PDFS_LINK, EPUBS_LINK, SLIDES_LINK, DIST_LINK):
         _prune_copies(extra / link, outdir / link)
@@ -187,7 +195,7 @@ def _write_extras(
 
 
 def write_site(
-    config: BookConfig,
+    site: SiteSections,
     pages: Sequence[Page],
     reporter: Reporter,
     stale: Collection[str] = frozenset(),
@@ -203,32 +211,33 @@ def write_site(
     process started before the pages were ready (see :func:`start_early`): it runs when
     the settings are the ones it started on, and is stopped otherwise.
     """
-    layout = config.layout
+    book, pdf = site.book, site.pdf
+    layout = book.layout
     extras = extras or SiteExtras()
-    generated = generated_pages(config, extras, {p.docname for p in pages})
+    generated = generated_pages(book, pdf, extras, {p.docname for p in pages})
     names = [p.docname for p in generated]
     pages = [with_toctree(p, names) if p.docname == "index" else p for p in pages]
     held = {fw for _, fw in extras.notebooks}
     # The books and decks built before the site, copied before the settings, which link them.
-    copies_changed = write_books(config) | write_slides(config) | write_wheel(config, extras.wheel)
-    frameworks = [fw for fw in config.build.tabs if fw in held]
-    settings = site_settings(config, frameworks, names, extras.libraries)
+    copies_changed = write_books(book) | write_slides(book) | write_wheel(layout, extras.wheel)
+    frameworks = [fw for fw in book.tabs if fw in held]
+    settings = site_settings(site, frameworks, names, extras.libraries)
     srcdir, outdir = Path(settings["srcdir"]), Path(settings["outdir"])
     keep = keepable(srcdir, stale)
     for name in sorted(keep):
         reporter.warn(Location(name + ".md"), STALE, "render.stale")
-    if config.pdf.bibfile and not bibfile(config.pdf):
-        message = f"[pdf] bibfile: no such file: {config.pdf.bibfile}"
+    if pdf.bibfile and not bibfile(pdf):
+        message = f"[pdf] bibfile: no such file: {pdf.bibfile}"
         reporter.warn(Location("config.ini"), message, "config")
-    changed = write_sources(config, [*pages, *generated], srcdir, keep)
-    changed |= _write_extras(config, extras, srcdir, outdir, keep, reporter) | copies_changed
+    changed = write_sources(book, site.build.resources, [*pages, *generated], srcdir, keep)
+    changed |= _write_extras(book, pdf, extras, srcdir, outdir, keep, reporter) | copies_changed
     settings_file = layout.sphinx_file("html", ".json")
     store_file = layout.site_warnings
     store = warning_store.load(store_file)
     run, fresh = plan_run(_load(settings_file), settings, changed)
     if not run and store is not None and (outdir / "index.html").is_file():
         warning_store.report(store, reporter)  # the warnings of the site as it is
-        reporter.forward(_dead_links(config, reporter))
+        reporter.forward(_dead_links(book, reporter))
         return outdir
     fresh = fresh or store is None  # without the other pages' warnings: read them all
     write_atomic(settings_file, json.dumps(settings, indent=1))
@@ -245,20 +254,20 @@ def write_site(
         settings_file.unlink(missing_ok=True)  # the next build runs Sphinx again, afresh
         reporter.error(Diagnostic(Location("sphinx"), crash, "render", "error"))
     else:
-        reporter.forward(_dead_links(config, reporter))
+        reporter.forward(_dead_links(book, reporter))
     return outdir
 
 
-def _dead_links(config: BookConfig, reporter: Reporter) -> list[Diagnostic]:
+def _dead_links(book: Book, reporter: Reporter) -> list[Diagnostic]:
     """The site's internal links that lead nowhere, located in the pages that write them;
     not those that a warning of Sphinx's about the page names already (a reference MyST
     could not resolve)."""
-    layout = config.layout
+    layout = book.layout
     said: dict[str, list[str]] = {}
     for diag in reporter.diagnostics:
         said.setdefault(diag.location.path, []).append(diag.message)
     found = []
-    for dead in check_links(config.root, layout.html, layout.site_src, layout.site_links):
+    for dead in check_links(book.root, layout.html, layout.site_src, layout.site_links):
         messages = said.get(dead.location.path, [])
         if not any(f"'{name}'" in message for name in dead.names for message in messages):
             found.append(dead.diagnostic)

@@ -95,7 +95,7 @@ def build_slides(executed: Executed, config: BookConfig, reporter: Reporter) -> 
             reporter.warn(key_location(config.root, "slides", key), message, "slides.remote")
     files: dict[str, bytes] = {}
     keep: set[Path] = set()
-    roots = path_roots(config)
+    roots = path_roots(config.book)
     failed = set(executed.failed)
     for fw in library.tabs:
         refs = book_readable(config, library.book, fw)
@@ -107,7 +107,9 @@ def build_slides(executed: Executed, config: BookConfig, reporter: Reporter) -> 
             nb = executed.notebooks.get((doc.path, fw))
             if nb is None:
                 continue
-            cleaned = clean_for_book(config, nb, roots, doc.path, fw, reporter)
+            cleaned = clean_for_book(
+                config.book, config.build.output_limit, nb, roots, doc.path, fw, reporter
+            )
             deck = make_deck(doc, cleaned, fw, refs)
             if deck is None:
                 continue

@@ -10,8 +10,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from polybook.config import BookConfig
-from polybook.config.schema import PdfSection
+from polybook.config import Book
+from polybook.config.schema import BuildSection, PdfSection
 from polybook.library.model import SavedBlock
 from polybook.paths import PACKAGE_ROOT
 from polybook.render.autodoc import autodoc_settings
@@ -47,22 +47,25 @@ def sphinx_suppressed(entries: Iterable[str]) -> list[str]:
 
 
 def core_config(
-    config: BookConfig,
+    book: Book,
+    build: BuildSection,
+    pdf: PdfSection,
     libraries: Mapping[str, Sequence[SavedBlock]] | None = None,
     leading: Sequence[str] = (),
     output: Sequence[str] = (),
 ) -> dict[str, Any]:
     """The settings every output shares. ``leading`` extensions load right after MyST's,
     ``output`` ones right after the render core's; ``libraries`` are what autodoc imports
-    (see :mod:`polybook.render.autodoc`)."""
-    cited = bibfile(config.pdf) is not None
-    words = catalog(config.project.lang)
+    (see :mod:`polybook.render.autodoc`). ``build`` gives the book's Sphinx extensions and
+    suppressed warnings, ``pdf`` its BibTeX file."""
+    cited = bibfile(pdf) is not None
+    words = catalog(book.project.lang)
     settings: dict[str, Any] = {
-        "project": config.project.title,
-        "author": config.project.author,
-        "copyright": config.project.copyright,
-        "release": config.project.release,
-        "language": sphinx_language(config.project.lang),
+        "project": book.project.title,
+        "author": book.project.author,
+        "copyright": book.project.copyright,
+        "release": book.project.release,
+        "language": sphinx_language(book.project.lang),
         "root_doc": "index",
         "extensions": list(
             dict.fromkeys(
@@ -74,7 +77,7 @@ def core_config(
                     *output,
                     "polybook.render.sphinx.highlight",  # IPython syntax in code cells
                     "sphinx.ext.autodoc",  # for `eval_rst` blocks, on in d2lbook too
-                    *config.build.sphinx_extensions,
+                    *build.sphinx_extensions,
                 ]
             )
         ),
@@ -93,14 +96,14 @@ def core_config(
         },
         "math_numfig": True,
         "math_eqref_format": "({number})",
-        "pb_book_root": str(config.root),
-        "pb_allowed_paths": [str(p) for p in config.confinement.allowed],
-        "pb_tabs": list(config.build.tabs),
-        "pb_tab_names": {t: config.framework(t).display_name for t in config.build.tabs},
-        "suppress_warnings": ["myst.header", *sphinx_suppressed(config.build.suppress_warnings)],
+        "pb_book_root": str(book.root),
+        "pb_allowed_paths": [str(p) for p in book.confinement.allowed],
+        "pb_tabs": list(book.tabs),
+        "pb_tab_names": {t: book.framework(t).display_name for t in book.tabs},
+        "suppress_warnings": ["myst.header", *sphinx_suppressed(build.suppress_warnings)],
         "add_module_names": False,  # API entries read as readers call them: d2l.try_gpu
         "pb_bibliography": cited,
-        **autodoc_settings(config, libraries or {}),
+        **autodoc_settings(book, libraries or {}),
     }
     if cited:
         settings |= {
@@ -108,7 +111,7 @@ def core_config(
             "bibtex_reference_style": CITE_STYLE,
             "bibtex_default_style": "plain",
         }
-    if "sphinx.ext.autosummary" in config.build.sphinx_extensions:
+    if "sphinx.ext.autosummary" in build.sphinx_extensions:
         # autosummary tables in `eval_rst` blocks, without stub pages (they need .rst sources)
         settings["autosummary_generate"] = False
     return settings
