@@ -45,7 +45,8 @@ def test_the_library_is_read_from_source_and_nothing_it_imports_is_imported(
     }
     assert autodoc_settings(config.book, libraries) == expected
     assert autodoc_settings(config.book, {})["autodoc_mock_imports"] == []
-    settings = latex_config(config, LatexJob(config.book, "pytorch", libraries), "")
+    job = LatexJob(config.book, "pytorch", libraries)
+    settings = latex_config(job, config.build, config.pdf, "")
     assert settings["autodoc_mock_imports"] == ["helpers", "torch"]
     assert settings["pb_library_files"] == files
 

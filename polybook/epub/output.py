@@ -20,7 +20,10 @@ def _writes(layout: Layout, tabs: tuple[str, ...]) -> list[Path]:
 def _build(made: Made, config: BookConfig, reporter: Reporter) -> bool:
     from polybook.epub.stage import build_epub
 
-    for path in build_epub(made.executed, config, reporter):
+    written = build_epub(
+        made.executed, config.book, config.build, config.pdf, config.html, reporter
+    )
+    for path in written:
         logger.info("wrote %s", path.relative_to(config.root))
     return True
 

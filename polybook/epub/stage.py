@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from polybook.config import Book, BookConfig
-from polybook.config.schema import HtmlSection
+from polybook.config import Book
+from polybook.config.schema import BuildSection, HtmlSection, PdfSection
 from polybook.diagnostics import Diagnostic, Location, Reporter
 from polybook.environments import devices
 from polybook.fsutil import write_atomic
@@ -63,26 +63,27 @@ def identifier(book: Book, html: HtmlSection, framework: str) -> str:
     return f"urn:polybook:{book.project.name}:{framework}:{book.project.release or '0'}"
 
 
-def epub_config(config: BookConfig, job: EpubJob) -> dict[str, Any]:
+def epub_config(
+    job: EpubJob, build: BuildSection, pdf: PdfSection, html: HtmlSection
+) -> dict[str, Any]:
     """Sphinx's settings for ``job``: the render core's and the epub's (its metadata, the
     book's styles for cells and outputs, math drawn as SVG as on the site)."""
-    settings = core_config(
-        config.book, config.build, config.pdf, job.libraries, output=["polybook.epub.sphinx_epub"]
-    )
-    display = config.framework(job.framework).display_name
-    author = config.project.author or config.project.title
-    release = config.project.release or "0"
+    book = job.book
+    settings = core_config(book, build, pdf, job.libraries, output=["polybook.epub.sphinx_epub"])
+    display = book.framework(job.framework).display_name
+    author = book.project.author or book.project.title
+    release = book.project.release or "0"
     settings |= {
         "version": release,
         "epub_basename": job.basename,
-        "epub_title": f"{config.project.title} ({display})",
+        "epub_title": f"{book.project.title} ({display})",
         "epub_author": author,
         "epub_contributor": author,
         "epub_publisher": author,
-        "epub_copyright": config.project.copyright or author,
-        "epub_description": f"{config.project.title}, with its code and outputs in {display}",
-        "epub_identifier": identifier(config.book, config.html, job.framework),
-        "epub_scheme": "URL" if config.html.base_url else "URN",
+        "epub_copyright": book.project.copyright or author,
+        "epub_description": f"{book.project.title}, with its code and outputs in {display}",
+        "epub_identifier": identifier(book, html, job.framework),
+        "epub_scheme": "URL" if html.base_url else "URN",
         "epub_uid": "BookId",
         "epub_show_urls": "no",
         "epub_use_index": False,
@@ -95,35 +96,43 @@ def epub_config(config: BookConfig, job: EpubJob) -> dict[str, Any]:
 
 
 def write_job_sources(
-    config: BookConfig, job: EpubJob, executed: Executed, reporter: Reporter
+    job: EpubJob,
+    resources: Sequence[str],
+    pdf: PdfSection,
+    executed: Executed,
+    reporter: Reporter,
 ) -> None:
-    """The framework's pages, their cell data and outputs, the resources and the BibTeX file."""
+    """The framework's pages, their cell data and outputs, the resources (``[build]
+    resources``) and the BibTeX file (``[pdf] bibfile``)."""
     pages = framework_pages(
         executed.library.book,
         executed.notebooks,
         job.framework,
         reporter,
-        path_roots(config.book),
+        path_roots(job.book),
         devices.host_gpus(),
     )
-    if bibfile(config.pdf):  # the references after the last chapter, a page of their own
+    if bibfile(pdf):  # the references after the last chapter, a page of their own
         pages = [
             with_toctree(p, [REFERENCES], hidden=False) if p.docname == "index" else p
             for p in pages
         ]
         pages.append(references_page())
     srcdir = job.work / "src"
-    write_sources(config.book, config.build.resources, pages, srcdir)
+    write_sources(job.book, resources, pages, srcdir)
     write_atomic(srcdir / INDEX_FILE, "{}")  # no API pages in the epub
-    bib = bibfile(config.pdf)
+    bib = bibfile(pdf)
     if bib:
         write_atomic(srcdir / BIBFILE, bib.read_bytes())
 
 
-def run_job(config: BookConfig, job: EpubJob) -> tuple[list[Diagnostic], Path | None]:
+def run_job(
+    job: EpubJob, build: BuildSection, pdf: PdfSection, html: HtmlSection
+) -> tuple[list[Diagnostic], Path | None]:
     """Sphinx's epub builder for one framework whose sources are written: its diagnostics,
     and the epub when it was written."""
-    settings = job_settings(job.work, "epub", epub_config(config, job), tool_digest(EPUB_CODE))
+    epub = epub_config(job, build, pdf, html)
+    settings = job_settings(job.work, "epub", epub, tool_digest(EPUB_CODE))
     crash, fresh = run_job_sphinx(job.work, settings, "Sphinx failed to write the epub")
     found = job_warnings(job.work, settings, fresh, job.framework)
     built = job.work / "out" / f"{job.basename}.epub"
@@ -131,26 +140,35 @@ def run_job(config: BookConfig, job: EpubJob) -> tuple[list[Diagnostic], Path | 
         where = Location("sphinx", 0, job.framework)
         found.append(Diagnostic(where, crash or f"no epub in {built.parent}", "epub", "error"))
         return found, None
-    target = config.layout.epub(job.framework)
+    target = job.book.layout.epub(job.framework)
     write_atomic(target, built.read_bytes())
     return found, target
 
 
-def build_epub(executed: Executed, config: BookConfig, reporter: Reporter) -> list[Path]:
+def build_epub(
+    executed: Executed,
+    book: Book,
+    build: BuildSection,
+    pdf: PdfSection,
+    html: HtmlSection,
+    reporter: Reporter,
+) -> list[Path]:
     """Build ``_build/epub/<name>-<framework>.epub`` for each framework of the build; returns
-    those written. A framework whose notebooks failed keeps its last good epub."""
+    those written. A framework whose notebooks failed keeps its last good epub. Reads
+    ``[build]`` (Sphinx's core settings, resources), ``[pdf]`` (the BibTeX file) and
+    ``[html]`` (where the site is, the epub's identifier)."""
     jobs = []
     for fw in executed.library.tabs:
         broken = sorted(path for path, framework in executed.failed if framework == fw)
         if broken:
             reporter.warn(Location(broken[0], 0, fw), STALE, "epub.stale")
             continue
-        job = EpubJob(config.book, fw, executed.library.blocks)
-        write_job_sources(config, job, executed, reporter)
+        job = EpubJob(book, fw, executed.library.blocks)
+        write_job_sources(job, build.resources, pdf, executed, reporter)
         jobs.append(job)
-    workers = max(1, min(len(jobs), config.effective_jobs))
+    workers = max(1, min(len(jobs), book.jobs))
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        results = list(pool.map(lambda job: run_job(config, job), jobs))
+        results = list(pool.map(lambda job: run_job(job, build, pdf, html), jobs))
     for diagnostics, _ in results:
         reporter.forward(diagnostics)
     return [epub for _, epub in results if epub is not None]

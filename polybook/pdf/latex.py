@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from polybook.config import Book, BookConfig
-from polybook.config.schema import PdfSection
+from polybook.config import Book
+from polybook.config.schema import BuildSection, PdfSection
 from polybook.diagnostics import Diagnostic, Location
 from polybook.fsutil import write_atomic
 from polybook.library.model import SavedBlock
@@ -135,9 +135,10 @@ def latex_elements(book: Book, pdf: PdfSection, framework: str) -> dict[str, str
     }
 
 
-def latex_config(config: BookConfig, job: LatexJob, logo: str) -> dict[str, Any]:
+def latex_config(job: LatexJob, build: BuildSection, pdf: PdfSection, logo: str) -> dict[str, Any]:
     """Sphinx's settings for ``job``: the render core's and the LaTeX ones."""
-    settings = core_config(config.book, config.build, config.pdf, job.libraries)
+    book = job.book
+    settings = core_config(book, build, pdf, job.libraries)
     settings |= {
         "extensions": [*settings["extensions"], "polybook.pdf.sphinx_latex"],
         "latex_engine": "xelatex",
@@ -145,17 +146,17 @@ def latex_config(config: BookConfig, job: LatexJob, logo: str) -> dict[str, Any]
             [
                 "index",
                 job.tex.name,
-                escape(config.project.title),
-                escape(config.project.author),
+                escape(book.project.title),
+                escape(book.project.author),
                 "manual",
             ]
         ],
-        "latex_elements": latex_elements(config.book, config.pdf, job.framework),
+        "latex_elements": latex_elements(book, pdf, job.framework),
         "latex_logo": logo or None,
         "latex_use_xindy": False,
         "latex_domain_indices": False,
         "suppress_warnings": [*settings["suppress_warnings"], "latex.toctree"],
-        "pb_inputs": str(config.layout.sphinx_inputs(job.framework)),
+        "pb_inputs": str(book.layout.sphinx_inputs(job.framework)),
     }
     return settings
 
@@ -192,11 +193,14 @@ def svg_to_pdf(source: Path, target: Path) -> str:
     return f"rsvg-convert cannot convert {source}: {done.stderr.strip()}" if done.returncode else ""
 
 
-def write_job_sources(config: BookConfig, job: LatexJob, pages: list[Page]) -> None:
-    """The pages, their cell data and outputs, the resources and the BibTeX file."""
-    write_sources(config.book, config.build.resources, pages, job.srcdir)
+def write_job_sources(
+    job: LatexJob, resources: Sequence[str], pdf: PdfSection, pages: list[Page]
+) -> None:
+    """The pages, their cell data and outputs, the resources (``[build] resources``) and the
+    BibTeX file."""
+    write_sources(job.book, resources, pages, job.srcdir)
     write_atomic(job.srcdir / INDEX_FILE, "{}")  # no API pages in the PDF
-    bib = bibfile(config.pdf)
+    bib = bibfile(pdf)
     if bib:
         write_atomic(job.srcdir / BIBFILE, bib.read_bytes())
 
@@ -227,11 +231,11 @@ def _latexmk(job: LatexJob) -> subprocess.CompletedProcess[str]:
     )
 
 
-def run_job(config: BookConfig, job: LatexJob) -> LatexResult:
+def run_job(job: LatexJob, build: BuildSection, pdf: PdfSection) -> LatexResult:
     """Sphinx, then LaTeX, for one framework whose sources are written."""
     result = LatexResult()
-    logo, result.diagnostics = _logo(config.pdf, job)
-    latex = latex_config(config, job, logo)
+    logo, result.diagnostics = _logo(pdf, job)
+    latex = latex_config(job, build, pdf, logo)
     settings = job_settings(job.work, "latex", latex, tool_digest(PDF_CODE), out="tex")
     crash, fresh = run_job_sphinx(job.work, settings, "Sphinx failed to write the LaTeX")
     result.diagnostics += job_warnings(job.work, settings, fresh, job.framework)
@@ -248,6 +252,6 @@ def run_job(config: BookConfig, job: LatexJob) -> LatexResult:
         result.diagnostics.append(latex_log.latex_diagnostic(log, job.tex, job.framework, fallback))
         return result
     result.diagnostics += latex_log.missing_glyphs(log, job.tex, job.framework)
-    result.pdf = config.layout.pdf(job.framework)
+    result.pdf = job.book.layout.pdf(job.framework)
     write_atomic(result.pdf, built.read_bytes())
     return result

@@ -24,7 +24,7 @@ def _sphinx_reads(layout: Layout, tabs: tuple[str, ...]) -> list[Path]:
 def _build(made: Made, config: BookConfig, reporter: Reporter) -> bool:
     from polybook.pdf.stage import build_pdf
 
-    for path in build_pdf(made.executed, config, reporter):
+    for path in build_pdf(made.executed, config.book, config.build, config.pdf, reporter):
         logger.info("wrote %s", path.relative_to(config.root))
     return True
 

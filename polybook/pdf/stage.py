@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 
 from nbformat import NotebookNode
 
-from polybook.config import BookConfig
+from polybook.config import Book
+from polybook.config.schema import BuildSection, PdfSection
 from polybook.diagnostics import Diagnostic, Location, Reporter
 from polybook.environments import devices
 from polybook.library.model import SavedBlock
@@ -17,7 +18,7 @@ from polybook.pdf.latex import INSTALL, LatexJob, missing_tools, run_job, write_
 from polybook.pdf.pages import pdf_pages
 from polybook.render.outputs import path_roots
 from polybook.render.sphinx.config import bibfile
-from polybook.source.book import Book
+from polybook.source.book import Book as SourceBook
 
 if TYPE_CHECKING:
     from polybook.execution.stage import Executed
@@ -25,12 +26,16 @@ if TYPE_CHECKING:
 STALE = "the PDF is not rebuilt: a notebook of this framework failed; the last good PDF stays"
 
 
-def build_pdf(executed: Executed, config: BookConfig, reporter: Reporter) -> list[Path]:
+def build_pdf(
+    executed: Executed, book: Book, build: BuildSection, pdf: PdfSection, reporter: Reporter
+) -> list[Path]:
     """Build ``_build/pdf/<name>-<framework>.pdf`` for each framework of the build; returns
     those written. A framework whose notebooks failed or whose LaTeX fails keeps its last
     good PDF; the error is located in the Markdown."""
     return write_pdfs(
-        config,
+        book,
+        build,
+        pdf,
         executed.library.book,
         executed.library.tabs,
         executed.notebooks,
@@ -41,37 +46,40 @@ def build_pdf(executed: Executed, config: BookConfig, reporter: Reporter) -> lis
 
 
 def write_pdfs(
-    config: BookConfig,
     book: Book,
+    build: BuildSection,
+    pdf: PdfSection,
+    source: SourceBook,
     tabs: tuple[str, ...],
     executed: Mapping[tuple[str, str], NotebookNode],
     reporter: Reporter,
     failed: Collection[tuple[str, str]] = (),
     libraries: Mapping[str, Sequence[SavedBlock]] | None = None,
 ) -> list[Path]:
-    """The PDFs of ``tabs`` from ``executed`` ((page, framework) -> notebook); a framework
-    with a notebook in ``failed`` ((page, framework) pairs) keeps its last good PDF."""
+    """The PDFs of ``tabs`` of the pages of ``source`` from ``executed`` ((page, framework)
+    -> notebook); a framework with a notebook in ``failed`` ((page, framework) pairs) keeps
+    its last good PDF."""
     missing = missing_tools()
     if missing:
         message = f"{', '.join(missing)} not found: {INSTALL}"
         reporter.error(Diagnostic(Location("pdf"), message, "pdf", "error"))
         return []
-    roots = path_roots(config.book)
+    roots = path_roots(book)
     gpus = devices.host_gpus()
-    cited = bibfile(config.pdf) is not None
+    cited = bibfile(pdf) is not None
     jobs = []
     for fw in tabs:
         broken = sorted(path for path, framework in failed if framework == fw)
         if broken:
             reporter.warn(Location(broken[0], 0, fw), STALE, "pdf.stale")
             continue
-        pages = pdf_pages(book, executed, fw, reporter, roots, gpus, cited)
-        job = LatexJob(config.book, fw, libraries or {})
-        write_job_sources(config, job, pages)
+        pages = pdf_pages(source, executed, fw, reporter, roots, gpus, cited)
+        job = LatexJob(book, fw, libraries or {})
+        write_job_sources(job, build.resources, pdf, pages)
         jobs.append(job)
-    workers = max(1, min(len(jobs), config.effective_jobs))
+    workers = max(1, min(len(jobs), book.jobs))
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        results = list(pool.map(lambda job: run_job(config, job), jobs))
+        results = list(pool.map(lambda job: run_job(job, build, pdf), jobs))
     for result in results:
         reporter.forward(result.diagnostics)
     return [result.pdf for result in results if result.pdf is not None]

@@ -19,8 +19,14 @@ def _writes(layout: Layout, tabs: tuple[str, ...]) -> list[Path]:
 
 def _build(made: Made, config: BookConfig, reporter: Reporter) -> bool:
     from polybook.slides.stage import build_slides
+    from polybook.source.readable import book_readable
 
-    made_slides = build_slides(made.executed, config, reporter)
+    executed = made.executed
+    source = executed.library.book
+    readables = {fw: book_readable(config, source, fw) for fw in executed.library.tabs}
+    made_slides = build_slides(
+        executed, config.book, config.slides, config.build.output_limit, readables, reporter
+    )
     logger.info(
         "slides written to %s (%d decks, %d files changed)",
         made_slides.folder,

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from polybook.config import Book, BookConfig, key_location
+from polybook.config import Book, key_location
 from polybook.config.schema import SlidesSection, for_framework
 from polybook.diagnostics import Location, Reporter
 from polybook.fsutil import TEMP_SUFFIX, write_atomic
@@ -24,7 +25,7 @@ from polybook.render.outputs import clean_for_book, path_roots
 from polybook.slides.deck import Deck, images, make_deck
 from polybook.slides.reveal import STATIC, reveal_html, slides_css
 from polybook.slides.rise import RISE_CSS, rise_notebook
-from polybook.source.readable import book_readable
+from polybook.source.readable import Readable
 
 if TYPE_CHECKING:
     from polybook.execution.stage import Executed
@@ -82,44 +83,51 @@ def readme(book: Book, slides: SlidesSection, fw: str, pages: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def build_slides(executed: Executed, config: BookConfig, reporter: Reporter) -> SlidesReport:
-    """Every deck of the build's frameworks (see the module's documentation)."""
+def build_slides(
+    executed: Executed,
+    book: Book,
+    slides: SlidesSection,
+    output_limit: int,
+    readables: Mapping[str, Readable],
+    reporter: Reporter,
+) -> SlidesReport:
+    """Every deck of the build's frameworks (see the module's documentation); ``output_limit``
+    is ``[build] output_limit``, ``readables`` each tab's references as its readers read them
+    (:func:`polybook.source.readable.book_readable`)."""
     library = executed.library
-    report = SlidesReport(config.layout.slides)
+    report = SlidesReport(book.layout.slides)
     for key, corner in (
-        ("top_left", config.slides.top_left),
-        ("top_right", config.slides.top_right),
+        ("top_left", slides.top_left),
+        ("top_right", slides.top_right),
     ):
         if REMOTE.search(corner):
             message = f"[slides] {key} loads a file from the network: the decks do too"
-            reporter.warn(key_location(config.root, "slides", key), message, "slides.remote")
+            reporter.warn(key_location(book.root, "slides", key), message, "slides.remote")
     files: dict[str, bytes] = {}
     keep: set[Path] = set()
-    roots = path_roots(config.book)
+    roots = path_roots(book)
     failed = set(executed.failed)
     for fw in library.tabs:
-        refs = book_readable(config, library.book, fw)
+        refs = readables[fw]
         pages: list[str] = []
         for doc in library.book.documents:
             if (doc.path, fw) in failed:  # its last good decks stay
-                keep |= {config.layout.deck(fw, doc.path, s) for s in (".ipynb", ".html")}
+                keep |= {book.layout.deck(fw, doc.path, s) for s in (".ipynb", ".html")}
                 continue
             nb = executed.notebooks.get((doc.path, fw))
             if nb is None:
                 continue
-            cleaned = clean_for_book(
-                config.book, config.build.output_limit, nb, roots, doc.path, fw, reporter
-            )
+            cleaned = clean_for_book(book, output_limit, nb, roots, doc.path, fw, reporter)
             deck = make_deck(doc, cleaned, fw, refs)
             if deck is None:
                 continue
-            files |= deck_files(config.book, config.slides, deck)
+            files |= deck_files(book, slides, deck)
             pages.append(doc.path)
             report.decks.append((doc.path, fw))
         for folder in {str(PurePosixPath(f"{fw}/{p}").parent) for p in pages}:
             files[f"{folder}/rise.css"] = RISE_CSS.encode()
         if pages:
-            files[f"{fw}/README.md"] = readme(config.book, config.slides, fw, pages).encode()
+            files[f"{fw}/README.md"] = readme(book, slides, fw, pages).encode()
     report.changed = _write(report.folder, files, keep, reporter)
     report.removed = _remove_stale(report.folder, keep | {report.folder / n for n in files})
     return report
