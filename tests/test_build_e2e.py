@@ -167,7 +167,8 @@ def test_outputs_from_a_bigger_host_are_shown_with_their_provenance(tmp_path: Pa
     reporter = Reporter()
     book = load_book(config, reporter)
     notebooks = split_book(book, ("pytorch",), reporter)
-    libraries = write_libraries(config, extract_libraries(notebooks, reporter), reporter)
+    found = extract_libraries(notebooks, reporter)
+    libraries = write_libraries(config.book, config.library, found, reporter)
     report = build_eval(config, notebooks, libraries, reporter, inventory=Inventory(gpus=2))
     assert not reporter.errors and len(report.ran) == 2
     assert main(["--quiet", "--root", str(root), "build", "html", "--tab", "pytorch"]) == 0

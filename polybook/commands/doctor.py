@@ -205,7 +205,7 @@ def install_findings(config: BookConfig) -> list[Finding]:
     from polybook.notebooks.library_source import INDEX, install_problems, sources
 
     try:
-        package = package_folder(config).name
+        package = package_folder(config.book).name
         found = sources(config, package, config.build.tabs)
     except PolybookError as err:
         return [Finding("library", MISSING, err.diagnostic.message)]

@@ -48,14 +48,18 @@ def freeze_pages(
     """Freeze the device-dependent notebooks of ``pages`` (None: every page); returns the
     entries written."""
     sources = read_sources(SourceRequest(tabs), config, reporter)
-    library = build_library(sources, config, reporter, write=False) if sources else None
+    library = (
+        build_library(sources, config.book, config.library, reporter, write=False)
+        if sources
+        else None
+    )
     if library is None or reporter.errors:
         return []
     notebooks, libraries = library.notebooks, library.blocks  # as the build runs them
     frozen = FrozenOutputs(config.root)
     written: list[Path] = []
     for fw in tabs:
-        usage = LibraryUsage.of(config, fw, libraries.get(fw, []))
+        usage = LibraryUsage.of(config.book, fw, libraries.get(fw, []))
         for path, nb in notebooks.get(fw, []):
             if (pages is not None and path not in pages) or not any(
                 c.cell_type == "code" for c in nb.cells

@@ -66,7 +66,7 @@ def _lib_snapshot(config: BookConfig, fw: str, blocks: list[SavedBlock]) -> Path
     text = library_text(blocks, config.framework(fw).display_name)
     digest = hashlib.sha256(text.encode()).hexdigest()[:16]
     root = config.layout.lib_snapshots / fw / digest
-    write_atomic(root / Path(target.lib_file).parent / "__init__.py", package_init(config, fw))
+    write_atomic(root / Path(target.lib_file).parent / "__init__.py", package_init(config.book, fw))
     write_atomic(root / target.lib_file, text)
     return root
 
@@ -110,7 +110,7 @@ def plan(
     frozen = None if config.side else FrozenOutputs(config.root)  # a side build runs all
     for fw, env in environments.items():
         identity = env.identity()
-        usage = LibraryUsage.of(config, fw, libraries[fw])
+        usage = LibraryUsage.of(config.book, fw, libraries[fw])
         snapshot = ""  # the whole library, written when a notebook of fw must run
         for path, nb in notebooks[fw]:
             report.executed[(path, fw)] = nb

@@ -27,7 +27,7 @@ from pathlib import PurePosixPath
 
 from nbformat import NotebookNode
 
-from polybook.config import BookConfig
+from polybook.config import Book
 from polybook.library.model import SavedBlock
 from polybook.library.syntax import (
     LIBRARY,
@@ -230,9 +230,9 @@ def _sources_read(sources: tuple[str, ...], module: str) -> frozenset[str] | Non
     return frozenset(reads)
 
 
-def package_init(config: BookConfig, framework: str) -> bytes:
+def package_init(book: Book, framework: str) -> bytes:
     """The book's own ``d2l/__init__.py`` (part of what every notebook imports)."""
-    init = config.root / PurePosixPath(config.library_for(framework).lib_file).parent
+    init = book.root / PurePosixPath(book.library_for(framework).lib_file).parent
     path = init / "__init__.py"
     return path.read_bytes() if path.is_file() else b""
 
@@ -250,10 +250,10 @@ class LibraryUsage:
         self.package = hashlib.sha256(package).hexdigest()
 
     @classmethod
-    def of(cls, config: BookConfig, framework: str, blocks: Sequence[SavedBlock]) -> LibraryUsage:
+    def of(cls, book: Book, framework: str, blocks: Sequence[SavedBlock]) -> LibraryUsage:
         """The usage of ``framework``'s library of the book."""
-        lib_file = config.library_for(framework).lib_file
-        return cls(blocks, lib_file, package_init(config, framework))
+        lib_file = book.library_for(framework).lib_file
+        return cls(blocks, lib_file, package_init(book, framework))
 
     def key(self, nb: NotebookNode) -> str:
         """The library part of ``nb``'s cache key: the code it uses, and the package's

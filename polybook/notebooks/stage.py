@@ -130,16 +130,16 @@ def write_notebooks(
     if not config.project.release and "{release}" in config.library.install:
         message = "[project] release is empty: the notebooks install the library unpinned"
         reporter.warn(Location("config.ini"), message, "notebooks.release")
-    spec = package_spec(config, tabs)
+    spec = package_spec(config.book, tabs)
     check_install(config, spec, tabs, reporter)
-    wheel = current_wheel(config, reporter)
+    wheel = current_wheel(config.book, config.library, reporter)
     _publish(config, wheel)
     resources = {k: p.read_bytes() for k, p in resource_files(config).items()}
     for fw in tabs:
         base = report.folder / fw
         keep: set[Path] = set()
         pages = {page: nb for (page, f), nb in executed.items() if f == fw}
-        refs = book_readable(config, book, fw) if book is not None else None
+        refs = book_readable(config.project, config.pdf, book, fw) if book is not None else None
         for variant in REGISTRY.values():
             folder = base / variant.folder if variant.folder else base
             kernelspec = variant.kernelspec(config, fw)

@@ -86,7 +86,7 @@ def build_site(
     documented = documented_modules(library.book.documents)
     from polybook.library.wheel import current_wheel
 
-    wheel = current_wheel(config, reporter)
+    wheel = current_wheel(config.book, config.library, reporter)
     prose = prose_index(library.book.documents, library.tabs)
     extras = SiteExtras(cleaned, library.blocks, library.tabs, documented, wheel, prose)
     stale = frozenset(page.removesuffix(".md") for page, _ in executed.failed)

@@ -98,7 +98,7 @@ def build_slides(executed: Executed, config: BookConfig, reporter: Reporter) -> 
     roots = path_roots(config)
     failed = set(executed.failed)
     for fw in library.tabs:
-        refs = book_readable(config, library.book, fw)
+        refs = book_readable(config.project, config.pdf, library.book, fw)
         pages: list[str] = []
         for doc in library.book.documents:
             if (doc.path, fw) in failed:  # its last good decks stay
