@@ -216,7 +216,8 @@ def libraries(root: Path, reporter: Reporter) -> tuple[Notebooks, dict[str, list
     config = load_config(root)
     book = load_book(config, reporter)
     notebooks = split_book(book, config.build.tabs, reporter)
-    return notebooks, write_libraries(config, extract_libraries(notebooks, reporter), reporter)
+    found = extract_libraries(notebooks, reporter)
+    return notebooks, write_libraries(config.book, config.library, found, reporter)
 
 
 def evaluate(root: Path, inventory: Inventory | None = None) -> EvalReport:

@@ -168,7 +168,8 @@ def test_outputs_from_a_bigger_host_are_shown_with_their_provenance(tmp_path: Pa
     reporter = Reporter()
     book = load_book(config, reporter)
     notebooks = split_book(book, ("pytorch",), reporter)
-    libraries = write_libraries(config, extract_libraries(notebooks, reporter), reporter)
+    found = extract_libraries(notebooks, reporter)
+    libraries = write_libraries(config.book, config.library, found, reporter)
     envs, gpus = BookEnvironments(config), Inventory(gpus=2)
     report = build_eval(execution(config), envs, notebooks, libraries, reporter, inventory=gpus)
     assert not reporter.errors and len(report.ran) == 2

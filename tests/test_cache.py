@@ -29,7 +29,8 @@ def evaluate(root: Path) -> EvalReport:
     reporter = Reporter()
     book = load_book(config, reporter)
     notebooks = split_book(book, config.build.tabs, reporter)
-    libraries = write_libraries(config, extract_libraries(notebooks, reporter), reporter)
+    found = extract_libraries(notebooks, reporter)
+    libraries = write_libraries(config.book, config.library, found, reporter)
     envs = BookEnvironments(config)
     report = build_eval(
         execution(config), envs, notebooks, libraries, reporter, inventory=Inventory(0)

@@ -143,7 +143,7 @@ def test_a_tab_no_environment_pins_shares_the_others_pins(tmp_path: Path) -> Non
     )
     root = pages_book(tmp_path / "book", {"index": code(*save)}, book)
     assert build(root, "lib") == 0
-    spec = package_spec(load_config(root))
+    spec = package_spec(load_config(root).book)
     numpy = [r for r in spec.dependencies if r.name == "numpy"]
     lowest = min((cpu_pins(f)["numpy"] for f in frameworks.REGISTRY), key=Version)
     assert numpy and numpy[0].version == lowest, spec.dependencies

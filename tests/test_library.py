@@ -20,7 +20,10 @@ def _lib(root: Path) -> tuple[Reporter, dict[str, int]]:
     reporter = Reporter()
     book = load_book(config, reporter)
     libraries = write_libraries(
-        config, extract_libraries(split_book(book, config.build.tabs, reporter), reporter), reporter
+        config.book,
+        config.library,
+        extract_libraries(split_book(book, config.build.tabs, reporter), reporter),
+        reporter,
     )
     return reporter, {fw: len(blocks) for fw, blocks in libraries.items()}
 

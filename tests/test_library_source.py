@@ -117,7 +117,7 @@ def test_the_first_cell_installs_the_published_wheel_from_the_site_or_the_reposi
 def test_a_distinct_distribution_name_still_imports_as_the_package(tmp_path: Path) -> None:
     root = tiny_book(tmp_path / "book", CONFIG + "\n[library]\npackage = Tiny.D2L\n")
     config = load_config(root)
-    written = write_dist(config, Reporter())
+    written = write_dist(config.book, config.library, Reporter())
     (wheel,) = [p for p in written if p.suffix == ".whl"]
     assert wheel.name == wheel_name("Tiny.D2L", "0.1.0") == "tiny_d2l-0.1.0-py3-none-any.whl"
     with zipfile.ZipFile(wheel) as archive:
@@ -126,9 +126,7 @@ def test_a_distinct_distribution_name_still_imports_as_the_package(tmp_path: Pat
     assert "Name: Tiny.D2L" in meta.splitlines()
     assert "d2l/torch.py" in names
     with pytest.raises(PolybookError, match=r"config\.ini.*not a distribution name"):
-        write_dist(
-            replace(config, library=replace(config.library, package="two words")), Reporter()
-        )
+        write_dist(config.book, replace(config.library, package="two words"), Reporter())
     (root / "config.ini").write_text(CONFIG + "\n[library]\npackage = two words\n")
     with pytest.raises(PolybookError, match=r"config\.ini:9.*not a distribution name"):
         load_config(root)
@@ -150,7 +148,8 @@ def test_the_index_check_tells_a_missing_version_another_projects_name_and_this_
     assert absent.state == ABSENT, absent
     # The book's own wheel, published under its own name: this book's library.
     root = tiny_book(tmp_path / "book", CONFIG + "\n[library]\npackage = tiny-d2l\n")
-    written = write_dist(load_config(root), Reporter())
+    config = load_config(root)
+    written = write_dist(config.book, config.library, Reporter())
     simple_index(index, [p for p in written if p.suffix == ".whl"])
     assert check_library(Requirement("tiny-d2l==0.1.0"), "d2l", modules).state == OK
 

@@ -31,7 +31,7 @@ def decks() -> list[tuple[str, str, Deck | None]]:
     assert not reporter.diagnostics, reporter.diagnostics
     made = []
     for fw in config.build.tabs:
-        refs = book_readable(config, book, fw)
+        refs = book_readable(config.project, config.pdf, book, fw)
         for path, nb in notebooks[fw]:
             doc = next(d for d in book.documents if d.path == path)
             made.append((path, fw, make_deck(doc, nb, fw, refs)))

@@ -23,11 +23,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from polybook.config import BookConfig
+from polybook.config import Book
 from polybook.diagnostics import Location, PolybookError
 from polybook.environments import installer, venvs
-from polybook.environments.prepare import ensure_all
+from polybook.environments.venvs import Environment
 from polybook.fsutil import write_atomic
+from polybook.layout import EnvsFolder
 from polybook.paths import CHECKOUT, IMPORT_ROOT
 
 CONTENTS_MANAGER = "polybook.authoring.contents.PageContentsManager"
@@ -38,13 +39,13 @@ LAB_SETTINGS = {
 }
 
 
-def lab_config(config: BookConfig, kernels: list[str], framework: str) -> dict[str, Any]:
+def lab_config(book: Book, kernels: list[str], framework: str) -> dict[str, Any]:
     """Jupyter's configuration for the book (``ServerApp``, ``LabApp`` and the rest)."""
-    lab_dir = config.layout.lab
+    lab_dir = book.layout.lab
     return {
         "ServerApp": {
             "ip": "127.0.0.1",
-            "root_dir": str(config.root),
+            "root_dir": str(book.root),
             "contents_manager_class": CONTENTS_MANAGER,
             "jpserver_extensions": {"jupyterlab_jupytext": False},
         },
@@ -65,12 +66,12 @@ def lab_config(config: BookConfig, kernels: list[str], framework: str) -> dict[s
     }
 
 
-def write_lab_config(config: BookConfig, kernels: list[str], framework: str) -> Path:
+def write_lab_config(book: Book, kernels: list[str], framework: str) -> Path:
     """Write the configuration under ``_build/lab``; returns the file to pass as --config."""
-    lab_dir = config.layout.lab
+    lab_dir = book.layout.lab
     write_atomic(lab_dir / "settings" / "overrides.json", json.dumps(LAB_SETTINGS, indent=1))
     target = lab_dir / "jupyter_lab_config.json"
-    write_atomic(target, json.dumps(lab_config(config, kernels, framework), indent=1))
+    write_atomic(target, json.dumps(lab_config(book, kernels, framework), indent=1))
     return target
 
 
@@ -86,10 +87,11 @@ def lab_stamp() -> str:
     return digest.hexdigest()
 
 
-def lab_python(config: BookConfig) -> Path:
-    """The Python that runs JupyterLab: the checkout's lab environment, else this one."""
+def lab_python(envs: EnvsFolder) -> Path:
+    """The Python that runs JupyterLab: the checkout's lab environment (in ``envs``), else
+    this one."""
     if CHECKOUT is not None:
-        return ensure_lab_env(config.envs.path / "lab")
+        return ensure_lab_env(envs.path / "lab")
     if importlib.util.find_spec("jupyterlab") is None:
         message = "JupyterLab is not installed beside polybook: pip install 'polybook[lab]'"
         raise PolybookError(Location("polybook lab"), message, "env")
@@ -126,18 +128,22 @@ def lab_environ(jupyter_path: str) -> dict[str, str]:
     return {**os.environ, "JUPYTER_PATH": jupyter_path.strip(os.pathsep)}
 
 
-def run_lab(config: BookConfig, tabs: tuple[str, ...], port: int, extra: list[str]) -> int:
-    """Set up what is missing (kernelspecs included), then run JupyterLab until it stops.
-    Every book framework has its kernel; pages open with the first of ``tabs``."""
-    names = tuple(dict.fromkeys((*tabs, *config.build.tabs)))
-    extras = {name: config.extra_requirements(name) for name in names}
-    found = ensure_all(config.book, names, config.build.device, config.env_settings, extras)
+def lab_frameworks(book: Book, tabs: tuple[str, ...]) -> tuple[str, ...]:
+    """The frameworks whose kernels the lab offers: ``tabs`` first, then the book's others."""
+    return tuple(dict.fromkeys((*tabs, *book.tabs)))
+
+
+def run_lab(
+    book: Book, found: list[Environment], framework: str, port: int, extra: list[str]
+) -> int:
+    """Run JupyterLab until it stops, with the kernels of ``found`` (the environments of
+    :func:`lab_frameworks`, set up); pages open with ``framework``'s."""
     kernels = [env.kernel_name for env in found]
-    config_file = write_lab_config(config, kernels, tabs[0])
+    config_file = write_lab_config(book, kernels, framework)
     # Jupyter finds kernels in <each JUPYTER_PATH folder>/kernels: the environments' folder.
     places = dict.fromkeys(str(env.kernels_dir.parent) for env in found)
     path = os.pathsep.join([*places, os.environ.get("JUPYTER_PATH", "")])
-    python = lab_python(config)
+    python = lab_python(book.envs)
     lab = subprocess.Popen(lab_command(python, config_file, port, extra), env=lab_environ(path))
     try:
         return lab.wait()
@@ -147,14 +153,14 @@ def run_lab(config: BookConfig, tabs: tuple[str, ...], port: int, extra: list[st
         raise
 
 
-def install_user_kernels(config: BookConfig, tabs: tuple[str, ...]) -> list[Path]:
-    """Copy the kernelspecs of ``tabs`` into the user's Jupyter path; where each went."""
+def install_user_kernels(found: list[Environment]) -> list[Path]:
+    """Copy the kernelspecs of ``found`` (environments set up) into the user's Jupyter path;
+    where each went."""
     from jupyter_client.kernelspec import KernelSpecManager
 
     manager = KernelSpecManager()
     placed = []
-    extras = {tab: config.extra_requirements(tab) for tab in tabs}
-    for env in ensure_all(config.book, tabs, config.build.device, config.env_settings, extras):
+    for env in found:
         source = env.kernels_dir / env.kernel_name
         placed.append(Path(manager.install_kernel_spec(str(source), env.kernel_name, user=True)))
     return placed

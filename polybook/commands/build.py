@@ -44,7 +44,7 @@ def resolve_pages(config: BookConfig, names: Sequence[str]) -> frozenset[str] | 
         return None
     from polybook.source.book import source_files
 
-    pages = set(source_files(config))
+    pages = set(source_files(config.root, config.build))
     found: set[str] = set()
     errors: list[PolybookError] = []
     for name in names:

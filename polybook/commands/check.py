@@ -24,15 +24,15 @@ from polybook.source.references import check_references
 
 def check_book(config: BookConfig, tabs: tuple[str, ...], reporter: Reporter) -> None:
     """Report every problem the sources have; errors and warnings go to ``reporter``."""
-    check_config_files(config, reporter)
+    check_config_files(config.book, config.build.sphinx_extensions, reporter)
     check_frozen(config.root, reporter)
     try:
         book, saves = read_saves(config, tabs, reporter)
     except BookInvalid:
         return
-    found = libraries_from_pages(saves, tabs, reporter, borrowing(config, book))
-    libraries = with_aliases(config, found, reporter)
+    found = libraries_from_pages(saves, tabs, reporter, borrowing(config.book, book))
+    libraries = with_aliases(config.book, found, reporter)
     check_parity(libraries, config.library.framework_specific, reporter)
-    rewriters(config, tabs, reporter)  # their patterns compile
+    rewriters(config.book, tabs, reporter)  # their patterns compile
     check_references(config.root, book.documents, reporter)
     check_pages(book, config.confinement, reporter)

@@ -208,7 +208,7 @@ def install_findings(config: BookConfig) -> list[Finding]:
     from polybook.notebooks.output import install_settings
 
     try:
-        package = package_folder(config).name
+        package = package_folder(config.book).name
         found = sources(install_settings(config), package, config.build.tabs)
     except PolybookError as err:
         return [Finding("library", MISSING, err.diagnostic.message)]

@@ -98,7 +98,11 @@ def _side_build(request: UpgradeRequest, config: BookConfig, reporter: Reporter)
     env = side_environment(config.book, extras, request)
     tabs = (request.tab,)  # the pages first: a page that does not read waits for nothing
     sources = read_sources(SourceRequest(tabs, request.pages), config, reporter)
-    library = build_library(sources, config, reporter, write=False) if sources else None
+    library = (
+        build_library(sources, config.book, config.library, reporter, write=False)
+        if sources
+        else None
+    )
     if library is None or reporter.errors:
         return None
     set_up(env, request)

@@ -48,7 +48,11 @@ def freeze_pages(
     """Freeze the device-dependent notebooks of ``pages`` (None: every page); returns the
     entries written."""
     sources = read_sources(SourceRequest(tabs), config, reporter)
-    library = build_library(sources, config, reporter, write=False) if sources else None
+    library = (
+        build_library(sources, config.book, config.library, reporter, write=False)
+        if sources
+        else None
+    )
     if library is None or reporter.errors:
         return []
     notebooks, libraries = library.notebooks, library.blocks  # as the build runs them

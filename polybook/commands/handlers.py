@@ -128,7 +128,7 @@ def env(args: argparse.Namespace, reporter: Reporter | None) -> int:
         kernels = sorted({str(e.kernels_dir) for e in _ensure_all(book.config, book.tabs)})
         print(f"the kernels are in {', '.join(kernels)}; --user installs them for any Jupyter")
         return 0
-    for place in install_user_kernels(book.config, book.tabs):
+    for place in install_user_kernels(_ensure_all(book.config, book.tabs)):
         print(f"installed {place.name} in {place}")
     return 0
 
@@ -147,10 +147,12 @@ def editions(args: argparse.Namespace, reporter: Reporter | None) -> int:
 
 
 def lab(args: argparse.Namespace, reporter: Reporter | None) -> int:
-    from polybook.authoring.lab import run_lab
+    from polybook.authoring.lab import lab_frameworks, run_lab
 
     book = open_book(args, reporter)
-    return run_lab(book.config, book.tabs, args.port, args.lab_options)
+    # Every book framework has its kernel (set up first); pages open with the first --tab.
+    found = _ensure_all(book.config, lab_frameworks(book.config.book, book.tabs))
+    return run_lab(book.config.book, found, book.tabs[0], args.port, args.lab_options)
 
 
 def serve(args: argparse.Namespace, reporter: Reporter | None) -> int:

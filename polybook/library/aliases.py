@@ -22,7 +22,7 @@ import builtins
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from polybook.config import CONFIG_FILE, BookConfig
+from polybook.config import CONFIG_FILE, Book
 from polybook.config.model import LibraryAliases
 from polybook.diagnostics import Location, Reporter
 from polybook.library.model import SavedBlock
@@ -159,10 +159,10 @@ def place_aliases(
 
 
 def with_aliases(
-    config: BookConfig, libraries: Mapping[str, list[SavedBlock]], reporter: Reporter
+    book: Book, libraries: Mapping[str, list[SavedBlock]], reporter: Reporter
 ) -> dict[str, list[SavedBlock]]:
     """``libraries`` with each framework's aliases placed in its saved code."""
     return {
-        fw: place_aliases(config.library_for(fw).aliases, f"library-{fw}", blocks, reporter)
+        fw: place_aliases(book.library_for(fw).aliases, f"library-{fw}", blocks, reporter)
         for fw, blocks in libraries.items()
     }

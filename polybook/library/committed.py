@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from polybook.config import BookConfig
+from polybook.config import Book as BookInfo
 from polybook.library.extract import Merge
 from polybook.library.model import SavedBlock
 from polybook.library.syntax import statement_start
@@ -122,10 +122,11 @@ class Borrow:
         return result
 
 
-def borrowing(config: BookConfig, book: Book) -> Merge | None:
-    """What completes each framework's blocks in a build of part of ``book``; None for a
-    build of the whole book, which takes nothing from the committed libraries."""
+def borrowing(info: BookInfo, book: Book) -> Merge | None:
+    """What completes each framework's blocks in a build of part of ``book`` (the pages
+    parsed); None for a build of the whole book, which takes nothing from the committed
+    libraries."""
     if not book.outside:
         return None
-    borrow = Borrow(config.root, tuple(doc.path for doc in book.documents))
-    return lambda fw, blocks: borrow.merged(config.library_for(fw).lib_file, blocks)
+    borrow = Borrow(info.root, tuple(doc.path for doc in book.documents))
+    return lambda fw, blocks: borrow.merged(info.library_for(fw).lib_file, blocks)

@@ -23,7 +23,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
 from polybook import frameworks
-from polybook.config import BookConfig
+from polybook.config import Book
 from polybook.diagnostics import Location, PolybookError
 from polybook.layout import EnvsFolder
 from polybook.library.installed import distribution_of, installed_metadata
@@ -64,9 +64,9 @@ class PackageSpec:
         return PurePosixPath(self.modules[framework]).stem
 
 
-def package_folder(config: BookConfig) -> PurePosixPath:
+def package_folder(book: Book) -> PurePosixPath:
     """The library's package folder (``d2l``), which every framework's module must share."""
-    folders = {PurePosixPath(config.library_for(fw).lib_file).parent for fw in config.build.tabs}
+    folders = {PurePosixPath(book.library_for(fw).lib_file).parent for fw in book.tabs}
     if len(folders) != 1 or next(iter(folders)) == PurePosixPath("."):
         where = Location("config.ini")
         message = "the libraries' lib_file must all lie in one package folder, e.g. d2l/"
@@ -128,20 +128,20 @@ def _python_floor_of_pins(
     return floor
 
 
-def package_spec(config: BookConfig, tabs: tuple[str, ...] = ()) -> PackageSpec:
+def package_spec(book: Book, tabs: tuple[str, ...] = ()) -> PackageSpec:
     """The package the library files of ``tabs`` (default: the book's) make, read from disk
     as the build wrote them. A framework's extra always holds the framework itself."""
-    folder = package_folder(config)
-    named = {*config.build.tabs, *tabs, *frameworks.REGISTRY}
-    pins = {fw: cpu_pins(config.framework(fw)) for fw in sorted(named)}
+    folder = package_folder(book)
+    named = {*book.tabs, *tabs, *frameworks.REGISTRY}
+    pins = {fw: cpu_pins(book.framework(fw)) for fw in sorted(named)}
     shared = set.intersection(*(set(p) for p in pins.values() if p))
     modules: dict[str, str] = {}
     sources: list[str] = []
     base: dict[str, Requirement] = {}
     extras: dict[str, tuple[Requirement, ...]] = {}
     extra_modules: dict[str, frozenset[str]] = {}
-    for fw in tabs or config.build.tabs:
-        path = config.root / config.library_for(fw).lib_file
+    for fw in tabs or book.tabs:
+        path = book.root / book.library_for(fw).lib_file
         if not path.is_file():
             message = f"no library file for {fw}: `polybook build lib` writes it"
             raise PolybookError(Location(str(path)), message, "dist")
@@ -149,11 +149,11 @@ def package_spec(config: BookConfig, tabs: tuple[str, ...] = ()) -> PackageSpec:
         modules[fw] = path.name
         sources.append(text)
         required, _ = imports(text)
-        framework = config.framework(fw)
+        framework = book.framework(fw)
         own = [Requirement(n, pins[fw][n]) for n in framework.distribution if n in pins[fw]]
         own_modules = {framework.lib_name, *(r.name.replace("-", "_") for r in own)}
         for module in sorted(required - {folder.name}):
-            name = pin_name(distribution_of(module, fw, config.envs))
+            name = pin_name(distribution_of(module, fw, book.envs))
             if name in shared:
                 lowest = min((p[name] for p in pins.values() if name in p), key=Version)
                 base[name] = Requirement(name, lowest)
@@ -165,16 +165,16 @@ def package_spec(config: BookConfig, tabs: tuple[str, ...] = ()) -> PackageSpec:
                 base.setdefault(name, Requirement(name))
         extras[fw] = tuple(own)
         extra_modules[fw] = frozenset(own_modules)
-    init = config.root / folder / "__init__.py"
+    init = book.root / folder / "__init__.py"
     if init.is_file():
         sources.append(init.read_text(encoding="utf-8"))
     declared = [*base.values(), *(r for own in extras.values() for r in own)]
     return PackageSpec(
         name=folder.name,
-        version=config.project.release,
-        source=config.root / folder,
+        version=book.project.release,
+        source=book.root / folder,
         modules=modules,
-        requires_python=_python_floor(sources, _python_floor_of_pins(pins, declared, config.envs)),
+        requires_python=_python_floor(sources, _python_floor_of_pins(pins, declared, book.envs)),
         dependencies=tuple(base[n] for n in sorted(base)),
         extras=extras,
         extra_modules=extra_modules,

@@ -15,6 +15,7 @@ from contextlib import suppress
 from dataclasses import dataclass
 from functools import partial
 
+from polybook.config import Book as BookInfo
 from polybook.config import BookConfig
 from polybook.diagnostics import Diagnostic, PolybookError, Reporter
 from polybook.library.extract import (
@@ -45,7 +46,7 @@ class FrameworkSaves:
     save_error: Diagnostic | None = None  # a #@save mark is wrong: this library fails
 
 
-def page_saves(config: BookConfig, tabs: Sequence[str], doc: Document) -> PageSaves:
+def page_saves(info: BookInfo, tabs: Sequence[str], doc: Document) -> PageSaves:
     """What ``doc`` gives each framework's library (its blocks' ``notebook`` is 0)."""
     found: PageSaves = {}
     # Only a cell with a mark or a branch can fail to split, or save: most cells need no look.
@@ -60,8 +61,8 @@ def page_saves(config: BookConfig, tabs: Sequence[str], doc: Document) -> PageSa
     for name in tabs:
         cells = [cell for cell in marked if name in cell.frameworks]
         try:
-            fw = config.framework(name)
-            split = [tuple(cell_lines(cell, fw, doc.path, config.build.tabs)[0]) for cell in cells]
+            fw = info.framework(name)
+            split = [tuple(cell_lines(cell, fw, doc.path, info.tabs)[0]) for cell in cells]
         except PolybookError as err:
             found[name] = FrameworkSaves(split_error=err.diagnostic)
             continue
@@ -98,7 +99,8 @@ def read_saves(
     (as :func:`~polybook.source.split.split_book` reports them). Raises
     :class:`~polybook.source.book.BookInvalid` as :func:`~polybook.source.book.load_book`
     does."""
-    book, pages = read_book(config, reporter, lambda doc: page_saves(config, tabs, doc))
+    info = config.book
+    book, pages = read_book(config, reporter, lambda doc: page_saves(info, tabs, doc))
     in_order = [pages[doc.path] for doc in book.documents]
     for page in in_order:
         for name in tabs:

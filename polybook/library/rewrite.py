@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from polybook.config import CONFIG_FILE, BookConfig
+from polybook.config import CONFIG_FILE, Book
 from polybook.config.model import LibraryAliases
 from polybook.diagnostics import Location, Reporter
 from polybook.library.aliases import alias_entries, entries
@@ -142,8 +142,8 @@ def rewriter(aliases: LibraryAliases, section: str, reporter: Reporter) -> Rewri
     return Rewriter(aliases.lib_name, simple, fluent, tuple(reverse))
 
 
-def rewriters(config: BookConfig, tabs: Sequence[str], reporter: Reporter) -> dict[str, Rewriter]:
-    return {fw: rewriter(config.library_for(fw).aliases, f"library-{fw}", reporter) for fw in tabs}
+def rewriters(book: Book, tabs: Sequence[str], reporter: Reporter) -> dict[str, Rewriter]:
+    return {fw: rewriter(book.library_for(fw).aliases, f"library-{fw}", reporter) for fw in tabs}
 
 
 def rewrite_notebook(nb: NotebookNode, rewrite: Rewriter) -> NotebookNode:
@@ -162,9 +162,9 @@ def rewrite_notebook(nb: NotebookNode, rewrite: Rewriter) -> NotebookNode:
     return nb
 
 
-def rewrite_notebooks(config: BookConfig, notebooks: Notebooks, reporter: Reporter) -> Notebooks:
+def rewrite_notebooks(book: Book, notebooks: Notebooks, reporter: Reporter) -> Notebooks:
     """Each framework's notebooks with its aliases replaced (see the module's text)."""
-    found = rewriters(config, tuple(notebooks), reporter)
+    found = rewriters(book, tuple(notebooks), reporter)
     return {
         fw: [(path, rewrite_notebook(nb, found[fw])) for path, nb in nbs] if found[fw] else nbs
         for fw, nbs in notebooks.items()

@@ -11,7 +11,9 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from polybook.config import Book as BookInfo
 from polybook.config import BookConfig, key_location
+from polybook.config.schema import LibrarySection
 from polybook.diagnostics import PolybookError, Reporter
 from polybook.fsutil import remove_stale_temps, write_atomic
 from polybook.library.aliases import with_aliases
@@ -49,39 +51,46 @@ class Library:
         return self.sources.tabs
 
 
-def write_libraries(config: BookConfig, libraries: Blocks, reporter: Reporter) -> Blocks:
+def write_libraries(
+    info: BookInfo, library: LibrarySection, libraries: Blocks, reporter: Reporter
+) -> Blocks:
     """Write the libraries extracted without errors (the others keep their last good file),
-    with the aliases the config adds; returns what was written."""
-    libraries = with_aliases(config, libraries, reporter)
+    with the aliases the config adds; returns what was written. A name some libraries
+    define and others lack is warned of, unless ``library.framework_specific`` names it."""
+    libraries = with_aliases(info, libraries, reporter)
     for fw, blocks in libraries.items():
-        target = config.root / config.library_for(fw).lib_file
-        if not config.confinement.holds(target):  # behind check_config_files
-            where = key_location(config.root, f"library-{fw}", "lib_file")
+        target = info.root / info.library_for(fw).lib_file
+        if not info.confinement.holds(target):  # behind check_config_files
+            where = key_location(info.root, f"library-{fw}", "lib_file")
             message = f"[library-{fw}] lib_file: {target} is outside the book: not written"
             reporter.error(PolybookError(where, message, "source.outside"))
             continue
         remove_stale_temps(target.parent)
-        text = library_text(blocks, config.framework(fw).display_name)
+        text = library_text(blocks, info.framework(fw).display_name)
         if write_atomic(target, text):
-            logger.info("wrote %s (%d blocks)", target.relative_to(config.root), len(blocks))
-    check_parity(libraries, config.library.framework_specific, reporter)
+            logger.info("wrote %s (%d blocks)", target.relative_to(info.root), len(blocks))
+    check_parity(libraries, library.framework_specific, reporter)
     return libraries
 
 
 def build_library(
-    sources: Sources, config: BookConfig, reporter: Reporter, write: bool = True
+    sources: Sources,
+    info: BookInfo,
+    library: LibrarySection,
+    reporter: Reporter,
+    write: bool = True,
 ) -> Library | None:
     """The library of ``sources``' notebooks, written unless ``write`` is False; None where
     its code fails (the errors are in ``reporter``)."""
-    found = extract_libraries(sources.notebooks, reporter, borrowing(config, sources.book))
+    found = extract_libraries(sources.notebooks, reporter, borrowing(info, sources.book))
     if write:
-        blocks = write_libraries(config, found, reporter)
+        blocks = write_libraries(info, library, found, reporter)
     else:
-        blocks = with_aliases(config, found, reporter)
+        blocks = with_aliases(info, found, reporter)
     if reporter.errors:
         return None
     # What readers see and run: the library keeps the code as saved (it defines the aliases).
-    return Library(sources, blocks, rewrite_notebooks(config, sources.notebooks, reporter))
+    return Library(sources, blocks, rewrite_notebooks(info, sources.notebooks, reporter))
 
 
 @dataclass(frozen=True)
@@ -99,7 +108,8 @@ def read_pages(
     """The pages parsed and their saved code cut out, in the processes that parse them
     (``build lib``, ``build dist``: no notebooks are made); None where a page does not parse
     or a cell does not split (the errors are in ``reporter``)."""
-    check_config_files(config, reporter)  # a library file outside the book, before any
+    # A library file outside the book, before any:
+    check_config_files(config.book, config.build.sphinx_extensions, reporter)
     if reporter.errors:
         return None
     try:
@@ -110,12 +120,12 @@ def read_pages(
 
 
 def library_of_pages(
-    pages: PageSavesRead, config: BookConfig, reporter: Reporter
+    pages: PageSavesRead, info: BookInfo, library: LibrarySection, reporter: Reporter
 ) -> Library | None:
     """The library of :func:`read_pages`' saves, written; None where its code fails."""
-    merge = borrowing(config, pages.book)
+    merge = borrowing(info, pages.book)
     found = libraries_from_pages(pages.saves, pages.request.tabs, reporter, merge)
-    blocks = write_libraries(config, found, reporter)
+    blocks = write_libraries(info, library, found, reporter)
     if reporter.errors:
         return None
     return Library(Sources(pages.book, {}, pages.request), blocks, {})

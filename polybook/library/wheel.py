@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 
 from packaging.version import InvalidVersion, Version
 
-from polybook.config import BookConfig
-from polybook.config.schema import LibrarySection
+from polybook.config import Book
+from polybook.config.schema import LibrarySection, ProjectSection
 from polybook.config.schema.key import DIST_NAME
 from polybook.diagnostics import Location, PolybookError, Reporter
 from polybook.fsutil import write_atomic
@@ -51,7 +51,7 @@ def _toml_list(items: list[str]) -> str:
     return "[" + ", ".join(json.dumps(i) for i in items) + "]"
 
 
-def pyproject(spec: PackageSpec, config: BookConfig) -> str:
+def pyproject(spec: PackageSpec, project: ProjectSection, library: LibrarySection) -> str:
     """The generated ``pyproject.toml`` (hatchling, no framework as a hard dependency)."""
     first = f"{spec.extra_name(next(iter(spec.modules)))} as d2l"
     lines = [
@@ -60,17 +60,15 @@ def pyproject(spec: PackageSpec, config: BookConfig) -> str:
         'build-backend = "hatchling.build"',
         "",
         "[project]",
-        f"name = {json.dumps(distribution(config.library, spec.name))}",
+        f"name = {json.dumps(distribution(library, spec.name))}",
         f"version = {json.dumps(spec.version)}",
         "description = "
-        + json.dumps(
-            f"The library of the book {config.project.title}: from {spec.name} import {first}"
-        ),
+        + json.dumps(f"The library of the book {project.title}: from {spec.name} import {first}"),
         f"requires-python = {json.dumps(spec.requires_python)}",
         f"dependencies = {_toml_list([r.at_least for r in spec.dependencies])}",
     ]
-    if config.project.author:
-        lines.append(f"authors = [{{name = {json.dumps(config.project.author)}}}]")
+    if project.author:
+        lines.append(f"authors = [{{name = {json.dumps(project.author)}}}]")
     lines += ["", "[project.optional-dependencies]"]
     for fw, requirements in spec.extras.items():
         lines.append(f"{spec.extra_name(fw)} = {_toml_list([r.at_least for r in requirements])}")
@@ -78,7 +76,9 @@ def pyproject(spec: PackageSpec, config: BookConfig) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _stage(spec: PackageSpec, config: BookConfig, folder: Path) -> None:
+def _stage(
+    spec: PackageSpec, project: ProjectSection, library: LibrarySection, folder: Path
+) -> None:
     """The package's source tree: the generated pyproject and the library's modules."""
     package = folder / spec.name
     package.mkdir(parents=True)
@@ -86,35 +86,38 @@ def _stage(spec: PackageSpec, config: BookConfig, folder: Path) -> None:
     (package / "__init__.py").write_bytes(init.read_bytes() if init.is_file() else b"")
     for module in spec.modules.values():
         shutil.copyfile(spec.source / module, package / module)
-    (folder / "pyproject.toml").write_text(pyproject(spec, config), encoding="utf-8")
+    (folder / "pyproject.toml").write_text(pyproject(spec, project, library), encoding="utf-8")
 
 
-def build_dist(library: Library, config: BookConfig, reporter: Reporter) -> list[Path]:
+def build_dist(
+    library: Library, book: Book, section: LibrarySection, reporter: Reporter
+) -> list[Path]:
     """The library's package, as :func:`write_dist` builds it from the files the library
-    stage wrote; an error is reported and nothing is written."""
+    stage wrote (``section``: the book's ``[library]``); an error is reported and nothing
+    is written."""
     try:
-        return write_dist(config, reporter)
+        return write_dist(book, section, reporter)
     except PolybookError as err:
         reporter.error(err)
         return []
 
 
-def write_dist(config: BookConfig, reporter: Reporter) -> list[Path]:
+def write_dist(book: Book, library: LibrarySection, reporter: Reporter) -> list[Path]:
     """Build ``_build/dist/<name>-<release>.tar.gz`` and its wheel; returns their paths.
 
     Built without isolation (the backend is in polybook's own environment), so nothing is
     downloaded; ``SOURCE_DATE_EPOCH`` makes an unchanged library give identical files.
     """
-    if not config.project.release:
+    if not book.project.release:
         where = Location("config.ini")
         message = "[project] release is empty: it is the version of the package"
         raise PolybookError(where, message, "dist")
-    spec = package_spec(config)
-    out = config.layout.dist
+    spec = package_spec(book)
+    out = book.layout.dist
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=out, prefix=".build-") as work:
         source, built = Path(work) / "src", Path(work) / "out"
-        _stage(spec, config, source)
+        _stage(spec, book.project, library, source)
         command = [sys.executable, "-m", "build", "--no-isolation", "--sdist", "--wheel"]
         environ = {**os.environ, "SOURCE_DATE_EPOCH": "315532800"}  # 1980, zip's least
         done = subprocess.run(
@@ -133,7 +136,7 @@ def write_dist(config: BookConfig, reporter: Reporter) -> list[Path]:
             target = out / artifact.name
             write_atomic(target, artifact.read_bytes())
             written.append(target)
-    escaped = wheel_name(distribution(config.library, spec.name), "0").partition("-")[0]
+    escaped = wheel_name(distribution(library, spec.name), "0").partition("-")[0]
     for old in [*out.glob(f"{escaped}-*.whl"), *out.glob(f"{escaped}-*.tar.gz")]:
         if old not in written:
             old.unlink()
@@ -151,33 +154,31 @@ def _unpinned(spec: PackageSpec) -> list[str]:
     ]
 
 
-def _inputs_digest(spec: PackageSpec, config: BookConfig) -> str:
+def _inputs_digest(spec: PackageSpec, project: ProjectSection, library: LibrarySection) -> str:
     """What the package's files are made from: its pyproject and its modules."""
-    digest = hashlib.sha256(pyproject(spec, config).encode())
+    digest = hashlib.sha256(pyproject(spec, project, library).encode())
     for name in ["__init__.py", *spec.modules.values()]:
         path = spec.source / name
         digest.update(name.encode() + b"\0" + (path.read_bytes() if path.is_file() else b""))
     return digest.hexdigest()
 
 
-def current_wheel(config: BookConfig, reporter: Reporter) -> Path | None:
+def current_wheel(book: Book, library: LibrarySection, reporter: Reporter) -> Path | None:
     """The library's wheel in ``_build/dist``, built again only when its pyproject or its
     modules changed since it was; None without ``[project] release`` (nothing to version
     it by) or where it cannot be built (reported as a warning: the book builds on)."""
-    if not config.project.release:
+    if not book.project.release:
         return None
     try:
-        spec = package_spec(config)
-        target = config.layout.dist / wheel_name(
-            distribution(config.library, spec.name), spec.version
-        )
-        stamp = config.layout.dist_stamp
-        digest = _inputs_digest(spec, config)
+        spec = package_spec(book)
+        target = book.layout.dist / wheel_name(distribution(library, spec.name), spec.version)
+        stamp = book.layout.dist_stamp
+        digest = _inputs_digest(spec, book.project, library)
         if target.is_file() and stamp.is_file() and stamp.read_text() == digest:
             return target
-        write_dist(config, reporter)
+        write_dist(book, library, reporter)
         if not target.is_file():
-            raise PolybookError(Location(str(config.layout.dist)), f"no {target.name}", "dist")
+            raise PolybookError(Location(str(book.layout.dist)), f"no {target.name}", "dist")
     except PolybookError as err:
         message = f"the library's wheel is not published: {err.diagnostic.message}"
         reporter.warn(err.location, message, "dist")

@@ -144,9 +144,9 @@ def write_notebooks(
         reporter.warn(Location("config.ini"), message, "notebooks.release")
     info, repos = config.book, Repositories(config.colab, config.sagemaker)
     settings = InstallSettings(config.library, config.project, config.html, repos)
-    spec = package_spec(config, tabs)
+    spec = package_spec(config.book, tabs)
     check_install(settings, spec, tabs, reporter)
-    wheel = current_wheel(config, reporter)
+    wheel = current_wheel(config.book, config.library, reporter)
     _publish(config.layout, wheel)
     found = resource_files(config.book, config.build.resources)
     resources = {k: p.read_bytes() for k, p in found.items()}
@@ -154,7 +154,7 @@ def write_notebooks(
         base = report.folder / fw
         keep: set[Path] = set()
         pages = {page: nb for (page, f), nb in executed.items() if f == fw}
-        refs = book_readable(config, book, fw) if book is not None else None
+        refs = book_readable(config.project, config.pdf, book, fw) if book is not None else None
         for variant in REGISTRY.values():
             folder = base / variant.folder if variant.folder else base
             kernelspec = variant.kernelspec(info, repos, fw)

@@ -54,11 +54,11 @@ def _library(request: BuildRequest, config: BookConfig, reporter: Reporter) -> L
         pages = read_pages(request.sources, config, reporter)
         if pages is None:
             return "source"
-        return library_of_pages(pages, config, reporter) or "library"
+        return library_of_pages(pages, config.book, config.library, reporter) or "library"
     sources = read_sources(request.sources, config, reporter)
     if sources is None or reporter.errors:
         return "source"
-    return build_library(sources, config, reporter) or "library"
+    return build_library(sources, config.book, config.library, reporter) or "library"
 
 
 def run_build(

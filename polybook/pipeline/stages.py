@@ -22,7 +22,7 @@ def _dist_writes(layout: Layout, tabs: tuple[str, ...]) -> list[Path]:
 def _build_dist(made: Made, config: BookConfig, reporter: Reporter) -> bool:
     from polybook.library.wheel import build_dist
 
-    for path in build_dist(made.library, config, reporter):
+    for path in build_dist(made.library, config.book, config.library, reporter):
         logger.info("wrote %s", path.relative_to(config.root))
     return not reporter.errors
 

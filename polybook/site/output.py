@@ -67,7 +67,7 @@ class _SiteRun:
         from polybook.site.stage import build_site
 
         def wheel(found: Reporter) -> Path | None:
-            return current_wheel(config, found)
+            return current_wheel(config.book, config.library, found)
 
         site = build_site(made.executed, site_sections(config), reporter, wheel, self.early)
         logger.info("site written to %s", site.index)

@@ -23,7 +23,9 @@ def _build(made: Made, config: BookConfig, reporter: Reporter) -> bool:
 
     executed = made.executed
     source = executed.library.book
-    readables = {fw: book_readable(config, source, fw) for fw in executed.library.tabs}
+    readables = {
+        fw: book_readable(config.project, config.pdf, source, fw) for fw in executed.library.tabs
+    }
     made_slides = build_slides(
         executed, config.book, config.slides, config.build.output_limit, readables, reporter
     )

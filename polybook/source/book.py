@@ -8,10 +8,12 @@ import posixpath
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from functools import partial
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import TypeVar
 
+from polybook.config import Book as BookInfo
 from polybook.config import BookConfig
+from polybook.config.schema import BuildSection
 from polybook.diagnostics import Diagnostic, Location, PolybookError, Reporter
 from polybook.parallel import map_pages
 from polybook.source.model import Block, Document, Toc
@@ -34,20 +36,21 @@ class Book:
     ``outside``: pages the toc names that this build leaves out (``[build] notebooks``).
     """
 
-    config: BookConfig
+    config: BookConfig  # carried to the stages that take the book (the render core's)
     documents: tuple[Document, ...]
     outside: tuple[str, ...] = ()
 
 
-def source_files(config: BookConfig) -> list[str]:
-    """Pages matched by ``[build] notebooks`` less ``exclusions``, relative POSIX paths."""
+def source_files(root: Path, build: BuildSection) -> list[str]:
+    """Pages under ``root`` matched by ``[build] notebooks`` less ``exclusions``, relative
+    POSIX paths."""
     found: set[str] = set()
-    for pattern in config.build.notebooks:
-        for path in config.root.glob(pattern):
-            rel = path.relative_to(config.root).as_posix()
+    for pattern in build.notebooks:
+        for path in root.glob(pattern):
+            rel = path.relative_to(root).as_posix()
             if rel.startswith(("_build/", ".")) or not path.is_file():
                 continue
-            if not any(fnmatch.fnmatch(rel, ex) for ex in config.build.exclusions):
+            if not any(fnmatch.fnmatch(rel, ex) for ex in build.exclusions):
                 found.add(rel)
     return sorted(found)
 
@@ -111,19 +114,19 @@ def decode_page(data: bytes, rel: str, reporter: Reporter) -> str:
     return text
 
 
-def _read(config: BookConfig, rel: str, reporter: Reporter) -> Document | None:
+def _read(info: BookInfo, rel: str, reporter: Reporter) -> Document | None:
     """One page parsed, or None when it cannot be (the error is reported)."""
-    if not config.confinement.holds(config.root / rel):
-        message = f"the page is a link to {(config.root / rel).resolve()}, outside the book"
+    if not info.confinement.holds(info.root / rel):
+        message = f"the page is a link to {(info.root / rel).resolve()}, outside the book"
         reporter.error(PolybookError(Location(rel), message, "source.outside"))
         return None
     try:
-        data = (config.root / rel).read_bytes()
+        data = (info.root / rel).read_bytes()
     except OSError as exc:
         reporter.error(PolybookError(Location(rel), f"cannot read: {exc.strerror}", "source.read"))
         return None
     try:
-        doc = parse(decode_page(data, rel, reporter), rel, config.build.tabs)
+        doc = parse(decode_page(data, rel, reporter), rel, info.tabs)
     except PolybookError as err:
         reporter.error(err)
         return None
@@ -133,12 +136,12 @@ def _read(config: BookConfig, rel: str, reporter: Reporter) -> Document | None:
 
 
 def _read_alone(
-    config: BookConfig, derive: Callable[[Document], Derived], rel: str
+    info: BookInfo, derive: Callable[[Document], Derived], rel: str
 ) -> tuple[tuple[Document, Derived] | None, list[Diagnostic]]:
     """One page parsed and what ``derive`` makes of it (None if it does not parse), with
     what parsing it reported (in a worker: the parent reports)."""
     found = Reporter(quiet=True)
-    doc = _read(config, rel, found)
+    doc = _read(info, rel, found)
     return (doc, derive(doc)) if doc is not None else None, found.diagnostics
 
 
@@ -160,11 +163,11 @@ def read_book(
     """As :func:`load_book`, and ``derive(page)`` of each page, by path: computed where the
     page is parsed (a worker process, for a large book), so that work is shared out too.
     ``derive`` must not report: it returns what it finds."""
-    files = source_files(config)
+    files = source_files(config.root, config.build)
     errors = len(reporter.errors)
     parsed: dict[str, Document] = {}
     derived: dict[str, Derived] = {}
-    read = map_pages(partial(_read_alone, config, derive), files)
+    read = map_pages(partial(_read_alone, config.book, derive), files)
     for rel, (page, found) in zip(files, read, strict=True):
         reporter.forward(found)
         if page is not None:
@@ -202,11 +205,11 @@ def read_book(
         if rel not in seen:
             reporter.warn(Location(rel), "page is in no toc", "toc")
             order.append(rel)
-    _note_dropped(config, parsed.values())
+    _note_dropped(config.build.tabs, parsed.values())
     return Book(config, tuple(parsed[p] for p in order), tuple(outside)), derived
 
 
-def _note_dropped(config: BookConfig, documents: Iterable[Document]) -> None:
+def _note_dropped(tabs: tuple[str, ...], documents: Iterable[Document]) -> None:
     """One note for the book: the frameworks its cells and prose name that it does not
     build (``[build] tabs``), whose blocks are left out."""
     pages: dict[str, int] = {}
@@ -215,7 +218,8 @@ def _note_dropped(config: BookConfig, documents: Iterable[Document]) -> None:
             pages[name] = pages.get(name, 0) + 1
     if pages:
         named = ", ".join(f"{name} ({n} pages)" for name, n in sorted(pages.items()))
-        tabs = ", ".join(config.build.tabs)
         logger.info(
-            "left out the cells and prose of frameworks not in [build] tabs (%s): %s", tabs, named
+            "left out the cells and prose of frameworks not in [build] tabs (%s): %s",
+            ", ".join(tabs),
+            named,
         )

@@ -20,7 +20,8 @@ from pathlib import Path, PurePosixPath
 
 from markdown_it import MarkdownIt
 
-from polybook.config import BookConfig, key_location
+from polybook.config import Book as BookInfo
+from polybook.config import key_location
 from polybook.config.named import configured_files
 from polybook.confine import Confinement, Outside, allowed_hint, is_url
 from polybook.diagnostics import Location, PolybookError, Reporter
@@ -194,13 +195,14 @@ def check_pages(book: Book, confinement: Confinement, reporter: Reporter) -> Non
                         pending.append((shown, target.parent, _included_files(target)))
 
 
-def check_config_files(config: BookConfig, reporter: Reporter) -> None:
+def check_config_files(info: BookInfo, extensions: tuple[str, ...], reporter: Reporter) -> None:
     """Each file the configuration names (every key of the schema whose values name files,
     in every section), and each file in the folders copied into the outputs (resources,
-    ``static/``), lies in the book or an allowed folder."""
-    confinement = config.confinement
-    copied = [config.root / "static"]
-    for named in configured_files(config.root):
+    ``static/``), lies in the book or an allowed folder; and the book's own ``extensions``
+    are allowed (:func:`check_extensions`)."""
+    confinement = info.confinement
+    copied = [info.root / "static"]
+    for named in configured_files(info.root):
         try:
             confinement.check(named.path, str(named.path))
         except Outside as why:
@@ -209,7 +211,7 @@ def check_config_files(config: BookConfig, reporter: Reporter) -> None:
             continue
         if named.key == "resources":
             copied.append(named.path)
-    check_extensions(config, reporter)
+    check_extensions(info, extensions, reporter)
     for folder in copied:
         for link in confinement.links_out(folder) if folder.is_dir() else ():
             where = Location(confinement.relative(link))
@@ -217,16 +219,16 @@ def check_config_files(config: BookConfig, reporter: Reporter) -> None:
             reporter.error(PolybookError(where, message, SUBTYPE))
 
 
-def check_extensions(config: BookConfig, reporter: Reporter) -> None:
-    """A ``[build] sphinx_extensions`` module of the book's own is imported by Sphinx: it
-    runs the book's code, refused when the build executes none (``eval_notebook`` off,
-    ``--executor none``)."""
-    if config.runs_book_code:
+def check_extensions(info: BookInfo, extensions: tuple[str, ...], reporter: Reporter) -> None:
+    """A ``[build] sphinx_extensions`` module (of ``extensions``) of the book's own is
+    imported by Sphinx: it runs the book's code, refused when the build executes none
+    (``eval_notebook`` off, ``--executor none``)."""
+    if info.runs_book_code:
         return
-    for name in config.build.sphinx_extensions:
+    for name in extensions:
         top = name.split(".")[0]
-        if (config.root / f"{top}.py").is_file() or (config.root / top).is_dir():
-            where = key_location(config.root, "build", "sphinx_extensions")
+        if (info.root / f"{top}.py").is_file() or (info.root / top).is_dir():
+            where = key_location(info.root, "build", "sphinx_extensions")
             message = (
                 f"[build] sphinx_extensions: {name!r} is a module of the book: Sphinx would run"
                 " it, and this build executes nothing of the book (eval_notebook off or"

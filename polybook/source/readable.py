@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from polybook.config import BookConfig
+from polybook.config.schema import PdfSection, ProjectSection
 from polybook.source.book import Book
 from polybook.source.numbering import Target, numbering
 
@@ -139,9 +139,8 @@ def site_link(site_url: str, framework: str) -> Link:
     return link
 
 
-def book_readable(config: BookConfig, book: Book, framework: str) -> Readable:
-    """The references of ``book`` as ``framework``'s readers read them outside the site."""
-    bib = Path(config.pdf.bibfile) if config.pdf.bibfile else None
-    return Readable(
-        numbering(book), read_citations(bib), site_link(config.project.site_url, framework)
-    )
+def book_readable(project: ProjectSection, pdf: PdfSection, book: Book, framework: str) -> Readable:
+    """The references of ``book`` as ``framework``'s readers read them outside the site
+    (citations from ``[pdf] bibfile``, links to ``[project] site_url``)."""
+    bib = Path(pdf.bibfile) if pdf.bibfile else None
+    return Readable(numbering(book), read_citations(bib), site_link(project.site_url, framework))

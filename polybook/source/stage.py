@@ -33,7 +33,7 @@ def read_sources(request: SourceRequest, config: BookConfig, reporter: Reporter)
     """Parse and split the book; None where a page does not parse (the errors are in
     ``reporter``, which also holds any cell that does not split, and each file the book
     names outside it)."""
-    check_config_files(config, reporter)
+    check_config_files(config.book, config.build.sphinx_extensions, reporter)
     check_frozen(config.root, reporter)  # what _freeze/ names, before it is read
     try:
         book = load_book(config, reporter)
