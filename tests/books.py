@@ -39,7 +39,7 @@ from polybook.meta import (
     set_notebook_meta,
 )
 from polybook.nb import Notebooks, new_code_cell, new_notebook, writes
-from polybook.source.book import load_book
+from polybook.source.book import ParsedBook, load_book
 from polybook.source.slide_marks import read_slide_marks
 from polybook.source.split import split_book
 
@@ -53,6 +53,11 @@ FENCE = "`" * 3
 SHIPPED_FILES = ("config.ini", "index.md", "d2l.bib")
 SHIPPED_FOLDERS = ("chapter_builders-guide", "img", "d2l", "static")
 ONE_TAB = "[build]\ntabs = pytorch\n"
+
+
+def load_parsed(config: BookConfig, reporter: Reporter) -> ParsedBook:
+    """The pages of ``config``'s book, parsed in book order (as the source stage reads them)."""
+    return load_book(config.book, config.build, reporter)
 
 
 def copy_fixture(target: Path, name: str = "book") -> Path:
@@ -214,7 +219,7 @@ def build(root: Path, target: str = "html", *options: str) -> int:
 def libraries(root: Path, reporter: Reporter) -> tuple[Notebooks, dict[str, list[SavedBlock]]]:
     """The book's notebooks, and its libraries, written as a build writes them."""
     config = load_config(root)
-    book = load_book(config, reporter)
+    book = load_book(config.book, config.build, reporter)
     notebooks = split_book(book, config.build.tabs, reporter)
     found = extract_libraries(notebooks, reporter)
     return notebooks, write_libraries(config.book, config.library, found, reporter)

@@ -166,7 +166,7 @@ def test_outputs_from_a_bigger_host_are_shown_with_their_provenance(tmp_path: Pa
     root = copy_book(tmp_path / "book")
     config = load_config(root)
     reporter = Reporter()
-    book = load_book(config, reporter)
+    book = load_book(config.book, config.build, reporter)
     notebooks = split_book(book, ("pytorch",), reporter)
     found = extract_libraries(notebooks, reporter)
     libraries = write_libraries(config.book, config.library, found, reporter)

@@ -27,7 +27,7 @@ pytestmark = pytest.mark.slow
 def evaluate(root: Path) -> EvalReport:
     config = load_config(root)
     reporter = Reporter()
-    book = load_book(config, reporter)
+    book = load_book(config.book, config.build, reporter)
     notebooks = split_book(book, config.build.tabs, reporter)
     found = extract_libraries(notebooks, reporter)
     libraries = write_libraries(config.book, config.library, found, reporter)

@@ -169,7 +169,7 @@ def test_a_book_built_for_fewer_frameworks_leaves_the_others_out(
     config = load_config(root)
     reporter = Reporter(quiet=True)
     with caplog.at_level(logging.INFO, logger="polybook"):
-        book = load_book(config, reporter)
+        book = load_book(config.book, config.build, reporter)
     assert reporter.diagnostics == []
     page = next(d for d in book.documents if d.path == "one.md")
     cells = [b for b in page.blocks if isinstance(b, CodeCell)]
@@ -189,7 +189,7 @@ def test_a_book_built_for_fewer_frameworks_leaves_the_others_out(
     (root / "two.md").write_text("# two\n\n" + code("%%tab pytroch", "x = 1"))
     reporter = Reporter(quiet=True)
     with pytest.raises(Exception):  # noqa: B017  # BookInvalid
-        load_book(config, reporter)
+        load_book(config.book, config.build, reporter)
     assert [str(d) for d in reporter.errors] == [
         "two.md:4: %%tab names unknown framework 'pytroch'; did you mean 'pytorch'?"
         " (book tabs: pytorch) [polybook.parse.tab]"

@@ -67,13 +67,13 @@ def _libraries(root: Path) -> dict[str, str]:
     """Each framework's library text, made through notebooks and from cells: the same."""
     config = load_config(root)
     reporter = Reporter()
-    book = load_book(config, reporter)
+    book = load_book(config.book, config.build, reporter)
     through = extract_libraries(
         split_book(book, config.build.tabs, reporter, check=False), reporter
     )
     said = reporter.diagnostics.copy()
     reporter.diagnostics.clear()
-    book_too, saves = read_saves(config, config.build.tabs, reporter)
+    book_too, saves = read_saves(config.book, config.build, config.build.tabs, reporter)
     direct = libraries_from_pages(saves, config.build.tabs, reporter)
     assert book_too == book
     assert reporter.diagnostics == said  # the same warnings, in the same order
@@ -98,9 +98,9 @@ def test_pages_read_at_once_are_the_pages_read_one_by_one(
     root = tmp_path / "book"
     write_book(root, 2 * parallel.MIN_ITEMS)
     config = load_config(root)
-    together = load_book(config, Reporter())
+    together = load_book(config.book, config.build, Reporter())
     monkeypatch.setattr(parallel, "MIN_ITEMS", 10**6)  # one by one, in this process
-    assert load_book(config, Reporter()) == together
+    assert load_book(config.book, config.build, Reporter()) == together
 
 
 def _append(page: Path, *cells: str) -> None:
@@ -128,11 +128,11 @@ def test_a_book_read_page_by_page_reports_what_its_notebooks_report(tmp_path: Pa
     _append(later, "%%tab tensorflow\ndef scale_c01s02(x):  #@save\n    return x")
     config = load_config(root)
     through = Reporter()
-    book = load_book(config, through)
+    book = load_book(config.book, config.build, through)
     notebooks = split_book(book, config.build.tabs, through, check=False)
     libraries = extract_libraries(notebooks, through)
     direct = Reporter()
-    _, saves = read_saves(config, config.build.tabs, direct)
+    _, saves = read_saves(config.book, config.build, config.build.tabs, direct)
     assert libraries_from_pages(saves, config.build.tabs, direct).keys() == libraries.keys()
     assert direct.diagnostics == through.diagnostics
     errors = [str(d) for d in direct.errors]

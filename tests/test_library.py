@@ -18,7 +18,7 @@ from polybook.source.split import split_book
 def _lib(root: Path) -> tuple[Reporter, dict[str, int]]:
     config = load_config(root)
     reporter = Reporter()
-    book = load_book(config, reporter)
+    book = load_book(config.book, config.build, reporter)
     libraries = write_libraries(
         config.book,
         config.library,

@@ -28,7 +28,7 @@ from polybook.notebooks.library_source import (
     LibrarySource,
     library_source,
 )
-from polybook.notebooks.output import install_settings
+from polybook.notebooks.output import install_settings, notebook_sections
 from polybook.notebooks.stage import write_notebooks
 from polybook.notebooks.variants import REGISTRY
 
@@ -181,7 +181,8 @@ def students(root: Path, section: str = "", **changes: object) -> Reporter:
         config = replace(config, **{section: changed})
     nb = executed_notebook("index.md", "pytorch", [("from d2l import torch as d2l", [])])
     reporter = Reporter()
-    write_notebooks(config, {("index.md", "pytorch"): nb}, ("pytorch",), reporter)
+    sections = notebook_sections(config)
+    write_notebooks(config.book, sections, {("index.md", "pytorch"): nb}, ("pytorch",), reporter)
     return reporter
 
 

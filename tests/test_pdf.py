@@ -316,7 +316,7 @@ def test_a_pdf_page_is_one_frameworks_with_plain_text_for_html_outputs(tmp_path:
     copy_fixture(root, "pdf_book")
     config = load_config(root)
     reporter = Reporter()
-    book = load_book(config, reporter)
+    book = load_book(config.book, config.build, reporter)
     executed = {
         (path, fw): nb
         for fw, nbs in split_book(book, config.build.tabs, reporter).items()
@@ -327,7 +327,9 @@ def test_a_pdf_page_is_one_frameworks_with_plain_text_for_html_outputs(tmp_path:
     html = {"text/html": "<table><tr><td>3</td></tr></table>", "text/plain": "3 rows"}
     cell.outputs = [{"output_type": "display_data", "data": html, "metadata": {}}]
     executed[("chap/layout.md", "pytorch")] = reads(writes(nb))
-    pages = {p.docname: p for p in pdf_pages(book, executed, "pytorch", reporter, [], 0, True)}
+    pages = {
+        p.docname: p for p in pdf_pages(book, executed, "pytorch", 10**6, reporter, [], 0, True)
+    }
     layout = pages["chap/layout"]
     cells = [c for group in layout.cells.values() for c in group["cells"]]
     assert [o["type"] for c in cells for o in c["outputs"]] == ["text"]

@@ -7,11 +7,10 @@ from pathlib import Path
 from polybook.config import load_config
 from polybook.diagnostics import Reporter
 from polybook.notebooks.student import _markdown
-from polybook.source.book import load_book
 from polybook.source.numbering import numbering
 from polybook.source.readable import Readable, read_citations
 
-from .books import FENCE, write_book
+from .books import FENCE, load_parsed, write_book
 
 INDEX = f"""# Book
 
@@ -86,7 +85,7 @@ def book(tmp_path: Path) -> Path:
 
 def test_labels_are_numbered_as_the_site_numbers_them(tmp_path: Path) -> None:
     root = book(tmp_path)
-    found = numbering(load_book(load_config(root), Reporter()))
+    found = numbering(load_parsed(load_config(root), Reporter()))
     shown = {label: (t.kind, t.number, t.page, t.anchor) for label, t in found.items()}
     assert shown == {
         "sec_preface": ("section", "", "preface", "sec-preface"),
@@ -108,7 +107,7 @@ def test_roles_read_as_text_linked_to_the_site_and_code_stays_as_written(
     tmp_path: Path,
 ) -> None:
     root = book(tmp_path)
-    targets = numbering(load_book(load_config(root), Reporter()))
+    targets = numbering(load_parsed(load_config(root), Reporter()))
     refs = Readable(
         targets,
         read_citations(root / "refs.bib"),
@@ -137,7 +136,7 @@ def test_roles_read_as_text_linked_to_the_site_and_code_stays_as_written(
 
 
 def test_a_notebook_cell_drops_rst_and_labels_and_reads_its_references(tmp_path: Path) -> None:
-    refs = Readable(numbering(load_book(load_config(book(tmp_path)), Reporter())))
+    refs = Readable(numbering(load_parsed(load_config(book(tmp_path)), Reporter())))
     cell = (
         "# First\n:label:`sec_first`\n\nSee :numref:`fig_two`.\n\n"
         f"{FENCE}eval_rst\n.. raw:: html\n   :file: front.html\n{FENCE}\n\nAfter."

@@ -126,7 +126,7 @@ def test_a_module_the_book_documents_itself_gets_no_second_api_page(tmp_path: Pa
     root = copy_book(tmp_path / "book", "d2lbook_book")
     config = load_config(root)
     reporter = Reporter()
-    book = load_book(config, reporter)
+    book = load_book(config.book, config.build, reporter)
     documented = documented_modules(book.documents)
     assert documented == {"json": "chapter_b/api", "d2l.torch": "chapter_b/api"}
     saved = "def numel(x):  #@save\n    return 1\n"

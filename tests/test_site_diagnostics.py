@@ -66,7 +66,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Reporter]:
     root = write_book(tmp_path_factory.mktemp("site") / "book", BOOK, CONFIG)
     config = load_config(root)
     reporter = Reporter()
-    book = load_book(config, reporter)
+    book = load_book(config.book, config.build, reporter)
     pages = [render_page(doc, {}, config.build.tabs, reporter) for doc in book.documents]
     write_site(site_sections(config), pages, reporter)
     return root, reporter
@@ -171,7 +171,7 @@ def build_book(root: Path) -> Build:
     reporter = Reporter()
     pages = [
         render_page(doc, {}, config.build.tabs, reporter)
-        for doc in load_book(config, reporter).documents
+        for doc in load_book(config.book, config.build, reporter).documents
     ]
     settings = site_settings(site_sections(config))
     Path(settings["log"]).unlink(missing_ok=True)

@@ -26,7 +26,7 @@ GOLDEN = FIXTURES / "slides_decks.golden"
 def decks() -> list[tuple[str, str, Deck | None]]:
     config = load_config(BOOK)
     reporter = Reporter()
-    book = load_book(config, reporter)
+    book = load_book(config.book, config.build, reporter)
     notebooks = split_book(book, config.build.tabs, reporter)
     assert not reporter.diagnostics, reporter.diagnostics
     made = []

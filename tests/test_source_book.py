@@ -8,18 +8,18 @@ import pytest
 
 from polybook.config import load_config
 from polybook.diagnostics import Reporter
-from polybook.source.book import Book, BookInvalid, load_book
+from polybook.source.book import BookInvalid, ParsedBook
 from polybook.source.model import CodeCell, Prose, TabProse, Toc
 
-from .books import write_book
+from .books import load_parsed, write_book
 
 FENCE = "`" * 3
 
 
-def load(root: Path) -> tuple[Book | None, Reporter]:
+def load(root: Path) -> tuple[ParsedBook | None, Reporter]:
     reporter = Reporter()
     try:
-        return load_book(load_config(root), reporter), reporter
+        return load_parsed(load_config(root), reporter), reporter
     except BookInvalid:
         return None, reporter
 

@@ -107,7 +107,9 @@ def rebuilds(root: Path) -> Rebuilds:
 
     config = load_config(root)
     reporter = Reporter()
-    notebooks = split_book(load_book(config, reporter), config.build.tabs, reporter)
+    notebooks = split_book(
+        load_book(config.book, config.build, reporter), config.build.tabs, reporter
+    )
     today: dict[tuple[str, str], int] = {}
     precise: dict[tuple[str, str], int] = {}
     for fw, blocks in extract_libraries(notebooks, reporter).items():

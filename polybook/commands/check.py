@@ -27,7 +27,7 @@ def check_book(config: BookConfig, tabs: tuple[str, ...], reporter: Reporter) ->
     check_config_files(config.book, config.build.sphinx_extensions, reporter)
     check_frozen(config.root, reporter)
     try:
-        book, saves = read_saves(config, tabs, reporter)
+        book, saves = read_saves(config.book, config.build, tabs, reporter)
     except BookInvalid:
         return
     found = libraries_from_pages(saves, tabs, reporter, borrowing(config.book, book))

@@ -97,7 +97,7 @@ def _side_build(request: UpgradeRequest, config: BookConfig, reporter: Reporter)
     extras = config.extra_requirements(request.tab)
     env = side_environment(config.book, extras, request)
     tabs = (request.tab,)  # the pages first: a page that does not read waits for nothing
-    sources = read_sources(SourceRequest(tabs, request.pages), config, reporter)
+    sources = read_sources(SourceRequest(tabs, request.pages), config.book, config.build, reporter)
     library = (
         build_library(sources, config.book, config.library, reporter, write=False)
         if sources

@@ -49,7 +49,7 @@ def _split(config: BookConfig, reporter: Reporter) -> Notebooks:
     from polybook.source.split import split_book
 
     try:
-        book = load_book(config, reporter)
+        book = load_book(config.book, config.build, reporter)
     except BookInvalid:
         message = f"the edition at {config.root} does not read: see its errors above"
         where = Location(str(config.root / "config.ini"))

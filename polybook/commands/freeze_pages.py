@@ -47,7 +47,7 @@ def freeze_pages(
 ) -> list[Path]:
     """Freeze the device-dependent notebooks of ``pages`` (None: every page); returns the
     entries written."""
-    sources = read_sources(SourceRequest(tabs), config, reporter)
+    sources = read_sources(SourceRequest(tabs), config.book, config.build, reporter)
     library = (
         build_library(sources, config.book, config.library, reporter, write=False)
         if sources

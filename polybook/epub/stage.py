@@ -97,17 +97,18 @@ def epub_config(
 
 def write_job_sources(
     job: EpubJob,
-    resources: Sequence[str],
+    build: BuildSection,
     pdf: PdfSection,
     executed: Executed,
     reporter: Reporter,
 ) -> None:
-    """The framework's pages, their cell data and outputs, the resources (``[build]
-    resources``) and the BibTeX file (``[pdf] bibfile``)."""
+    """The framework's pages, their cell data and outputs (cut at ``[build] output_limit``),
+    the resources (``[build] resources``) and the BibTeX file (``[pdf] bibfile``)."""
     pages = framework_pages(
         executed.library.book,
         executed.notebooks,
         job.framework,
+        build.output_limit,
         reporter,
         path_roots(job.book),
         devices.host_gpus(),
@@ -119,7 +120,7 @@ def write_job_sources(
         ]
         pages.append(references_page())
     srcdir = job.work / "src"
-    write_sources(job.book, resources, pages, srcdir)
+    write_sources(job.book, build.resources, pages, srcdir)
     write_atomic(srcdir / INDEX_FILE, "{}")  # no API pages in the epub
     bib = bibfile(pdf)
     if bib:
@@ -164,7 +165,7 @@ def build_epub(
             reporter.warn(Location(broken[0], 0, fw), STALE, "epub.stale")
             continue
         job = EpubJob(book, fw, executed.library.blocks)
-        write_job_sources(job, build.resources, pdf, executed, reporter)
+        write_job_sources(job, build, pdf, executed, reporter)
         jobs.append(job)
     workers = max(1, min(len(jobs), book.jobs))
     with ThreadPoolExecutor(max_workers=workers) as pool:

@@ -17,11 +17,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from polybook.config import Book as BookInfo
+from polybook.config import Book
 from polybook.library.extract import Merge
 from polybook.library.model import SavedBlock
 from polybook.library.syntax import statement_start
-from polybook.source.book import Book
+from polybook.source.book import ParsedBook
 
 PLACE = re.compile(r"^(\s*)# (\S+):(\d+)$")
 
@@ -122,7 +122,7 @@ class Borrow:
         return result
 
 
-def borrowing(info: BookInfo, book: Book) -> Merge | None:
+def borrowing(info: Book, book: ParsedBook) -> Merge | None:
     """What completes each framework's blocks in a build of part of ``book`` (the pages
     parsed); None for a build of the whole book, which takes nothing from the committed
     libraries."""

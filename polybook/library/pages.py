@@ -15,8 +15,8 @@ from contextlib import suppress
 from dataclasses import dataclass
 from functools import partial
 
-from polybook.config import Book as BookInfo
-from polybook.config import BookConfig
+from polybook.config import Book
+from polybook.config.schema import BuildSection
 from polybook.diagnostics import Diagnostic, PolybookError, Reporter
 from polybook.library.extract import (
     CompileError,
@@ -27,7 +27,7 @@ from polybook.library.extract import (
 )
 from polybook.library.model import SavedBlock, SourceCell
 from polybook.library.saves import source_blocks
-from polybook.source.book import Book, read_book
+from polybook.source.book import ParsedBook, read_book
 from polybook.source.marks import Line
 from polybook.source.model import CodeCell, Document
 from polybook.source.selected import SELECTED
@@ -46,7 +46,7 @@ class FrameworkSaves:
     save_error: Diagnostic | None = None  # a #@save mark is wrong: this library fails
 
 
-def page_saves(info: BookInfo, tabs: Sequence[str], doc: Document) -> PageSaves:
+def page_saves(info: Book, tabs: Sequence[str], doc: Document) -> PageSaves:
     """What ``doc`` gives each framework's library (its blocks' ``notebook`` is 0)."""
     found: PageSaves = {}
     # Only a cell with a mark or a branch can fail to split, or save: most cells need no look.
@@ -93,14 +93,13 @@ def _cell_blocks(lines: tuple[Line, ...], path: str, framework: str) -> tuple[Sa
 
 
 def read_saves(
-    config: BookConfig, tabs: Sequence[str], reporter: Reporter
-) -> tuple[Book, list[PageSaves]]:
+    info: Book, build: BuildSection, tabs: Sequence[str], reporter: Reporter
+) -> tuple[ParsedBook, list[PageSaves]]:
     """The book, and each page's saves in book order; cells that do not split are reported
     (as :func:`~polybook.source.split.split_book` reports them). Raises
     :class:`~polybook.source.book.BookInvalid` as :func:`~polybook.source.book.load_book`
     does."""
-    info = config.book
-    book, pages = read_book(config, reporter, lambda doc: page_saves(info, tabs, doc))
+    book, pages = read_book(info, build, reporter, lambda doc: page_saves(info, tabs, doc))
     in_order = [pages[doc.path] for doc in book.documents]
     for page in in_order:
         for name in tabs:

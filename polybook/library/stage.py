@@ -11,9 +11,8 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from polybook.config import Book as BookInfo
-from polybook.config import BookConfig, key_location
-from polybook.config.schema import LibrarySection
+from polybook.config import Book, key_location
+from polybook.config.schema import BuildSection, LibrarySection
 from polybook.diagnostics import PolybookError, Reporter
 from polybook.fsutil import remove_stale_temps, write_atomic
 from polybook.library.aliases import with_aliases
@@ -24,7 +23,7 @@ from polybook.library.model import SavedBlock
 from polybook.library.pages import PageSaves, libraries_from_pages, read_saves
 from polybook.library.rewrite import rewrite_notebooks
 from polybook.nb import Notebooks
-from polybook.source.book import Book, BookInvalid
+from polybook.source.book import BookInvalid, ParsedBook
 from polybook.source.files import check_config_files
 from polybook.source.model import SourceRequest
 from polybook.source.stage import Sources
@@ -43,7 +42,7 @@ class Library:
     notebooks: Notebooks
 
     @property
-    def book(self) -> Book:
+    def book(self) -> ParsedBook:
         return self.sources.book
 
     @property
@@ -52,7 +51,7 @@ class Library:
 
 
 def write_libraries(
-    info: BookInfo, library: LibrarySection, libraries: Blocks, reporter: Reporter
+    info: Book, library: LibrarySection, libraries: Blocks, reporter: Reporter
 ) -> Blocks:
     """Write the libraries extracted without errors (the others keep their last good file),
     with the aliases the config adds; returns what was written. A name some libraries
@@ -75,7 +74,7 @@ def write_libraries(
 
 def build_library(
     sources: Sources,
-    info: BookInfo,
+    info: Book,
     library: LibrarySection,
     reporter: Reporter,
     write: bool = True,
@@ -98,29 +97,29 @@ class PageSavesRead:
     """The book, and each page's saves in book order, read without notebooks."""
 
     request: SourceRequest
-    book: Book
+    book: ParsedBook
     saves: list[PageSaves]
 
 
 def read_pages(
-    request: SourceRequest, config: BookConfig, reporter: Reporter
+    request: SourceRequest, info: Book, build: BuildSection, reporter: Reporter
 ) -> PageSavesRead | None:
     """The pages parsed and their saved code cut out, in the processes that parse them
     (``build lib``, ``build dist``: no notebooks are made); None where a page does not parse
     or a cell does not split (the errors are in ``reporter``)."""
     # A library file outside the book, before any:
-    check_config_files(config.book, config.build.sphinx_extensions, reporter)
+    check_config_files(info, build.sphinx_extensions, reporter)
     if reporter.errors:
         return None
     try:
-        book, saves = read_saves(config, request.tabs, reporter)
+        book, saves = read_saves(info, build, request.tabs, reporter)
     except BookInvalid:
         return None
     return None if reporter.errors else PageSavesRead(request, book, saves)
 
 
 def library_of_pages(
-    pages: PageSavesRead, info: BookInfo, library: LibrarySection, reporter: Reporter
+    pages: PageSavesRead, info: Book, library: LibrarySection, reporter: Reporter
 ) -> Library | None:
     """The library of :func:`read_pages`' saves, written; None where its code fails."""
     merge = borrowing(info, pages.book)

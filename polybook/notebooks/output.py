@@ -10,6 +10,7 @@ from polybook.config import BookConfig
 from polybook.diagnostics import Reporter
 from polybook.layout import Layout
 from polybook.notebooks.library_source import InstallSettings
+from polybook.notebooks.sections import NotebookSections
 from polybook.notebooks.variants import Repositories
 from polybook.output import Made, Output
 
@@ -22,6 +23,11 @@ def install_settings(config: BookConfig) -> InstallSettings:
     return InstallSettings(config.library, config.project, config.html, repos)
 
 
+def notebook_sections(config: BookConfig) -> NotebookSections:
+    """What the students' notebooks read of ``config``."""
+    return NotebookSections(install_settings(config), config.pdf, config.build.resources)
+
+
 def _writes(layout: Layout, tabs: tuple[str, ...]) -> list[Path]:
     return [layout.notebooks]
 
@@ -29,7 +35,7 @@ def _writes(layout: Layout, tabs: tuple[str, ...]) -> list[Path]:
 def _build(made: Made, config: BookConfig, reporter: Reporter) -> bool:
     from polybook.notebooks.stage import build_notebooks
 
-    written = build_notebooks(made.executed, config, reporter)
+    written = build_notebooks(made.executed, config.book, notebook_sections(config), reporter)
     logger.info(
         "notebooks written to %s (%d, %d changed)",
         written.folder,

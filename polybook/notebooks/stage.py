@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING
 
 from nbformat import NotebookNode
 
-from polybook.config import Book as BookInfo
-from polybook.config import BookConfig
+from polybook.config import Book
 from polybook.config.schema import ProjectSection
 from polybook.diagnostics import Diagnostic, Location, Reporter
 from polybook.execution.resources import resource_files
@@ -33,10 +32,11 @@ from polybook.notebooks.library_source import (
     install_problems,
     library_source,
 )
+from polybook.notebooks.sections import NotebookSections
 from polybook.notebooks.student import PageInfo, needs_gpu, page_title, student_notebook
 from polybook.notebooks.variants import REGISTRY, Repositories
 from polybook.notebooks.writer import remove_stale, write_files, zip_folder
-from polybook.source.book import Book
+from polybook.source.book import ParsedBook
 from polybook.source.readable import book_readable
 
 if TYPE_CHECKING:
@@ -69,7 +69,7 @@ def colab_url(repos: Repositories, page: str, framework: str) -> str:
 
 
 def _page_info(
-    info: BookInfo,
+    info: Book,
     repos: Repositories,
     page: str,
     framework: str,
@@ -118,46 +118,49 @@ def _publish(layout: Layout, wheel: Path | None) -> None:
         publish_wheel(layout.html / DIST_LINK, wheel)
 
 
-def build_notebooks(executed: Executed, config: BookConfig, reporter: Reporter) -> NotebooksReport:
+def build_notebooks(
+    executed: Executed, book: Book, sections: NotebookSections, reporter: Reporter
+) -> NotebooksReport:
     """The students' notebooks of every framework of the build."""
     library = executed.library
     tabs = library.tabs
     return write_notebooks(
-        config, executed.notebooks, tabs, reporter, executed.failed, library.book
+        book, sections, executed.notebooks, tabs, reporter, executed.failed, library.book
     )
 
 
 def write_notebooks(
-    config: BookConfig,
+    book: Book,
+    sections: NotebookSections,
     executed: Mapping[tuple[str, str], NotebookNode],
     tabs: tuple[str, ...],
     reporter: Reporter,
     failed: Collection[tuple[str, str]] = (),
-    book: Book | None = None,
+    parsed: ParsedBook | None = None,
 ) -> NotebooksReport:
     """Write the student notebooks of ``executed`` ((page, framework) -> notebook); a
-    notebook in ``failed`` keeps its last good version. ``book``: whose references the
-    notebooks read as text (left as written without it)."""
-    report = NotebooksReport(config.layout.notebooks)
-    if not config.project.release and "{release}" in config.library.install:
+    notebook in ``failed`` keeps its last good version. ``parsed``: the pages whose
+    references the notebooks read as text (left as written without it)."""
+    settings = sections.install
+    project, library, repos = settings.project, settings.library, settings.repos
+    report = NotebooksReport(book.layout.notebooks)
+    if not project.release and "{release}" in library.install:
         message = "[project] release is empty: the notebooks install the library unpinned"
         reporter.warn(Location("config.ini"), message, "notebooks.release")
-    info, repos = config.book, Repositories(config.colab, config.sagemaker)
-    settings = InstallSettings(config.library, config.project, config.html, repos)
-    spec = package_spec(config.book, tabs)
+    spec = package_spec(book, tabs)
     check_install(settings, spec, tabs, reporter)
-    wheel = current_wheel(config.book, config.library, reporter)
-    _publish(config.layout, wheel)
-    found = resource_files(config.book, config.build.resources)
+    wheel = current_wheel(book, library, reporter)
+    _publish(book.layout, wheel)
+    found = resource_files(book, sections.resources)
     resources = {k: p.read_bytes() for k, p in found.items()}
     for fw in tabs:
         base = report.folder / fw
         keep: set[Path] = set()
         pages = {page: nb for (page, f), nb in executed.items() if f == fw}
-        refs = book_readable(config.project, config.pdf, book, fw) if book is not None else None
+        refs = book_readable(project, sections.pdf, parsed, fw) if parsed is not None else None
         for variant in REGISTRY.values():
             folder = base / variant.folder if variant.folder else base
-            kernelspec = variant.kernelspec(info, repos, fw)
+            kernelspec = variant.kernelspec(book, repos, fw)
             source = library_source(settings, spec.name, variant, fw)
             needs = installs(spec, source.requirement)
             files = dict(resources)
@@ -169,7 +172,7 @@ def write_notebooks(
                 if (page, fw) in failed:  # keeps its last good notebook
                     keep.add(folder / name)
                     continue
-                page_info = _page_info(info, repos, page, fw, nb, needs)
+                page_info = _page_info(book, repos, page, fw, nb, needs)
                 student = student_notebook(nb, variant, page_info, kernelspec, refs)
                 files[name] = writes(student).encode()
             written, changed = write_files(folder, files)
@@ -178,8 +181,8 @@ def write_notebooks(
             report.changed += changed
         report.removed += remove_stale(base, keep)
         plain = [p for p in keep if p.is_file() and _in_plain(p, base)]
-        target = report.folder / f"{config.project.name}-{fw}.zip"
-        write_atomic(target, zip_folder(f"{config.project.name}-{fw}", base, plain))
+        target = report.folder / f"{project.name}-{fw}.zip"
+        write_atomic(target, zip_folder(f"{project.name}-{fw}", base, plain))
         report.zips.append(target)
     return report
 

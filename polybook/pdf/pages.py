@@ -12,7 +12,7 @@ from nbformat import NotebookNode
 from polybook.diagnostics import Reporter
 from polybook.render.one_framework import framework_pages
 from polybook.render.page import Page
-from polybook.source.book import Book
+from polybook.source.book import ParsedBook
 
 
 def drop_html(nb: NotebookNode) -> NotebookNode:
@@ -26,17 +26,19 @@ def drop_html(nb: NotebookNode) -> NotebookNode:
 
 
 def pdf_pages(
-    book: Book,
+    book: ParsedBook,
     executed: Mapping[tuple[str, str], NotebookNode],
     framework: str,
+    limit: int,
     reporter: Reporter,
     roots: Sequence[tuple[str, str]],
     host_gpus: int = 0,
     bibliography: bool = False,
 ) -> list[Page]:
     """Every page of ``book`` as ``framework`` shows it in the PDF; ``executed`` holds the
-    notebooks ((page path, framework) -> notebook) and ``roots`` the paths outputs must not
+    notebooks ((page path, framework) -> notebook), ``limit`` the characters of text a
+    cell's outputs show, and ``roots`` the paths outputs must not
     show."""
     return framework_pages(
-        book, executed, framework, reporter, roots, host_gpus, bibliography, drop_html
+        book, executed, framework, limit, reporter, roots, host_gpus, bibliography, drop_html
     )

@@ -18,7 +18,7 @@ from polybook.pdf.latex import INSTALL, LatexJob, missing_tools, run_job, write_
 from polybook.pdf.pages import pdf_pages
 from polybook.render.outputs import path_roots
 from polybook.render.sphinx.config import bibfile
-from polybook.source.book import Book as SourceBook
+from polybook.source.book import ParsedBook
 
 if TYPE_CHECKING:
     from polybook.execution.stage import Executed
@@ -49,7 +49,7 @@ def write_pdfs(
     book: Book,
     build: BuildSection,
     pdf: PdfSection,
-    source: SourceBook,
+    source: ParsedBook,
     tabs: tuple[str, ...],
     executed: Mapping[tuple[str, str], NotebookNode],
     reporter: Reporter,
@@ -73,7 +73,7 @@ def write_pdfs(
         if broken:
             reporter.warn(Location(broken[0], 0, fw), STALE, "pdf.stale")
             continue
-        pages = pdf_pages(source, executed, fw, reporter, roots, gpus, cited)
+        pages = pdf_pages(source, executed, fw, build.output_limit, reporter, roots, gpus, cited)
         job = LatexJob(book, fw, libraries or {})
         write_job_sources(job, build.resources, pdf, pages)
         jobs.append(job)

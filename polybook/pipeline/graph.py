@@ -51,11 +51,11 @@ class BuildSummary:
 def _library(request: BuildRequest, config: BookConfig, reporter: Reporter) -> Library | str:
     """The library stage's result, or the name of the stage that stopped the build."""
     if not request.output.executes:  # the library alone needs no notebooks
-        pages = read_pages(request.sources, config, reporter)
+        pages = read_pages(request.sources, config.book, config.build, reporter)
         if pages is None:
             return "source"
         return library_of_pages(pages, config.book, config.library, reporter) or "library"
-    sources = read_sources(request.sources, config, reporter)
+    sources = read_sources(request.sources, config.book, config.build, reporter)
     if sources is None or reporter.errors:
         return "source"
     return build_library(sources, config.book, config.library, reporter) or "library"

@@ -11,15 +11,16 @@ from nbformat import NotebookNode
 from polybook.diagnostics import Reporter
 from polybook.render.outputs import clean_for_book
 from polybook.render.page import Page, render_page
-from polybook.source.book import Book
+from polybook.source.book import ParsedBook
 
 ROOT_DOC = "index"
 
 
 def framework_pages(
-    book: Book,
+    book: ParsedBook,
     executed: Mapping[tuple[str, str], NotebookNode],
     framework: str,
+    limit: int,
     reporter: Reporter,
     roots: Sequence[tuple[str, str]],
     host_gpus: int = 0,
@@ -27,11 +28,12 @@ def framework_pages(
     prepare: Callable[[NotebookNode], NotebookNode] | None = None,
 ) -> list[Page]:
     """Every page of ``book`` as ``framework`` shows it; ``executed`` holds the notebooks
-    ((page path, framework) -> notebook), ``roots`` the paths outputs must not show, and
+    ((page path, framework) -> notebook), ``limit`` the characters of text a cell's outputs
+    show (``[build] output_limit``), ``roots`` the paths outputs must not show, and
     ``prepare`` changes each cleaned notebook (a copy) for the output. The root page ends
     with the bibliography when there is one."""
     pages = []
-    known, limit = book.config.book, book.config.build.output_limit
+    known = book.info
     for doc in book.documents:
         nb = executed.get((doc.path, framework))
         notebooks = {}

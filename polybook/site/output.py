@@ -44,6 +44,7 @@ def site_sections(config: BookConfig) -> SiteSections:
         config.build,
         config.html,
         config.pdf,
+        config.library,
         config.colab,
         config.sagemaker,
         config.editions,
@@ -63,13 +64,9 @@ class _SiteRun:
     early: WarmSphinx | None
 
     def __call__(self, made: Made, config: BookConfig, reporter: Reporter) -> bool:
-        from polybook.library.wheel import current_wheel
         from polybook.site.stage import build_site
 
-        def wheel(found: Reporter) -> Path | None:
-            return current_wheel(config.book, config.library, found)
-
-        site = build_site(made.executed, site_sections(config), reporter, wheel, self.early)
+        site = build_site(made.executed, site_sections(config), reporter, self.early)
         logger.info("site written to %s", site.index)
         return True
 

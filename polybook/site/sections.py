@@ -11,6 +11,7 @@ from polybook.config.schema import (
     ColabSection,
     Edition,
     HtmlSection,
+    LibrarySection,
     PdfSection,
     SagemakerSection,
 )
@@ -24,6 +25,7 @@ class SiteSections:
     build: BuildSection  # Sphinx's extensions and suppressed warnings, resources, output_limit
     html: HtmlSection  # favicon, logo, where the site is published
     pdf: PdfSection  # the BibTeX file: citations and the references page
+    library: LibrarySection  # the library's wheel, published with the site
     colab: ColabSection  # the links that open a page's notebook on Colab
     sagemaker: SagemakerSection  # ... and on SageMaker Studio Lab
     editions: tuple[Edition, ...]  # the language switcher's other editions

@@ -9,7 +9,7 @@ still the last build's.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -48,8 +48,6 @@ if TYPE_CHECKING:
     from polybook.execution.stage import Executed
 
 STALE = "page kept from the last good build: its inputs failed"
-# The library's wheel, published with the site (None: none is); made once the pages are.
-WheelMaker = Callable[[Reporter], Path | None]
 
 
 @dataclass(frozen=True)
@@ -67,11 +65,10 @@ def build_site(
     executed: Executed,
     site: SiteSections,
     reporter: Reporter,
-    wheel_maker: WheelMaker,
     early: WarmSphinx | None = None,
 ) -> Site:
     """Render every page and build the site; pages whose notebooks failed keep their last
-    good HTML. ``wheel_maker`` gives the library's wheel; ``early``: a Sphinx process
+    good HTML, and the library's wheel is published with it. ``early``: a Sphinx process
     started for it (see :func:`start_early`).
 
     Outputs are cleaned first (JavaScript dropped, the machine's paths replaced): the pages
@@ -94,7 +91,9 @@ def build_site(
         cleaned.update(((doc.path, fw), nb) for fw, nb in nbs.items())
         pages.append(render_page(doc, nbs, library.tabs, reporter, gpus, book.root))
     documented = documented_modules(library.book.documents)
-    wheel = wheel_maker(reporter)
+    from polybook.library.wheel import current_wheel
+
+    wheel = current_wheel(book, site.library, reporter)  # once the pages are rendered
     prose = prose_index(library.book.documents, library.tabs)
     extras = SiteExtras(cleaned, library.blocks, library.tabs, documented, wheel, prose)
     stale = frozenset(page.removesuffix(".md") for page, _ in executed.failed)

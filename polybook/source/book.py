@@ -11,8 +11,7 @@ from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import TypeVar
 
-from polybook.config import Book as BookInfo
-from polybook.config import BookConfig
+from polybook.config import Book
 from polybook.config.schema import BuildSection
 from polybook.diagnostics import Diagnostic, Location, PolybookError, Reporter
 from polybook.parallel import map_pages
@@ -30,13 +29,13 @@ class BookInvalid(Exception):
 
 
 @dataclass(frozen=True)
-class Book:
+class ParsedBook:
     """The parsed pages of a book, in book order (toc order, then the rest by name).
 
     ``outside``: pages the toc names that this build leaves out (``[build] notebooks``).
     """
 
-    config: BookConfig  # carried to the stages that take the book (the render core's)
+    info: Book  # the book they are pages of: its root, tabs and frameworks
     documents: tuple[Document, ...]
     outside: tuple[str, ...] = ()
 
@@ -114,7 +113,7 @@ def decode_page(data: bytes, rel: str, reporter: Reporter) -> str:
     return text
 
 
-def _read(info: BookInfo, rel: str, reporter: Reporter) -> Document | None:
+def _read(info: Book, rel: str, reporter: Reporter) -> Document | None:
     """One page parsed, or None when it cannot be (the error is reported)."""
     if not info.confinement.holds(info.root / rel):
         message = f"the page is a link to {(info.root / rel).resolve()}, outside the book"
@@ -136,7 +135,7 @@ def _read(info: BookInfo, rel: str, reporter: Reporter) -> Document | None:
 
 
 def _read_alone(
-    info: BookInfo, derive: Callable[[Document], Derived], rel: str
+    info: Book, derive: Callable[[Document], Derived], rel: str
 ) -> tuple[tuple[Document, Derived] | None, list[Diagnostic]]:
     """One page parsed and what ``derive`` makes of it (None if it does not parse), with
     what parsing it reported (in a worker: the parent reports)."""
@@ -149,25 +148,25 @@ def _nothing(doc: Document) -> None:
     return None
 
 
-def load_book(config: BookConfig, reporter: Reporter) -> Book:
+def load_book(info: Book, build: BuildSection, reporter: Reporter) -> ParsedBook:
     """Parse every page; order them by the toc tree from ``index.md``.
 
     Every problem is reported; :class:`BookInvalid` is raised at the end if any was an error.
     """
-    return read_book(config, reporter, _nothing)[0]
+    return read_book(info, build, reporter, _nothing)[0]
 
 
 def read_book(
-    config: BookConfig, reporter: Reporter, derive: Callable[[Document], Derived]
-) -> tuple[Book, dict[str, Derived]]:
+    info: Book, build: BuildSection, reporter: Reporter, derive: Callable[[Document], Derived]
+) -> tuple[ParsedBook, dict[str, Derived]]:
     """As :func:`load_book`, and ``derive(page)`` of each page, by path: computed where the
     page is parsed (a worker process, for a large book), so that work is shared out too.
     ``derive`` must not report: it returns what it finds."""
-    files = source_files(config.root, config.build)
+    files = source_files(info.root, build)
     errors = len(reporter.errors)
     parsed: dict[str, Document] = {}
     derived: dict[str, Derived] = {}
-    read = map_pages(partial(_read_alone, config.book, derive), files)
+    read = map_pages(partial(_read_alone, info, derive), files)
     for rel, (page, found) in zip(files, read, strict=True):
         reporter.forward(found)
         if page is not None:
@@ -188,7 +187,7 @@ def read_book(
                 linked.append(target)
             elif target in files:  # a page that failed to parse is reported already
                 continue
-            elif (config.root / target).is_file():
+            elif (info.root / target).is_file():
                 outside.setdefault(target, Location(path, line))
             else:
                 where = Location(path, line)
@@ -205,8 +204,8 @@ def read_book(
         if rel not in seen:
             reporter.warn(Location(rel), "page is in no toc", "toc")
             order.append(rel)
-    _note_dropped(config.build.tabs, parsed.values())
-    return Book(config, tuple(parsed[p] for p in order), tuple(outside)), derived
+    _note_dropped(info.tabs, parsed.values())
+    return ParsedBook(info, tuple(parsed[p] for p in order), tuple(outside)), derived
 
 
 def _note_dropped(tabs: tuple[str, ...], documents: Iterable[Document]) -> None:

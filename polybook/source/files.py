@@ -20,12 +20,11 @@ from pathlib import Path, PurePosixPath
 
 from markdown_it import MarkdownIt
 
-from polybook.config import Book as BookInfo
-from polybook.config import key_location
+from polybook.config import Book, key_location
 from polybook.config.named import configured_files
 from polybook.confine import Confinement, Outside, allowed_hint, is_url
 from polybook.diagnostics import Location, PolybookError, Reporter
-from polybook.source.book import Book
+from polybook.source.book import ParsedBook
 from polybook.source.model import Document, Prose, TabProse
 
 SUBTYPE = "source.outside"
@@ -174,7 +173,7 @@ def _included_files(target: Path) -> list[NamedFile]:
     return list(_directive_files(text.split("\n"), 1))
 
 
-def check_pages(book: Book, confinement: Confinement, reporter: Reporter) -> None:
+def check_pages(book: ParsedBook, confinement: Confinement, reporter: Reporter) -> None:
     """Each file the pages name, and the files the files they include name, lies in the
     book or an allowed folder (else an error at the line that names it)."""
     seen: set[Path] = set()
@@ -195,7 +194,7 @@ def check_pages(book: Book, confinement: Confinement, reporter: Reporter) -> Non
                         pending.append((shown, target.parent, _included_files(target)))
 
 
-def check_config_files(info: BookInfo, extensions: tuple[str, ...], reporter: Reporter) -> None:
+def check_config_files(info: Book, extensions: tuple[str, ...], reporter: Reporter) -> None:
     """Each file the configuration names (every key of the schema whose values name files,
     in every section), and each file in the folders copied into the outputs (resources,
     ``static/``), lies in the book or an allowed folder; and the book's own ``extensions``
@@ -219,7 +218,7 @@ def check_config_files(info: BookInfo, extensions: tuple[str, ...], reporter: Re
             reporter.error(PolybookError(where, message, SUBTYPE))
 
 
-def check_extensions(info: BookInfo, extensions: tuple[str, ...], reporter: Reporter) -> None:
+def check_extensions(info: Book, extensions: tuple[str, ...], reporter: Reporter) -> None:
     """A ``[build] sphinx_extensions`` module (of ``extensions``) of the book's own is
     imported by Sphinx: it runs the book's code, refused when the build executes none
     (``eval_notebook`` off, ``--executor none``)."""

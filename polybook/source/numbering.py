@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from polybook.source.book import Book, toc_targets
+from polybook.source.book import ParsedBook, toc_targets
 from polybook.source.model import Document, Prose, TabProse, Toc
 from polybook.source.references import TRAILING_EQLABEL
 
@@ -55,7 +55,7 @@ class _Counters:
         return ".".join(str(n) for n in (*prefix, count))
 
 
-def page_numbers(book: Book) -> dict[str, tuple[int, ...]]:
+def page_numbers(book: ParsedBook) -> dict[str, tuple[int, ...]]:
     """Each numbered page's section number, from the root's tocs down."""
     docs = {doc.path: doc for doc in book.documents}
     numbers: dict[str, tuple[int, ...]] = {}
@@ -158,7 +158,7 @@ class _Page:
         return None
 
 
-def numbering(book: Book) -> dict[str, Target]:
+def numbering(book: ParsedBook) -> dict[str, Target]:
     """Every label of the book, with what it names and its number."""
     numbers = page_numbers(book)
     counters = _Counters()

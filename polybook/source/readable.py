@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from polybook.config.schema import PdfSection, ProjectSection
-from polybook.source.book import Book
+from polybook.source.book import ParsedBook
 from polybook.source.numbering import Target, numbering
 
 ROLE = re.compile(r":(numref|ref|eqref|cite|citet|citep):(``?)([^`]+)\2")
@@ -139,7 +139,9 @@ def site_link(site_url: str, framework: str) -> Link:
     return link
 
 
-def book_readable(project: ProjectSection, pdf: PdfSection, book: Book, framework: str) -> Readable:
+def book_readable(
+    project: ProjectSection, pdf: PdfSection, book: ParsedBook, framework: str
+) -> Readable:
     """The references of ``book`` as ``framework``'s readers read them outside the site
     (citations from ``[pdf] bibfile``, links to ``[project] site_url``)."""
     bib = Path(pdf.bibfile) if pdf.bibfile else None

@@ -9,7 +9,7 @@ from polybook.diagnostics import PolybookError, Reporter
 from polybook.frameworks import Framework
 from polybook.meta import CellMeta, NotebookMeta, Requires, set_cell_meta, set_notebook_meta
 from polybook.nb import Notebooks, new_code_cell, new_markdown_cell, new_notebook, validate
-from polybook.source.book import Book
+from polybook.source.book import ParsedBook
 from polybook.source.marks import CellMarks, Line, read_marks
 from polybook.source.model import CodeCell, Document, Prose, TabProse, Toc
 from polybook.source.selected import select_branches
@@ -94,14 +94,14 @@ def split(doc: Document, fw: Framework, tabs: tuple[str, ...], check: bool = Tru
 
 
 def split_book(
-    book: Book, tabs: Sequence[str], reporter: Reporter, check: bool = True
+    book: ParsedBook, tabs: Sequence[str], reporter: Reporter, check: bool = True
 ) -> Notebooks:
     result: Notebooks = {fw: [] for fw in tabs}
     for doc in book.documents:
         for fw in tabs:
             try:
                 result[fw].append(
-                    (doc.path, split(doc, book.config.framework(fw), book.config.build.tabs, check))
+                    (doc.path, split(doc, book.info.framework(fw), book.info.tabs, check))
                 )
             except PolybookError as err:
                 reporter.error(err)

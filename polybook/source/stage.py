@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from polybook.config import BookConfig
+from polybook.config import Book
+from polybook.config.schema import BuildSection
 from polybook.diagnostics import Reporter
 from polybook.nb import Notebooks
-from polybook.source.book import Book, BookInvalid, load_book
+from polybook.source.book import BookInvalid, ParsedBook, load_book
 from polybook.source.files import check_config_files, check_pages
 from polybook.source.frozen import check_frozen
 from polybook.source.model import SourceRequest
@@ -20,7 +21,7 @@ class Sources:
     """The book and each framework's notebooks, in book order, as the source stage made
     them."""
 
-    book: Book
+    book: ParsedBook
     notebooks: Notebooks
     request: SourceRequest
 
@@ -29,15 +30,17 @@ class Sources:
         return self.request.tabs
 
 
-def read_sources(request: SourceRequest, config: BookConfig, reporter: Reporter) -> Sources | None:
+def read_sources(
+    request: SourceRequest, book: Book, build: BuildSection, reporter: Reporter
+) -> Sources | None:
     """Parse and split the book; None where a page does not parse (the errors are in
     ``reporter``, which also holds any cell that does not split, and each file the book
     names outside it)."""
-    check_config_files(config.book, config.build.sphinx_extensions, reporter)
-    check_frozen(config.root, reporter)  # what _freeze/ names, before it is read
+    check_config_files(book, build.sphinx_extensions, reporter)
+    check_frozen(book.root, reporter)  # what _freeze/ names, before it is read
     try:
-        book = load_book(config, reporter)
+        parsed = load_book(book, build, reporter)
     except BookInvalid:
         return None
-    check_pages(book, config.confinement, reporter)
-    return Sources(book, split_book(book, request.tabs, reporter), request)
+    check_pages(parsed, book.confinement, reporter)
+    return Sources(parsed, split_book(parsed, request.tabs, reporter), request)

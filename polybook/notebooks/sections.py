@@ -1,0 +1,20 @@
+"""What the students' notebooks read of the configuration, as one record built by the
+output (:func:`polybook.notebooks.output.notebook_sections`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from polybook.config.schema import PdfSection
+from polybook.notebooks.library_source import InstallSettings
+
+
+@dataclass(frozen=True)
+class NotebookSections:
+    """What the students' notebooks read of the configuration: where they install the
+    library from, ``[pdf] bibfile`` (the references they cite) and ``[build] resources``
+    (the files beside them)."""
+
+    install: InstallSettings
+    pdf: PdfSection
+    resources: tuple[str, ...]
