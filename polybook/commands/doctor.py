@@ -21,6 +21,7 @@ from polybook.environments import devices, installer, venvs
 from polybook.environments.assets import assets_current
 from polybook.paths import PACKAGE_ROOT, assets_dir
 from polybook.pdf.latex import FONTS, INSTALL_COMMAND, missing_tools
+from polybook.pipeline.execution import BookEnvironments
 from polybook.render.assets import mathjax
 
 OK, MISSING = "ok", "missing"
@@ -69,9 +70,7 @@ def environment_findings(config: BookConfig) -> list[Finding]:
             found.append(existing_finding(name, settings.python, config.framework(name).lib_name))
             continue
         try:
-            env = venvs.book_environment(
-                config.book, name, device, config.envs, config.extra_requirements(name)
-            )
+            env = BookEnvironments(config).one(name, device)
         except PolybookError as err:
             found.append(Finding(name, MISSING, str(err).splitlines()[0]))
             continue

@@ -14,9 +14,8 @@ from polybook.commands.arguments import config_overrides
 from polybook.commands.editions import editions_command
 from polybook.config import BookConfig, find_book_root, load_config
 from polybook.diagnostics import Location, PolybookError, Reporter
-from polybook.environments.prepare import ensure_all
-from polybook.environments.venvs import Environment
 from polybook.execution.executors.registry import check_executor
+from polybook.pipeline.execution import BookEnvironments
 from polybook.pipeline.request import BuildRequest
 from polybook.site.output import OUTPUT as SITE
 
@@ -104,13 +103,6 @@ def doctor(args: argparse.Namespace, reporter: Reporter | None) -> int:
     return report(_book_here(args))
 
 
-def _ensure_all(
-    config: BookConfig, tabs: tuple[str, ...], verify: bool = False
-) -> list[Environment]:
-    extras = {tab: config.extra_requirements(tab) for tab in tabs}
-    return ensure_all(config.book, tabs, config.build.device, config.env_settings, extras, verify)
-
-
 def env(args: argparse.Namespace, reporter: Reporter | None) -> int:
     """``polybook env setup|kernels|assets``; the browser assets need no book."""
     if args.action == "assets":
@@ -120,15 +112,17 @@ def env(args: argparse.Namespace, reporter: Reporter | None) -> int:
         return 0
     book = open_book(args, reporter)
     if args.action == "setup":
-        _ensure_all(book.config, book.tabs, verify=not args.no_verify)
+        BookEnvironments(book.config).set_up(book.tabs, verify=not args.no_verify)
         return 0
     from polybook.authoring.lab import install_user_kernels
 
     if not args.user:
-        kernels = sorted({str(e.kernels_dir) for e in _ensure_all(book.config, book.tabs)})
+        kernels = sorted(
+            {str(e.kernels_dir) for e in BookEnvironments(book.config).set_up(book.tabs)}
+        )
         print(f"the kernels are in {', '.join(kernels)}; --user installs them for any Jupyter")
         return 0
-    for place in install_user_kernels(_ensure_all(book.config, book.tabs)):
+    for place in install_user_kernels(BookEnvironments(book.config).set_up(book.tabs)):
         print(f"installed {place.name} in {place}")
     return 0
 
@@ -151,7 +145,7 @@ def lab(args: argparse.Namespace, reporter: Reporter | None) -> int:
 
     book = open_book(args, reporter)
     # Every book framework has its kernel (set up first); pages open with the first --tab.
-    found = _ensure_all(book.config, lab_frameworks(book.config.book, book.tabs))
+    found = BookEnvironments(book.config).set_up(lab_frameworks(book.config.book, book.tabs))
     return run_lab(book.config.book, found, book.tabs[0], args.port, args.lab_options)
 
 

@@ -26,19 +26,24 @@ class BookEnvironments:
     config: BookConfig
 
     def ready(self, tabs: tuple[str, ...]) -> Mapping[str, venvs.Environment]:
+        return {e.framework: e for e in self.set_up(tabs)}
+
+    def set_up(self, tabs: tuple[str, ...], verify: bool = False) -> list[venvs.Environment]:
+        """The environments of ``tabs``, set up where missing (``verify``: also where one no
+        longer imports its framework)."""
         config = self.config
         extras = {fw: config.extra_requirements(fw) for fw in tabs}
-        found = ensure_all(config.book, tabs, config.build.device, config.env_settings, extras)
-        return {e.framework: e for e in found}
+        device, settings = config.build.device, config.env_settings
+        return ensure_all(config.book, tabs, device, settings, extras, verify)
 
     def named(self, tabs: tuple[str, ...], device: str) -> Mapping[str, venvs.Environment]:
+        return {fw: self.one(fw, device) for fw in tabs}
+
+    def one(self, tab: str, device: str) -> venvs.Environment:
+        """The environment of ``tab`` on ``device``, named by its pins (not set up)."""
         config = self.config
-        return {
-            fw: venvs.book_environment(
-                config.book, fw, device, config.envs, config.extra_requirements(fw)
-            )
-            for fw in tabs
-        }
+        extras = config.extra_requirements(tab)
+        return venvs.book_environment(config.book, tab, device, config.envs, extras)
 
     def existing(self, tab: str) -> bool:
         return bool(self.config.env_for(tab).python)
