@@ -25,10 +25,11 @@ from polybook.drift.report_text import print_summary, to_json
 from polybook.drift.sides import CURRENT, Running, current_build, resolve
 from polybook.drift.stage import Comparison, compare_sides
 from polybook.drift.upgrade import UpgradeRequest, keep, set_up, side_environment
-from polybook.execution.inputs import Execution, Given
+from polybook.execution.inputs import Given
 from polybook.execution.stage import build_eval
 from polybook.fsutil import write_atomic
 from polybook.library.stage import build_library
+from polybook.pipeline.execution import execution
 from polybook.source.model import SourceRequest
 from polybook.source.stage import read_sources
 
@@ -112,7 +113,7 @@ def _side_build(request: UpgradeRequest, config: BookConfig, reporter: Reporter)
     collected = Reporter(suppressed=reporter.suppressed, quiet=True)
     pages = set(request.pages) if request.pages is not None else None
     notebooks = {request.tab: library.notebooks.get(request.tab, [])}
-    run = Execution(side.book, side.build, side.html.figure_format, side.editions)
+    run = execution(side)
     report = build_eval(run, Given({request.tab: env}), notebooks, library.blocks, collected, pages)
     reporter.forward(d for d in collected.diagnostics if not d.subtype.startswith("exec"))
     if report.failed:

@@ -19,15 +19,10 @@ def _writes(layout: Layout, tabs: tuple[str, ...]) -> list[Path]:
 
 def _build(made: Made, config: BookConfig, reporter: Reporter) -> bool:
     from polybook.slides.stage import build_slides
-    from polybook.source.readable import book_readable
 
     executed = made.executed
-    source = executed.library.book
-    readables = {
-        fw: book_readable(config.project, config.pdf, source, fw) for fw in executed.library.tabs
-    }
     made_slides = build_slides(
-        executed, config.book, config.slides, config.build.output_limit, readables, reporter
+        executed, config.book, config.slides, config.pdf, config.build.output_limit, reporter
     )
     logger.info(
         "slides written to %s (%d decks, %d files changed)",

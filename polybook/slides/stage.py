@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from polybook.config import Book, key_location
-from polybook.config.schema import SlidesSection, for_framework
+from polybook.config.schema import PdfSection, SlidesSection, for_framework
 from polybook.diagnostics import Location, Reporter
 from polybook.fsutil import TEMP_SUFFIX, write_atomic
 from polybook.nb import writes
@@ -25,7 +24,7 @@ from polybook.render.outputs import clean_for_book, path_roots
 from polybook.slides.deck import Deck, images, make_deck
 from polybook.slides.reveal import STATIC, reveal_html, slides_css
 from polybook.slides.rise import RISE_CSS, rise_notebook
-from polybook.source.readable import Readable
+from polybook.source.readable import book_readable
 
 if TYPE_CHECKING:
     from polybook.execution.stage import Executed
@@ -87,13 +86,12 @@ def build_slides(
     executed: Executed,
     book: Book,
     slides: SlidesSection,
+    pdf: PdfSection,
     output_limit: int,
-    readables: Mapping[str, Readable],
     reporter: Reporter,
 ) -> SlidesReport:
-    """Every deck of the build's frameworks (see the module's documentation); ``output_limit``
-    is ``[build] output_limit``, ``readables`` each tab's references as its readers read them
-    (:func:`polybook.source.readable.book_readable`)."""
+    """Every deck of the build's frameworks (see the module's documentation); ``pdf`` names
+    the BibTeX file the decks cite, ``output_limit`` is ``[build] output_limit``."""
     library = executed.library
     report = SlidesReport(book.layout.slides)
     for key, corner in (
@@ -108,7 +106,7 @@ def build_slides(
     roots = path_roots(book)
     failed = set(executed.failed)
     for fw in library.tabs:
-        refs = readables[fw]
+        refs = book_readable(book.project, pdf, library.book, fw)
         pages: list[str] = []
         for doc in library.book.documents:
             if (doc.path, fw) in failed:  # its last good decks stay
