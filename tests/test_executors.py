@@ -22,7 +22,6 @@ from polybook.execution.executors.registry import (
     create_executor,
 )
 from polybook.execution.jobs import Inventory, Job, JobResult
-from polybook.execution.kernels.zygote_pool import ZygotePool
 from polybook.execution.stage import build_eval
 from polybook.pipeline.execution import BookEnvironments, execution
 from tools.config_table import reference as with_references
@@ -61,9 +60,7 @@ class Recording:
 MADE: list[Recording] = []
 
 
-def create(
-    book: Book, build: BuildSection, inventory: Inventory | None, zygotes: ZygotePool | None
-) -> ExecutorSetup:
+def create(book: Book, build: BuildSection, inventory: Inventory | None) -> ExecutorSetup:
     """The factory of the executor this module registers in the tests."""
     MADE.append(Recording())
     return ExecutorSetup(MADE[-1], inventory or Inventory(), 2)

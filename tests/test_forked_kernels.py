@@ -10,11 +10,13 @@ import logging
 import shutil
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from polybook.config import load_config
+from polybook.config.executors import EXECUTORS
 from polybook.diagnostics import Reporter
 from polybook.execution.executors.local import LocalExecutor
 from polybook.execution.jobs import Job
@@ -26,7 +28,7 @@ from polybook.nb import new_code_cell, new_notebook, reads
 from polybook.parallel import usable_cpus
 from polybook.pipeline.execution import BookEnvironments, execution
 
-from .books import REPO_ENVS, build, cells_book, libraries
+from .books import REPO_ENVS, build, cells_book, libraries, with_build
 from .kernels import forked_pytorch, run_cell
 from .processes import alive
 
@@ -183,7 +185,7 @@ def test_a_cold_build_forks_its_kernels_from_zygotes_started_before_it_plans(
     (started,) = pool.starting.values()
     reporter = Reporter()
     notebooks, found = libraries(root, reporter)
-    report = build_eval(run, envs, notebooks, found, reporter, zygotes=pool)
+    report = build_eval(run, envs, notebooks, found, reporter)  # the local executor takes them
     assert not reporter.errors and len(report.ran) == 2
     parent = report.executed[("b.md", "pytorch")].cells[1].outputs[0]["text"]
     assert int(parent) == started.process.pid  # its kernel forked from the zygote started first
@@ -192,3 +194,22 @@ def test_a_cold_build_forks_its_kernels_from_zygotes_started_before_it_plans(
     shutil.rmtree(root / "_build" / "cache")
     (root / "_freeze" / "pytorch").mkdir(parents=True)  # outputs may come from there
     assert head_start(run, envs, config.build.tabs) is None
+
+
+def test_a_local_variant_takes_the_head_start_as_local_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    variant = replace(EXECUTORS["local"], help="the local executor under another name")
+    monkeypatch.setitem(EXECUTORS, "here", variant)  # a new name, local's module
+    root = cells_book(tmp_path / "book", {"b": "import os\nprint(os.getppid())"})
+    config = with_build(load_config(root), executor="here")
+    run, envs = execution(config), BookEnvironments(config)
+    pool = head_start(run, envs, config.build.tabs)
+    assert pool is not None  # warm: started before the pages are read
+    (started,) = pool.starting.values()
+    reporter = Reporter()
+    notebooks, found = libraries(root, reporter)
+    report = build_eval(run, envs, notebooks, found, reporter)
+    assert not reporter.errors and len(report.ran) == 1
+    parent = report.executed[("b.md", "pytorch")].cells[1].outputs[0]["text"]
+    assert int(parent) == started.process.pid  # its executor took the zygotes started ahead

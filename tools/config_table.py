@@ -9,8 +9,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from polybook.config.executors import markdown_list
 from polybook.config.table import with_block, with_table
-from polybook.execution.executors.registry import markdown_list
 
 REPO = Path(__file__).resolve().parent.parent
 README = REPO / "docs" / "configuration.md"

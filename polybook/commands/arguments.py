@@ -4,11 +4,22 @@ options stand for (``--jobs`` is ``[build] jobs``)."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator
 
+from polybook.config.executors import registered
 from polybook.diagnostics import Location, PolybookError
-from polybook.execution.executors.registry import EXECUTORS
 from polybook.output import Output, by_name
 from polybook.pipeline.registry import OUTPUTS
+
+
+class _Executors:
+    """The registered executors' names, read when the arguments are (a plugin's too)."""
+
+    def __contains__(self, name: object) -> bool:
+        return name in registered()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(registered())
 
 
 def add_build_parser(
@@ -38,7 +49,7 @@ def add_build_parser(
     )
     build.add_argument(
         "--executor",
-        choices=EXECUTORS,  # read at parse time: a registered executor is accepted
+        choices=_Executors(),  # read at parse time: a registered executor is accepted
         default="",
         help="where notebooks run (none: only from the execution cache)",
     )

@@ -16,9 +16,10 @@ from types import FrameType
 from polybook.commands.arguments import add_build_parser
 from polybook.commands.editions import add_parser as add_editions_parser
 from polybook.commands.handlers import HANDLERS
+from polybook.config.executors import registered as registered_executors
 from polybook.diagnostics import PolybookError, Reporter
 from polybook.output import Output
-from polybook.pipeline.registry import OUTPUTS
+from polybook.pipeline.registry import OUTPUTS, registered
 
 logger = logging.getLogger("polybook")
 
@@ -167,8 +168,14 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
     raise Terminated
 
 
-def main(argv: list[str] | None = None, outputs: tuple[Output, ...] = OUTPUTS) -> int:
-    """``polybook``'s command line; ``outputs``: what ``polybook build`` can build."""
+def main(argv: list[str] | None = None, outputs: tuple[Output, ...] | None = None) -> int:
+    """``polybook``'s command line; ``outputs``: what ``polybook build`` can build (by
+    default polybook's and the plugins')."""
+    try:  # the plugins load first: a broken one is an error naming it
+        outputs = registered() if outputs is None else outputs
+        registered_executors()
+    except PolybookError as err:
+        return _failed(err)
     parser = _parser(outputs)
     args, extra = parser.parse_known_args(argv)
     command = getattr(args, "command", "")
@@ -183,9 +190,7 @@ def main(argv: list[str] | None = None, outputs: tuple[Output, ...] = OUTPUTS) -
     try:
         return run(args)
     except PolybookError as err:
-        for diag in err.diagnostics:
-            print(f"polybook: {diag}", file=sys.stderr)
-        return 1
+        return _failed(err)
     except OSError as exc:  # an unwritable _build/, a full disk: say which file
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"polybook: {where}{exc.strerror or exc} [polybook.io]", file=sys.stderr)
@@ -198,6 +203,12 @@ def main(argv: list[str] | None = None, outputs: tuple[Output, ...] = OUTPUTS) -
         return 130
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def _failed(err: PolybookError) -> int:
+    for diag in err.diagnostics:
+        print(f"polybook: {diag}", file=sys.stderr)
+    return 1
 
 
 def entry() -> None:

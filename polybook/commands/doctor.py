@@ -14,6 +14,7 @@ from importlib import metadata
 
 from packaging.requirements import Requirement
 
+from polybook import plugins
 from polybook.config import BookConfig
 from polybook.config.requirements import normalized_pin
 from polybook.diagnostics import PolybookError
@@ -225,6 +226,29 @@ def install_findings(config: BookConfig) -> list[Finding]:
     return lines
 
 
+def plugin_findings() -> list[Finding]:
+    """The plugins installed (entry points ``polybook.outputs``, ``polybook.executors``),
+    each loaded: one that does not load says why."""
+    from polybook.config.executors import Registered
+    from polybook.output import Output
+
+    kinds: dict[str, type[object]] = {
+        plugins.OUTPUTS_GROUP: Output,
+        plugins.EXECUTORS_GROUP: Registered,
+    }
+    found = []
+    for group, kind in kinds.items():
+        for plugin, point in plugins.found(group):
+            try:
+                plugins.load_one(plugin, point, kind, frozenset())
+            except PolybookError as err:
+                fix = f"reinstall or uninstall {plugin.package.split()[0]}"
+                found.append(Finding("plugin", MISSING, str(err.diagnostic), fix))
+            else:
+                found.append(Finding("plugin", OK, str(plugin)))
+    return found
+
+
 def report(config: BookConfig | None) -> tuple[list[str], bool]:
     """The lines ``polybook doctor`` prints, and whether the book's environments are ready."""
     python = f"Python {platform.python_version()}"
@@ -241,6 +265,10 @@ def report(config: BookConfig | None) -> tuple[list[str], bool]:
         lines += [f.line() for f in found]
         lines.append("students' notebooks (what their first cell installs):")
         lines += [f.line() for f in install_findings(config)]
+    found_plugins = plugin_findings()
+    if found_plugins:
+        lines.append("plugins:")
+        lines += [f.line() for f in found_plugins]
     lines.append("this host:")
     lines.append(installer_finding().line())
     for finding in (gpu_finding(), tex_finding(), chromium_finding(), assets_finding()):

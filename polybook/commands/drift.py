@@ -17,6 +17,7 @@ from rich.console import Console
 
 from polybook.commands.build import finish, locked, resolve_pages
 from polybook.config import BookConfig
+from polybook.config.executors import side_executor
 from polybook.diagnostics import Diagnostic, Location, PolybookError, Reporter
 from polybook.drift.baseline import check_name, save_baseline, saved_baselines
 from polybook.drift.model import DriftReport, Side
@@ -108,7 +109,9 @@ def _side_build(request: UpgradeRequest, config: BookConfig, reporter: Reporter)
         return None
     set_up(env, request)
     side = replace(
-        config, side=request.name, build=replace(config.build, cache="", executor="local")
+        config,
+        side=request.name,
+        build=replace(config.build, cache="", executor=side_executor(config.build.executor)),
     )
     collected = Reporter(suppressed=reporter.suppressed, quiet=True)
     pages = set(request.pages) if request.pages is not None else None

@@ -14,6 +14,7 @@ from types import MappingProxyType
 
 from polybook import frameworks
 from polybook.config.book import Book, default_library
+from polybook.config.executors import capabilities
 from polybook.config.schema import (
     BuildSection,
     ColabSection,
@@ -78,7 +79,8 @@ class BookConfig:
         """Whether the build runs the book's code anyway (its notebooks are executed, or the
         command line said ``--trust``): only then may the Sphinx process import a module of
         the book (a ``sphinx_extensions`` one)."""
-        return self.trusted or (self.build.eval_notebook and self.build.executor != "none")
+        runs = capabilities(self.build.executor).runs_code
+        return self.trusted or (self.build.eval_notebook and runs)
 
     @cached_property
     def book(self) -> Book:

@@ -26,7 +26,6 @@ from polybook.execution.executors.protocol import Executor
 from polybook.execution.executors.registry import create_executor
 from polybook.execution.inputs import Environments, Execution
 from polybook.execution.jobs import Inventory, Job, JobResult
-from polybook.execution.kernels.zygote_pool import ZygotePool
 from polybook.execution.plan import (
     EvalReport,
     device_classes,
@@ -72,10 +71,10 @@ def execute(
     run: Execution,
     environments: Environments,
     reporter: Reporter,
-    zygotes: ZygotePool | None = None,
 ) -> Executed:
-    """Run the library's notebooks (``[build] eval_notebook``), or pass them on as split;
-    ``zygotes``: those started ahead (:mod:`polybook.execution.kernels.head_start`)."""
+    """Run the library's notebooks (``[build] eval_notebook``), or pass them on as split
+    (an executor that takes a head start finds its zygotes where
+    :mod:`polybook.execution.kernels.head_start` keeps them)."""
     if not run.build.eval_notebook:
         split = {(p, fw): nb for fw, nbs in library.notebooks.items() for p, nb in nbs}
         return Executed(library, EvalReport(executed=split))
@@ -87,7 +86,6 @@ def execute(
         library.blocks,
         reporter,
         set(pages) if pages else None,
-        zygotes=zygotes,
     )
     logger.info(
         "executed %d notebooks, %d from the cache, %d failed",
@@ -109,7 +107,6 @@ def build_eval(
     reporter: Reporter,
     pages: set[str] | None = None,
     inventory: Inventory | None = None,
-    zygotes: ZygotePool | None = None,
 ) -> EvalReport:
     """Execute (or take from the cache) every notebook; failures are reported, not raised.
     ``environments``: the book's, or those set up already (a side build's:
@@ -125,7 +122,7 @@ def build_eval(
         for path, nb in notebooks[fw]:
             report.executed[(path, fw)] = nb  # rendered without outputs
     ready = tuple(fw for fw in ready if book.framework(fw).declared)
-    setup = create_executor(book, build, inventory, zygotes)
+    setup = create_executor(book, build, inventory)
     runner, inventory = setup.executor, setup.inventory
     try:
         found = _environments(build.device, environments, ready, runner.on_this_host)

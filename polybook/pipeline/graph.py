@@ -22,7 +22,6 @@ from polybook.pipeline.request import BuildRequest
 from polybook.source.stage import read_sources
 
 if TYPE_CHECKING:  # the later stages are imported when a build reaches them
-    from polybook.execution.kernels.zygote_pool import ZygotePool
     from polybook.execution.stage import Executed
 
 logger = logging.getLogger("polybook")
@@ -79,9 +78,12 @@ def run_build(
         zygotes = head_start(execution(config), BookEnvironments(config), request.tabs)
     output = request.output.begin(config, keeper)  # the site starts Sphinx now
     try:
-        return _run_stages(request, config, reporter, output, zygotes)
+        return _run_stages(request, config, reporter, output)
     finally:
         if zygotes is not None:  # ended by the executor that took them; else here
+            from polybook.execution.kernels.head_start import forget
+
+            forget(config.layout)
             zygotes.close()
         output.close()
 
@@ -91,7 +93,6 @@ def _run_stages(
     config: BookConfig,
     reporter: Reporter,
     output: Run,
-    zygotes: ZygotePool | None,
 ) -> BuildSummary:
     summary = BuildSummary()
     library = _library(request, config, reporter)
@@ -100,7 +101,7 @@ def _run_stages(
         return summary
     made = Made(library)
     if request.output.executes:
-        made = Made(library, _execute(library, config, reporter, zygotes, summary))
+        made = Made(library, _execute(library, config, reporter, summary))
     if not output(made, config, reporter):  # its errors stop the build
         summary.stopped = request.target
     return summary
@@ -110,14 +111,13 @@ def _execute(
     library: Library,
     config: BookConfig,
     reporter: Reporter,
-    zygotes: ZygotePool | None,
     summary: BuildSummary,
 ) -> Executed:
     """The execute stage's result; what it did goes into ``summary``."""
     from polybook.execution.stage import execute
     from polybook.pipeline.execution import BookEnvironments, execution
 
-    executed = execute(library, execution(config), BookEnvironments(config), reporter, zygotes)
+    executed = execute(library, execution(config), BookEnvironments(config), reporter)
     summary.ran, summary.cached = executed.report.ran, len(executed.report.cached)
     summary.failed = len(executed.report.failed)
     for edition in executed.report.editions.values():

@@ -34,7 +34,6 @@ from polybook.nb import writes
 
 if TYPE_CHECKING:
     from polybook.config.schema import BuildSection
-    from polybook.execution.kernels.zygote_pool import ZygotePool
 
 CONNECT_TIMEOUT = 10.0  # seconds to reach the scheduler
 HERE = Location("[build] dask_scheduler")
@@ -66,9 +65,7 @@ def _library(job: Job) -> dict[str, bytes]:
     return files
 
 
-def create(
-    book: Book, build: BuildSection, inventory: Inventory | None, zygotes: ZygotePool | None
-) -> ExecutorSetup:
+def create(book: Book, build: BuildSection, inventory: Inventory | None) -> ExecutorSetup:
     """``executor = dask``: the cluster at ``[build] dask_scheduler``, its devices unless
     given, its workers' threads at once unless ``[build] jobs`` says."""
     if not build.dask_scheduler:

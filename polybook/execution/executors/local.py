@@ -32,6 +32,7 @@ from polybook.environments import devices
 from polybook.execution.executors.local_worker import PROGRESS
 from polybook.execution.executors.protocol import ExecutorSetup
 from polybook.execution.jobs import Failure, Inventory, Job, JobResult
+from polybook.execution.kernels import head_start
 from polybook.execution.kernels.cell_errors import exit_status
 from polybook.execution.kernels.cell_log import last_started
 from polybook.execution.kernels.launch import KernelEnv, zygote_spec
@@ -112,11 +113,11 @@ class WorkerProcess:
         self.answers.close()
 
 
-def create(
-    book: Book, build: BuildSection, inventory: Inventory | None, zygotes: ZygotePool | None
-) -> ExecutorSetup:
+def create(book: Book, build: BuildSection, inventory: Inventory | None) -> ExecutorSetup:
     """``executor = local``: ``[build] jobs`` worker processes here, on the GPUs allotted
-    to this build (``CUDA_VISIBLE_DEVICES``) unless ``inventory`` is given."""
+    to this build (``CUDA_VISIBLE_DEVICES``) unless ``inventory`` is given; the zygotes a
+    cold build started ahead (:mod:`~polybook.execution.kernels.head_start`) its own."""
+    zygotes = head_start.take(book.layout)
     local = LocalExecutor(book.jobs, book.layout.work, zygotes=zygotes)
     allotted = devices.allotment()
     chosen = inventory or Inventory(allotted.count, build.gpu_share, devices=allotted.ids)

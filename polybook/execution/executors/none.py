@@ -15,12 +15,9 @@ from polybook.execution.jobs import Inventory, Job, JobResult
 if TYPE_CHECKING:
     from polybook.config import Book
     from polybook.config.schema import BuildSection
-    from polybook.execution.kernels.zygote_pool import ZygotePool
 
 
-def create(
-    book: Book, build: BuildSection, inventory: Inventory | None, zygotes: ZygotePool | None
-) -> ExecutorSetup:
+def create(book: Book, build: BuildSection, inventory: Inventory | None) -> ExecutorSetup:
     """``executor = none``: no devices unless given, one job at a time."""
     return ExecutorSetup(NoExecutor(), inventory or Inventory(), 1)
 

@@ -13,7 +13,6 @@ from polybook.execution.jobs import Inventory, Job, JobResult
 if TYPE_CHECKING:
     from polybook.config import Book
     from polybook.config.schema import BuildSection
-    from polybook.execution.kernels.zygote_pool import ZygotePool
 
 
 class Executor(Protocol):
@@ -48,13 +47,9 @@ class ExecutorSetup:
 
 class ExecutorFactory(Protocol):
     """An executor's ``create``: the executor ``[build]`` asks for; ``inventory`` (None:
-    the executor's own) overrides the devices, and a local executor takes ``zygotes``
-    (started ahead) as its own."""
+    the executor's own) overrides the devices. What only one executor uses (the local
+    one's zygotes started ahead) it finds in its own setup."""
 
     def __call__(
-        self,
-        book: Book,
-        build: BuildSection,
-        inventory: Inventory | None,
-        zygotes: ZygotePool | None,
+        self, book: Book, build: BuildSection, inventory: Inventory | None
     ) -> ExecutorSetup: ...

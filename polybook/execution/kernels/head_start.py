@@ -4,24 +4,31 @@ A build whose execution cache is empty (none shared, nothing frozen in ``_freeze
 every notebook of its tabs. The zygotes of its first frameworks then need not wait for the
 pages to be read, the library extracted and the run planned: half a second on one CPU,
 while the other had nothing to do. They start at once (this module imports neither
-nbformat nor the Jupyter client), in the pool the local executor then takes as its own
-(:func:`~polybook.execution.executors.local.create`); one that no job turns out to need ends with
-the build.
+nbformat nor the Jupyter client), when the executor ``[build] executor`` names takes a head
+start (its registry entry says so), in a pool kept here for the build's layout, which that
+executor's setup then takes as its own (:func:`take`: the local executor's
+:func:`~polybook.execution.executors.local.create`); one that no job turns out to need ends
+with the build.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from pathlib import Path
 
+from polybook.config.executors import capabilities
 from polybook.diagnostics import PolybookError
 from polybook.environments import devices, venvs
 from polybook.execution.inputs import Environments, Execution
 from polybook.execution.kernels.launch import kernel_env, zygote_spec
 from polybook.execution.kernels.zygote_pool import ZygotePool
-from polybook.layout import FREEZE_DIR
+from polybook.layout import FREEZE_DIR, Layout
 
 logger = logging.getLogger("polybook")
+
+_AHEAD: dict[Path, ZygotePool] = {}  # per build (its work folder): the pool started ahead
+_LOCK = threading.Lock()
 
 
 def cold(run: Execution) -> bool:
@@ -40,8 +47,11 @@ def head_start(
     """The zygotes of the first of ``tabs`` (as many as jobs run at once), started now when
     the build is cold and runs its notebooks here in forked kernels; None otherwise."""
     build = run.build
-    local = build.executor == "local" and build.fork_kernels and build.eval_notebook
-    if not local or run.book.layout.side or not cold(run):
+    executor = capabilities(build.executor)
+    takes = executor.head_start and executor.uses_zygotes
+    if not (takes and build.fork_kernels and build.eval_notebook):
+        return None
+    if run.book.layout.side or not cold(run):
         return None
     try:
         device = devices.resolve_device(build.device)
@@ -57,7 +67,23 @@ def head_start(
     if not pool.starting:
         pool.close()
         return None
+    with _LOCK:
+        _AHEAD[run.book.layout.work] = pool
     return pool
+
+
+def take(layout: Layout) -> ZygotePool | None:
+    """The zygotes started ahead for the build of ``layout``, taken by its executor (once);
+    None when none were."""
+    with _LOCK:
+        return _AHEAD.pop(layout.work, None)
+
+
+def forget(layout: Layout) -> None:
+    """The build of ``layout`` ended: zygotes started ahead that no executor took are no
+    longer kept here (the build closes them)."""
+    with _LOCK:
+        _AHEAD.pop(layout.work, None)
 
 
 def _start(

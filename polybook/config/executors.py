@@ -1,0 +1,102 @@
+"""The executors ``[build] executor`` names: each name, what it does, what it can do, and the
+module that makes it (its ``create``, an
+:class:`~polybook.execution.executors.protocol.ExecutorFactory`).
+
+A new executor is a module and one entry here (or, from outside the tree, an entry point
+``polybook.executors`` naming a :class:`Registered`: :mod:`polybook.plugins`). The config
+key, the command line's ``--executor``, the reference in ``docs/configuration.md`` and every
+stage that depends on what an executor does read this table; none compares a name.
+Modules are imported when chosen: the command line reads the names without importing any
+executor. (It is the configuration's: whether a build runs the book's code is known when
+the book is opened.)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from polybook import plugins
+from polybook.config.ini_text import key_location
+from polybook.config.schema import did_you_mean
+from polybook.diagnostics import PolybookError
+
+
+@dataclass(frozen=True)
+class Registered:
+    """One executor: the module whose ``create`` makes it, what it does (for the docs), and
+    what it can do, which the stages ask instead of its name."""
+
+    module: str
+    help: str
+    # It runs the book's code (a build with it may load the book's own Sphinx extensions).
+    runs_code: bool = True
+    # Its kernels fork from warm zygotes (``[build] fork_kernels``) started on this host.
+    uses_zygotes: bool = False
+    # It takes the zygotes a cold build starts as the build starts (needs ``uses_zygotes``).
+    head_start: bool = False
+    # It can run a side build (``polybook upgrade``) in a side environment on this host.
+    side_build: bool = False
+
+
+EXECUTORS: dict[str, Registered] = {
+    "local": Registered(
+        "polybook.execution.executors.local",
+        "worker processes on this host",
+        uses_zygotes=True,
+        head_start=True,
+        side_build=True,
+    ),
+    "dask": Registered(
+        "polybook.execution.executors.dask",
+        "tasks on the workers of the Dask cluster at `[build] dask_scheduler`",
+    ),
+    "none": Registered(
+        "polybook.execution.executors.none",
+        "nothing runs: every notebook comes from the execution cache or `_freeze/`, no"
+        " framework installed; one missing there is an error (CI's job that builds the"
+        " outputs)",
+        runs_code=False,
+    ),
+}
+
+
+@cache
+def _plugins() -> dict[str, Registered]:
+    return plugins.load(plugins.EXECUTORS_GROUP, Registered, frozenset(EXECUTORS))
+
+
+def registered() -> dict[str, Registered]:
+    """polybook's executors, then those of the plugins installed."""
+    return {**EXECUTORS, **_plugins()}
+
+
+def check_executor(root: Path, name: str) -> None:
+    """Raises a located error when ``[build] executor`` (of the book at ``root``) names no
+    registered executor."""
+    known = registered()
+    if name not in known:
+        where = key_location(root, "build", "executor")
+        accepted = ", ".join(known)
+        message = f"[build] executor: {name!r} is not one of {accepted}"
+        raise PolybookError(where, message + did_you_mean(name, known), "config")
+
+
+def capabilities(name: str) -> Registered:
+    """What the executor ``name`` can do; an unknown name (refused where the book is
+    opened) can do nothing."""
+    return registered().get(name) or Registered("", "", runs_code=False)
+
+
+def side_executor(name: str) -> str:
+    """The executor of a side build when the book's is ``name``: it, where it can run one;
+    else the first registered that can."""
+    if capabilities(name).side_build:
+        return name
+    return next(other for other, entry in registered().items() if entry.side_build)
+
+
+def markdown_list() -> str:
+    """The executors as the configuration reference lists them (polybook's own)."""
+    return "".join(f"- `{name}`: {entry.help}\n" for name, entry in EXECUTORS.items())
