@@ -10,6 +10,7 @@ point, not a traceback.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
 from typing import TypeVar
@@ -55,23 +56,36 @@ def listed() -> list[Plugin]:
     return [plugin for group in GROUPS for plugin, _ in found(group)]
 
 
-def load(group: str, kind: type[T], taken: frozenset[str] = frozenset()) -> dict[str, T]:
-    """The objects the entry points of ``group`` name, by entry point name; each must be a
-    ``kind`` and take no name in ``taken`` (polybook's own)."""
-    return {plugin.name: load_one(plugin, point, kind, taken) for plugin, point in found(group)}
+Load = Callable[[Plugin, EntryPoint], T]  # one plugin's object, checked
 
 
-def load_one(plugin: Plugin, point: EntryPoint, kind: type[T], taken: frozenset[str]) -> T:
-    """The object ``plugin``'s entry point names; an error naming it where that is no
-    ``kind`` or does not load."""
+def load(group: str, one: Load[T]) -> dict[str, T]:
+    """The objects the entry points of ``group`` name, by entry point name, each loaded by
+    ``one`` (:func:`load_one` with its group's checks)."""
+    return {plugin.name: one(plugin, point) for plugin, point in found(group)}
+
+
+def load_one(
+    plugin: Plugin,
+    point: EntryPoint,
+    kind: type[T],
+    taken: frozenset[str],
+    named: Callable[[T], str] | None = None,
+) -> T:
+    """The object ``plugin``'s entry point names; an error naming it where that does not
+    load, is no ``kind``, takes a name in ``taken`` (polybook's own), or calls itself
+    (``named``) otherwise than its entry point."""
     try:
         target = point.load()
     except Exception as exc:  # a plugin's import may fail in any way: say which plugin
         raise broken(plugin, f"does not load: {type(exc).__name__}: {exc}") from None
     if not isinstance(target, kind):
-        raise broken(plugin, f"names a {type(target).__name__}, not a {kind.__name__}")
+        given = type(target).__name__
+        raise broken(plugin, f"names a {given} where {plugin.group} takes a {kind.__name__}")
     if plugin.name in taken:
         raise broken(plugin, f"takes the name of polybook's own {plugin.name!r}")
+    if named is not None and named(target) != plugin.name:
+        raise broken(plugin, f"names the {kind.__name__} {named(target)!r}, not {plugin.name!r}")
     return target
 
 

@@ -175,7 +175,9 @@ def main(argv: list[str] | None = None, outputs: tuple[Output, ...] | None = Non
         outputs = registered() if outputs is None else outputs
         registered_executors()
     except PolybookError as err:
-        return _failed(err)
+        if _command(argv) != "doctor":  # which lists what is wrong with each plugin
+            return _failed(err)
+        outputs = OUTPUTS
     parser = _parser(outputs)
     args, extra = parser.parse_known_args(argv)
     command = getattr(args, "command", "")
@@ -203,6 +205,12 @@ def main(argv: list[str] | None = None, outputs: tuple[Output, ...] | None = Non
         return 130
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def _command(argv: list[str] | None) -> str:
+    """The command ``argv`` (else the process's arguments) names, before they are parsed."""
+    words = sys.argv[1:] if argv is None else argv
+    return next((word for word in words if not word.startswith("-")), "")
 
 
 def _failed(err: PolybookError) -> int:

@@ -229,18 +229,18 @@ def install_findings(config: BookConfig) -> list[Finding]:
 def plugin_findings() -> list[Finding]:
     """The plugins installed (entry points ``polybook.outputs``, ``polybook.executors``),
     each loaded: one that does not load says why."""
-    from polybook.config.executors import Registered
-    from polybook.output import Output
+    from polybook.config.executors import load_executor
+    from polybook.pipeline.registry import load_output
 
-    kinds: dict[str, type[object]] = {
-        plugins.OUTPUTS_GROUP: Output,
-        plugins.EXECUTORS_GROUP: Registered,
+    loaders: dict[str, plugins.Load[object]] = {
+        plugins.OUTPUTS_GROUP: load_output,
+        plugins.EXECUTORS_GROUP: load_executor,
     }
     found = []
-    for group, kind in kinds.items():
+    for group, load in loaders.items():
         for plugin, point in plugins.found(group):
             try:
-                plugins.load_one(plugin, point, kind, frozenset())
+                load(plugin, point)
             except PolybookError as err:
                 fix = f"reinstall or uninstall {plugin.package.split()[0]}"
                 found.append(Finding("plugin", MISSING, str(err.diagnostic), fix))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+from importlib.metadata import EntryPoint
 from pathlib import Path
 
 from polybook import plugins
@@ -62,9 +63,14 @@ EXECUTORS: dict[str, Registered] = {
 }
 
 
+def load_executor(plugin: plugins.Plugin, point: EntryPoint) -> Registered:
+    """The executor a ``polybook.executors`` entry point names, checked."""
+    return plugins.load_one(plugin, point, Registered, frozenset(EXECUTORS))
+
+
 @cache
 def _plugins() -> dict[str, Registered]:
-    return plugins.load(plugins.EXECUTORS_GROUP, Registered, frozenset(EXECUTORS))
+    return plugins.load(plugins.EXECUTORS_GROUP, load_executor)
 
 
 def registered() -> dict[str, Registered]:

@@ -7,6 +7,7 @@ this tuple (or another: a test's)."""
 from __future__ import annotations
 
 from functools import cache
+from importlib.metadata import EntryPoint
 
 from polybook import plugins
 from polybook.epub.output import OUTPUT as EPUB
@@ -20,14 +21,15 @@ from polybook.slides.output import OUTPUT as SLIDES
 OUTPUTS: tuple[Output, ...] = (LIB, DIST, EVAL, NOTEBOOKS, SITE, PDF, EPUB, SLIDES)
 
 
+def load_output(plugin: plugins.Plugin, point: EntryPoint) -> Output:
+    """The output a ``polybook.outputs`` entry point names, checked."""
+    taken = frozenset(o.name for o in OUTPUTS)
+    return plugins.load_one(plugin, point, Output, taken, lambda output: output.name)
+
+
 @cache
 def _plugins() -> tuple[Output, ...]:
-    loaded = plugins.load(plugins.OUTPUTS_GROUP, Output, frozenset(o.name for o in OUTPUTS))
-    for name, output in loaded.items():
-        if output.name != name:
-            point = next(p for p, _ in plugins.found(plugins.OUTPUTS_GROUP) if p.name == name)
-            raise plugins.broken(point, f"names the output {output.name!r}, not {name!r}")
-    return tuple(loaded.values())
+    return tuple(plugins.load(plugins.OUTPUTS_GROUP, load_output).values())
 
 
 def registered() -> tuple[Output, ...]:

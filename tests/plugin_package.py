@@ -1,0 +1,116 @@
+"""A tiny plugin package, as a third party would write it: an output (``polybook build
+cellcount``) and an executor (``[build] executor = echo``) declared by entry points."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+PYPROJECT = """\
+[build-system]
+requires = ["setuptools"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "pbplugin"
+version = "0.1"
+
+[project.entry-points."polybook.outputs"]
+cellcount = "pbplugin.output:OUTPUT"
+{extra_outputs}
+[project.entry-points."polybook.executors"]
+echo = "pbplugin.registered:ECHO"
+"""
+
+OUTPUT = '''\
+"""An output that counts each executed notebook's code cells and their outputs' text."""
+
+from pathlib import Path
+
+from polybook.output import Output
+
+
+def _writes(layout, tabs):
+    return [layout.output_dir("cellcount") / "counts.txt"]
+
+
+def _build(made, config, reporter):
+    lines = []
+    for (path, framework), notebook in sorted(made.executed.report.executed.items()):
+        code = [c for c in notebook.cells if c.cell_type == "code"]
+        said = [o.get("text", "") for c in code for o in c.get("outputs", [])]
+        lines.append(f"{path} [{framework}]: {len(code)} code cells; " + " ".join(said))
+    target = config.layout.output_dir("cellcount") / "counts.txt"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("\\n".join(lines) + "\\n", encoding="utf-8")
+    return True
+
+
+OUTPUT = Output("cellcount", "each notebook's code cells, counted", _writes, build=_build)
+'''
+
+REGISTERED = """\
+from polybook.config.executors import Registered
+
+ECHO = Registered("pbplugin.executor", "hands each notebook back, its cells saying so")
+"""
+
+EXECUTOR = '''\
+"""An executor that runs nothing: each code cell is handed back with an output saying so."""
+
+from concurrent.futures import Future
+
+from polybook.execution.executors.protocol import ExecutorSetup
+from polybook.execution.jobs import Inventory, JobResult
+
+
+class Echo:
+    on_this_host = False
+
+    def expect(self, jobs):
+        pass
+
+    def submit(self, job):
+        notebook = job.notebook
+        for cell in notebook.cells:
+            if cell.cell_type == "code":
+                text = "echoed by pbplugin"
+                cell["outputs"] = [{"output_type": "stream", "name": "stdout", "text": text}]
+        done = Future()
+        done.set_result(JobResult(job, "ok", notebook=notebook, seconds=0.1))
+        return done
+
+    def cancel(self):
+        pass
+
+    def shutdown(self):
+        pass
+
+
+def create(book, build, inventory):
+    return ExecutorSetup(Echo(), inventory or Inventory(), 1)
+'''
+
+
+def write_plugin(root: Path, extra_outputs: str = "") -> Path:
+    """The plugin's source tree at ``root`` (``extra_outputs``: more lines of its
+    ``polybook.outputs`` entry points)."""
+    package = root / "pbplugin"
+    package.mkdir(parents=True)
+    pyproject = PYPROJECT.format(extra_outputs=extra_outputs)
+    (root / "pyproject.toml").write_text(pyproject, encoding="utf-8")
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "output.py").write_text(OUTPUT, encoding="utf-8")
+    (package / "registered.py").write_text(REGISTERED, encoding="utf-8")
+    (package / "executor.py").write_text(EXECUTOR, encoding="utf-8")
+    return root
+
+
+def write_installed(site: Path, entry_points: str) -> None:
+    """The plugin as an installer leaves it in ``site`` (its modules and its dist-info),
+    with ``entry_points`` as its ``entry_points.txt``."""
+    source = write_plugin(site / "pbplugin-src")
+    (source / "pbplugin").rename(site / "pbplugin")
+    info = site / "pbplugin-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: pbplugin\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(entry_points, encoding="utf-8")
