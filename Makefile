@@ -124,6 +124,8 @@ lint: setup
 	$(TOOL)/bin/ruff check polybook tests tools benchmarks
 	$(TOOL)/bin/ruff format --check polybook tests tools benchmarks
 	$(TOOL)/bin/mypy
+	$(TOOL)/bin/python -m tools.config_table --check
+	$(TOOL)/bin/python -m tools.command_table --check
 
 test: envs system-deps pdf-deps lint check
 	$(TOOL)/bin/python -m pytest

@@ -93,7 +93,7 @@ class Output:
     """
 
     name: str
-    help: str
+    help: str  # one line, Markdown: README's table of commands shows it
     writes: Paths
     executes: bool = True
     build: Build = nothing

@@ -5,6 +5,7 @@ what it says it writes and reads, with no other module told of it."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from importlib import import_module
 from pathlib import Path
 
 import pytest
@@ -17,8 +18,12 @@ from polybook.output import Made, Output, Run
 from polybook.pipeline.graph import run_build
 from polybook.pipeline.registry import OUTPUTS
 from polybook.pipeline.request import BuildRequest
+from polybook.pipeline.stages import DIST, EVAL, LIB
+from tools.command_table import with_outputs
 
 from .books import index_page, write_book
+
+REPO = Path(__file__).resolve().parent.parent
 
 PAGE = "# Page\n\n```{.python .input}\ndef shared(x):  #@save\n    return x\n```\n"
 BOOK = {"index.md": index_page("Book", ["chap/page"]), "chap/page.md": PAGE, "note.txt": "a"}
@@ -117,6 +122,21 @@ def test_an_output_begins_before_the_stages_with_what_serve_keeps_and_closes_aft
     assert summary.stopped == "early"
 
 
-def test_the_shipped_outputs_have_one_name_each() -> None:
+def test_the_shipped_outputs_have_one_name_each_and_a_package_that_exports_them() -> None:
     names = [output.name for output in OUTPUTS]
-    assert names == ["lib", "dist", "eval", "notebooks", "html", "pdf", "epub", "slides"]
+    assert len(set(names)) == len(names)
+    packages = sorted(p.parent.name for p in (REPO / "polybook").glob("*/output.py"))
+    exported = [import_module(f"polybook.{package}.output").OUTPUT for package in packages]
+    assert all(output in OUTPUTS for output in exported)  # each output package is listed
+    stages = [LIB, DIST, EVAL]  # the outputs of the pipeline's own stages
+    assert sorted(names) == sorted(o.name for o in [*stages, *exported])
+
+
+def test_the_readme_table_of_outputs_is_the_registry() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert with_outputs(readme) == readme, "run .envs/tool/bin/python -m tools.command_table"
+    for output in OUTPUTS:
+        assert f"| `polybook build {output.name}` | {output.help} |" in readme
+    extra = Output("markdown", "plain Markdown pages", _tally_writes)
+    regenerated = with_outputs(readme, (*OUTPUTS, extra))
+    assert "| | `polybook build markdown` | plain Markdown pages |" in regenerated

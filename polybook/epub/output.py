@@ -28,4 +28,5 @@ def _build(made: Made, config: BookConfig, reporter: Reporter) -> bool:
     return True
 
 
-OUTPUT = Output("epub", "an epub per framework", _writes, build=_build)
+HELP = "an epub per framework, `_build/epub/<name>-<framework>.epub` ([docs/epub.md](docs/epub.md))"
+OUTPUT = Output("epub", HELP, _writes, build=_build)

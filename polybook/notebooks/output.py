@@ -47,7 +47,7 @@ def _build(made: Made, config: BookConfig, reporter: Reporter) -> bool:
 
 OUTPUT = Output(
     "notebooks",
-    "students' notebooks for Jupyter, Colab and SageMaker",
+    "students' notebooks for Jupyter, Colab and SageMaker, and a zip per framework",
     _writes,
     build=_build,
     all_requirement_sets=True,

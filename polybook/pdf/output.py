@@ -29,4 +29,5 @@ def _build(made: Made, config: BookConfig, reporter: Reporter) -> bool:
     return True
 
 
-OUTPUT = Output("pdf", "a PDF per framework", _writes, build=_build, sphinx_reads=_sphinx_reads)
+HELP = "a PDF per framework, `_build/pdf/<name>-<framework>.pdf` ([docs/pdf.md](docs/pdf.md))"
+OUTPUT = Output("pdf", HELP, _writes, build=_build, sphinx_reads=_sphinx_reads)

@@ -31,12 +31,12 @@ def _eval_writes(layout: Layout, tabs: tuple[str, ...]) -> list[Path]:
     return [layout.eval]
 
 
-LIB = Output("lib", "the d2l package's modules only", no_paths, executes=False)
+LIB = Output("lib", "only the library modules, `d2l/<framework>.py`", no_paths, executes=False)
 DIST = Output(
     "dist",
-    "the d2l package as an sdist and a wheel",
+    "the `d2l` package as an sdist and a wheel",
     _dist_writes,
     executes=False,
     build=_build_dist,
 )
-EVAL = Output("eval", "execute the notebooks", _eval_writes)
+EVAL = Output("eval", "execute, no output", _eval_writes)

@@ -88,7 +88,7 @@ def _start(config: BookConfig, keeper: object) -> Run:
 
 OUTPUT = Output(
     "html",
-    "the site",
+    "execute (from the cache) and build the site",
     _writes,
     reads=_linked,
     sphinx_reads=_sphinx_reads,

@@ -35,7 +35,8 @@ def _build(made: Made, config: BookConfig, reporter: Reporter) -> bool:
 
 OUTPUT = Output(
     "slides",
-    "a deck per section per framework: RISE notebooks and reveal.js pages",
+    "a deck per marked section per framework, `_build/slides/<framework>/`: RISE notebooks"
+    " and reveal.js pages ([docs/outputs.md](docs/outputs.md))",
     _writes,
     build=_build,
 )
