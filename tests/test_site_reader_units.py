@@ -219,5 +219,4 @@ def test_the_preview_watches_pages_config_figures_static_and_library(tmp_path: P
     assert deep == [root / "chap", root / "d2l", root / "img", root / "static"]
     assert shallow == [root]  # config.ini, pages, refs.bib and new folders
     (root / "static" / "book.css").write_text("p {}")
-    found = site_inputs(config.root, config.pdf, config.html)
-    assert found == [root / "static" / "book.css", root / "refs.bib"]
+    assert site_inputs(config.root) == [root / "static" / "book.css"]

@@ -19,14 +19,14 @@ from polybook.config.schema import (
 def markdown_table() -> str:
     """The keys polybook reads, as a Markdown table, then d2lbook's keys it ignores."""
     rows = [
-        "| key | accepts | default | meaning | from |",
-        "|---|---|---|---|---|",
+        "| key | accepts | default | meaning | read by | from |",
+        "|---|---|---|---|---|---|",
     ]
     for key in KEYS:
         origin = "d2lbook" if key.d2lbook else "polybook"
         rows.append(
             f"| `[{key.section}] {key.name}` | {key.type_text} | {key.shown_default}"
-            f" | {key.help} | {origin} |"
+            f" | {key.help} | {key.read_by_text} | {origin} |"
         )
     ignored = "; ".join(
         f"`[{section}]` " + ", ".join(f"`{k}`" for k in keys)

@@ -1,21 +1,25 @@
 """What the last successful build was made from, so that an unchanged book costs nothing.
 
-The fingerprint covers every input by content: the tool's own code, the configuration and
-the command, the pages, resources and library files, and the environments' pins. Beside it,
+The fingerprint covers every input by content: the tool's own code, the configuration the
+output reads (every key but those declared read by other outputs only: a key's ``read_by``)
+and the files its keys name, the command, the pages, resources and library files, and the
+environments' pins. Beside it,
 the state holds each file outside the pages that the pages read (an included file, a raw
 file, an image), as Sphinx last recorded them, with its content's hash.
 """
 
 from __future__ import annotations
 
+import configparser
 import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from polybook.config import BookConfig
+from polybook.config import CONFIG_FILE, KEYS, BookConfig
 from polybook.diagnostics import Diagnostic
 from polybook.fsutil import write_atomic
+from polybook.output import Output
 from polybook.paths import PACKAGE_ROOT as TOOL_ROOT
 from polybook.pipeline.request import BuildRequest
 
@@ -27,13 +31,52 @@ def _hash_files(digest: hashlib._Hash, root: Path, paths: Iterable[Path]) -> Non
             digest.update(hashlib.sha256(path.read_bytes()).digest())
 
 
-def fingerprint(config: BookConfig, command: str, extra: Iterable[Path] = ()) -> str:
+def config_read(config: BookConfig, output: Output) -> str:
+    """``config.ini`` as ``output``'s build reads it: its sections and keys, less the keys
+    declared read by other stages only (``Key.read_by``); unreadable, the whole text."""
+    path = config.root / CONFIG_FILE
+    text = path.read_text(encoding="utf-8-sig") if path.is_file() else ""
+    parser = configparser.ConfigParser(interpolation=None, default_section="\0")
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return text
+    declared = {(key.section, key.name): key for key in KEYS}
+    kept: dict[str, dict[str, str]] = {}
+    for section in parser.sections():
+        for name, value in parser.items(section, raw=True):
+            key = declared.get((section, name))
+            if key is None or key.read_for(output.name, output.executes):
+                kept.setdefault(section, {})[name] = value
+    return json.dumps(kept, sort_keys=True)
+
+
+def files_read(config: BookConfig, output: Output) -> list[Path]:
+    """The files that the keys ``output`` reads of the outputs' sections name (the BibTeX
+    file, the favicon, the logos)."""
+    found = []
+    for key in KEYS:
+        section = getattr(config, key.section, None)
+        if key.read_by and key.names_files and key.read_for(output.name, output.executes):
+            found += [config.root / p for p in key.named_files(getattr(section, key.name))]
+    return found
+
+
+def fingerprint(
+    config: BookConfig, command: str, extra: Iterable[Path] = (), output: Output | None = None
+) -> str:
+    """The digest of what a build reads; ``output``: the output built (None: the whole
+    configuration)."""
     digest = hashlib.sha256(command.encode())
     _hash_files(digest, TOOL_ROOT, [*TOOL_ROOT.rglob("*.py"), *TOOL_ROOT.glob("*.ini")])
     _hash_files(digest, TOOL_ROOT, (TOOL_ROOT / "site" / "static").glob("*"))
     root = config.root
     pages = {p for pattern in config.build.notebooks for p in root.glob(pattern)}
-    _hash_files(digest, root, [root / "config.ini", *pages])
+    if output is None:
+        _hash_files(digest, root, [root / CONFIG_FILE])
+    else:
+        digest.update(config_read(config, output).encode())
+    _hash_files(digest, root, pages)
     libraries = {root / config.library_for(fw).lib_file for fw in config.build.tabs}
     for resource in config.build.resources:  # outputs (libraries) are checked by `unchanged`
         files = (p for p in (root / resource).rglob("*") if p not in libraries)
@@ -61,7 +104,7 @@ def build_inputs(config: BookConfig, request: BuildRequest) -> str:
     says it reads beside them (the site: the PDFs, epubs and decks built before it)."""
     from polybook.environments import devices
     from polybook.environments.existing import fingerprints
-    from polybook.site.book_inputs import site_inputs
+    from polybook.site.book_inputs import site_inputs  # the static files
 
     output = request.output
     device = devices.resolve_device(config.build.device)
@@ -75,9 +118,9 @@ def build_inputs(config: BookConfig, request: BuildRequest) -> str:
     pins += [path for fw in request.tabs for path in config.extra_requirements(fw)]
     freeze = config.layout.freeze  # frozen outputs (polybook.execution.frozen_outputs)
     frozen = sorted(p for p in freeze.rglob("*") if p.is_file()) if freeze.is_dir() else []
-    site = site_inputs(config.root, config.pdf, config.html)
+    site = [*site_inputs(config.root), *files_read(config, output)]
     extra = [*pins, *site, *frozen, *output.reads(config)]
-    return fingerprint(config, json.dumps(command), extra)
+    return fingerprint(config, json.dumps(command), extra, output)
 
 
 def page_inputs(config: BookConfig, request: BuildRequest) -> dict[str, str]:

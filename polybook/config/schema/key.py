@@ -50,6 +50,10 @@ class Key:
     outside: bool = False  # path: the host's, not the book's (it may lie outside the book)
     files: bool = False  # words: each names a file or folder of the book (`tab:` prefix)
     default_text: str = ""  # the default as the reference shows it, when not the value
+    # The stages that read it, by their outputs' names (``lib``: the pages and the library,
+    # which every output reads; ``eval``: execution, which every output that executes
+    # reads), or the commands (``serve``); () for every output.
+    read_by: tuple[str, ...] = ()
 
     def parse(self, raw: str) -> Value:
         """The value of ``raw``; an empty value is the default. Raises :class:`BadValue`."""
@@ -110,6 +114,23 @@ class Key:
         if self.pairs and len(words) > 1:
             _check_pairs(words)
         return words
+
+    def read_for(self, output: str, executes: bool) -> bool:
+        """Whether the build of the output named ``output`` (``executes``: it runs the
+        execute stage) reads this key: its value is part of that output's fingerprint."""
+        if not self.read_by or "lib" in self.read_by or output in self.read_by:
+            return True
+        return executes and "eval" in self.read_by
+
+    @property
+    def read_by_text(self) -> str:
+        """Who reads it, as the reference shows it."""
+        if not self.read_by or "lib" in self.read_by:
+            return "every output"
+        named = [f"`{name}`" for name in self.read_by if name != "eval"]
+        if "eval" in self.read_by:
+            named.insert(0, "every output that executes")
+        return ", ".join(named)
 
     @property
     def names_files(self) -> bool:

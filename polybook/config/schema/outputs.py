@@ -1,5 +1,7 @@
 """The outputs' sections: ``[colab]``, ``[sagemaker]``, ``[html]``, ``[pdf]``, ``[slides]``;
-each key declared once, as a field of its section's dataclass."""
+each key declared once, as a field of its section's dataclass, with the stages that read it
+(``read_by``: each output's no-op check holds the keys it reads, and a test holds every
+stage's reads to these declarations)."""
 
 from __future__ import annotations
 
@@ -22,8 +24,15 @@ class ColabSection:
         " “Open in Colab” links, or `framework owner/name` pairs, each holding that"
         " framework's `colab/` folder at its root (d2lbook's layout)",
         pairs=True,
+        read_by=("notebooks", "html"),
     )
-    branch: str = key("str", "main", "the branch of `github_repo` that Colab opens", d2lbook=False)
+    branch: str = key(
+        "str",
+        "main",
+        "the branch of `github_repo` that Colab opens",
+        d2lbook=False,
+        read_by=("notebooks", "html"),
+    )
 
 
 @dataclass(frozen=True)
@@ -37,6 +46,7 @@ class SagemakerSection:
         ("python3",),
         "the Jupyter kernel of the SageMaker notebooks, or `framework kernel` pairs",
         pairs=True,
+        read_by=("notebooks",),
     )
     github_repo: tuple[str, ...] = key(
         "words",
@@ -45,9 +55,14 @@ class SagemakerSection:
         " SageMaker Studio Lab” links, or `framework owner/name` pairs, each holding that"
         " framework's `sagemaker/` folder at its root",
         pairs=True,
+        read_by=("notebooks", "html"),
     )
     branch: str = key(
-        "str", "main", "the branch of `github_repo` that SageMaker Studio Lab opens", d2lbook=False
+        "str",
+        "main",
+        "the branch of `github_repo` that SageMaker Studio Lab opens",
+        d2lbook=False,
+        read_by=("notebooks", "html"),
     )
 
 
@@ -62,9 +77,14 @@ class HtmlSection:
         "",
         "the site's favicon (`.ico`, `.png` or `.svg`), relative to the book root",
         absolute=True,
+        read_by=("html",),
     )
     html_logo: str = key(
-        "path", "", "the logo above the site's navigation, relative to the book root", absolute=True
+        "path",
+        "",
+        "the logo above the site's navigation, relative to the book root",
+        absolute=True,
+        read_by=("html",),
     )
     base_url: str = key(
         "url",
@@ -72,6 +92,7 @@ class HtmlSection:
         "the address the site is published at (`https://example.org/book/`): each page"
         " names its canonical URL there, and the site gets a `sitemap.xml`",
         d2lbook=False,
+        read_by=("html", "epub", "notebooks"),
     )
     serve_port: int = key(
         "int",
@@ -79,6 +100,7 @@ class HtmlSection:
         "the port `polybook serve` listens on (on 127.0.0.1)",
         d2lbook=False,
         default_text="`0` (the first free one from 8000)",
+        read_by=("serve",),
     )
     figure_format: str = key(
         "choice",
@@ -88,6 +110,7 @@ class HtmlSection:
         " pixels, shown at the usual size); a cell that sets its own format keeps it",
         d2lbook=False,
         choices=("svg", "png"),
+        read_by=("eval",),
     )
 
 
@@ -103,6 +126,7 @@ class PdfSection:
         "the BibTeX file that `:cite:` keys name; the site lists the cited entries",
         suffix=".bib",
         absolute=True,
+        read_by=("lib",),
     )
     latex_logo: str = key(
         "path",
@@ -110,14 +134,20 @@ class PdfSection:
         "the image on the PDFs' title page (`.pdf`, `.png`, `.jpg` or `.svg`), relative to"
         " the book root",
         absolute=True,
+        read_by=("pdf",),
     )
-    main_font: str = key("str", "", "the PDFs' body font", default_text="`FreeSerif`")
-    sans_font: str = key("str", "", "the PDFs' headings font", default_text="`FreeSans`")
+    main_font: str = key(
+        "str", "", "the PDFs' body font", default_text="`FreeSerif`", read_by=("pdf",)
+    )
+    sans_font: str = key(
+        "str", "", "the PDFs' headings font", default_text="`FreeSans`", read_by=("pdf",)
+    )
     mono_font: str = key(
         "str",
         "",
         "the PDFs' code and outputs font (it needs the outputs' characters, e.g. box drawing)",
         default_text="`DejaVu Sans Mono`",
+        read_by=("pdf",),
     )
 
 
@@ -128,9 +158,14 @@ class SlidesSection:
     SECTION: ClassVar[str] = "slides"
 
     top_left: str = key(
-        "str", "", "HTML shown at the top left of every slide (a course's name, a logo)"
+        "str",
+        "",
+        "HTML shown at the top left of every slide (a course's name, a logo)",
+        read_by=("slides",),
     )
-    top_right: str = key("str", "", "HTML shown at the top right of every slide")
+    top_right: str = key(
+        "str", "", "HTML shown at the top right of every slide", read_by=("slides",)
+    )
     github_repo: tuple[str, ...] = key(
         "words",
         (),
@@ -138,4 +173,5 @@ class SlidesSection:
         " owner/name` pairs, each holding that framework's slides at its root (d2lbook's"
         " layout): each framework's `README.md` links its decks for nbviewer's slideshow",
         pairs=True,
+        read_by=("slides",),
     )
