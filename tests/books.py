@@ -12,6 +12,7 @@ import logging
 import os
 import re
 import shutil
+import sys
 import venv
 import zipfile
 from collections.abc import Mapping
@@ -47,7 +48,23 @@ if TYPE_CHECKING:
     from nbformat import NotebookNode
 
 REPO = Path(__file__).resolve().parent.parent  # polybook's checkout, the shipped book
-REPO_ENVS = EnvsFolder(REPO / ENVS_DIR)  # the shipped book's own environments
+TEST_ENVS_VARIABLE = "POLYBOOK_TEST_ENVS"  # the environments the tests use, when set
+
+
+def _test_envs() -> Path:
+    """The shipped book's environments, which the tests use: ``$POLYBOOK_TEST_ENVS``, else
+    the folder that holds the tool's venv running them (``.envs/tool``: a copy of the
+    checkout runs its tests with the original's tool venv), else the checkout's ``.envs``."""
+    given = os.environ.get(TEST_ENVS_VARIABLE)
+    if given:
+        return Path(given).resolve()
+    tool = Path(sys.prefix)
+    if sys.prefix != sys.base_prefix and tool.name == "tool" and tool.parent.name == ENVS_DIR:
+        return tool.parent
+    return REPO / ENVS_DIR
+
+
+REPO_ENVS = EnvsFolder(_test_envs())  # the shipped book's environments
 FIXTURES = Path(__file__).parent / "fixtures"
 FENCE = "`" * 3
 SHIPPED_FILES = ("config.ini", "index.md", "d2l.bib")

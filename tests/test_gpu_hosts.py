@@ -21,9 +21,9 @@ from polybook.meta import RunInfo, notebook_meta
 from polybook.nb import new_code_cell, new_notebook
 from polybook.render.page import provenance
 
-from .books import REPO, chapter_book, code, evaluate, ran
+from .books import REPO_ENVS, chapter_book, code, evaluate, ran
 
-PYTORCH = REPO / ".envs" / "pytorch"
+PYTORCH = REPO_ENVS.path / "pytorch"
 SMI_LINES = [f"GPU {i}: NVIDIA H100 80GB HBM3 (UUID: GPU-{i}{i}{i}{i}-cafe)" for i in range(4)]
 SMI_LINES.insert(2, "  MIG 1g.10gb     Device  0: (UUID: MIG-7e57-0001)")
 
