@@ -1,6 +1,6 @@
 """What an executor is to a build: the :class:`Executor` protocol the scheduler hands jobs
 to, and what an executor's factory (``create`` in its module, registered in
-:mod:`polybook.execution.executors.registry`) returns: the :class:`ExecutorSetup`."""
+:mod:`polybook.config.executors`) returns: the :class:`ExecutorSetup`."""
 
 from __future__ import annotations
 
