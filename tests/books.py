@@ -12,7 +12,6 @@ import logging
 import os
 import re
 import shutil
-import sys
 import venv
 import zipfile
 from collections.abc import Mapping
@@ -26,8 +25,7 @@ from polybook.diagnostics import Reporter
 from polybook.environments import venvs
 from polybook.execution.jobs import Inventory
 from polybook.execution.plan import EvalReport
-from polybook.frameworks import DEVICES, REGISTRY
-from polybook.layout import ENVS_DIR, EnvsFolder, Layout
+from polybook.layout import Layout
 from polybook.library.extract import extract_libraries
 from polybook.library.model import SavedBlock
 from polybook.library.stage import write_libraries
@@ -44,27 +42,12 @@ from polybook.source.book import ParsedBook, load_book
 from polybook.source.slide_marks import read_slide_marks
 from polybook.source.split import split_book
 
+from .environments import link_environments
+
 if TYPE_CHECKING:
     from nbformat import NotebookNode
 
 REPO = Path(__file__).resolve().parent.parent  # polybook's checkout, the shipped book
-TEST_ENVS_VARIABLE = "POLYBOOK_TEST_ENVS"  # the environments the tests use, when set
-
-
-def _test_envs() -> Path:
-    """The shipped book's environments, which the tests use: ``$POLYBOOK_TEST_ENVS``, else
-    the folder that holds the tool's venv running them (``.envs/tool``: a copy of the
-    checkout runs its tests with the original's tool venv), else the checkout's ``.envs``."""
-    given = os.environ.get(TEST_ENVS_VARIABLE)
-    if given:
-        return Path(given).resolve()
-    tool = Path(sys.prefix)
-    if sys.prefix != sys.base_prefix and tool.name == "tool" and tool.parent.name == ENVS_DIR:
-        return tool.parent
-    return REPO / ENVS_DIR
-
-
-REPO_ENVS = EnvsFolder(_test_envs())  # the shipped book's environments
 FIXTURES = Path(__file__).parent / "fixtures"
 FENCE = "`" * 3
 SHIPPED_FILES = ("config.ini", "index.md", "d2l.bib")
@@ -129,32 +112,6 @@ def shipped_with_cache(target: Path) -> Path:
     cache = Path("_build") / "cache" / "exec"
     link_cache(REPO / cache, target / cache)
     return target
-
-
-def link_environments(folder: Path) -> Path:
-    """A folder shared by books (``envs_dir``, ``$POLYBOOK_ENVS``) that holds links to the
-    shipped book's framework environments, each named as a shared folder names it: by the
-    requirement set it was installed from (its stamp), with its kernel written, as
-    ``env setup`` leaves it (Dask workers offer what has one)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    shared = EnvsFolder(folder, shared=True)
-    for name in REGISTRY:
-        installed = REPO_ENVS.path / name
-        try:
-            stamp = (installed / venvs.STAMP).read_text(encoding="utf-8").split()[0]
-        except (OSError, IndexError):
-            continue  # not set up here
-        link = shared.environment(name, stamp)
-        if not link.is_symlink():
-            made = link.with_name(f".{link.name}.{os.getpid()}")
-            made.unlink(missing_ok=True)
-            made.symlink_to(installed)
-            made.replace(link)
-        for device in DEVICES:
-            env = venvs.environment(name, device, shared)
-            if env.path == link:
-                venvs.write_kernelspec(env)
-    return folder
 
 
 def looks_installed(env: venvs.Environment) -> venvs.Environment:

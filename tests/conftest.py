@@ -15,16 +15,8 @@ import pytest
 
 from polybook.layout import ENVS_VARIABLE
 
-from .books import (
-    REPO_ENVS,
-    Built,
-    Collect,
-    build,
-    copy_fixture,
-    link_environments,
-    shipped_with_cache,
-    tree_digest,
-)
+from .books import Built, Collect, build, copy_fixture, shipped_with_cache, tree_digest
+from .environments import REPO_ENVS, link_environments
 
 if TYPE_CHECKING:  # Playwright is imported by the browser tests alone
     from playwright.sync_api import Browser, BrowserContext, Page

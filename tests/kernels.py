@@ -13,7 +13,7 @@ from polybook.execution.kernels.launch import KernelEnv, zygote_spec
 from polybook.execution.kernels.zygote_pool import ZygotePool
 from polybook.nb import new_code_cell, new_notebook
 
-from .books import REPO_ENVS
+from .environments import REPO_ENVS
 
 
 @contextlib.contextmanager

@@ -12,7 +12,8 @@ from polybook.commands.cli import main
 from polybook.config import load_config
 from polybook.environments import venvs
 
-from .books import REPO_ENVS, copy_shipped
+from .books import copy_shipped
+from .environments import REPO_ENVS
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parent.parent

@@ -22,8 +22,9 @@ from polybook.library.module_imports import imports
 from polybook.library.package_spec import package_spec
 from polybook.library.pins import cpu_pins
 
-from .books import REPO_ENVS, build, code, copy_shipped, pages_book
+from .books import build, code, copy_shipped, pages_book
 from .books import copy_fixture as copy_book
+from .environments import REPO_ENVS
 
 REPO = Path(__file__).resolve().parent.parent
 MODULES = {"pytorch": "torch", "mxnet": "mxnet", "jax": "jax", "tensorflow": "tensorflow"}

@@ -23,7 +23,8 @@ from polybook.environments import atomic, venvs
 from polybook.layout import ENVS_VARIABLE, EnvsFolder, envs_folder
 from polybook.render.outputs import path_roots, scrub
 
-from .books import FENCE, link_environments, looks_installed, pages_book, write_book
+from .books import FENCE, looks_installed, pages_book, write_book
+from .environments import link_environments
 
 FRAMEWORKS = {  # name: (module, pins)
     "tiny": ("tabulate", "tabulate==0.9.0\nipykernel==7.1.0\n"),

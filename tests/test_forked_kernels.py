@@ -28,7 +28,8 @@ from polybook.nb import new_code_cell, new_notebook, reads
 from polybook.parallel import usable_cpus
 from polybook.pipeline.execution import BookEnvironments, execution
 
-from .books import REPO_ENVS, build, cells_book, libraries, with_build
+from .books import build, cells_book, libraries, with_build
+from .environments import REPO_ENVS
 from .kernels import forked_pytorch, run_cell
 from .processes import alive
 

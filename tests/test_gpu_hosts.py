@@ -21,7 +21,8 @@ from polybook.meta import RunInfo, notebook_meta
 from polybook.nb import new_code_cell, new_notebook
 from polybook.render.page import provenance
 
-from .books import REPO_ENVS, chapter_book, code, evaluate, ran
+from .books import chapter_book, code, evaluate, ran
+from .environments import REPO_ENVS
 
 PYTORCH = REPO_ENVS.path / "pytorch"
 SMI_LINES = [f"GPU {i}: NVIDIA H100 80GB HBM3 (UUID: GPU-{i}{i}{i}{i}-cafe)" for i in range(4)]

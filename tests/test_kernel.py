@@ -14,7 +14,7 @@ from polybook.execution.kernels.execute import execute
 from polybook.execution.kernels.launch import KernelEnv
 from polybook.nb import new_code_cell, new_notebook
 
-from .books import REPO_ENVS
+from .environments import REPO_ENVS
 from .kernels import forked_pytorch
 
 pytestmark = pytest.mark.slow

@@ -19,7 +19,8 @@ import pytest
 
 from polybook.paths import PACKAGE_ROOT
 
-from .books import REPO, REPO_ENVS, link_environments
+from .books import REPO
+from .environments import REPO_ENVS, link_environments
 
 SOURCE_FILES = ("pyproject.toml", "README.md")
 
