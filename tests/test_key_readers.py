@@ -15,6 +15,7 @@ import pytest
 from polybook.config import KEYS, Key, load_config
 from polybook.config.schema import (
     ColabSection,
+    DriftSection,
     HtmlSection,
     PdfSection,
     SagemakerSection,
@@ -31,7 +32,7 @@ REPO = Path(__file__).resolve().parent.parent
 PACKAGE = REPO / "polybook"
 SECTIONS = {
     c.__name__: c.SECTION
-    for c in (ColabSection, SagemakerSection, HtmlSection, PdfSection, SlidesSection)
+    for c in (ColabSection, SagemakerSection, HtmlSection, PdfSection, SlidesSection, DriftSection)
 }
 CHECKED = {section for section in SECTIONS.values()}
 # The stages' packages beside the outputs' own: what they read, their outputs read.
@@ -144,6 +145,7 @@ def test_the_check_finds_the_stages_reads() -> None:
         ("site/extras.py", "colab", "github_repo"),  # a record's field
         ("pipeline/execution.py", "html", "figure_format"),  # config.html
         ("source/readable.py", "pdf", "bibfile"),
+        ("drift/compare.py", "drift", "image_threshold"),
     } <= every
     assert {o.name for o in readers("render/sphinx/config.py")} == {"html", "pdf", "epub", "slides"}
     assert {o.name for o in readers("pipeline/execution.py")} == {
@@ -176,12 +178,16 @@ bibfile = refs.bib
 base_url = {url}
 favicon = icon.png
 figure_format = {figures}
+serve_port = {port}
+[drift]
+rtol = {rtol}
 """
 
 
 def _read(tmp_path: Path, **values: str) -> dict[str, tuple[str, list[Path]]]:
     """What each output's no-op check reads of the book ``BOOK`` with ``values``."""
     chosen = {"font": "FreeSerif", "url": "https://a.org/", "figures": "svg", **values}
+    chosen = {"port": "8000", "rtol": "0.001", **chosen}
     folder = tmp_path / "-".join(sorted(chosen.values())).replace("/", "").replace(":", "")
     root = pages_book(folder, {"a": "# A\n"}, BOOK.format(**chosen))
     config = load_config(root)
@@ -200,6 +206,8 @@ def _changed(
         ({"font": "TeX Gyre Pagella"}, {"pdf"}),
         ({"url": "https://b.org/"}, {"html", "epub", "notebooks"}),
         ({"figures": "png"}, {"eval", "notebooks", "html", "pdf", "epub", "slides"}),
+        ({"port": "8001"}, set()),  # read by polybook serve alone
+        ({"rtol": "0.01"}, set()),  # read by polybook diff and upgrade
     ],
 )
 def test_each_output_is_rebuilt_by_the_keys_it_reads_alone(
@@ -219,14 +227,16 @@ def test_each_output_hashes_the_files_its_keys_name(tmp_path: Path) -> None:
 
 def test_a_new_pdf_font_leaves_the_sites_no_op_check_as_it_was(tmp_path: Path) -> None:
     root = pages_book(
-        tmp_path / "book", {"a": "# A\n"}, BOOK.format(font="A", url="", figures="svg")
+        tmp_path / "book",
+        {"a": "# A\n"},
+        BOOK.format(font="A", url="", figures="svg", port=0, rtol=0.1),
     )
     config = load_config(root)
     by_name = {o.name: o for o in OUTPUTS}
     html = BuildRequest(by_name["html"], config.build.tabs)
     pdf = BuildRequest(by_name["pdf"], config.build.tabs)
     before = state.build_inputs(config, html), state.build_inputs(config, pdf)
-    (root / "config.ini").write_text(BOOK.format(font="B", url="", figures="svg"))
+    (root / "config.ini").write_text(BOOK.format(font="B", url="", figures="svg", port=0, rtol=0.1))
     config = load_config(root)
     after = state.build_inputs(config, html), state.build_inputs(config, pdf)
     assert before[0] == after[0] and before[1] != after[1]

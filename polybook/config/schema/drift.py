@@ -22,14 +22,22 @@ class DriftSection:
         "relative tolerance of numbers in outputs (reprs of arrays and tensors included):"
         " a change within `rtol`·|value| + `atol` is reported as within tolerance",
         d2lbook=False,
+        read_by=("diff", "upgrade"),
     )
-    atol: float = key("float", 1e-8, "absolute tolerance of numbers in outputs", d2lbook=False)
+    atol: float = key(
+        "float",
+        1e-8,
+        "absolute tolerance of numbers in outputs",
+        d2lbook=False,
+        read_by=("diff", "upgrade"),
+    )
     image_threshold: float = key(
         "float",
         0.001,
         "share of an image's pixels that must visibly differ (after a slight blur) for the"
         " image to count as changed",
         d2lbook=False,
+        read_by=("diff", "upgrade"),
     )
     volatile: tuple[str, ...] = key(
         "words",
@@ -39,10 +47,12 @@ class DriftSection:
         " bars, lines a carriage return overwrote)",
         d2lbook=False,
         choices=VOLATILE,
+        read_by=("diff", "upgrade"),
     )
     ignore: tuple[str, ...] = key(
         "patterns",
         (),
         "more parts of outputs to ignore: regular expressions, one a line",
         d2lbook=False,
+        read_by=("diff", "upgrade"),
     )
