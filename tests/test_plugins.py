@@ -98,8 +98,14 @@ def test_a_broken_plugin_is_an_error_naming_it_not_a_traceback(
     assert f"✗ plugin        plugin pbplugin 0.1: {point}" in said
 
 
-def test_no_plugin_installed_lists_none() -> None:
+def test_no_plugin_installed_lists_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert [p for p in plugins.listed() if p.package.startswith("pbplugin")] == []
+    monkeypatch.chdir(tmp_path)
+    main(["doctor"])  # in no book
+    said = capsys.readouterr().out
+    assert "plugins: none (no entry point polybook.outputs or polybook.executors)" in said
 
 
 @pytest.mark.slow

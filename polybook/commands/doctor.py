@@ -266,9 +266,9 @@ def report(config: BookConfig | None) -> tuple[list[str], bool]:
         lines.append("students' notebooks (what their first cell installs):")
         lines += [f.line() for f in install_findings(config)]
     found_plugins = plugin_findings()
-    if found_plugins:
-        lines.append("plugins:")
-        lines += [f.line() for f in found_plugins]
+    groups = " or ".join(plugins.GROUPS)
+    lines.append("plugins:" if found_plugins else f"plugins: none (no entry point {groups})")
+    lines += [f.line() for f in found_plugins]
     lines.append("this host:")
     lines.append(installer_finding().line())
     for finding in (gpu_finding(), tex_finding(), chromium_finding(), assets_finding()):
