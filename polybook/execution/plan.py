@@ -19,6 +19,7 @@ from polybook.diagnostics import Location, Reporter
 from polybook.environments import devices, venvs
 from polybook.environments.existing import ExistingEnvironment
 from polybook.execution.cache import CacheKey, ExecutionCache, adopt_outputs
+from polybook.execution.frozen_keys import legacy_key
 from polybook.execution.frozen_outputs import FrozenOutputs, find_run
 from polybook.execution.inputs import Execution
 from polybook.execution.jobs import Inventory, Job
@@ -124,7 +125,16 @@ def plan(
             place = (path, fw)
             lent = len(cache.borrowed)
             found = find_run(
-                cache, frozen, place, nb, code, identity, own, inventory.gpus, reporter
+                cache,
+                frozen,
+                place,
+                nb,
+                code,
+                identity,
+                own,
+                inventory.gpus,
+                reporter,
+                legacy_key(nb, fw, usage, run.figure_format),
             )
             if found.run is not None and len(cache.borrowed) > lent:
                 report.editions[place] = cache.borrowed[-1]
