@@ -24,6 +24,7 @@ from polybook.execution.frozen_outputs import FrozenOutputs, find_run
 from polybook.execution.inputs import Execution
 from polybook.execution.jobs import Inventory, Job
 from polybook.execution.kernels.launch import kernel_env
+from polybook.execution.output_noise import OutputFilter
 from polybook.fsutil import write_atomic
 from polybook.layout import Layout
 from polybook.library.compose import library_text
@@ -141,6 +142,8 @@ def plan(
             report.codes[place] = found.code
             if found.run is not None:
                 done = adopt_outputs(nb, found.run)
+                if found.frozen:  # frozen before the filter, or with another's noise
+                    OutputFilter.of(env.spec.output_noise, run.build.keep_output).clean(done)
                 update_notebook_meta(done, code=found.code)
                 report_skipped(done, path, fw, reporter)
                 report.cached.append(place)
@@ -152,7 +155,14 @@ def plan(
                 snapshot = snapshot or str(_lib_snapshot(book, fw, libraries[fw]))
                 folder = Path(path).parent
                 kernel = kernel_env(
-                    book, run.build, run.figure_format, env, folder, snapshot, inventory.gpus
+                    book,
+                    run.build,
+                    run.figure_format,
+                    env,
+                    folder,
+                    snapshot,
+                    inventory.gpus,
+                    inventory.share,
                 )
                 seconds = expected.get(f"{path}|{fw}", 0.0)
                 jobs.append(Job(path, fw, found.key, nb, kernel, seconds, identity))

@@ -21,12 +21,14 @@ from polybook.config import key_location
 from polybook.diagnostics import Location, Reporter
 from polybook.environments import devices, venvs
 from polybook.environments.existing import ExistingEnvironment
+from polybook.environments.gpu_info import gpu_info
 from polybook.execution.cache import ExecutionCache
 from polybook.execution.executors.protocol import Executor
 from polybook.execution.executors.registry import create_executor
 from polybook.execution.inputs import Environments, Execution
 from polybook.execution.jobs import Inventory, Job, JobResult
 from polybook.execution.kernels.zygote_pool import ZygotePool
+from polybook.execution.output_noise import OutputFilter
 from polybook.execution.plan import (
     EvalReport,
     device_classes,
@@ -157,6 +159,7 @@ def build_eval(
                 expected,
                 report,
                 reporter,
+                build.keep_output,
             )
     finally:
         runner.shutdown()
@@ -187,15 +190,20 @@ def _run(
     timings: dict[str, float],
     report: EvalReport,
     reporter: Reporter,
+    keep: tuple[str, ...] = (),
 ) -> None:
-    """Run ``jobs``; each result goes into ``report``, the cache and the timings."""
+    """Run ``jobs``; each result goes into ``report``, the cache and the timings, its
+    outputs without framework noise and host paths (``keep``: lines kept all the same)."""
     from polybook.execution.progress import BuildProgress
 
     versions = {fw: version(env) for fw, env in environments.items()}
+    filters = {fw: OutputFilter.of(env.spec.output_noise, keep) for fw, env in environments.items()}
+    gpu = gpu_info().describe() if inventory.gpus else ""  # the provenance of GPU runs
 
     def finished(result: JobResult) -> None:
         job = result.job
         if result.notebook is not None:
+            filters.get(job.framework, OutputFilter()).clean(result.notebook)
             report.executed[(job.path, job.framework)] = result.notebook
         if result.status != "ok" or result.notebook is None:
             if result.error is not None:
@@ -215,6 +223,7 @@ def _run(
             date=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             framework_version=versions.get(job.framework, ""),
             device_class=report.classes.get(job.framework, ""),
+            gpu=gpu if report.classes.get(job.framework, "") != devices.CPU else "",
         )
         code = report.codes.get((job.path, job.framework), "")
         update_notebook_meta(result.notebook, run=run, key=job.key, code=code)

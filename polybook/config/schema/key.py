@@ -50,6 +50,7 @@ class Key:
     outside: bool = False  # path: the host's, not the book's (it may lie outside the book)
     files: bool = False  # words: each names a file or folder of the book (`tab:` prefix)
     default_text: str = ""  # the default as the reference shows it, when not the value
+    auto: bool = False  # int: `auto` is accepted too, read as 0 (polybook decides)
 
     def parse(self, raw: str) -> Value:
         """The value of ``raw``; an empty value is the default. Raises :class:`BadValue`."""
@@ -58,6 +59,8 @@ class Key:
             return self.default
         if self.kind == "bool":
             return _boolean(text)
+        if self.kind == "int" and self.auto and text.lower() == "auto":
+            return 0
         if self.kind == "int":
             return self._integer(text)
         if self.kind == "float":
@@ -130,7 +133,7 @@ class Key:
         if self.kind == "bool":
             return "boolean"
         if self.kind == "int":
-            return f"integer ≥ {self.minimum}"
+            return ("`auto` or " if self.auto else "") + f"integer ≥ {self.minimum}"
         if self.kind == "float":
             return "number ≥ 0"
         if self.kind == "patterns":
