@@ -134,6 +134,7 @@ class NotebookMeta:
     run: RunInfo | None = None
     key: str = ""
     code: str = ""  # the key of its code alone (no environment): what frozen outputs match
+    key_format: int = 0  # the format of its keys (polybook.library.canonical); 0: not recorded
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"source": self.source, "framework": self.framework}
@@ -143,6 +144,8 @@ class NotebookMeta:
             data["key"] = self.key
         if self.code:
             data["code"] = self.code
+        if self.key_format:
+            data["key_format"] = self.key_format
         return data
 
     @classmethod
@@ -154,6 +157,7 @@ class NotebookMeta:
             run=RunInfo.from_json(run) if run else None,
             key=str(data.get("key", "")),
             code=str(data.get("code", "")),
+            key_format=int(data.get("key_format", 0) or 0),
         )
 
 

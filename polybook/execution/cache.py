@@ -107,7 +107,7 @@ def adopt_outputs(fresh: NotebookNode, cached: NotebookNode) -> NotebookNode:
         if skipped:
             update_cell_meta(new, skipped=skipped)
     made = notebook_meta(cached)
-    update_notebook_meta(merged, run=made.run, key=made.key)
+    update_notebook_meta(merged, run=made.run, key=made.key, key_format=made.key_format)
     return merged
 
 

@@ -42,6 +42,7 @@ from polybook.execution.resources import place_resources
 from polybook.execution.scheduler import Scheduler
 from polybook.fsutil import write_atomic
 from polybook.layout import Layout
+from polybook.library.canonical import KEY_FORMAT
 from polybook.library.model import SavedBlock
 from polybook.library.stage import Library
 from polybook.meta import RunInfo, notebook_meta, update_notebook_meta
@@ -226,7 +227,9 @@ def _run(
             gpu=gpu if report.classes.get(job.framework, "") != devices.CPU else "",
         )
         code = report.codes.get((job.path, job.framework), "")
-        update_notebook_meta(result.notebook, run=run, key=job.key, code=code)
+        update_notebook_meta(
+            result.notebook, run=run, key=job.key, code=code, key_format=KEY_FORMAT
+        )
         try:
             cache.put(job.key, result.notebook)
         except OSError as exc:  # the shared cache is unreachable: this build's result stands
