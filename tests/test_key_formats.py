@@ -17,11 +17,11 @@ from nbformat import NotebookNode
 from polybook.commands.cli import main
 from polybook.config import load_config
 from polybook.diagnostics import Reporter
-from polybook.execution.cache import CacheKey
-from polybook.execution.frozen_outputs import FrozenOutputs
-from polybook.library.canonical import KEY_FORMAT, canonical, legacy_dump
+from polybook.execution.cache import CacheKey, ExecutionCache
+from polybook.execution.frozen_outputs import FrozenOutputs, find_run
+from polybook.library.canonical import KEY_FORMAT, canonical, legacy_dump, own_dialect
 from polybook.library.usage import LibraryUsage, cell_digest
-from polybook.meta import update_cell_meta
+from polybook.meta import RunInfo, notebook_meta, update_cell_meta, update_notebook_meta
 from polybook.nb import new_code_cell, new_notebook
 
 from .books import REPO, chapter_book, code, libraries
@@ -202,3 +202,22 @@ def test_the_shipped_h200_run_matches_the_shipped_pages() -> None:
             assert "Python 3.12's ast.dump), from the sources at 24ad169" in entry["run"]["rekeyed"]
             checked += 1
     assert checked == 4 and SHIPPED_ENTRY.is_file()
+
+
+def test_a_run_cached_under_the_old_key_is_rekeyed_not_run_again(tmp_path: Path) -> None:
+    nb = notebook("import numpy as np", "def f():\n    return np.ones(3)", "f()")
+    cache = ExecutionCache(tmp_path / "cache")
+
+    def legacy(dialect: str) -> CacheKey:
+        return CacheKey.of(nb, "pytorch", "lib", "svg", dialect)
+
+    ran = notebook("import numpy as np", "def f():\n    return np.ones(3)", "f()")
+    ran.cells[2].outputs = [{"output_type": "stream", "name": "stdout", "text": "[1. 1. 1.]\n"}]
+    update_notebook_meta(ran, run=RunInfo(seconds=1.5), key="old")
+    cache.put(legacy(own_dialect()).on("env").digest, ran)  # as this host's last polybook did
+    code = CacheKey.of(nb, "pytorch", "lib", "svg")
+    place = ("chap/a.md", "pytorch")
+    found = find_run(cache, None, place, nb, code, "env", "cpu", 0, Reporter(), legacy)
+    assert found.run is not None and found.run.cells[2].outputs == ran.cells[2].outputs
+    stored = cache.get(found.key, 0)  # stored again under today's key
+    assert stored is not None and notebook_meta(stored).key_format == KEY_FORMAT

@@ -31,7 +31,7 @@ from polybook.execution.cache import CacheKey, ExecutionCache, gpus_wanted
 from polybook.execution.frozen_keys import Legacy, match
 from polybook.fsutil import write_atomic
 from polybook.layout import FREEZE_DIR
-from polybook.library.canonical import KEY_FORMAT
+from polybook.library.canonical import KEY_FORMAT, own_dialect
 from polybook.library.usage import cell_digest
 from polybook.meta import RunInfo, cell_meta, notebook_meta, update_cell_meta, update_notebook_meta
 from polybook.nb import new_code_cell, new_notebook
@@ -286,7 +286,10 @@ def find_run(
     entry = frozen.find(place, nb, code, legacy, reporter) if frozen else None
     if not devices.device_dependent(nb):
         key = code.on(identity).digest
-        return Found(key, code.digest, cache.get(key, gpus, wanted))
+        run = cache.get(key, gpus, wanted) or _rekeyed(
+            cache, legacy, key, (identity, ""), (gpus, wanted)
+        )
+        return Found(key, code.digest, run)
     key = code.on(identity, own_class).digest
     for bigger in devices.bigger(own_class):
         lent = cache.get(code.on(identity, bigger).digest, gpus, wanted)
@@ -295,4 +298,22 @@ def find_run(
     lent = frozen.lend(entry, own_class) if frozen and entry is not None else None
     if lent is not None:
         return Found(key, code.digest, lent, frozen=True)
-    return Found(key, code.digest, cache.get(key, gpus, wanted))
+    run = cache.get(key, gpus, wanted) or _rekeyed(
+        cache, legacy, key, (identity, own_class), (gpus, wanted)
+    )
+    return Found(key, code.digest, run)
+
+
+def _rekeyed(
+    cache: ExecutionCache, legacy: Legacy, key: str, where: tuple[str, str], needs: tuple[int, int]
+) -> NotebookNode | None:
+    """The run this host's Python cached under key format 1 (``where``: its environment and
+    device class; ``needs``: the host's GPUs, the most a cell wants), stored again under
+    ``key``: a new polybook runs nothing again."""
+    old = legacy(own_dialect())
+    run = cache.get(old.on(*where).digest, *needs)
+    if run is None:
+        return None
+    update_notebook_meta(run, key=key, key_format=KEY_FORMAT)
+    cache.put(key, run)
+    return run

@@ -12,6 +12,7 @@ not ``ast.dump``'s (3.13 left empty fields out of its dump).
 from __future__ import annotations
 
 import ast
+import sys
 from typing import Any
 
 KEY_FORMAT = 2  # 1: ast.dump's text, which differs between Python versions
@@ -33,6 +34,12 @@ def canonical(node: Any) -> str:
     if isinstance(node, list):
         return "[" + ", ".join(canonical(x) for x in node) + "]"
     return repr(node)
+
+
+def own_dialect() -> str:
+    """How this Python wrote ``ast.dump`` (the format-1 keys this host made)."""
+    minor = sys.version_info.minor
+    return "3.11" if minor <= 11 else "3.12" if minor == 12 else "3.13"
 
 
 def legacy_dump(node: ast.AST, dialect: str) -> str:

@@ -47,6 +47,7 @@ def _tree_text(tree: ast.AST, dialect: str) -> str:
     return legacy_dump(tree, dialect) if dialect else canonical(tree)
 
 
+@functools.lru_cache(maxsize=8192)
 def syntax_digest(code: str, dialect: str = "") -> str:
     """Hash of ``code``'s syntax tree (its text where it does not parse); ``dialect``: as key
     format 1 made it on that Python (see :mod:`polybook.library.canonical`)."""
