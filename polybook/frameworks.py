@@ -33,11 +33,20 @@ class Framework:
     requirement_files: tuple[tuple[str, str], ...] = ()  # (device, absolute path)
     gpu_patterns: tuple[str, ...] = ()  # regexes whose first group is a device index
     device_errors: tuple[str, ...] = ()  # regexes of its errors that say a device is missing
+    output_noise: tuple[str, ...] = ()  # regexes of the log lines dropped from outputs
+    share_variables: tuple[tuple[str, str], ...] = ()  # a kernel sharing its GPU: {fraction}
     declared: bool = True  # False: known only as a tab name, cannot be executed
 
     @property
     def kernel_env(self) -> dict[str, str]:
         return dict(self.kernel_variables)
+
+    def share_env(self, share: int) -> dict[str, str]:
+        """The variables of a kernel whose GPU ``share`` notebooks share (none alone)."""
+        if share <= 1:
+            return {}
+        fraction = f"{0.9 / share:.3f}"  # what the others and the driver leave it
+        return {k: v.replace("{fraction}", fraction) for k, v in self.share_variables}
 
     @property
     def import_line(self) -> str:
@@ -89,6 +98,11 @@ def declare(
         changes["gpu_patterns"] = tuple(str(w) for w in _words(values["gpu_patterns"]))
     if "device_errors" in values:
         changes["device_errors"] = tuple(str(w) for w in _words(values["device_errors"]))
+    if "output_noise" in values:
+        changes["output_noise"] = tuple(str(w) for w in _words(values["output_noise"]))
+    if "gpu_share_env" in values:
+        pairs = (str(w).partition("=") for w in _words(values["gpu_share_env"]))
+        changes["share_variables"] = tuple((k, v) for k, _, v in pairs)
     files = dict(fw.requirement_files)
     for device in DEVICES:
         given = str(values.get(f"{device}_requirements", ""))

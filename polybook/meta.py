@@ -96,9 +96,11 @@ class RunInfo:
     date: str = ""
     framework_version: str = ""
     device_class: str = ""  # cpu or cuda (see polybook.environments.devices); "": not recorded
+    gpu: str = ""  # the GPU's model, driver and CUDA version, as nvidia-smi says them
+    rekeyed: str = ""  # how a frozen run was re-keyed (polybook freeze --rekey)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "host_gpus": self.host_gpus,
             "skipped": self.skipped,
             "seconds": self.seconds,
@@ -106,6 +108,8 @@ class RunInfo:
             "framework_version": self.framework_version,
             "device_class": self.device_class,
         }
+        data.update({k: v for k, v in (("gpu", self.gpu), ("rekeyed", self.rekeyed)) if v})
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RunInfo:
@@ -116,6 +120,8 @@ class RunInfo:
             date=str(data.get("date", "")),
             framework_version=str(data.get("framework_version", "")),
             device_class=str(data.get("device_class", "")),
+            gpu=str(data.get("gpu", "")),
+            rekeyed=str(data.get("rekeyed", "")),
         )
 
 
@@ -128,6 +134,7 @@ class NotebookMeta:
     run: RunInfo | None = None
     key: str = ""
     code: str = ""  # the key of its code alone (no environment): what frozen outputs match
+    key_format: int = 0  # the format of its keys (polybook.library.canonical); 0: not recorded
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"source": self.source, "framework": self.framework}
@@ -137,6 +144,8 @@ class NotebookMeta:
             data["key"] = self.key
         if self.code:
             data["code"] = self.code
+        if self.key_format:
+            data["key_format"] = self.key_format
         return data
 
     @classmethod
@@ -148,6 +157,7 @@ class NotebookMeta:
             run=RunInfo.from_json(run) if run else None,
             key=str(data.get("key", "")),
             code=str(data.get("code", "")),
+            key_format=int(data.get("key_format", 0) or 0),
         )
 
 

@@ -129,7 +129,7 @@ def test_integers_below_their_minimum_are_errors(tmp_path: Path, line: str, mess
 
 def test_integers_and_an_empty_value(tmp_path: Path) -> None:
     config = load_config(write(tmp_path, "[build]\njobs = 0\ncell_timeout = 5\ngpu_share =\n"))
-    assert (config.build.jobs, config.build.cell_timeout, config.build.gpu_share) == (0, 5, 1)
+    assert (config.build.jobs, config.build.cell_timeout, config.build.gpu_share) == (0, 5, 0)
     assert config.effective_jobs >= 1
 
 

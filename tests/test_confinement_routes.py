@@ -133,6 +133,7 @@ def test_a_frozen_entry_naming_a_host_file_is_refused_at_its_line_and_never_read
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from polybook.diagnostics import Reporter
+    from polybook.execution.cache import CacheKey
     from polybook.execution.frozen_outputs import FrozenOutputs
     from polybook.nb import new_notebook
 
@@ -154,7 +155,9 @@ def test_a_frozen_entry_naming_a_host_file_is_refused_at_its_line_and_never_read
     )
     frozen = FrozenOutputs(root)
     reporter = Reporter(quiet=True)
-    assert frozen.find("page.md", "pytorch", new_notebook(), "k", reporter) is None
+    key = CacheKey.of(new_notebook(), "pytorch", "k")
+    place = ("page.md", "pytorch")
+    assert frozen.find(place, new_notebook(), key, lambda _: key, reporter) is None
     assert len(reporter.errors) == 3
     shown = frozen.as_notebook(json.loads(path.read_text()))  # behind find: nothing read
     assert SECRET not in json.dumps(shown) and "image/png" not in json.dumps(shown)

@@ -21,6 +21,7 @@ from bs4 import BeautifulSoup
 from PIL import Image
 
 from polybook.commands.cli import main
+from polybook.execution.cache import CacheKey
 from polybook.execution.frozen_outputs import FrozenOutputs
 from polybook.layout import Layout
 
@@ -148,7 +149,7 @@ def test_another_revisions_freeze_is_a_baseline(book: Path, tmp_path: Path) -> N
         ("np.trapz(values)", [area]),
     ]
     frozen = executed_notebook(page, "numpy", cells, "numpy 2.2.0")
-    FrozenOutputs(book).write(page, "numpy", frozen)
+    FrozenOutputs(book).write(page, "numpy", frozen, CacheKey.of(frozen, "numpy", ""))
     git(book, "init", "-q")
     git(book, "-c", "user.name=a", "-c", "user.email=a@b", "add", ".")
     git(book, "-c", "user.name=a", "-c", "user.email=a@b", "commit", "-qm", "frozen")

@@ -90,9 +90,9 @@ def test_a_cpu_build_of_a_fresh_copy_shows_them_then_reports_them_stale(
         build_html(clone)
     stale = [r.getMessage() for r in caplog.records if "freeze.stale" in r.getMessage()]
     assert stale == [
-        f"chap/gpus.md:{line} [pytorch] cell 2: the frozen outputs in _freeze/ are stale: this"
-        " cell changed since they were frozen; they are not shown (build it on a GPU host,"
-        " then run `polybook freeze chap/gpus.md`) [polybook.freeze.stale]"
+        f"chap/gpus.md:{line} [pytorch] cell 2: the frozen outputs in _freeze/ are stale: the"
+        " code of this cell changed since they were frozen; they are not shown (build it on a"
+        " GPU host, then run `polybook freeze chap/gpus.md`) [polybook.freeze.stale]"
     ]
     soup = html(clone, "chap/gpus.html")
     shown = [o.get_text(strip=True) for o in soup.select("div.pb-output")]

@@ -202,6 +202,9 @@ def test_build_and_doctor_say_when_the_first_cell_cannot_work(
     out = capsys.readouterr().out
     assert "  ✗ library       the students' notebooks install the library as `d2l" in out
     assert "      fix: set [html] base_url" in out
+    assert [line for line in out.splitlines() if " library " in line] == [  # one line a check
+        next(line for line in out.splitlines() if line.startswith("  ✗ library "))
+    ]
     said = students(root, "library", install="d2l==1.0.3")  # the author's own: an error
     assert [e.subtype for e in said.errors] == ["notebooks.install"]
     assert "[library] install = d2l==1.0.3: d2l 1.0.3" in said.errors[0].message

@@ -108,12 +108,20 @@ def build(
 
 
 def freeze_command(
-    config: BookConfig, tabs: tuple[str, ...], pages: frozenset[str] | None, reporter: Reporter
+    config: BookConfig,
+    tabs: tuple[str, ...],
+    pages: frozenset[str] | None,
+    reporter: Reporter,
+    rekey: bool = False,
 ) -> int:
-    """``polybook freeze``: ``pages`` (None: every page) into ``_freeze/``."""
-    from polybook.commands.freeze_pages import freeze_pages
+    """``polybook freeze``: ``pages`` (None: every page) into ``_freeze/``; ``rekey``: the
+    entries of an older key format stored under today's key instead."""
+    from polybook.commands.freeze_pages import freeze_pages, rekey_pages
 
-    freeze_pages(config, tabs, set(pages) if pages is not None else None, reporter)
+    if rekey:
+        rekey_pages(config, tabs, reporter)
+    else:
+        freeze_pages(config, tabs, set(pages) if pages is not None else None, reporter)
     return finish(reporter, config.build.strict)
 
 

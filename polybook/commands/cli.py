@@ -134,6 +134,12 @@ def _parser(outputs: tuple[Output, ...] = OUTPUTS) -> argparse.ArgumentParser:
     _common(freeze, top=False)
     freeze.add_argument("pages", nargs="*", help="the pages whose outputs to freeze")
     freeze.add_argument("--all", action="store_true", help="every page")
+    freeze.add_argument(
+        "--rekey",
+        action="store_true",
+        help="store entries frozen with an older key format under today's key (checked"
+        " against the pages first)",
+    )
     freeze.add_argument("--tab", default="", help="framework(s), default: the book's tabs")
     cache = sub.add_parser("cache", help="the execution cache")
     _common(cache, top=False)

@@ -20,6 +20,7 @@ from polybook.config.requirements import normalized_pin
 from polybook.diagnostics import PolybookError
 from polybook.environments import devices, installer, venvs
 from polybook.environments.assets import assets_current
+from polybook.environments.gpu_info import gpu_info
 from polybook.paths import PACKAGE_ROOT, assets_dir
 from polybook.pdf.latex import FONTS, INSTALL_COMMAND, missing_tools
 from polybook.pipeline.execution import BookEnvironments
@@ -150,17 +151,10 @@ def gpu_finding() -> Finding:
     gpus = devices.host_gpus()
     if not gpus:
         return Finding("GPUs", OK, "none: notebooks run on the CPU (the cpu requirement sets)")
-    smi = shutil.which("nvidia-smi")
-    cuda = ""
-    if smi:
-        try:
-            done = subprocess.run([smi], capture_output=True, text=True, timeout=20, check=False)
-            out = done.stdout
-        except (OSError, subprocess.TimeoutExpired):
-            out = ""
-        match = re.search(r"CUDA Version:\s*([\d.]+)", out)
-        cuda = f", CUDA {match.group(1)} (driver)" if match else ""
-    return Finding("GPUs", OK, f"{gpus} allotted{cuda}: the cuda requirement sets")
+    info = gpu_info()
+    said = f" ({info.describe()}, {info.memory_mib:,} MiB)" if info.memory_mib else ""
+    cuda = f", CUDA {info.cuda} (driver)" if info.cuda else ""
+    return Finding("GPUs", OK, f"{gpus} allotted{cuda}{said}: the cuda requirement sets")
 
 
 def tex_finding() -> Finding:
@@ -215,7 +209,12 @@ def install_findings(config: BookConfig) -> list[Finding]:
     files = [config.root / config.library_for(fw).lib_file for fw in config.build.tabs]
     modules = {f.name: f.read_text(encoding="utf-8") for f in files if f.is_file()}
     problems = install_problems(install_settings(config), package, modules, config.build.tabs)
-    lines = [Finding("library", OK, f"{s.requirement} ({s.origin})") for s in found]
+    said = {p.requirement for p in problems}  # one line per check: its problem, else ✓
+    lines = [
+        Finding("library", OK, f"{s.requirement} ({s.origin})")
+        for s in found
+        if s.requirement not in said
+    ]
     for problem in problems:
         state = OK if problem.level == "note" else MISSING
         lines.append(Finding("library", state, problem.said, problem.fix))

@@ -1,9 +1,15 @@
 """``polybook freeze PAGE…``: the outputs of a GPU host's last build of those pages, written
-into ``_freeze/`` to be committed (see :mod:`polybook.execution.frozen_outputs`)."""
+into ``_freeze/`` to be committed (see :mod:`polybook.execution.frozen_outputs`);
+``polybook freeze --rekey``: entries of an older key format stored under today's key, once
+checked against the pages (:mod:`polybook.execution.frozen_keys`)."""
 
 from __future__ import annotations
 
+import datetime
+import json
 import logging
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 from nbformat import NotebookNode
@@ -12,8 +18,10 @@ from polybook.config import BookConfig
 from polybook.diagnostics import Location, PolybookError, Reporter
 from polybook.environments import devices
 from polybook.execution.cache import CacheKey
+from polybook.execution.frozen_keys import key_format, legacy_key, match
 from polybook.execution.frozen_outputs import FrozenOutputs
 from polybook.layout import FREEZE_DIR
+from polybook.library.canonical import KEY_FORMAT
 from polybook.library.stage import build_library
 from polybook.library.usage import LibraryUsage
 from polybook.meta import notebook_meta
@@ -42,11 +50,11 @@ def _last_run(config: BookConfig, path: str, fw: str, code: str) -> NotebookNode
     return nb
 
 
-def freeze_pages(
+def _notebooks(
     config: BookConfig, tabs: tuple[str, ...], pages: set[str] | None, reporter: Reporter
-) -> list[Path]:
-    """Freeze the device-dependent notebooks of ``pages`` (None: every page); returns the
-    entries written."""
+) -> Iterator[tuple[str, str, NotebookNode, LibraryUsage]]:
+    """The notebooks with code of ``pages`` (None: every page), as the build runs them, with
+    their framework's library usage."""
     sources = read_sources(SourceRequest(tabs), config.book, config.build, reporter)
     library = (
         build_library(sources, config.book, config.library, reporter, write=False)
@@ -54,28 +62,33 @@ def freeze_pages(
         else None
     )
     if library is None or reporter.errors:
-        return []
-    notebooks, libraries = library.notebooks, library.blocks  # as the build runs them
+        return
+    for fw in tabs:
+        usage = LibraryUsage.of(config.book, fw, library.blocks.get(fw, []))
+        for path, nb in library.notebooks.get(fw, []):
+            if (pages is None or path in pages) and any(c.cell_type == "code" for c in nb.cells):
+                yield path, fw, nb, usage
+
+
+def freeze_pages(
+    config: BookConfig, tabs: tuple[str, ...], pages: set[str] | None, reporter: Reporter
+) -> list[Path]:
+    """Freeze the device-dependent notebooks of ``pages`` (None: every page); returns the
+    entries written."""
     frozen = FrozenOutputs(config.root)
     written: list[Path] = []
-    for fw in tabs:
-        usage = LibraryUsage.of(config.book, fw, libraries.get(fw, []))
-        for path, nb in notebooks.get(fw, []):
-            if (pages is not None and path not in pages) or not any(
-                c.cell_type == "code" for c in nb.cells
-            ):
-                continue
-            if not devices.device_dependent(nb):
-                logger.info(
-                    "%s [%s]: not frozen: its outputs do not depend on the device", path, fw
-                )
-                continue
-            code = CacheKey.of(nb, fw, usage.key(nb), config.html.figure_format).digest
-            executed = _last_run(config, path, fw, code)
-            if isinstance(executed, str):
-                reporter.warn(Location(path, 0, fw), f"not frozen: {executed}", "freeze")
-                continue
-            written.append(frozen.write(path, fw, executed))
+    for path, fw, nb, usage in _notebooks(config, tabs, pages, reporter):
+        if not devices.device_dependent(nb):
+            logger.info("%s [%s]: not frozen: its outputs do not depend on the device", path, fw)
+            continue
+        code = CacheKey.of(nb, fw, usage.key(nb), config.html.figure_format)
+        executed = _last_run(config, path, fw, code.digest)
+        if isinstance(executed, str):
+            reporter.warn(Location(path, 0, fw), f"not frozen: {executed}", "freeze")
+            continue
+        written.append(frozen.write(path, fw, executed, code))
+    if reporter.errors:
+        return []
     kept = frozen.collect() if frozen.folder.is_dir() else 0
     if not written:
         named = ", ".join(sorted(pages)) if pages else "polybook freeze --all"
@@ -83,4 +96,47 @@ def freeze_pages(
         reporter.error(PolybookError(Location(named), message, "freeze"))
     else:
         logger.info("froze %d notebooks into %s/ (%d image files)", len(written), FREEZE_DIR, kept)
+    return written
+
+
+def _revision(root: Path) -> str:
+    """The book's git commit (short), or "" outside git."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def rekey_pages(config: BookConfig, tabs: tuple[str, ...], reporter: Reporter) -> list[Path]:
+    """Store every entry of an older key format whose key, made again as its Python made it,
+    is that of its page today, under today's key; returns the entries written."""
+    frozen = FrozenOutputs(config.root)
+    revision = _revision(config.root)
+    today = datetime.datetime.now(datetime.UTC).date().isoformat()
+    written: list[Path] = []
+    for path, fw, nb, usage in _notebooks(config, tabs, None, reporter):
+        target = frozen.entry_path(path, fw)
+        try:
+            entry = json.loads(target.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if key_format(entry) == KEY_FORMAT:
+            continue
+        figures = config.html.figure_format
+        code = CacheKey.of(nb, fw, usage.key(nb), figures)
+        found = match(entry, nb, (path, fw), code, legacy_key(nb, fw, usage, figures))
+        if not found.shown:
+            reporter.warn(found.where or Location(path, 0, fw), found.message, "freeze.stale")
+            continue
+        sources = f", from the sources at {revision}" if revision else ""
+        note = f"re-keyed on {today} from key format 1 (Python {found.dialect}'s ast.dump){sources}"
+        written.append(frozen.rekey(entry, nb, code, note))
+    logger.info("re-keyed %d entries of %s/", len(written), FREEZE_DIR)
     return written

@@ -195,11 +195,12 @@ def linkcheck(args: argparse.Namespace, reporter: Reporter | None) -> int:
 
 def freeze(args: argparse.Namespace, reporter: Reporter | None) -> int:
     book = open_book(args, reporter)
-    if not args.pages and not args.all:
-        raise PolybookError(Location("polybook freeze"), "name the pages, or --all", "cli")
+    if not args.pages and not args.all and not args.rekey:
+        message = "name the pages, or --all (or --rekey)"
+        raise PolybookError(Location("polybook freeze"), message, "cli")
     with commands.locked(book.config):
-        pages = None if args.all else commands.resolve_pages(book.config, args.pages)
-        return commands.freeze_command(book.config, book.tabs, pages, book.reporter)
+        pages = None if args.all or args.rekey else commands.resolve_pages(book.config, args.pages)
+        return commands.freeze_command(book.config, book.tabs, pages, book.reporter, args.rekey)
 
 
 def diff(args: argparse.Namespace, reporter: Reporter | None) -> int:

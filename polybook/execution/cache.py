@@ -21,12 +21,15 @@ from typing import Any
 from nbformat import NotebookNode
 
 from polybook.fsutil import write_atomic
+from polybook.library.canonical import KEY_FORMAT
 from polybook.library.usage import cell_digest
 from polybook.meta import RunInfo, cell_meta, notebook_meta, update_cell_meta, update_notebook_meta
 from polybook.nb import reads, writes
 
 logger = logging.getLogger("polybook")
-CACHE_VERSION = "2"
+CACHE_VERSION = "3"
+# What each key format hashes first (format 1, ast.dump's text, hashed "2")
+VERSIONS = {1: "2", KEY_FORMAT: CACHE_VERSION}
 
 
 @dataclass(frozen=True)
@@ -43,23 +46,28 @@ class CacheKey:
     environment: str = ""  # "" in a code key, which frozen outputs are matched by
     device_class: str = ""  # "" for a notebook whose outputs do not depend on the device
     figures: str = ""  # the kernel's figure format, [html] figure_format
+    key_format: int = KEY_FORMAT  # see polybook.library.canonical
 
     @classmethod
-    def of(cls, nb: NotebookNode, framework: str, library: str, figures: str = "") -> CacheKey:
+    def of(
+        cls, nb: NotebookNode, framework: str, library: str, figures: str = "", dialect: str = ""
+    ) -> CacheKey:
         """The code key of ``nb`` drawing figures as ``figures``: no environment, no device
-        class."""
+        class. ``dialect`` (a Python version): the key of format 1 that Python made, with
+        ``library`` made so too."""
         records = []
         for cell in nb.cells:
             if cell.cell_type != "code":
                 continue
             meta = cell_meta(cell)
             record = {
-                "code": cell_digest(cell.source),
+                "code": cell_digest(cell.source, dialect),
                 "requires": meta.requires.to_json() if meta.requires else {},
                 "timeout": meta.timeout,
             }
             records.append(json.dumps(record, sort_keys=True))
-        return cls(framework, tuple(records), library, figures=figures)
+        key_format = 1 if dialect else KEY_FORMAT
+        return cls(framework, tuple(records), library, figures=figures, key_format=key_format)
 
     def on(self, environment: str, device_class: str = "") -> CacheKey:
         """This key for a run in ``environment``, on hosts of ``device_class``."""
@@ -71,7 +79,8 @@ class CacheKey:
         if self.device_class:
             environment = f"{environment}|{self.device_class}"
         digest = hashlib.sha256()
-        for part in (CACHE_VERSION, self.framework, environment, self.library, self.figures):
+        version = VERSIONS[self.key_format]
+        for part in (version, self.framework, environment, self.library, self.figures):
             digest.update(part.encode())
             digest.update(b"\0")
         for record in self.cells:
@@ -98,7 +107,7 @@ def adopt_outputs(fresh: NotebookNode, cached: NotebookNode) -> NotebookNode:
         if skipped:
             update_cell_meta(new, skipped=skipped)
     made = notebook_meta(cached)
-    update_notebook_meta(merged, run=made.run, key=made.key)
+    update_notebook_meta(merged, run=made.run, key=made.key, key_format=made.key_format)
     return merged
 
 

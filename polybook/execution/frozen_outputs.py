@@ -7,7 +7,9 @@ each code cell's outputs) and each image once, named by its content
 (``_freeze/files/<sha256>.png``). A build on a smaller device class whose cache has no run of
 a bigger one shows them, with their provenance. The key covers the code and the library code
 it uses, not the environment: a CPU build of the same code matches. When the code changed,
-the entry is stale: reported (``[polybook.freeze.stale]``) and not shown.
+the entry is stale: reported (``[polybook.freeze.stale]``, saying what changed) and not shown.
+An entry records its key's format and each cell's source; one of an older format is re-keyed
+(:mod:`polybook.execution.frozen_keys`).
 """
 
 from __future__ import annotations
@@ -26,8 +28,10 @@ from nbformat import NotebookNode
 from polybook.diagnostics import Location, Reporter
 from polybook.environments import devices
 from polybook.execution.cache import CacheKey, ExecutionCache, gpus_wanted
+from polybook.execution.frozen_keys import Legacy, match
 from polybook.fsutil import write_atomic
 from polybook.layout import FREEZE_DIR
+from polybook.library.canonical import KEY_FORMAT, own_dialect
 from polybook.library.usage import cell_digest
 from polybook.meta import RunInfo, cell_meta, notebook_meta, update_cell_meta, update_notebook_meta
 from polybook.nb import new_code_cell, new_notebook
@@ -41,7 +45,7 @@ from polybook.source.frozen import (
 
 logger = logging.getLogger("polybook")
 
-FORMAT = 1
+FORMAT = 2  # 2: the key's format, its library and figures parts, each cell's source
 TEXT_IMAGES = {"image/svg+xml": "svg"}
 BINARY_IMAGES = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
 
@@ -92,12 +96,14 @@ class FrozenOutputs:
             data[mime] = self._store(mime, data[mime])
         return out
 
-    def write(self, page: str, framework: str, executed: NotebookNode) -> Path:
-        """Freeze an executed notebook (with its ``run`` and ``code`` metadata)."""
+    def write(self, page: str, framework: str, executed: NotebookNode, code: CacheKey) -> Path:
+        """Freeze an executed notebook (with its ``run`` metadata), whose code key is
+        ``code``."""
         meta = notebook_meta(executed)
         cells = [
             {
                 "code": cell_digest(cell.source),
+                "source": cell.source,
                 "line": cell_meta(cell).line,
                 "execution_count": cell.get("execution_count"),
                 "outputs": [self._output(o) for o in cell.get("outputs", [])],
@@ -110,13 +116,31 @@ class FrozenOutputs:
             "format": FORMAT,
             "page": page,
             "framework": framework,
-            "code": meta.code,
             "run": (meta.run or RunInfo()).to_json(),
             "cells": cells,
         }
-        target = self.entry_path(page, framework)
+        return self._save(entry, code)
+
+    def _save(self, entry: dict[str, Any], code: CacheKey) -> Path:
+        entry.update(
+            format=FORMAT,
+            key_format=KEY_FORMAT,
+            code=code.digest,
+            library=code.library,
+            figures=code.figures,
+        )
+        target = self.entry_path(str(entry["page"]), str(entry["framework"]))
         write_atomic(target, json.dumps(entry, indent=1, sort_keys=True) + "\n")
         return target
+
+    def rekey(self, entry: dict[str, Any], nb: NotebookNode, code: CacheKey, note: str) -> Path:
+        """Store ``entry``, of ``nb``'s code in an older key format, under ``code``; ``note``
+        (how it was re-keyed) joins its provenance."""
+        sources = [c.source for c in nb.cells if c.cell_type == "code"]
+        for cell, source in zip(entry.get("cells", []), sources, strict=True):
+            cell.update(code=cell_digest(source), source=source)
+        entry["run"] = {**entry.get("run", {}), "rekeyed": note}
+        return self._save(entry, code)
 
     def collect(self) -> int:
         """Remove the files no entry names; returns how many files are kept."""
@@ -134,9 +158,17 @@ class FrozenOutputs:
     # Reading
 
     def find(
-        self, page: str, framework: str, nb: NotebookNode, code: str, reporter: Reporter
+        self,
+        place: tuple[str, str],
+        nb: NotebookNode,
+        code: CacheKey,
+        legacy: Legacy,
+        reporter: Reporter,
     ) -> dict[str, Any] | None:
-        """The entry of this notebook when it matches ``code``; a stale one is reported."""
+        """The entry of this notebook (at ``place``: page, framework) when it matches
+        ``code`` (``legacy``: its key in format 1, for an entry of that format); a stale one
+        is reported, saying what changed."""
+        page, framework = place
         path = self.entry_path(page, framework)
         if not path.is_file():
             return None
@@ -148,9 +180,19 @@ class FrozenOutputs:
             return None
         if self._report(path, reporter):  # each at its line; nothing of the entry is read
             return None
-        if entry.get("code") != code:
-            reporter.warn(*_stale(entry, nb, page, framework), "freeze.stale")
+        found = match(entry, nb, place, code, legacy)
+        if not found.shown:
+            reporter.warn(found.where or Location(page), found.message, "freeze.stale")
             return None
+        if found.dialect:
+            logger.info(
+                "%s [%s]: the frozen outputs' key (format 1, Python %s's ast.dump) re-keyed:"
+                " `polybook freeze --rekey` stores the new one",
+                page,
+                framework,
+                found.dialect,
+            )
+            entry["code"] = code.digest
         missing = sorted(f for f in entry_images(entry) if not (self.folder / f).is_file())
         if missing:
             where = Location(str(path.relative_to(self.folder.parent)))
@@ -211,23 +253,6 @@ class FrozenOutputs:
         return cast(NotebookNode, nbformat.from_dict(out))  # type: ignore[no-untyped-call]
 
 
-def _stale(
-    entry: dict[str, Any], nb: NotebookNode, page: str, framework: str
-) -> tuple[Location, str]:
-    """Where a stale entry's code first differs from ``nb``'s, and the message."""
-    frozen = [str(c.get("code", "")) for c in entry.get("cells", [])]
-    cells = [c for c in nb.cells if c.cell_type == "code"]
-    rerun = f"build it on a GPU host, then run `polybook freeze {page}`"
-    for number, cell in enumerate(cells, start=1):
-        if number > len(frozen) or frozen[number - 1] != cell_digest(cell.source):
-            where = Location(page, cell_meta(cell).line, framework, number)
-            message = f"the frozen outputs in {FREEZE_DIR}/ are stale: this cell changed since"
-            return where, f"{message} they were frozen; they are not shown ({rerun})"
-    what = "cells were removed" if len(frozen) > len(cells) else "the library code it uses changed"
-    message = f"the frozen outputs in {FREEZE_DIR}/ are stale: {what} since they were frozen"
-    return Location(page, 0, framework), f"{message}; they are not shown ({rerun})"
-
-
 @dataclass(frozen=True)
 class Found:
     """What a build has for a notebook: its cache key here, the key of its code, and the
@@ -249,18 +274,22 @@ def find_run(
     own_class: str,
     gpus: int,
     reporter: Reporter,
+    legacy: Legacy,
 ) -> Found:
     """The run of notebook ``place`` (page, framework), whose code key is ``code``, to show
     on a host of ``own_class`` with ``gpus`` GPUs. A device-dependent notebook is keyed on
     the class; a cached run of a bigger class comes first, then a frozen one, then the
     host's own; a notebook that does not depend on the device shares one entry across
-    hosts. ``frozen`` None: frozen outputs are not shown (a side build's)."""
-    page, framework = place
+    hosts. ``frozen`` None: frozen outputs are not shown (a side build's); ``legacy``: the
+    code key in format 1 as a Python made it, to re-key an entry of that format."""
     wanted = gpus_wanted(nb)
-    entry = frozen.find(page, framework, nb, code.digest, reporter) if frozen else None
+    entry = frozen.find(place, nb, code, legacy, reporter) if frozen else None
     if not devices.device_dependent(nb):
         key = code.on(identity).digest
-        return Found(key, code.digest, cache.get(key, gpus, wanted))
+        run = cache.get(key, gpus, wanted) or _rekeyed(
+            cache, legacy, key, (identity, ""), (gpus, wanted)
+        )
+        return Found(key, code.digest, run)
     key = code.on(identity, own_class).digest
     for bigger in devices.bigger(own_class):
         lent = cache.get(code.on(identity, bigger).digest, gpus, wanted)
@@ -269,4 +298,22 @@ def find_run(
     lent = frozen.lend(entry, own_class) if frozen and entry is not None else None
     if lent is not None:
         return Found(key, code.digest, lent, frozen=True)
-    return Found(key, code.digest, cache.get(key, gpus, wanted))
+    run = cache.get(key, gpus, wanted) or _rekeyed(
+        cache, legacy, key, (identity, own_class), (gpus, wanted)
+    )
+    return Found(key, code.digest, run)
+
+
+def _rekeyed(
+    cache: ExecutionCache, legacy: Legacy, key: str, where: tuple[str, str], needs: tuple[int, int]
+) -> NotebookNode | None:
+    """The run this host's Python cached under key format 1 (``where``: its environment and
+    device class; ``needs``: the host's GPUs, the most a cell wants), stored again under
+    ``key``: a new polybook runs nothing again."""
+    old = legacy(own_dialect())
+    run = cache.get(old.on(*where).digest, *needs)
+    if run is None:
+        return None
+    update_notebook_meta(run, key=key, key_format=KEY_FORMAT)
+    cache.put(key, run)
+    return run

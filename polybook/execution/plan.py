@@ -19,10 +19,12 @@ from polybook.diagnostics import Location, Reporter
 from polybook.environments import devices, venvs
 from polybook.environments.existing import ExistingEnvironment
 from polybook.execution.cache import CacheKey, ExecutionCache, adopt_outputs
+from polybook.execution.frozen_keys import legacy_key
 from polybook.execution.frozen_outputs import FrozenOutputs, find_run
 from polybook.execution.inputs import Execution
 from polybook.execution.jobs import Inventory, Job
 from polybook.execution.kernels.launch import kernel_env
+from polybook.execution.output_noise import OutputFilter
 from polybook.fsutil import write_atomic
 from polybook.layout import Layout
 from polybook.library.compose import library_text
@@ -124,13 +126,24 @@ def plan(
             place = (path, fw)
             lent = len(cache.borrowed)
             found = find_run(
-                cache, frozen, place, nb, code, identity, own, inventory.gpus, reporter
+                cache,
+                frozen,
+                place,
+                nb,
+                code,
+                identity,
+                own,
+                inventory.gpus,
+                reporter,
+                legacy_key(nb, fw, usage, run.figure_format),
             )
             if found.run is not None and len(cache.borrowed) > lent:
                 report.editions[place] = cache.borrowed[-1]
             report.codes[place] = found.code
             if found.run is not None:
                 done = adopt_outputs(nb, found.run)
+                if found.frozen:  # frozen before the filter, or with another's noise
+                    OutputFilter.of(env.spec.output_noise, run.build.keep_output).clean(done)
                 update_notebook_meta(done, code=found.code)
                 report_skipped(done, path, fw, reporter)
                 report.cached.append(place)
@@ -142,7 +155,14 @@ def plan(
                 snapshot = snapshot or str(_lib_snapshot(book, fw, libraries[fw]))
                 folder = Path(path).parent
                 kernel = kernel_env(
-                    book, run.build, run.figure_format, env, folder, snapshot, inventory.gpus
+                    book,
+                    run.build,
+                    run.figure_format,
+                    env,
+                    folder,
+                    snapshot,
+                    inventory.gpus,
+                    inventory.share,
                 )
                 seconds = expected.get(f"{path}|{fw}", 0.0)
                 jobs.append(Job(path, fw, found.key, nb, kernel, seconds, identity))

@@ -21,11 +21,13 @@ from polybook.config import key_location
 from polybook.diagnostics import Location, Reporter
 from polybook.environments import devices, venvs
 from polybook.environments.existing import ExistingEnvironment
+from polybook.environments.gpu_info import gpu_info
 from polybook.execution.cache import ExecutionCache
 from polybook.execution.executors.protocol import Executor
 from polybook.execution.executors.registry import create_executor
 from polybook.execution.inputs import Environments, Execution
 from polybook.execution.jobs import Inventory, Job, JobResult
+from polybook.execution.output_noise import OutputFilter
 from polybook.execution.plan import (
     EvalReport,
     device_classes,
@@ -39,6 +41,7 @@ from polybook.execution.resources import place_resources
 from polybook.execution.scheduler import Scheduler
 from polybook.fsutil import write_atomic
 from polybook.layout import Layout
+from polybook.library.canonical import KEY_FORMAT
 from polybook.library.model import SavedBlock
 from polybook.library.stage import Library
 from polybook.meta import RunInfo, notebook_meta, update_notebook_meta
@@ -154,6 +157,7 @@ def build_eval(
                 expected,
                 report,
                 reporter,
+                build.keep_output,
             )
     finally:
         runner.shutdown()
@@ -184,15 +188,20 @@ def _run(
     timings: dict[str, float],
     report: EvalReport,
     reporter: Reporter,
+    keep: tuple[str, ...] = (),
 ) -> None:
-    """Run ``jobs``; each result goes into ``report``, the cache and the timings."""
+    """Run ``jobs``; each result goes into ``report``, the cache and the timings, its
+    outputs without framework noise and host paths (``keep``: lines kept all the same)."""
     from polybook.execution.progress import BuildProgress
 
     versions = {fw: version(env) for fw, env in environments.items()}
+    filters = {fw: OutputFilter.of(env.spec.output_noise, keep) for fw, env in environments.items()}
+    gpu = gpu_info().describe() if inventory.gpus else ""  # the provenance of GPU runs
 
     def finished(result: JobResult) -> None:
         job = result.job
         if result.notebook is not None:
+            filters.get(job.framework, OutputFilter()).clean(result.notebook)
             report.executed[(job.path, job.framework)] = result.notebook
         if result.status != "ok" or result.notebook is None:
             if result.error is not None:
@@ -212,9 +221,12 @@ def _run(
             date=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             framework_version=versions.get(job.framework, ""),
             device_class=report.classes.get(job.framework, ""),
+            gpu=gpu if report.classes.get(job.framework, "") != devices.CPU else "",
         )
         code = report.codes.get((job.path, job.framework), "")
-        update_notebook_meta(result.notebook, run=run, key=job.key, code=code)
+        update_notebook_meta(
+            result.notebook, run=run, key=job.key, code=code, key_format=KEY_FORMAT
+        )
         try:
             cache.put(job.key, result.notebook)
         except OSError as exc:  # the shared cache is unreachable: this build's result stands

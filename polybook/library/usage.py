@@ -28,6 +28,7 @@ from pathlib import PurePosixPath
 from nbformat import NotebookNode
 
 from polybook.config import Book
+from polybook.library.canonical import canonical, legacy_dump
 from polybook.library.model import SavedBlock
 from polybook.library.syntax import (
     LIBRARY,
@@ -40,10 +41,18 @@ from polybook.library.syntax import (
 MAGIC = re.compile(r"^\s*[%!]")
 
 
-def syntax_digest(code: str) -> str:
-    """Hash of ``code``'s syntax tree (its text where it does not parse)."""
+def _tree_text(tree: ast.AST, dialect: str) -> str:
+    """The tree as key format 2 writes it, or (``dialect``, a Python version) as format 1
+    did: ``ast.dump`` on that Python."""
+    return legacy_dump(tree, dialect) if dialect else canonical(tree)
+
+
+@functools.lru_cache(maxsize=8192)
+def syntax_digest(code: str, dialect: str = "") -> str:
+    """Hash of ``code``'s syntax tree (its text where it does not parse); ``dialect``: as key
+    format 1 made it on that Python (see :mod:`polybook.library.canonical`)."""
     try:
-        text = ast.dump(parse_code(code))
+        text = _tree_text(parse_code(code), dialect)
     except SyntaxError:
         text = "\0text\0" + code
     return hashlib.sha256(text.encode()).hexdigest()
@@ -64,15 +73,18 @@ def _quiet(source: str) -> bool:
 
 
 @functools.lru_cache(maxsize=4096)
-def cell_digest(source: str) -> str:
-    """A code cell's meaning: its syntax tree where it is plain Python, else its text."""
+def cell_digest(source: str, dialect: str = "") -> str:
+    """A code cell's meaning: its syntax tree where it is plain Python, else its text;
+    ``dialect``: as key format 1 made it on that Python."""
     if any(MAGIC.match(line) for line in source.split("\n")):
         return "text:" + source
     try:
         tree = parse_code(source)
     except SyntaxError:
         return "text:" + source
-    return f"ast:{int(_quiet(source))}:" + hashlib.sha256(ast.dump(tree).encode()).hexdigest()
+    text = _tree_text(tree, dialect)
+    kind = "ast" if dialect else "tree"
+    return f"{kind}:{int(_quiet(source))}:" + hashlib.sha256(text.encode()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -255,10 +267,10 @@ class LibraryUsage:
         lib_file = book.library_for(framework).lib_file
         return cls(blocks, lib_file, package_init(book, framework))
 
-    def key(self, nb: NotebookNode) -> str:
+    def key(self, nb: NotebookNode, dialect: str = "") -> str:
         """The library part of ``nb``'s cache key: the code it uses, and the package's
-        ``__init__.py``."""
-        return self.digest(nb) + self.package
+        ``__init__.py`` (``dialect``: in key format 1, as that Python made it)."""
+        return self.digest_for(notebook_reads(nb, self.module), dialect) + self.package
 
     def used_blocks(self, nb: NotebookNode) -> list[int] | None:
         """Blocks (positions, in book order) that ``nb`` uses; None: undecidable."""
@@ -292,10 +304,12 @@ class LibraryUsage:
         """The library part of ``nb``'s key: the trees of the blocks it uses."""
         return self.digest_for(notebook_reads(nb, self.module))
 
-    def digest_for(self, names: set[str] | None) -> str:
+    def digest_for(self, names: set[str] | None, dialect: str = "") -> str:
         """The same, from the names the notebook reads (None: undecidable)."""
         used = None if names is None else self.closure(names)
         digest = hashlib.sha256(b"all" if used is None else b"used")
         for i in range(len(self.blocks)) if used is None else used:
-            digest.update(self.infos[i].digest.encode())
+            info = self.infos[i]
+            block = syntax_digest(self.blocks[i].code, dialect) if dialect else info.digest
+            digest.update(block.encode())
         return digest.hexdigest()

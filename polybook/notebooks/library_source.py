@@ -52,6 +52,7 @@ class InstallProblem:
     level: str = "warning"
     fix: str = ""  # what to set
     index: str = ""  # what the package index said
+    requirement: str = ""  # the first cells' requirement it is about
 
     @property
     def said(self) -> str:
@@ -116,9 +117,12 @@ def install_problems(
                 f"the students' notebooks install the library as `{source.requirement}`, from"
                 f" the package index, not the wheel this book publishes"
             )
-            problems.append(InstallProblem(message, fix=fix, index=found.detail if found else ""))
+            index = found.detail if found else ""
+            problems.append(
+                InstallProblem(message, fix=fix, index=index, requirement=source.requirement)
+            )
         elif source.origin != INDEX and found is not None and found.state != OK:
             message = f"[library] install = {source.requirement}: {found.detail}"
             level = "error" if found.fails else "note"
-            problems.append(InstallProblem(message, level))
+            problems.append(InstallProblem(message, level, requirement=source.requirement))
     return problems

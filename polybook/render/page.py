@@ -93,7 +93,10 @@ def provenance(cell: NotebookNode, run: RunInfo | None, host_gpus: int) -> str:
     smaller = meta.gpus <= host_gpus or run.host_gpus <= host_gpus  # this host could run it
     if smaller and not (bigger and devices.device_dependent_cell(cell)):
         return ""
-    made = ", ".join(x for x in (run.framework_version, run.date[:10]) if x)
+    if run.gpu:  # (NVIDIA H200, driver 580.159.04, CUDA 13.0; torch 2.11.0; 2026-11-27)
+        made = "; ".join(x for x in (run.gpu, run.framework_version, run.date[:10]) if x)
+    else:
+        made = ", ".join(x for x in (run.framework_version, run.date[:10]) if x)
     gpus = f"{run.host_gpus} GPU" + ("" if run.host_gpus == 1 else "s")
     return f"output of a build on a host with {gpus} ({made})"
 

@@ -104,7 +104,22 @@ class BuildSection:
         d2lbook=False,
         choices=("auto", "cpu", "cuda"),
     )
-    gpu_share: int = key("int", 1, "notebooks that may share one GPU", d2lbook=False, minimum=1)
+    gpu_share: int = key(
+        "int",
+        0,
+        "notebooks that may share one GPU; `auto`: as many as its memory (4 GiB each) and the"
+        " cores (2 each) allow, each kernel told its share (`[framework-<name>] gpu_share_env`)",
+        d2lbook=False,
+        minimum=1,
+        auto=True,
+        default_text="`auto`",
+    )
+    keep_output: tuple[str, ...] = key(
+        "patterns",
+        (),
+        "lines of cell output to keep though their framework's `output_noise` drops them",
+        d2lbook=False,
+    )
     envs_dir: str = key(
         "path",
         "",

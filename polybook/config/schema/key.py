@@ -54,6 +54,7 @@ class Key:
     # which every output reads; ``eval``: execution, which every output that executes
     # reads), or the commands (``serve``); () for every output.
     read_by: tuple[str, ...] = ()
+    auto: bool = False  # int: `auto` is accepted too, read as 0 (polybook decides)
 
     def parse(self, raw: str) -> Value:
         """The value of ``raw``; an empty value is the default. Raises :class:`BadValue`."""
@@ -62,6 +63,8 @@ class Key:
             return self.default
         if self.kind == "bool":
             return _boolean(text)
+        if self.kind == "int" and self.auto and text.lower() == "auto":
+            return 0
         if self.kind == "int":
             return self._integer(text)
         if self.kind == "float":
@@ -151,7 +154,7 @@ class Key:
         if self.kind == "bool":
             return "boolean"
         if self.kind == "int":
-            return f"integer ≥ {self.minimum}"
+            return ("`auto` or " if self.auto else "") + f"integer ≥ {self.minimum}"
         if self.kind == "float":
             return "number ≥ 0"
         if self.kind == "patterns":

@@ -174,6 +174,27 @@ FRAMEWORK_KEYS: tuple[Key, ...] = (
         ' GPUs" and its notebook goes on',
         d2lbook=False,
     ),
+    Key(
+        FRAMEWORK_SECTION,
+        "output_noise",
+        "words",
+        (),
+        r"regular expressions (no spaces: `\s`; no commas: `\x2c`) matching the lines the"
+        " framework logs on a cell's stderr that say nothing of the cell (a C++ log, absl,"
+        " deprecation chatter): dropped from stored outputs, a Python warning's whole record"
+        " with its first line (`[build] keep_output` keeps one)",
+        d2lbook=False,
+    ),
+    Key(
+        FRAMEWORK_SECTION,
+        "gpu_share_env",
+        "words",
+        (),
+        "`NAME=VALUE` variables set in a kernel that shares its GPU with other notebooks"
+        " (`[build] gpu_share` above 1); `{fraction}` in a value is its share of the GPU's"
+        " memory, e.g. `XLA_PYTHON_CLIENT_MEM_FRACTION={fraction}`",
+        d2lbook=False,
+    ),
 )
 
 

@@ -29,8 +29,10 @@ from typing import IO, TYPE_CHECKING
 
 from polybook.diagnostics import Diagnostic, Location
 from polybook.environments import devices
+from polybook.environments.gpu_info import gpu_info
 from polybook.execution.executors.local_worker import PROGRESS
 from polybook.execution.executors.protocol import ExecutorSetup
+from polybook.execution.gpu_share import planned_share
 from polybook.execution.jobs import Failure, Inventory, Job, JobResult
 from polybook.execution.kernels import head_start
 from polybook.execution.kernels.cell_errors import exit_status
@@ -38,6 +40,7 @@ from polybook.execution.kernels.cell_log import last_started
 from polybook.execution.kernels.launch import KernelEnv, zygote_spec
 from polybook.execution.kernels.zygote_pool import ZygotePool, ZygoteSpec
 from polybook.nb import reads, writes
+from polybook.parallel import usable_cpus
 
 if TYPE_CHECKING:
     from polybook.config import Book
@@ -119,9 +122,12 @@ def create(book: Book, build: BuildSection, inventory: Inventory | None) -> Exec
     cold build started ahead (:mod:`~polybook.execution.kernels.head_start`) its own."""
     zygotes = head_start.take(book.layout)
     local = LocalExecutor(book.jobs, book.layout.work, zygotes=zygotes)
-    allotted = devices.allotment()
-    chosen = inventory or Inventory(allotted.count, build.gpu_share, devices=allotted.ids)
-    return ExecutorSetup(local, chosen, book.jobs)
+    if inventory is None:
+        allotted = devices.allotment()
+        memory = gpu_info().memory_mib if allotted.count and not build.gpu_share else 0
+        share = planned_share(build.gpu_share, allotted.count, memory, usable_cpus())
+        inventory = Inventory(allotted.count, share, devices=allotted.ids)
+    return ExecutorSetup(local, inventory, book.jobs)
 
 
 class LocalExecutor:

@@ -73,17 +73,20 @@ def kernel_env(
     folder: Path,
     snapshot: str,
     host_gpus: int,
+    share: int = 1,
 ) -> KernelEnv:
     """Where a notebook of ``env``'s framework in ``folder`` (of the book) runs, importing
-    the library ``snapshot``; its figures drawn as ``figure_format`` (``[html]``)."""
+    the library ``snapshot``; its figures drawn as ``figure_format`` (``[html]``); on a host
+    with GPUs, told that ``share`` notebooks share its GPU."""
     fw = env.framework
+    shared = env.spec.share_env(share) if host_gpus else {}
     return KernelEnv(
         fw,
         env.kernel_name,
         (str(env.kernels_dir),),
         book.layout.eval / fw / folder,
         (snapshot,),
-        {**env.spec.kernel_env, "POLYBOOK_TABS": ",".join(book.tabs)},
+        {**env.spec.kernel_env, **shared, "POLYBOOK_TABS": ",".join(book.tabs)},
         build.cell_timeout,
         host_gpus,
         threads=max(1, usable_cpus() // book.jobs),

@@ -1,0 +1,76 @@
+"""Code's syntax tree as text that no Python version changes: what cache and ``_freeze/`` keys
+hash (key format 2), and the text ``ast.dump`` gave each Python (key format 1), to re-key
+entries made with it.
+
+Format 2 writes each node as its type and its fields sorted by name, leaving out the fields
+that are ``None`` or ``[]``: the fields a newer Python adds to every node of a type
+(``type_params=[]`` on ``def`` and ``class`` since 3.12, ``TypeVar.default_value`` since 3.13)
+are empty wherever older code is parsed, so they do not count, and the text is this module's,
+not ``ast.dump``'s (3.13 left empty fields out of its dump).
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from typing import Any
+
+KEY_FORMAT = 2  # 1: ast.dump's text, which differs between Python versions
+LEGACY_DIALECTS = ("3.11", "3.12", "3.13")  # format 1 as these dumped it (3.10: as 3.11)
+_KEEP_NONE = (ast.Constant, ast.MatchSingleton)  # their ``value=None`` is the code's None
+_TYPE_PARAMS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)  # 3.12 added the field
+
+
+def canonical(node: Any) -> str:
+    """``node`` (a tree, a list of them, a constant) as key format 2's text."""
+    if isinstance(node, ast.AST):
+        fields = []
+        for name in sorted(node._fields):
+            value = getattr(node, name, None)
+            if (value is None or value == []) and not isinstance(node, _KEEP_NONE):
+                continue
+            fields.append(f"{name}={canonical(value)}")
+        return f"{type(node).__name__}({', '.join(fields)})"
+    if isinstance(node, list):
+        return "[" + ", ".join(canonical(x) for x in node) + "]"
+    return repr(node)
+
+
+def own_dialect() -> str:
+    """How this Python wrote ``ast.dump`` (the format-1 keys this host made)."""
+    minor = sys.version_info.minor
+    return "3.11" if minor <= 11 else "3.12" if minor == 12 else "3.13"
+
+
+def legacy_dump(node: ast.AST, dialect: str) -> str:
+    """``ast.dump(node)`` as Python ``dialect`` (3.11, 3.12, 3.13) wrote it: key format 1."""
+    added = ("type_params",) if dialect >= "3.12" else ()
+    return _dump(node, added, omit_empty=dialect >= "3.13")[0]
+
+
+def _dump(node: Any, added: tuple[str, ...], omit_empty: bool) -> tuple[str, bool]:
+    """:func:`ast.dump`'s one-line form (``annotate_fields`` true), after CPython's."""
+    if isinstance(node, ast.AST):
+        cls = type(node)
+        args: list[str] = []
+        simple_all = True
+        names = node._fields
+        if isinstance(node, _TYPE_PARAMS):
+            names = tuple(n for n in names if n not in added) + added
+        for name in names:
+            value = getattr(node, name, [] if name in added else None)
+            if value is None and getattr(cls, name, ...) is None:
+                continue
+            if omit_empty and (value is None or value == []) and not isinstance(node, _KEEP_NONE):
+                continue
+            text, simple = _dump(value, added, omit_empty)
+            simple_all = simple_all and simple
+            args.append(f"{name}={text}")
+        if simple_all and len(args) <= 3:
+            return f"{cls.__name__}({', '.join(args)})", not args
+        return f"{cls.__name__}({', '.join(args)})", False
+    if isinstance(node, list):
+        if not node:
+            return "[]", True
+        return "[" + ", ".join(_dump(x, added, omit_empty)[0] for x in node) + "]", False
+    return repr(node), True
