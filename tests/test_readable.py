@@ -6,7 +6,7 @@ from pathlib import Path
 
 from polybook.config import load_config
 from polybook.diagnostics import Reporter
-from polybook.notebooks.student import _markdown
+from polybook.render.plain import Plain
 from polybook.source.numbering import numbering
 from polybook.source.readable import Readable, read_citations
 
@@ -136,9 +136,12 @@ def test_roles_read_as_text_linked_to_the_site_and_code_stays_as_written(
 
 
 def test_a_notebook_cell_drops_rst_and_labels_and_reads_its_references(tmp_path: Path) -> None:
-    refs = Readable(numbering(load_parsed(load_config(book(tmp_path)), Reporter())))
+    root = book(tmp_path)
+    refs = Readable(numbering(load_parsed(load_config(root), Reporter())))
     cell = (
         "# First\n:label:`sec_first`\n\nSee :numref:`fig_two`.\n\n"
         f"{FENCE}eval_rst\n.. raw:: html\n   :file: front.html\n{FENCE}\n\nAfter."
     )
-    assert _markdown(cell, refs) == "# First\n\nSee Fig. 1.1.1.\n\n\nAfter."
+    assert Plain(refs, root).markdown(cell, "intro/a.md").text == (
+        "# First\n\nSee Fig. 1.1.1.\n\n\nAfter."
+    )

@@ -35,9 +35,11 @@ from polybook.notebooks.library_source import (
 from polybook.notebooks.sections import NotebookSections
 from polybook.notebooks.student import PageInfo, needs_gpu, page_title, student_notebook
 from polybook.notebooks.variants import REGISTRY, Repositories
-from polybook.notebooks.writer import remove_stale, write_files, zip_folder
+from polybook.notebooks.writer import zip_folder
 from polybook.source.book import ParsedBook
-from polybook.source.readable import book_readable
+from polybook.render.plain_files import last_good, remove_stale, write_files
+from polybook.render.plain import Plain, bib_file, plain_book, site_address
+from polybook.source.readable import Readable
 
 if TYPE_CHECKING:
     from polybook.execution.stage import Executed
@@ -140,7 +142,7 @@ def write_notebooks(
 ) -> NotebooksReport:
     """Write the student notebooks of ``executed`` ((page, framework) -> notebook); a
     notebook in ``failed`` keeps its last good version. ``parsed``: the pages whose
-    references the notebooks read as text (left as written without it)."""
+    references the notebooks read as text (none resolve without it)."""
     settings = sections.install
     project, library, repos = settings.project, settings.library, settings.repos
     report = NotebooksReport(book.layout.notebooks)
@@ -157,7 +159,12 @@ def write_notebooks(
         base = report.folder / fw
         keep: set[Path] = set()
         pages = {page: nb for (page, f), nb in executed.items() if f == fw}
-        refs = book_readable(project, sections.pdf, parsed, fw) if parsed is not None else None
+        site = site_address(settings.html.base_url, project.site_url)
+        plain = (
+            plain_book(parsed, site, bib_file(sections.pdf), fw)
+            if parsed is not None
+            else Plain(Readable({}), book.root, site)
+        )
         for variant in REGISTRY.values():
             folder = base / variant.folder if variant.folder else base
             kernelspec = variant.kernelspec(book, repos, fw)
@@ -169,11 +176,11 @@ def write_notebooks(
             count = len(files)
             for page, nb in pages.items():
                 name = page.removesuffix(".md") + ".ipynb"
-                if (page, fw) in failed:  # keeps its last good notebook
-                    keep.add(folder / name)
+                if (page, fw) in failed:
+                    keep |= last_good(folder, [name])
                     continue
                 page_info = _page_info(book, repos, page, fw, nb, needs)
-                student = student_notebook(nb, variant, page_info, kernelspec, refs)
+                student = student_notebook(nb, variant, page_info, kernelspec, plain)
                 files[name] = writes(student).encode()
             written, changed = write_files(folder, files)
             keep |= written

@@ -41,6 +41,7 @@ class SiteExtras:
     documented: Mapping[str, str] = field(default_factory=dict)  # modules the book documents
     wheel: Path | None = None  # the library's wheel, published beside the pages
     prose: ProseIndex = field(default_factory=dict)  # describes names without a docstring
+    images: tuple[str, ...] = ()  # the book's images the notebooks link on the site
 
 
 def _platform(base: str, repos: tuple[str, ...], branch: str, folder: str, fw: str) -> str:
@@ -98,10 +99,14 @@ def write_index(book: Book, pdf: PdfSection, extras: SiteExtras, srcdir: Path) -
 
 
 def write_notebooks(
-    folder: Path, notebooks: Mapping[tuple[str, str], NotebookNode], keep: Collection[str]
+    folder: Path,
+    notebooks: Mapping[tuple[str, str], NotebookNode],
+    keep: Collection[str],
+    images: Mapping[str, Path] | None = None,
 ) -> bool:
     """``folder/<framework>/<page>.ipynb`` for each notebook; those of pages in ``keep``
-    (docnames) stay as they were, and notebooks of pages no longer built go."""
+    (docnames) stay as they were, and notebooks of pages no longer built go. ``images``
+    (path from the book's root -> file): the images the notebooks link, at that path."""
     changed = False
     wanted: set[Path] = set()
     for (path, fw), nb in notebooks.items():
@@ -109,9 +114,14 @@ def write_notebooks(
         wanted.add(target)
         if path.removesuffix(".md") not in keep:
             changed |= write_atomic(target, writes(nb))
-    for old in folder.rglob("*.ipynb") if folder.is_dir() else ():
+    for name, source in (images or {}).items():
+        wanted.add(folder / name)
+        changed |= write_atomic(folder / name, source.read_bytes())
+    for old in folder.rglob("*") if folder.is_dir() else ():
+        if not old.is_file() or old in wanted:
+            continue
         docname = old.relative_to(folder).with_suffix("").as_posix().split("/", 1)[-1]
-        if old not in wanted and docname not in keep:
+        if old.suffix != ".ipynb" or docname not in keep:
             old.unlink()
             changed = True
     return changed
