@@ -6,7 +6,7 @@ from __future__ import annotations
 import configparser
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from types import MappingProxyType
 from typing import Any
@@ -40,7 +40,10 @@ from polybook.config.schema import (
     SECTIONS,
     BadValue,
     BuildSection,
+    ColabSection,
     Key,
+    ProjectSection,
+    SagemakerSection,
     Value,
     declared_keys,
     did_you_mean,
@@ -117,6 +120,8 @@ class _Reader:
             for section in SECTIONS
         }
         build: BuildSection = sections["build"]
+        for name in ("colab", "sagemaker"):
+            sections[name] = self._published(sections[name], sections["project"])
         declared = self._frameworks()
         self._check_tabs(build.tabs, declared)
         self._check_requirements(build.requirements, build.tabs)
@@ -132,6 +137,17 @@ class _Reader:
             ignored=tuple(self.warnings),
             **sections,
         )
+
+    def _published(
+        self, platform: ColabSection | SagemakerSection, project: ProjectSection
+    ) -> ColabSection | SagemakerSection:
+        """``[colab]`` or ``[sagemaker]``: without a ``github_repo`` of its own, the book's
+        repository (``[project] repository``), on its ``notebooks_branch``."""
+        if platform.github_repo or not project.repository:
+            return platform
+        named = self.parser.has_option(platform.SECTION, "branch")
+        branch = platform.branch if named else project.notebooks_branch
+        return replace(platform, github_repo=(project.repository,), branch=branch)
 
     def _where(self, section: str, key: str = "") -> Location:
         if (section, key) in self.overridden:

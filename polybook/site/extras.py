@@ -53,6 +53,15 @@ def _platform(base: str, repos: tuple[str, ...], branch: str, folder: str, fw: s
     return f"{base}/{repo}/blob/{branch}/{inside}"
 
 
+def published(book: Book, repos: tuple[str, ...], folder: str, fw: str) -> bool:
+    """Whether the platform's notebooks of ``fw`` are there to open: a repository of the
+    author's own publishes them; the book's (``[project] repository``) holds what this
+    build wrote, ``_build/notebooks/<fw>/<folder>/``."""
+    if repos != (book.project.repository,):
+        return True
+    return any((book.layout.notebooks / fw / folder).rglob("*.ipynb"))
+
+
 def links(
     book: Book,
     colab: ColabSection,
@@ -69,8 +78,13 @@ def links(
         "notebooks": {fw: f"{NOTEBOOKS_LINK}/{fw}/" if fw in notebooks else "" for fw in tabs},
         **{kind: {fw: held.get(fw, "") for fw in tabs} for kind, held in books.items()},
         "slides": {fw: f"{SLIDES_LINK}/{fw}/" if fw in site_decks(book) else "" for fw in tabs},
-        "colab": {fw: _platform(*on_colab, fw) for fw in tabs},
-        "sagemaker": {fw: _platform(*on_sagemaker, fw) for fw in tabs},
+        **{
+            kind: {
+                fw: _platform(*on, fw) if published(book, on[1], on[3], fw) else ""
+                for fw in tabs
+            }
+            for kind, on in (("colab", on_colab), ("sagemaker", on_sagemaker))
+        },
     }
 
 

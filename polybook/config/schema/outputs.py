@@ -22,8 +22,15 @@ class ColabSection:
         " “Open in Colab” links, or `framework owner/name` pairs, each holding that"
         " framework's `colab/` folder at its root (d2lbook's layout)",
         pairs=True,
+        default_text="`[project] repository` (its `notebooks_branch`), when set",
     )
-    branch: str = key("str", "main", "the branch of `github_repo` that Colab opens", d2lbook=False)
+    branch: str = key(
+        "str",
+        "main",
+        "the branch of `github_repo` that Colab opens",
+        d2lbook=False,
+        default_text="`main`; `[project] notebooks_branch` for the book's own repository",
+    )
 
 
 @dataclass(frozen=True)
@@ -45,9 +52,14 @@ class SagemakerSection:
         " SageMaker Studio Lab” links, or `framework owner/name` pairs, each holding that"
         " framework's `sagemaker/` folder at its root",
         pairs=True,
+        default_text="`[project] repository` (its `notebooks_branch`), when set",
     )
     branch: str = key(
-        "str", "main", "the branch of `github_repo` that SageMaker Studio Lab opens", d2lbook=False
+        "str",
+        "main",
+        "the branch of `github_repo` that SageMaker Studio Lab opens",
+        d2lbook=False,
+        default_text="`main`; `[project] notebooks_branch` for the book's own repository",
     )
 
 
