@@ -247,7 +247,8 @@ def test_each_section_opens_in_colab_and_sagemaker_from_the_books_own_repository
 ) -> None:
     book = _github_clone(tmp_path / "my-course", "https://github.com/alice/my-course.git")
     assert main(["new", str(book), "--ci", "github", "--frameworks", "pytorch,jax"]) == 0
-    text = (book / "config.ini").read_text().replace("[build]\n", "[build]\neval_notebook = false\n")
+    text = (book / "config.ini").read_text()
+    text = text.replace("[build]\n", "[build]\neval_notebook = false\n")
     (book / "config.ini").write_text(text)
     root = ["--quiet", "--root", str(book), "build"]
     page = book / "_build" / "html" / "chapter_intro" / "tensors.html"

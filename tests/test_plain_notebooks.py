@@ -111,9 +111,11 @@ def test_an_unpublished_book_reads_its_references_and_attaches_its_figure(shippe
 
 
 def test_a_published_book_links_its_sections_and_figures_on_the_site(d2l_en: Path) -> None:
-    page = d2l_en / "_build/notebooks/pytorch/sagemaker/chapter_builders-guide/model-construction.ipynb"
+    folder = d2l_en / "_build/notebooks/pytorch/sagemaker/chapter_builders-guide"
+    page = folder / "model-construction.ipynb"
     text = "\n".join(markdown(page))
     assert f"({SITE}_notebooks/img/blocks.svg)" in text
     assert (d2l_en / "_build/html/_notebooks/img/blocks.svg").is_file()
-    assert f"[Fig. 2.1.1]({SITE}chapter_builders-guide/model-construction.html?tab=pytorch#fig-blocks)" in text
+    section = f"{SITE}chapter_builders-guide/model-construction.html?tab=pytorch"
+    assert f"[Fig. 2.1.1]({section}#fig-blocks)" in text
     assert "He et al., 2016" in text and "- He, Kaiming; Zhang, Xiangyu" in text

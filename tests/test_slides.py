@@ -10,10 +10,10 @@ import pytest
 from polybook.commands.cli import main
 from polybook.config import load_config
 from polybook.diagnostics import Reporter
+from polybook.render.plain import bib_file, plain_book, site_address
 from polybook.slides.deck import Deck, make_deck, polish
 from polybook.slides.rise import rise_notebook
 from polybook.source.book import load_book
-from polybook.render.plain import bib_file, plain_book, site_address
 from polybook.source.split import split_book
 
 from .books import FIXTURES, code, pages_book

@@ -36,9 +36,9 @@ from polybook.notebooks.sections import NotebookSections
 from polybook.notebooks.student import PageInfo, needs_gpu, page_title, student_notebook
 from polybook.notebooks.variants import REGISTRY, Repositories
 from polybook.notebooks.writer import zip_folder
-from polybook.source.book import ParsedBook
-from polybook.render.plain_files import last_good, remove_stale, write_files
 from polybook.render.plain import Plain, bib_file, plain_book, site_address
+from polybook.render.plain_files import last_good, remove_stale, write_files
+from polybook.source.book import ParsedBook
 from polybook.source.readable import Readable
 
 if TYPE_CHECKING:
@@ -160,7 +160,7 @@ def write_notebooks(
         keep: set[Path] = set()
         pages = {page: nb for (page, f), nb in executed.items() if f == fw}
         site = site_address(settings.html.base_url, project.site_url)
-        plain = (
+        prose = (
             plain_book(parsed, site, bib_file(sections.pdf), fw)
             if parsed is not None
             else Plain(Readable({}), book.root, site)
@@ -180,7 +180,7 @@ def write_notebooks(
                     keep |= last_good(folder, [name])
                     continue
                 page_info = _page_info(book, repos, page, fw, nb, needs)
-                student = student_notebook(nb, variant, page_info, kernelspec, plain)
+                student = student_notebook(nb, variant, page_info, kernelspec, prose)
                 files[name] = writes(student).encode()
             written, changed = write_files(folder, files)
             keep |= written

@@ -19,6 +19,7 @@ from polybook.nb import new_code_cell, new_markdown_cell, validate
 from polybook.notebooks.install import install_source
 from polybook.notebooks.variants import Variant
 from polybook.render.plain import Plain
+
 # The build host's Python version left out: a fresh run and a cached one write the same.
 LANGUAGE_INFO = {
     "name": "python",

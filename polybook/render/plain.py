@@ -151,7 +151,9 @@ class Plain:
         """``nb`` (left untouched) as readers read it, empty Markdown cells dropped, and the
         book's images it shows (paths from the root)."""
         out = copy.deepcopy(nb)
-        cells, cited, shown = [], [], []
+        cells: list[NotebookNode] = []
+        cited: list[str] = []
+        shown: list[str] = []
         for cell in out.cells:
             if cell.cell_type == "markdown":
                 plain = self.markdown(cell.source, page)

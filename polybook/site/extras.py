@@ -80,8 +80,7 @@ def links(
         "slides": {fw: f"{SLIDES_LINK}/{fw}/" if fw in site_decks(book) else "" for fw in tabs},
         **{
             kind: {
-                fw: _platform(*on, fw) if published(book, on[1], on[3], fw) else ""
-                for fw in tabs
+                fw: _platform(*on, fw) if published(book, on[1], on[3], fw) else "" for fw in tabs
             }
             for kind, on in (("colab", on_colab), ("sagemaker", on_sagemaker))
         },

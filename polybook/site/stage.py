@@ -46,9 +46,8 @@ from polybook.site.settings import site_digest, site_settings
 if TYPE_CHECKING:
     from nbformat import NotebookNode
 
-    from polybook.source.book import ParsedBook
-
     from polybook.execution.stage import Executed
+    from polybook.source.book import ParsedBook
 
 STALE = "page kept from the last good build: its inputs failed"
 
