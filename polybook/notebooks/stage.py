@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 from nbformat import NotebookNode
 
 from polybook.config import Book
-from polybook.config.schema import ProjectSection
 from polybook.diagnostics import Diagnostic, Location, Reporter
 from polybook.execution.resources import resource_files
 from polybook.fsutil import write_atomic
@@ -58,11 +57,13 @@ class NotebooksReport:
     zips: list[Path] = field(default_factory=list)
 
 
-def site_url(project: ProjectSection, page: str, framework: str) -> str:
-    """The page on the published site, its tabs set to ``framework`` ("" if unpublished)."""
-    if not project.site_url:
+def site_url(site: str, page: str, framework: str) -> str:
+    """The page on the published site (``site``, see
+    :func:`polybook.render.plain.site_address`), its tabs set to ``framework`` ("" if
+    unpublished)."""
+    if not site:
         return ""
-    return f"{project.site_url.rstrip('/')}/{page.removesuffix('.md')}.html?tab={framework}"
+    return f"{site}{page.removesuffix('.md')}.html?tab={framework}"
 
 
 def colab_url(repos: Repositories, page: str, framework: str) -> str:
@@ -72,6 +73,7 @@ def colab_url(repos: Repositories, page: str, framework: str) -> str:
 
 def _page_info(
     info: Book,
+    site: str,
     repos: Repositories,
     page: str,
     framework: str,
@@ -84,7 +86,7 @@ def _page_info(
         title=page_title(nb, page.removesuffix(".md")),
         framework_name=info.framework(framework).display_name,
         book_title=info.project.title,
-        site_link=site_url(info.project, page, framework),
+        site_link=site_url(site, page, framework),
         links=tuple(
             (v.name, v.platform, url)
             for v in REGISTRY.values()
@@ -155,11 +157,11 @@ def write_notebooks(
     _publish(book.layout, wheel)
     found = resource_files(book, sections.resources)
     resources = {k: p.read_bytes() for k, p in found.items()}
+    site = site_address(settings.html.base_url, project.site_url)
     for fw in tabs:
         base = report.folder / fw
         keep: set[Path] = set()
         pages = {page: nb for (page, f), nb in executed.items() if f == fw}
-        site = site_address(settings.html.base_url, project.site_url)
         prose = (
             plain_book(parsed, site, bib_file(sections.pdf), fw)
             if parsed is not None
@@ -179,7 +181,7 @@ def write_notebooks(
                 if (page, fw) in failed:
                     keep |= last_good(folder, [name])
                     continue
-                page_info = _page_info(book, repos, page, fw, nb, needs)
+                page_info = _page_info(book, site, repos, page, fw, nb, needs)
                 student = student_notebook(nb, variant, page_info, kernelspec, prose)
                 files[name] = writes(student).encode()
             written, changed = write_files(folder, files)
