@@ -64,6 +64,15 @@ class PlainText:
     cited: tuple[str, ...] = ()
 
 
+@dataclass
+class _Found:
+    """What a cell's images turned out to be: attachments (name -> MIME bundle) and the
+    book's files shown."""
+
+    attachments: dict[str, dict[str, str]] = field(default_factory=dict)
+    shown: list[str] = field(default_factory=list)
+
+
 @dataclass(frozen=True)
 class Plain:
     """How one framework's notebooks show the book's prose."""
@@ -74,7 +83,7 @@ class Plain:
     pages: Mapping[str, str] = field(default_factory=dict)  # docname -> "1.2 Title"
     entries: Mapping[str, str] = field(default_factory=dict)  # BibTeX key -> its entry
 
-    def _image(self, page: str, src: str, out: dict[str, dict[str, str]], shown: list[str]) -> str:
+    def _image(self, page: str, src: str, found: _Found) -> str:
         """Where ``src`` (as ``page`` writes it) opens from a notebook read anywhere."""
         if _remote(src):
             return src
@@ -84,12 +93,12 @@ class Plain:
             return src  # not the book's: the source check says so
         if not path.is_relative_to(self.root.resolve()):
             return src
-        shown.append(relative)
+        found.shown.append(relative)
         if self.site:
             return f"{self.site}{NOTEBOOKS_LINK}/{relative}"
         name = relative.replace("/", "-")
         mime = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
-        out[name] = {mime: base64.b64encode(path.read_bytes()).decode("ascii")}
+        found.attachments[name] = {mime: base64.b64encode(path.read_bytes()).decode("ascii")}
         return f"attachment:{name}"
 
     def _toc(self, page: str, lines: list[str]) -> list[str]:
@@ -104,43 +113,43 @@ class Plain:
             items.append(f"- [{title}]({entry.removesuffix('.md')}.ipynb)")
         return items
 
+    def _line(self, line: str, page: str, found: _Found) -> str | None:
+        """A prose line (outside code) as readers read it; None for one that goes."""
+        if MARK_LINE.match(line):
+            return None
+        if trailing := TRAILING_EQLABEL.match(line):
+            line = trailing.group("math")  # the math without its label
+        line = IMAGE_OPTIONS.sub(r"\1", line)
+        return IMAGE.sub(lambda m: m.group(1) + self._image(page, m.group(2), found), line)
+
     def markdown(self, source: str, page: str) -> PlainText:
         """One Markdown cell of ``page`` (``chap/x.md``) as readers read it."""
         kept: list[str] = []
         block: list[str] = []  # the lines of a toc or eval_rst block being read
         fence, kind = "", ""
-        attachments: dict[str, dict[str, str]] = {}
-        shown: list[str] = []
+        found = _Found()
         for line in source.split("\n"):
             opened = FENCE.match(line)
-            if opened and not fence:
-                fence = opened.group(1)
-                kind = line.strip()[len(fence) :].strip()
-                if kind in (EVAL_RST, TOC):
-                    continue
-            elif fence and opened and opened.group(1).startswith(fence):
-                if not line.strip()[len(fence) :]:
-                    if kind == TOC:
-                        kept += ["", *self._toc(page, block), ""]
-                    fence, closing, kind, block = "", kind, "", []
-                    if closing in (EVAL_RST, TOC):
-                        continue
-            elif fence and kind in (EVAL_RST, TOC):
-                block.append(line)
-                continue
+            if not fence and opened:
+                fence, kind = opened.group(1), line.strip()[len(opened.group(1)) :].strip()
+                if kind not in (EVAL_RST, TOC):
+                    kept.append(line)
             elif not fence:
-                if MARK_LINE.match(line):
-                    continue
-                if trailing := TRAILING_EQLABEL.match(line):
-                    line = trailing.group("math")  # noqa: PLW2901  # the math without its label
-                line = IMAGE_OPTIONS.sub(r"\1", line)  # noqa: PLW2901
-                line = IMAGE.sub(  # noqa: PLW2901
-                    lambda m: m.group(1) + self._image(page, m.group(2), attachments, shown), line
-                )
-            kept.append(line)
+                if (plain := self._line(line, page, found)) is not None:
+                    kept.append(plain)
+            elif opened and opened.group(1).startswith(fence) and not line.strip()[len(fence) :]:
+                if kind == TOC:
+                    kept += ["", *self._toc(page, block), ""]
+                elif kind != EVAL_RST:
+                    kept.append(line)
+                fence, kind, block = "", "", []
+            elif kind in (EVAL_RST, TOC):
+                block.append(line)
+            else:
+                kept.append(line)  # code, as written
         text = "\n".join(kept).strip("\n")
-        cited = cited_keys(text)
-        return PlainText(self.refs.text(text), attachments, tuple(shown), cited)
+        shown = tuple(found.shown)
+        return PlainText(self.refs.text(text), found.attachments, shown, cited_keys(text))
 
     def references(self, keys: list[str]) -> str:
         """The last cell of a notebook that cites ``keys``: their entries."""
