@@ -229,7 +229,8 @@ def test_a_book_in_a_github_clone_names_its_repository_and_publishes_its_noteboo
         assert (platform.github_repo, platform.branch) == (("alice/my-course",), "notebooks")
     workflow = (book / ".github" / "workflows" / "book.yml").read_text()
     assert "contents: write" in workflow and '"HEAD:refs/heads/$BRANCH"' in workflow
-    assert "BRANCH: notebooks" in workflow and "cd built/notebooks" in workflow
+    assert "BRANCH: notebooks" in workflow
+    assert "name: notebooks\n          path: _build/notebooks" in workflow
     done = actionlint(book)
     assert done.returncode == 0, done.stdout + done.stderr
     # The author's own repository and branch stay theirs.

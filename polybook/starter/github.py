@@ -121,6 +121,11 @@ jobs:
           name: book
           path: |
 @UPLOADS@
+      - uses: actions/upload-artifact@v6
+        with:
+          name: notebooks
+          path: _build/notebooks
+          if-no-files-found: error
       - uses: actions/upload-pages-artifact@v4
         with:
           path: _build/html
@@ -136,14 +141,14 @@ jobs:
     steps:
       - uses: actions/download-artifact@v7
         with:
-          name: book
-          path: built
+          name: notebooks
+          path: notebooks
       - name: Publish the Colab and SageMaker notebooks to the @BRANCH@ branch
         env:
           BRANCH: @BRANCH@
           TOKEN: ${{ github.token }}
         run: |
-          cd built/notebooks
+          cd notebooks
           git init -q -b "$BRANCH"
           git config user.name "github-actions[bot]"
           git config user.email "41898282+github-actions[bot]@users.noreply.github.com"
