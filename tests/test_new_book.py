@@ -240,6 +240,11 @@ def test_a_book_in_a_github_clone_names_its_repository_and_publishes_its_noteboo
     assert (config.colab.github_repo, config.colab.branch) == (("bob/nb",), "main")
     assert config.sagemaker.github_repo == ("alice/my-course",)
     assert config.sagemaker.branch == "main"
+    text = (book / "config.ini").read_text()
+    url = "repository = https://github.com/alice/my-course"
+    (book / "config.ini").write_text(text.replace("repository = alice/my-course", url))
+    with pytest.raises(PolybookError, match=r"config.ini:\d+: \[project\] repository: .* is not"):
+        load_config(book)
 
 
 @pytest.mark.slow

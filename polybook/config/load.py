@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import configparser
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
@@ -58,6 +59,8 @@ COMMAND_LINE = "command line"  # where overridden values are reported
 _NO_DEFAULT = "\x00default"  # so that a [DEFAULT] section is an ordinary, unknown one
 # The sections polybook reads, bar [library-<tab>] and d2lbook's output sections.
 _SECTIONS = ("project", "build", "library", "drift")
+
+REPOSITORY = re.compile(r"^[\w.-]+/[\w.-]+$")  # a GitHub repository: owner/name
 
 
 def find_book_root(start: Path) -> Path:
@@ -122,6 +125,8 @@ class _Reader:
         build: BuildSection = sections["build"]
         for name in ("colab", "sagemaker"):
             sections[name] = self._published(sections[name], sections["project"])
+            if self.errors:
+                break
         declared = self._frameworks()
         self._check_tabs(build.tabs, declared)
         self._check_requirements(build.requirements, build.tabs)
@@ -143,6 +148,10 @@ class _Reader:
     ) -> ColabSection | SagemakerSection:
         """``[colab]`` or ``[sagemaker]``: without a ``github_repo`` of its own, the book's
         repository (``[project] repository``), on its ``notebooks_branch``."""
+        if project.repository and not REPOSITORY.match(project.repository):
+            message = f"[project] repository: {project.repository!r} is not `owner/name`"
+            self._fail(self._where("project", "repository"), message)
+            return platform
         if platform.github_repo or not project.repository:
             return platform
         named = self.parser.has_option(platform.SECTION, "branch")
