@@ -144,7 +144,7 @@ def test_the_check_finds_the_stages_reads() -> None:
         ("notebooks/variants.py", "sagemaker", "kernel"),  # the result of a method
         ("site/extras.py", "colab", "github_repo"),  # a record's field
         ("pipeline/execution.py", "html", "figure_format"),  # config.html
-        ("source/readable.py", "pdf", "bibfile"),
+        ("render/plain.py", "pdf", "bibfile"),
         ("drift/compare.py", "drift", "image_threshold"),
     } <= every
     assert {o.name for o in readers("render/sphinx/config.py")} == {"html", "pdf", "epub", "slides"}
@@ -204,7 +204,7 @@ def _changed(
     ("values", "rebuilt"),
     [
         ({"font": "TeX Gyre Pagella"}, {"pdf"}),
-        ({"url": "https://b.org/"}, {"html", "epub", "notebooks"}),
+        ({"url": "https://b.org/"}, {"html", "epub", "notebooks", "slides"}),
         ({"figures": "png"}, {"eval", "notebooks", "html", "pdf", "epub", "slides"}),
         ({"port": "8001"}, set()),  # read by polybook serve alone
         ({"rtol": "0.01"}, set()),  # read by polybook diff and upgrade

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from bs4 import BeautifulSoup
 
 from polybook.commands.cli import main
 from polybook.config import load_config
@@ -17,6 +18,7 @@ from polybook.environments.assets import assets_current, install_assets
 from polybook.frameworks import REGISTRY
 from polybook.pdf.latex import DEBIAN_PACKAGES
 from polybook.starter.pin import clone_requirement
+from polybook.starter.repository import github_repository
 
 from .books import REPO
 
@@ -195,3 +197,86 @@ def test_the_new_books_requirement_never_names_an_unpublished_version(tmp_path: 
         assert wanted[0].rsplit("@", 1)[1] == clone_requirement(REPO).rsplit("@", 1)[1]
     else:  # pinned by version, which the index lacks: the file says what to put there
         assert "not on PyPI yet" in "\n".join(lines)
+
+
+def _github_clone(folder: Path, origin: str) -> Path:
+    """An empty git repository at ``folder`` whose ``origin`` is ``origin``."""
+    folder.mkdir()
+    subprocess.run(["git", "-C", str(folder), "init", "-q"], check=True)
+    subprocess.run(["git", "-C", str(folder), "remote", "add", "origin", origin], check=True)
+    return folder
+
+
+def test_remotes_name_the_books_github_repository() -> None:
+    for remote in (
+        "git@github.com:alice/my-course.git",
+        "https://github.com/alice/my-course",
+        "https://github.com/alice/my-course.git\n",
+        "ssh://git@github.com/alice/my-course.git",
+    ):
+        assert github_repository(remote) == "alice/my-course", remote
+    assert github_repository("https://gitlab.com/alice/my-course.git") == ""
+
+
+def test_a_book_in_a_github_clone_names_its_repository_and_publishes_its_notebooks(
+    tmp_path: Path,
+) -> None:
+    book = _github_clone(tmp_path / "my-course", "git@github.com:alice/my-course.git")
+    assert main(["new", str(book), "--ci", "github"]) == 0  # a fresh clone is empty enough
+    config = load_config(book)
+    assert config.project.repository == "alice/my-course"
+    for platform in (config.colab, config.sagemaker):
+        assert (platform.github_repo, platform.branch) == (("alice/my-course",), "notebooks")
+    workflow = (book / ".github" / "workflows" / "book.yml").read_text()
+    assert "contents: write" in workflow and '"HEAD:refs/heads/$BRANCH"' in workflow
+    assert "BRANCH: notebooks" in workflow
+    assert "name: notebooks\n          path: _build/notebooks" in workflow
+    done = actionlint(book)
+    assert done.returncode == 0, done.stdout + done.stderr
+    # The author's own repository and branch stay theirs.
+    text = (book / "config.ini").read_text() + "\n[colab]\ngithub_repo = bob/nb\n"
+    (book / "config.ini").write_text(text + "\n[sagemaker]\nbranch = main\n")
+    config = load_config(book)
+    assert (config.colab.github_repo, config.colab.branch) == (("bob/nb",), "main")
+    assert config.sagemaker.github_repo == ("alice/my-course",)
+    assert config.sagemaker.branch == "main"
+    text = (book / "config.ini").read_text()
+    url = "repository = https://github.com/alice/my-course"
+    (book / "config.ini").write_text(text.replace("repository = alice/my-course", url))
+    with pytest.raises(PolybookError, match=r"config.ini:\d+: \[project\] repository: .* is not"):
+        load_config(book)
+
+
+@pytest.mark.slow
+def test_each_section_opens_in_colab_and_sagemaker_from_the_books_own_repository(
+    tmp_path: Path,
+) -> None:
+    book = _github_clone(tmp_path / "my-course", "https://github.com/alice/my-course.git")
+    assert main(["new", str(book), "--ci", "github", "--frameworks", "pytorch,jax"]) == 0
+    text = (book / "config.ini").read_text()
+    text = text.replace("[build]\n", "[build]\neval_notebook = false\n")
+    (book / "config.ini").write_text(text)
+    root = ["--quiet", "--root", str(book), "build"]
+    page = book / "_build" / "html" / "chapter_intro" / "tensors.html"
+
+    def buttons() -> dict[str, str]:
+        soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        return {
+            f"{a['class'][0]} {a['data-pb-follow']}": str(a["href"])
+            for a in soup.select(".pb-downloads a")
+        }
+
+    assert main([*root, "html"]) == 0  # no notebooks published yet: no button opens them
+    assert not [k for k in buttons() if k.startswith(("pb-colab", "pb-sagemaker"))]
+    assert main([*root, "notebooks"]) == 0
+    assert main([*root, "html"]) == 0
+    found = buttons()
+    for fw in ("pytorch", "jax"):
+        assert found[f"pb-download {fw}"] == f"../_notebooks/{fw}/chapter_intro/tensors.ipynb"
+        for kind, opens in (
+            ("colab", "https://colab.research.google.com/github"),
+            ("sagemaker", "https://studiolab.sagemaker.aws/import/github"),
+        ):
+            notebook = f"{fw}/{kind}/chapter_intro/tensors.ipynb"
+            assert found[f"pb-{kind} {fw}"] == f"{opens}/alice/my-course/blob/notebooks/{notebook}"
+            assert (book / "_build" / "notebooks" / notebook).is_file()  # what the branch holds

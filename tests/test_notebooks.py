@@ -137,7 +137,7 @@ def test_cells_stay_as_the_site_shows_them_without_the_plumbing(book: Path) -> N
         )
     assert student(book, "sagemaker", "chap/more").metadata.kernelspec.name == "python3"
     assert student(book, "colab", "chap/index").cells[-1].source == (
-        "- [tensors](tensors.ipynb)\n- [more](more.ipynb)"
+        "- [1.1 Tensors](tensors.ipynb)\n- [1.2 More](more.ipynb)"
     )
     assert ":label:" not in student(book, "", "chap/tensors").cells[1].source
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 from polybook.config import load_config
 from polybook.diagnostics import Reporter
-from polybook.notebooks.student import _markdown
+from polybook.nb import new_markdown_cell, new_notebook
+from polybook.render.plain import Plain, plain_book
 from polybook.source.numbering import numbering
 from polybook.source.readable import Readable, read_citations
 
@@ -136,9 +137,49 @@ def test_roles_read_as_text_linked_to_the_site_and_code_stays_as_written(
 
 
 def test_a_notebook_cell_drops_rst_and_labels_and_reads_its_references(tmp_path: Path) -> None:
-    refs = Readable(numbering(load_parsed(load_config(book(tmp_path)), Reporter())))
+    root = book(tmp_path)
+    refs = Readable(numbering(load_parsed(load_config(root), Reporter())))
     cell = (
         "# First\n:label:`sec_first`\n\nSee :numref:`fig_two`.\n\n"
         f"{FENCE}eval_rst\n.. raw:: html\n   :file: front.html\n{FENCE}\n\nAfter."
     )
-    assert _markdown(cell, refs) == "# First\n\nSee Fig. 1.1.1.\n\n\nAfter."
+    assert Plain(refs, root).markdown(cell, "intro/a.md").text == (
+        "# First\n\nSee Fig. 1.1.1.\n\n\nAfter."
+    )
+
+
+def test_a_notebook_reads_as_plain_markdown_its_figures_attached_or_on_the_site(
+    tmp_path: Path,
+) -> None:
+    root = book(tmp_path)
+    (root / "img").mkdir()
+    (root / "img" / "x.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>")
+    parsed = load_parsed(load_config(root), Reporter())
+    plain = plain_book(parsed, "", root / "refs.bib", "pytorch")
+    nb = new_notebook()
+    nb.cells += [
+        new_markdown_cell(
+            "# First\n:label:`sec_first`\n\n![A caption.](../img/x.svg)\n:width:`400px`\n\n"
+            "As :citet:`He.2016` show, see :numref:`fig_two`.",
+            "a",
+        ),
+        new_markdown_cell(f"{FENCE}toc\n:maxdepth: 2\n\na\nb\n{FENCE}", "b"),
+    ]
+    made, shown = plain.notebook(nb, "intro/a.md")
+    first, toc, references = made.cells
+    assert first.source == (
+        "# First\n\n![A caption.](attachment:img-x.svg)\n\nAs He et al. (2016) show, see"
+        " Fig. 1.1.1."
+    )
+    assert list(first.attachments["img-x.svg"]) == ["image/svg+xml"]
+    assert toc.source == "- [1.1 First](a.ipynb)\n- [1.2 Second](b.ipynb)"
+    assert references.source == (
+        "## References\n\n- He, Kaiming; Zhang, Xiangyu; Ren, Shaoqing (2016). Deep Residual"
+        " Learning."
+    )
+    assert shown == ["img/x.svg"]
+    site = plain_book(parsed, "https://site/", None, "jax")
+    linked = site.notebook(nb, "intro/a.md")[0].cells[0]
+    assert "![A caption.](https://site/_notebooks/img/x.svg)" in linked.source
+    assert "[Fig. 1.1.1](https://site/intro/a.html?tab=jax#fig-two)" in linked.source
+    assert "attachments" not in linked

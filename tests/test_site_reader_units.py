@@ -186,6 +186,24 @@ def test_notebook_platform_links_follow_the_repositories_configured(tmp_path: Pa
     }
 
 
+def test_the_books_own_repository_is_linked_for_the_notebooks_this_build_wrote(
+    tmp_path: Path,
+) -> None:
+    root = _book(tmp_path)
+    (root / "config.ini").write_text(CONFIG.replace("[project]\n", "[project]\nrepository = o/b\n"))
+    config = load_config(root)
+    sections = (config.book, config.colab, config.sagemaker)
+    shown = links(*sections, config.build.tabs, ())
+    assert shown["colab"] == {"pytorch": "", "jax": ""}  # nothing published: no button
+    written = config.layout.notebooks / "jax" / "colab" / "chap" / "a.ipynb"
+    written.parent.mkdir(parents=True)
+    written.write_text("{}")
+    shown = links(*sections, config.build.tabs, ())
+    colab = "https://colab.research.google.com/github/o/b/blob/notebooks/jax/colab/"
+    assert shown["colab"] == {"pytorch": "", "jax": colab}
+    assert shown["sagemaker"] == {"pytorch": "", "jax": ""}  # its set was not written
+
+
 def test_the_site_holds_and_links_the_books_built_before_it(tmp_path: Path) -> None:
     config = load_config(_book(tmp_path))
     layout = config.layout

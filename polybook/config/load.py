@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import configparser
 import os
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from types import MappingProxyType
 from typing import Any
@@ -40,7 +41,10 @@ from polybook.config.schema import (
     SECTIONS,
     BadValue,
     BuildSection,
+    ColabSection,
     Key,
+    ProjectSection,
+    SagemakerSection,
     Value,
     declared_keys,
     did_you_mean,
@@ -55,6 +59,8 @@ COMMAND_LINE = "command line"  # where overridden values are reported
 _NO_DEFAULT = "\x00default"  # so that a [DEFAULT] section is an ordinary, unknown one
 # The sections polybook reads, bar [library-<tab>] and d2lbook's output sections.
 _SECTIONS = ("project", "build", "library", "drift")
+
+REPOSITORY = re.compile(r"^[\w.-]+/[\w.-]+$")  # a GitHub repository: owner/name
 
 
 def find_book_root(start: Path) -> Path:
@@ -117,6 +123,10 @@ class _Reader:
             for section in SECTIONS
         }
         build: BuildSection = sections["build"]
+        for name in ("colab", "sagemaker"):
+            sections[name] = self._published(sections[name], sections["project"])
+            if self.errors:
+                break
         declared = self._frameworks()
         self._check_tabs(build.tabs, declared)
         self._check_requirements(build.requirements, build.tabs)
@@ -132,6 +142,21 @@ class _Reader:
             ignored=tuple(self.warnings),
             **sections,
         )
+
+    def _published(
+        self, platform: ColabSection | SagemakerSection, project: ProjectSection
+    ) -> ColabSection | SagemakerSection:
+        """``[colab]`` or ``[sagemaker]``: without a ``github_repo`` of its own, the book's
+        repository (``[project] repository``), on its ``notebooks_branch``."""
+        if project.repository and not REPOSITORY.match(project.repository):
+            message = f"[project] repository: {project.repository!r} is not `owner/name`"
+            self._fail(self._where("project", "repository"), message)
+            return platform
+        if platform.github_repo or not project.repository:
+            return platform
+        named = self.parser.has_option(platform.SECTION, "branch")
+        branch = platform.branch if named else project.notebooks_branch
+        return replace(platform, github_repo=(project.repository,), branch=branch)
 
     def _where(self, section: str, key: str = "") -> Location:
         if (section, key) in self.overridden:

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 from nbformat import NotebookNode
 
 from polybook.config import Book
-from polybook.config.schema import ProjectSection
 from polybook.diagnostics import Diagnostic, Location, Reporter
 from polybook.execution.resources import resource_files
 from polybook.fsutil import write_atomic
@@ -35,9 +34,11 @@ from polybook.notebooks.library_source import (
 from polybook.notebooks.sections import NotebookSections
 from polybook.notebooks.student import PageInfo, needs_gpu, page_title, student_notebook
 from polybook.notebooks.variants import REGISTRY, Repositories
-from polybook.notebooks.writer import remove_stale, write_files, zip_folder
+from polybook.notebooks.writer import zip_folder
+from polybook.render.plain import Plain, bib_file, plain_book, site_address
+from polybook.render.plain_files import last_good, remove_stale, write_files
 from polybook.source.book import ParsedBook
-from polybook.source.readable import book_readable
+from polybook.source.readable import Readable
 
 if TYPE_CHECKING:
     from polybook.execution.stage import Executed
@@ -56,11 +57,13 @@ class NotebooksReport:
     zips: list[Path] = field(default_factory=list)
 
 
-def site_url(project: ProjectSection, page: str, framework: str) -> str:
-    """The page on the published site, its tabs set to ``framework`` ("" if unpublished)."""
-    if not project.site_url:
+def site_url(site: str, page: str, framework: str) -> str:
+    """The page on the published site (``site``, see
+    :func:`polybook.render.plain.site_address`), its tabs set to ``framework`` ("" if
+    unpublished)."""
+    if not site:
         return ""
-    return f"{project.site_url.rstrip('/')}/{page.removesuffix('.md')}.html?tab={framework}"
+    return f"{site}{page.removesuffix('.md')}.html?tab={framework}"
 
 
 def colab_url(repos: Repositories, page: str, framework: str) -> str:
@@ -70,6 +73,7 @@ def colab_url(repos: Repositories, page: str, framework: str) -> str:
 
 def _page_info(
     info: Book,
+    site: str,
     repos: Repositories,
     page: str,
     framework: str,
@@ -82,7 +86,7 @@ def _page_info(
         title=page_title(nb, page.removesuffix(".md")),
         framework_name=info.framework(framework).display_name,
         book_title=info.project.title,
-        site_link=site_url(info.project, page, framework),
+        site_link=site_url(site, page, framework),
         links=tuple(
             (v.name, v.platform, url)
             for v in REGISTRY.values()
@@ -140,7 +144,7 @@ def write_notebooks(
 ) -> NotebooksReport:
     """Write the student notebooks of ``executed`` ((page, framework) -> notebook); a
     notebook in ``failed`` keeps its last good version. ``parsed``: the pages whose
-    references the notebooks read as text (left as written without it)."""
+    references the notebooks read as text (none resolve without it)."""
     settings = sections.install
     project, library, repos = settings.project, settings.library, settings.repos
     report = NotebooksReport(book.layout.notebooks)
@@ -153,11 +157,16 @@ def write_notebooks(
     _publish(book.layout, wheel)
     found = resource_files(book, sections.resources)
     resources = {k: p.read_bytes() for k, p in found.items()}
+    site = site_address(settings.html.base_url, project.site_url)
     for fw in tabs:
         base = report.folder / fw
         keep: set[Path] = set()
         pages = {page: nb for (page, f), nb in executed.items() if f == fw}
-        refs = book_readable(project, sections.pdf, parsed, fw) if parsed is not None else None
+        prose = (
+            plain_book(parsed, site, bib_file(sections.pdf), fw)
+            if parsed is not None
+            else Plain(Readable({}), book.root, site)
+        )
         for variant in REGISTRY.values():
             folder = base / variant.folder if variant.folder else base
             kernelspec = variant.kernelspec(book, repos, fw)
@@ -169,11 +178,11 @@ def write_notebooks(
             count = len(files)
             for page, nb in pages.items():
                 name = page.removesuffix(".md") + ".ipynb"
-                if (page, fw) in failed:  # keeps its last good notebook
-                    keep.add(folder / name)
+                if (page, fw) in failed:
+                    keep |= last_good(folder, [name])
                     continue
-                page_info = _page_info(book, repos, page, fw, nb, needs)
-                student = student_notebook(nb, variant, page_info, kernelspec, refs)
+                page_info = _page_info(book, site, repos, page, fw, nb, needs)
+                student = student_notebook(nb, variant, page_info, kernelspec, prose)
                 files[name] = writes(student).encode()
             written, changed = write_files(folder, files)
             keep |= written

@@ -1,14 +1,14 @@
 """One executed notebook -> the notebook a student opens on one platform.
 
 Outputs are kept; polybook's plumbing goes (its metadata, the skip tag, timing records,
-the project-local kernel, d2l's label lines); hidden cells stay hidden; a header links back
-to the page, and notebooks for a platform get an install cell first.
+the project-local kernel); its prose is plain Markdown (:mod:`polybook.render.plain`); hidden
+cells stay hidden; a header links back to the page, and notebooks for a platform get an
+install cell first.
 """
 
 from __future__ import annotations
 
 import copy
-import re
 from dataclasses import dataclass
 
 from nbformat import NotebookNode
@@ -18,13 +18,8 @@ from polybook.meta import KEY, cell_meta
 from polybook.nb import new_code_cell, new_markdown_cell, validate
 from polybook.notebooks.install import install_source
 from polybook.notebooks.variants import Variant
-from polybook.source.readable import Readable
-from polybook.source.references import TRAILING_EQLABEL
+from polybook.render.plain import Plain
 
-# d2l's marks on lines of their own: polybook reads them, a notebook shows them raw.
-MARK_LINE = re.compile(r"^\s*:(label|eqlabel|width):`[^`]*`\s*$")
-FENCE = re.compile(r"^\s*(```+|~~~+)")
-EVAL_RST = "eval_rst"
 # The build host's Python version left out: a fresh run and a cached one write the same.
 LANGUAGE_INFO = {
     "name": "python",
@@ -67,41 +62,6 @@ def page_title(nb: NotebookNode, fallback: str) -> str:
     return fallback
 
 
-def _toc_links(source: str) -> str:
-    """A ``toc`` block -> a list of links to the listed pages' notebooks."""
-    entries = [
-        line.strip()
-        for line in source.split("\n")[1:-1]
-        if line.strip() and not line.strip().startswith(":")
-    ]
-    return "\n".join(f"- [{e}]({e.removesuffix('.md')}.ipynb)" for e in entries)
-
-
-def _markdown(source: str, refs: Readable | None = None) -> str:
-    """d2l prose as a notebook shows it: toc blocks as links, label lines and
-    reStructuredText (``eval_rst``, which only Sphinx reads) dropped, references as text."""
-    if source.startswith("```toc"):
-        return _toc_links(source)
-    kept, fence, rst = [], "", False
-    for line in source.split("\n"):
-        opened = FENCE.match(line)
-        if opened and not fence:
-            fence, rst = opened.group(1), line.strip()[len(opened.group(1)) :].strip() == EVAL_RST
-        elif opened and opened.group(1).startswith(fence) and not line.strip()[len(fence) :]:
-            fence, closing = "", rst
-            rst = False
-            if closing:
-                continue
-        elif not fence and MARK_LINE.match(line):
-            continue
-        elif not fence and (trailing := TRAILING_EQLABEL.match(line)):
-            line = trailing.group("math")  # noqa: PLW2901  # the math without its label
-        if not rst:
-            kept.append(line)
-    text = "\n".join(kept).strip("\n")
-    return refs.text(text) if refs is not None else text
-
-
 def _clean_code(cell: NotebookNode, variant: Variant) -> None:
     tags = [t for t in cell.metadata.get("tags", []) if t != SKIP_TAG]
     cell.metadata.pop("execution", None)
@@ -137,12 +97,12 @@ def student_notebook(
     variant: Variant,
     info: PageInfo,
     kernelspec: dict[str, str],
-    refs: Readable | None = None,
+    plain: Plain,
 ) -> NotebookNode:
-    """The ``variant`` notebook of executed ``nb`` (left untouched); ``refs`` reads its
-    roles as text."""
+    """The ``variant`` notebook of executed ``nb`` (left untouched); ``plain`` reads its
+    prose as plain Markdown (see :mod:`polybook.render.plain`)."""
     gpu = needs_gpu(nb)
-    out = copy.deepcopy(nb)
+    out = plain.notebook(nb, info.page)[0]
     out.metadata.pop(KEY, None)
     out.metadata["kernelspec"] = kernelspec
     out.metadata["language_info"] = copy.deepcopy(LANGUAGE_INFO)
@@ -150,11 +110,7 @@ def student_notebook(
     cells = []
     for cell in out.cells:
         cell.metadata.pop(KEY, None)
-        if cell.cell_type == "markdown":
-            cell.source = _markdown(cell.source, refs)
-            if not cell.source.strip():
-                continue
-        elif cell.cell_type == "code":
+        if cell.cell_type == "code":
             _clean_code(cell, variant)
         cells.append(cell)
     first = [new_markdown_cell(_header(info, variant, gpu), "polybook-header")]

@@ -41,6 +41,7 @@ class SiteExtras:
     documented: Mapping[str, str] = field(default_factory=dict)  # modules the book documents
     wheel: Path | None = None  # the library's wheel, published beside the pages
     prose: ProseIndex = field(default_factory=dict)  # describes names without a docstring
+    images: tuple[str, ...] = ()  # the book's images the notebooks link on the site
 
 
 def _platform(base: str, repos: tuple[str, ...], branch: str, folder: str, fw: str) -> str:
@@ -50,6 +51,15 @@ def _platform(base: str, repos: tuple[str, ...], branch: str, folder: str, fw: s
         return ""
     inside = f"{fw}/{folder}/" if len(repos) == 1 else ""  # one repository: _build/notebooks/
     return f"{base}/{repo}/blob/{branch}/{inside}"
+
+
+def published(book: Book, repos: tuple[str, ...], folder: str, fw: str) -> bool:
+    """Whether the platform's notebooks of ``fw`` are there to open: a repository of the
+    author's own publishes them; the book's (``[project] repository``) holds what this
+    build wrote, ``_build/notebooks/<fw>/<folder>/``."""
+    if repos != (book.project.repository,):
+        return True
+    return any((book.layout.notebooks / fw / folder).rglob("*.ipynb"))
 
 
 def links(
@@ -68,8 +78,12 @@ def links(
         "notebooks": {fw: f"{NOTEBOOKS_LINK}/{fw}/" if fw in notebooks else "" for fw in tabs},
         **{kind: {fw: held.get(fw, "") for fw in tabs} for kind, held in books.items()},
         "slides": {fw: f"{SLIDES_LINK}/{fw}/" if fw in site_decks(book) else "" for fw in tabs},
-        "colab": {fw: _platform(*on_colab, fw) for fw in tabs},
-        "sagemaker": {fw: _platform(*on_sagemaker, fw) for fw in tabs},
+        **{
+            kind: {
+                fw: _platform(*on, fw) if published(book, on[1], on[3], fw) else "" for fw in tabs
+            }
+            for kind, on in (("colab", on_colab), ("sagemaker", on_sagemaker))
+        },
     }
 
 
@@ -98,10 +112,14 @@ def write_index(book: Book, pdf: PdfSection, extras: SiteExtras, srcdir: Path) -
 
 
 def write_notebooks(
-    folder: Path, notebooks: Mapping[tuple[str, str], NotebookNode], keep: Collection[str]
+    folder: Path,
+    notebooks: Mapping[tuple[str, str], NotebookNode],
+    keep: Collection[str],
+    images: Mapping[str, Path] | None = None,
 ) -> bool:
     """``folder/<framework>/<page>.ipynb`` for each notebook; those of pages in ``keep``
-    (docnames) stay as they were, and notebooks of pages no longer built go."""
+    (docnames) stay as they were, and notebooks of pages no longer built go. ``images``
+    (path from the book's root -> file): the images the notebooks link, at that path."""
     changed = False
     wanted: set[Path] = set()
     for (path, fw), nb in notebooks.items():
@@ -109,9 +127,14 @@ def write_notebooks(
         wanted.add(target)
         if path.removesuffix(".md") not in keep:
             changed |= write_atomic(target, writes(nb))
-    for old in folder.rglob("*.ipynb") if folder.is_dir() else ():
+    for name, source in (images or {}).items():
+        wanted.add(folder / name)
+        changed |= write_atomic(folder / name, source.read_bytes())
+    for old in folder.rglob("*") if folder.is_dir() else ():
+        if not old.is_file() or old in wanted:
+            continue
         docname = old.relative_to(folder).with_suffix("").as_posix().split("/", 1)[-1]
-        if old not in wanted and docname not in keep:
+        if old.suffix != ".ipynb" or docname not in keep:
             old.unlink()
             changed = True
     return changed

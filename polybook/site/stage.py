@@ -9,7 +9,7 @@ still the last build's.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,6 +24,7 @@ from polybook.render import warning_store
 from polybook.render.assets import INSTALL, mathjax, write_mathjax
 from polybook.render.outputs import clean_for_book, path_roots
 from polybook.render.page import Page, render_page, with_toctree
+from polybook.render.plain import bib_file, plain_book, site_address
 from polybook.render.sources import keepable, write_sources
 from polybook.render.sphinx.config import bibfile
 from polybook.render.sphinx.process import WarmSphinx, run_sphinx
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
     from nbformat import NotebookNode
 
     from polybook.execution.stage import Executed
+    from polybook.source.book import ParsedBook
 
 STALE = "page kept from the last good build: its inputs failed"
 
@@ -90,14 +92,31 @@ def build_site(
         }
         cleaned.update(((doc.path, fw), nb) for fw, nb in nbs.items())
         pages.append(render_page(doc, nbs, library.tabs, reporter, gpus, book.root))
+    downloads, images = plain_downloads(site, library.book, cleaned)
     documented = documented_modules(library.book.documents)
     from polybook.library.wheel import current_wheel
 
     wheel = current_wheel(book, site.library, reporter)  # once the pages are rendered
     prose = prose_index(library.book.documents, library.tabs)
-    extras = SiteExtras(cleaned, library.blocks, library.tabs, documented, wheel, prose)
+    extras = SiteExtras(downloads, library.blocks, library.tabs, documented, wheel, prose, images)
     stale = frozenset(page.removesuffix(".md") for page, _ in executed.failed)
     return Site(write_site(site, pages, reporter, stale, extras, early))
+
+
+def plain_downloads(
+    site: SiteSections, parsed: ParsedBook, notebooks: Mapping[tuple[str, str], NotebookNode]
+) -> tuple[dict[tuple[str, str], NotebookNode], tuple[str, ...]]:
+    """The notebooks offered for download, their prose plain Markdown
+    (:mod:`polybook.render.plain`), and the book's images they link on the site."""
+    address = site_address(site.html.base_url, site.book.project.site_url)
+    tabs = {fw for _, fw in notebooks}
+    plain = {fw: plain_book(parsed, address, bib_file(site.pdf), fw) for fw in tabs}
+    made: dict[tuple[str, str], NotebookNode] = {}
+    images: list[str] = []
+    for (page, fw), nb in notebooks.items():
+        made[(page, fw)], shown = plain[fw].notebook(nb, page)
+        images += shown
+    return made, tuple(dict.fromkeys(images))
 
 
 def plan_run(
@@ -187,7 +206,8 @@ def _write_extras(
         reporter.warn(Location(str(mathjax())), f"MathJax {INSTALL}", "render")
     changed |= write_index(book, pdf, extras, srcdir)
     extra = book.layout.site_extra
-    changed |= write_notebooks(extra / NOTEBOOKS_LINK, extras.notebooks, keep)
+    images = {name: book.root / name for name in extras.images}
+    changed |= write_notebooks(extra / NOTEBOOKS_LINK, extras.notebooks, keep, images)
     for link in (NOTEBOOKS_LINK, PDFS_LINK, EPUBS_LINK, SLIDES_LINK, DIST_LINK):
         _prune_copies(extra / link, outdir / link)
     return changed

@@ -24,7 +24,6 @@ SAVE_SUFFIX = re.compile(r"\s*#\s*@save\s*$")
 HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
 TRAILING = re.compile(r"[\s,.;:]+$")
 LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
-IMAGE = re.compile(r"!\[[^\]]*\]\(\s*<?([^)\s>]+)>?")
 
 
 @dataclass
@@ -173,12 +172,3 @@ def make_deck(doc: Document, notebook: NotebookNode, framework: str, refs: Reada
     if not marked:
         return None
     return Deck(doc.path, framework, title, builder.done())
-
-
-def images(deck: Deck) -> list[str]:
-    """The images the deck's Markdown shows, as written (relative to its page)."""
-    found: list[str] = []
-    for cell in deck.cells:
-        if cell.kind == "markdown":
-            found += [src for src in IMAGE.findall(cell.source) if "://" not in src]
-    return list(dict.fromkeys(found))

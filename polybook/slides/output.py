@@ -22,7 +22,13 @@ def _build(made: Made, config: BookConfig, reporter: Reporter) -> bool:
 
     executed = made.executed
     made_slides = build_slides(
-        executed, config.book, config.slides, config.pdf, config.build.output_limit, reporter
+        executed,
+        config.book,
+        config.slides,
+        config.pdf,
+        config.html,
+        config.build.output_limit,
+        reporter,
     )
     logger.info(
         "slides written to %s (%d decks, %d files changed)",

@@ -15,16 +15,17 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from polybook.config import Book, key_location
-from polybook.config.schema import PdfSection, SlidesSection, for_framework
+from polybook.config.schema import HtmlSection, PdfSection, SlidesSection, for_framework
 from polybook.diagnostics import Location, Reporter
-from polybook.fsutil import TEMP_SUFFIX, write_atomic
+from polybook.fsutil import write_atomic
 from polybook.nb import writes
 from polybook.render.assets import INSTALL, mathjax, reveal, write_mathjax, write_reveal
 from polybook.render.outputs import clean_for_book, path_roots
-from polybook.slides.deck import Deck, images, make_deck
+from polybook.render.plain import Plain, bib_file, image_sources, plain_book, site_address
+from polybook.render.plain_files import last_good, remove_stale
+from polybook.slides.deck import Deck, make_deck
 from polybook.slides.reveal import STATIC, reveal_html, slides_css
 from polybook.slides.rise import RISE_CSS, rise_notebook
-from polybook.source.readable import book_readable
 
 if TYPE_CHECKING:
     from polybook.execution.stage import Executed
@@ -43,9 +44,10 @@ class SlidesReport:
     removed: int = 0
 
 
-def deck_files(book: Book, slides: SlidesSection, deck: Deck) -> dict[str, bytes]:
-    """A deck's files under ``_build/slides``: its notebook, its page, the figures the
-    notebook shows (beside it, where its relative links point)."""
+def deck_files(book: Book, slides: SlidesSection, deck: Deck, plain: Plain) -> dict[str, bytes]:
+    """A deck's files under ``_build/slides``: its notebook (its prose plain Markdown, its
+    images linked or attached by ``plain``), its page, the figures the page shows (beside
+    it, where its relative links point)."""
     fw = deck.framework
     kernelspec = {
         "name": "python3",
@@ -54,14 +56,16 @@ def deck_files(book: Book, slides: SlidesSection, deck: Deck) -> dict[str, bytes
     }
     left, right = slides.top_left, slides.top_right
     page = deck.page.removesuffix(".md")
+    rise, _ = plain.notebook(rise_notebook(deck, kernelspec, left, right), deck.page)
     files = {
-        f"{fw}/{page}.ipynb": writes(rise_notebook(deck, kernelspec, left, right)).encode(),
+        f"{fw}/{page}.ipynb": writes(rise).encode(),
         f"{fw}/{page}.html": reveal_html(
             deck, book.root, book.framework(fw).display_name, left, right
         ).encode(),
     }
     base = PurePosixPath(deck.page).parent
-    for src in images(deck):
+    shown = [image_sources(c.source) for c in deck.cells if c.kind == "markdown"]
+    for src in dict.fromkeys(src for found in shown for src in found):
         relative = posixpath.normpath((base / src).as_posix())
         path = (book.root / relative).resolve()
         if path.is_relative_to(book.root.resolve()) and path.is_file():
@@ -87,11 +91,13 @@ def build_slides(
     book: Book,
     slides: SlidesSection,
     pdf: PdfSection,
+    html: HtmlSection,
     output_limit: int,
     reporter: Reporter,
 ) -> SlidesReport:
     """Every deck of the build's frameworks (see the module's documentation); ``pdf`` names
-    the BibTeX file the decks cite, ``output_limit`` is ``[build] output_limit``."""
+    the BibTeX file the decks cite, ``html`` where the site is published (their references
+    and images link there), ``output_limit`` is ``[build] output_limit``."""
     library = executed.library
     report = SlidesReport(book.layout.slides)
     for key, corner in (
@@ -106,20 +112,22 @@ def build_slides(
     roots = path_roots(book)
     failed = set(executed.failed)
     for fw in library.tabs:
-        refs = book_readable(book.project, pdf, library.book, fw)
+        site = site_address(html.base_url, book.project.site_url)
+        plain = plain_book(library.book, site, bib_file(pdf), fw)
         pages: list[str] = []
         for doc in library.book.documents:
-            if (doc.path, fw) in failed:  # its last good decks stay
-                keep |= {book.layout.deck(fw, doc.path, s) for s in (".ipynb", ".html")}
+            if (doc.path, fw) in failed:
+                name = f"{fw}/{doc.path.removesuffix('.md')}"
+                keep |= last_good(report.folder, [f"{name}.ipynb", f"{name}.html"])
                 continue
             nb = executed.notebooks.get((doc.path, fw))
             if nb is None:
                 continue
             cleaned = clean_for_book(book, output_limit, nb, roots, doc.path, fw, reporter)
-            deck = make_deck(doc, cleaned, fw, refs)
+            deck = make_deck(doc, cleaned, fw, plain.refs)
             if deck is None:
                 continue
-            files |= deck_files(book, slides, deck)
+            files |= deck_files(book, slides, deck, plain)
             pages.append(doc.path)
             report.decks.append((doc.path, fw))
         for folder in {str(PurePosixPath(f"{fw}/{p}").parent) for p in pages}:
@@ -127,7 +135,7 @@ def build_slides(
         if pages:
             files[f"{fw}/README.md"] = readme(book, slides, fw, pages).encode()
     report.changed = _write(report.folder, files, keep, reporter)
-    report.removed = _remove_stale(report.folder, keep | {report.folder / n for n in files})
+    report.removed = remove_stale(report.folder, keep | {report.folder / n for n in files})
     return report
 
 
@@ -143,15 +151,3 @@ def _write(folder: Path, files: dict[str, bytes], keep: set[Path], reporter: Rep
             reporter.warn(Location(str(found)), f"{name} {INSTALL}", "slides")
     keep.update(p for p in static.rglob("*") if p.is_file())
     return changed
-
-
-def _remove_stale(folder: Path, keep: set[Path]) -> int:
-    """Delete files a previous build made that this one does not, then empty folders."""
-    removed = 0
-    for path in sorted(folder.rglob("*"), reverse=True) if folder.is_dir() else ():
-        if path.is_file() and path not in keep and not path.name.endswith(TEMP_SUFFIX):
-            path.unlink()
-            removed += 1
-        elif path.is_dir() and not any(path.iterdir()):
-            path.rmdir()
-    return removed

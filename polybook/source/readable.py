@@ -10,10 +10,9 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from polybook.config.schema import PdfSection, ProjectSection
-from polybook.source.book import ParsedBook
-from polybook.source.numbering import Target, numbering
+from polybook.source.numbering import Target
 
 ROLE = re.compile(r":(numref|ref|eqref|cite|citet|citep):(``?)([^`]+)\2")
 EXPLICIT = re.compile(r"^(.*?)\s*<([^<>]+)>\s*$", re.S)  # :numref:`Title %s <label>`
@@ -42,6 +41,31 @@ class Citation:
 
     authors: str  # "He", "He and Zhang", "He et al."
     year: str
+    entry: str = ""  # the whole entry, as a list of references shows it
+
+
+def _plain(text: str) -> str:
+    """BibTeX's text without its braces and escapes."""
+    return re.sub(r"\\[a-zA-Z]+\s*|[{}\\]", "", text).strip()
+
+
+def _person(person: Any) -> str:
+    """A person as a list of references names them: "He, Kaiming"."""
+    last = _plain(" ".join(person.last_names))
+    first = _plain(" ".join([*person.first_names, *person.middle_names]))
+    return f"{last}, {first}" if first else last
+
+
+def _entry(names: list[str], fields: Mapping[str, str], year: str) -> str:
+    """An entry as a list of references shows it: "He, Kaiming; Zhang, Xiangyu (2016).
+    Deep residual learning. *CVPR*."."""
+    title = _plain(fields.get("title", ""))
+    venue = _plain(
+        fields.get("journal") or fields.get("booktitle") or fields.get("publisher") or ""
+    )
+    text = "; ".join(names) + (f" ({year})" if year else "") + "."
+    text += f" {title}." if title else ""
+    return text + (f" *{venue}*." if venue else "")
 
 
 def read_citations(path: Path | None) -> dict[str, Citation]:
@@ -60,7 +84,9 @@ def read_citations(path: Path | None) -> dict[str, Citation]:
         people = entry.persons.get("author") or entry.persons.get("editor") or []
         names = [re.sub(r"[{}\\]", "", " ".join(p.last_names)) for p in people]
         authors = f"{names[0]} et al." if len(names) > 2 else " and ".join(names) or key
-        found[key] = Citation(authors, str(entry.fields.get("year", "")))
+        full = [_person(p) for p in people]
+        year = str(entry.fields.get("year", ""))
+        found[key] = Citation(authors, year, _entry(full, entry.fields, year))
     return found
 
 
@@ -137,12 +163,3 @@ def site_link(site_url: str, framework: str) -> Link:
         return f"{base}/{page}.html?tab={framework}" + (f"#{anchor}" if anchor else "")
 
     return link
-
-
-def book_readable(
-    project: ProjectSection, pdf: PdfSection, book: ParsedBook, framework: str
-) -> Readable:
-    """The references of ``book`` as ``framework``'s readers read them outside the site
-    (citations from ``[pdf] bibfile``, links to ``[project] site_url``)."""
-    bib = Path(pdf.bibfile) if pdf.bibfile else None
-    return Readable(numbering(book), read_citations(bib), site_link(project.site_url, framework))

@@ -13,6 +13,7 @@ from polybook.diagnostics import Location, PolybookError
 from polybook.fsutil import write_atomic
 from polybook.starter import github, pages
 from polybook.starter.pin import polybook_requirement
+from polybook.starter.repository import book_repository
 
 DEVICES = ("cpu", "cuda")
 
@@ -28,11 +29,12 @@ def _frameworks(given: str) -> tuple[str, ...]:
     return names
 
 
-def book_files(name: str, names: tuple[str, ...]) -> dict[str, str]:
-    """The new book's files (path -> text), requirement files apart."""
+def book_files(name: str, names: tuple[str, ...], repository: str = "") -> dict[str, str]:
+    """The new book's files (path -> text), requirement files apart; ``repository``: the
+    GitHub repository it lives in."""
     title = re.sub(r"[-_]+", " ", name).strip().title() or "Book"
     return {
-        "config.ini": pages.config_ini(name, title, names),
+        "config.ini": pages.config_ini(name, title, names, repository),
         "index.md": pages.index_md(title),
         "chapter_intro/index.md": pages.chapter_index(),
         "chapter_intro/tensors.md": pages.section(names),
@@ -44,17 +46,23 @@ def book_files(name: str, names: tuple[str, ...]) -> dict[str, str]:
     }
 
 
+def _own_files(target: Path) -> list[Path]:
+    """What ``target`` holds besides a git repository's own folder (a fresh clone)."""
+    return [p for p in target.iterdir() if p.name != ".git"]
+
+
 def new_book(target: Path, given: str, ci: str = "", gpu_runner: str = "") -> int:
     """Write a new book into ``target`` (new, or an empty folder) and print what to run."""
     names = _frameworks(given)
     if gpu_runner and ci != "github":
         message = "names the runner of a CI workflow: give --ci github too"
         raise PolybookError(Location("--gpu-runner"), message, "new")
-    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+    if target.exists() and (not target.is_dir() or any(_own_files(target))):
         message = "exists and is not an empty folder: polybook new writes a new book only"
         raise PolybookError(Location(str(target)), message, "new")
     name = re.sub(r"[^A-Za-z0-9_-]+", "-", target.resolve().name).strip("-") or "book"
-    files = book_files(name, names)
+    repository = book_repository(target) if ci == "github" else ""
+    files = book_files(name, names, repository)
     if ci == "github":
         files |= github.workflow_files(names, gpu_runner)
     for rel, text in files.items():
@@ -65,6 +73,11 @@ def new_book(target: Path, given: str, ci: str = "", gpu_runner: str = "") -> in
             (target / "requirements" / device).mkdir(parents=True, exist_ok=True)
             shutil.copyfile(shipped, target / "requirements" / device / f"{fw}.txt")
     print(f"made a book in {target}: {', '.join(sorted({f.split('/')[0] for f in files}))}")
+    if ci == "github" and not repository:
+        print(
+            "no GitHub remote (origin) found: set [project] repository = owner/name in"
+            " config.ini for the pages' “Open in Colab / SageMaker Studio Lab” buttons"
+        )
     print("next:")
     for command, why in (
         (f"cd {target}", ""),

@@ -2,12 +2,15 @@
 executes its notebooks (the execution cache restored and saved by ``actions/cache``, keyed
 on the requirement files), one job builds every output from those executions with no
 framework installed (``--executor none``) and uploads them, and the default branch deploys
-the site to GitHub Pages."""
+the site to GitHub Pages and publishes the students' notebooks to a branch of the book's own
+repository (``[project] notebooks_branch``), which the “Open in Colab / SageMaker Studio
+Lab” buttons open."""
 
 from __future__ import annotations
 
 import sys
 
+from polybook.config.schema import ProjectSection
 from polybook.output import by_name
 from polybook.pdf.latex import DEBIAN_PACKAGES
 from polybook.pipeline.registry import OUTPUTS as KNOWN
@@ -20,7 +23,9 @@ EXEC_CACHE = "_build/cache/exec"
 TEMPLATE = """\
 # Builds the book: a job per framework executes its notebooks, keeping the execution cache
 # between runs; one job builds the notebooks, PDFs and site from those executions and uploads
-# them; the default branch deploys the site to GitHub Pages. Made by `polybook new --ci github`.
+# them; the default branch deploys the site to GitHub Pages and publishes the Colab and
+# SageMaker notebooks to the @BRANCH@ branch, which the pages' “Open in …” buttons open.
+# Made by `polybook new --ci github`.
 name: book
 
 on:
@@ -116,9 +121,41 @@ jobs:
           name: book
           path: |
 @UPLOADS@
+      - uses: actions/upload-artifact@v6
+        with:
+          name: notebooks
+          path: _build/notebooks
+          if-no-files-found: error
       - uses: actions/upload-pages-artifact@v4
         with:
           path: _build/html
+
+  notebooks:
+    if: >-
+      github.event_name != 'pull_request'
+      && github.ref_name == github.event.repository.default_branch
+    needs: build
+    runs-on: ubuntu-latest
+    permissions:
+      contents: write
+    steps:
+      - uses: actions/download-artifact@v7
+        with:
+          name: notebooks
+          path: notebooks
+      - name: Publish the Colab and SageMaker notebooks to the @BRANCH@ branch
+        env:
+          BRANCH: @BRANCH@
+          TOKEN: ${{ github.token }}
+        run: |
+          cd notebooks
+          git init -q -b "$BRANCH"
+          git config user.name "github-actions[bot]"
+          git config user.email "41898282+github-actions[bot]@users.noreply.github.com"
+          git add -A
+          git commit -q -m "The notebooks of $GITHUB_SHA"
+          git push -q -f "https://x-access-token:$TOKEN@github.com/$GITHUB_REPOSITORY.git" \\
+            "HEAD:refs/heads/$BRANCH"
 
   deploy:
     if: >-
@@ -155,6 +192,7 @@ def workflow(frameworks: tuple[str, ...], gpu_runner: str = "") -> str:
         "@TEX@": " ".join(DEBIAN_PACKAGES),
         "@BUILDS@": builds,
         "@UPLOADS@": uploads,
+        "@BRANCH@": ProjectSection().notebooks_branch,
     }
     text = TEMPLATE
     for mark, value in replacements.items():

@@ -16,8 +16,9 @@ EXAMPLES: Mapping[str, tuple[str, str]] = {
 }
 
 
-def config_ini(name: str, title: str, frameworks: tuple[str, ...]) -> str:
-    """The book's ``config.ini``, each key explained."""
+def config_ini(name: str, title: str, frameworks: tuple[str, ...], repository: str = "") -> str:
+    """The book's ``config.ini``, each key explained; ``repository``: its GitHub
+    repository, where its CI workflow publishes the notebooks."""
     declared = "".join(
         f"\n[framework-{fw}]\ncpu_requirements = requirements/cpu/{fw}.txt\n"
         f"cuda_requirements = requirements/cuda/{fw}.txt\n"
@@ -31,7 +32,7 @@ def config_ini(name: str, title: str, frameworks: tuple[str, ...]) -> str:
 name = {name}
 title = {title}
 author =
-
+{_repository(repository)}
 [build]
 # One tab per framework on every page; the first is the one shown first.
 tabs = {", ".join(frameworks)}
@@ -42,6 +43,16 @@ tabs = {", ".join(frameworks)}
 # Each framework runs in its own environment, from the pinned packages of these files:
 # the CPU set, and the CUDA set where nvidia-smi finds a GPU (or [build] device = cuda).
 {declared}"""
+
+
+def _repository(repository: str) -> str:
+    if not repository:
+        return ""
+    return (
+        "# The book's GitHub repository: its CI workflow publishes the Colab and SageMaker\n"
+        "# notebooks to its `notebooks` branch, which each page's “Open in …” buttons open.\n"
+        f"repository = {repository}\n"
+    )
 
 
 def index_md(title: str) -> str:

@@ -32,6 +32,21 @@ class ProjectSection:
         "where the site is published; each student notebook links back to its page there",
         d2lbook=False,
     )
+    repository: str = key(
+        "str",
+        "",
+        "the book's GitHub repository (`owner/name`, written by `polybook new --ci github`):"
+        " its CI workflow publishes the Colab and SageMaker notebooks to `notebooks_branch`,"
+        " which `[colab]` and `[sagemaker]` `github_repo` name when they are not set",
+        d2lbook=False,
+    )
+    notebooks_branch: str = key(
+        "str",
+        "notebooks",
+        "the branch of `repository` that holds `_build/notebooks/` (the Colab and SageMaker"
+        " notebooks the “Open in …” buttons open)",
+        d2lbook=False,
+    )
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ class ColabSection:
         " framework's `colab/` folder at its root (d2lbook's layout)",
         pairs=True,
         read_by=("notebooks", "html"),
+        default_text="`[project] repository` (its `notebooks_branch`), when set",
     )
     branch: str = key(
         "str",
@@ -32,6 +33,7 @@ class ColabSection:
         "the branch of `github_repo` that Colab opens",
         d2lbook=False,
         read_by=("notebooks", "html"),
+        default_text="`main`; `[project] notebooks_branch` for the book's own repository",
     )
 
 
@@ -56,6 +58,7 @@ class SagemakerSection:
         " framework's `sagemaker/` folder at its root",
         pairs=True,
         read_by=("notebooks", "html"),
+        default_text="`[project] repository` (its `notebooks_branch`), when set",
     )
     branch: str = key(
         "str",
@@ -63,6 +66,7 @@ class SagemakerSection:
         "the branch of `github_repo` that SageMaker Studio Lab opens",
         d2lbook=False,
         read_by=("notebooks", "html"),
+        default_text="`main`; `[project] notebooks_branch` for the book's own repository",
     )
 
 
@@ -92,7 +96,7 @@ class HtmlSection:
         "the address the site is published at (`https://example.org/book/`): each page"
         " names its canonical URL there, and the site gets a `sitemap.xml`",
         d2lbook=False,
-        read_by=("html", "epub", "notebooks"),
+        read_by=("html", "epub", "notebooks", "slides"),
     )
     serve_port: int = key(
         "int",
