@@ -99,9 +99,10 @@ def _package_of(output: Output) -> str:
 
 
 @cache
-def _imports_render(package: str) -> bool:
+def _imports_render(package: str, module: str) -> bool:
+    """Whether ``package`` imports ``module`` of render/ (``sphinx``: its Sphinx adapter)."""
     return any(
-        "polybook.render" in path.read_text(encoding="utf-8")
+        f"polybook.render.{module}" in path.read_text(encoding="utf-8")
         for path in (PACKAGE / package).rglob("*.py")
     )
 
@@ -113,7 +114,8 @@ def readers(relative: str) -> list[Output]:
     if relative.startswith(EXECUTION):
         return [o for o in OUTPUTS if o.executes]
     if relative.startswith("render/"):
-        return [o for o in OUTPUTS if _package_of(o) and _imports_render(_package_of(o))]
+        module = relative.removeprefix("render/").split("/")[0].removesuffix(".py")
+        return [o for o in OUTPUTS if _package_of(o) and _imports_render(_package_of(o), module)]
     return [o for o in OUTPUTS if _package_of(o) and relative.startswith(_package_of(o) + "/")]
 
 
