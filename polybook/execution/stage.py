@@ -203,7 +203,7 @@ def _run(
                 reporter.error(result.error)
                 failure = result.failure
                 traceback = strip_ansi(failure.traceback if failure else "").strip()
-                if traceback:
+                if traceback and result.error.subtype != "exec.download":  # one line says it
                     tail = "\n".join(traceback.splitlines()[-12:])
                     logger.info("%s", "    " + tail.replace("\n", "\n    "))
             report.failed.append((job.path, job.framework))
