@@ -91,8 +91,8 @@ def _unsaved_line(text: str, blocks: Sequence[SavedBlock]) -> tuple[int, str] | 
             continue  # a docstring
         if ast.dump(node) in trees:
             continue
-        defined = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-        if defined and node.name in names:
+        definition = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+        if isinstance(node, definition) and node.name in names:
             continue  # the saved one, its methods written in
         return node.lineno, lines[node.lineno - 1].strip()
     return None
