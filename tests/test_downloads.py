@@ -54,6 +54,8 @@ def test_the_url_of_a_failed_download_is_named() -> None:
     )
     tried = "Error downloading t.gz:\nTried http://mnist.example/t.gz, got:\n<urlopen error>"
     assert failed_download("RuntimeError", tried, "", "") == "http://mnist.example/t.gz"
+    mirror = "Error downloading t.gz:\nTried http://mnist.example/, got:\n<urlopen error>"
+    assert failed_download("RuntimeError", mirror, "", "") == "http://mnist.example/t.gz"
     printed = 'Downloading: "https://models.example/vgg.pth" to /tmp/vgg.pth\n'
     assert failed_download("URLError", "<urlopen error [Errno -2]>", "", printed) == (
         "https://models.example/vgg.pth"

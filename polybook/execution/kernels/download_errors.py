@@ -39,9 +39,14 @@ def _pool_url(text: str) -> str:
     return f"{scheme.lower()}://{place}{path}"
 
 
+NAMED = re.compile(r"Error downloading (\S+?):?\s")  # torchvision's: the file, then its mirror
+
+
 def _last_url(text: str) -> str:
     urls = URL.findall(text)
-    return urls[-1].rstrip(".,:;") if urls else ""
+    url = urls[-1].rstrip(".,:;") if urls else ""
+    named = NAMED.search(text)
+    return url + named.group(1) if url.endswith("/") and named else url
 
 
 def failed_download(ename: str, evalue: str, traceback: str, printed: str) -> str | None:
