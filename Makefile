@@ -131,7 +131,7 @@ test: envs system-deps pdf-deps lint check
 	$(TOOL)/bin/python -m pytest
 
 bench: envs system-deps
-	@echo "(the d2lbook comparison runs with D2L_EN=<d2l-en checkout> D2LBOOK_PYTHON=<python with d2lbook 1.0.3>)"
+	@echo "(the d2lbook comparison, d2l-en's whole book less its downloads, runs with D2L_EN=<d2l-en checkout> D2LBOOK_PYTHON=<python with d2lbook 1.0.3>; D2L_BENCH_SCOPE=chapters: three chapters)"
 	$(TOOL)/bin/python -m tools.bench
 
 # The 200-page synthetic book's figures alone (nothing executed: no environments needed).

@@ -22,7 +22,7 @@ tabs = pytorch
 [library-pytorch]
 lib_name = torch
 simple_alias = ones, concat -> cat,
-               exp(, tensor
+               exp(, tensor, 2x
 fluent_alias = size -> numel, numpy -> detach().numpy, bad ->
 alias =
        nn_Module = nn.Module
@@ -40,13 +40,14 @@ def test_each_alias_key_makes_its_lines_and_a_bad_entry_is_left_out_at_its_line(
     assert lines == [
         ("ones = torch.ones", 9),
         ("concat = torch.cat", 9),
+        ("exp = torch.exp", 10),  # d2lbook's way of naming a function it calls
         ("tensor = torch.tensor", 10),
         ("size = lambda x, *args, **kwargs: x.numel(*args, **kwargs)", 11),
         ("numpy = lambda x, *args, **kwargs: x.detach().numpy(*args, **kwargs)", 11),
         ("nn_Module = nn.Module", 13),
     ]
     assert [str(d) for d in reporter.diagnostics] == [
-        "config.ini:10: [library-pytorch] simple_alias: 'exp(' does not make a line of Python:"
+        "config.ini:10: [library-pytorch] simple_alias: '2x' does not make a line of Python:"
         " left out [polybook.config.alias]",
         "config.ini:11: [library-pytorch] fluent_alias: 'bad ->' does not make a line of"
         " Python: left out [polybook.config.alias]",

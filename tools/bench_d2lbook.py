@@ -1,6 +1,8 @@
-"""``make bench``'s comparison with d2lbook: a cold ``build eval`` of d2l-en's chapters that
-need no download, PyTorch on this host's CPU, by polybook and by d2lbook 1.0.3 in the *same*
-Python, on copies of the book.
+"""``make bench``'s comparison with d2lbook: a cold ``build eval``, PyTorch on this host's CPU,
+by polybook and by d2lbook 1.0.3 in the *same* Python, on copies of the book: the whole book as
+its ``config.ini`` names it, less the pages that download (read from the book: a page that
+calls what the committed library defines with a download in it, or downloads itself), which
+fail under both on a host without the network; ``D2L_BENCH_SCOPE=chapters``: three chapters.
 
 Needs what the project does not ship: a d2l-en checkout (``D2L_EN``) and a Python holding
 d2lbook 1.0.3, the framework and d2l-en's packages (``D2LBOOK_PYTHON``); without them the
@@ -23,6 +25,46 @@ APPENDIX = "chapter_appendix-tools-for-deep-learning"  # utils.md completes the 
 FAKE_SMI = "#!/bin/sh\necho 'GPU 0'\necho 'GPU 1'\n"  # d2lbook stops without nvidia-smi
 
 
+DOWNLOADS = re.compile(r"\bdownload(?:_extract)?\(|DATA_HUB\[|\bdatasets\.|pretrained=True")
+DEFINITION = re.compile(r"^(?:def|class) (\w+)", re.M)
+
+
+def _downloading_names(library: str) -> set[str]:
+    """The names of the library whose code downloads, directly or through another such."""
+    bodies: dict[str, str] = {}
+    for chunk in re.split(r"(?m)^(?=def |class )", library):
+        found = DEFINITION.match(chunk)
+        if found:  # its body: up to the next line at the module's level
+            lines = chunk.split("\n")
+            end = next((k for k, t in enumerate(lines) if k and t[:1].strip()), len(lines))
+            bodies[found.group(1)] = "\n".join(lines[:end])
+    names = {name for name, body in bodies.items() if DOWNLOADS.search(body)}
+    while True:
+        used = re.compile(r"\b(?:d2l\.)?(" + "|".join(map(re.escape, names)) + r")\b")
+        more = {n for n, body in bodies.items() if n not in names and used.search(body)}
+        if not more:
+            return names
+        names |= more
+
+
+def _offline_pages(book: Path) -> list[str]:
+    """The book's pages (its ``config.ini``'s ``notebooks``) that download nothing."""
+    library = (book / "d2l" / "torch.py").read_text(encoding="utf-8")
+    names = _downloading_names(library)
+    uses = re.compile(r"\bd2l\.(" + "|".join(map(re.escape, sorted(names))) + r")\b")
+    pages = []
+    for page in sorted([*book.glob("*.md"), *book.glob("*/*.md")]):
+        text = page.read_text(encoding="utf-8")
+        if page.name in ("README.md", "STYLE_GUIDE.md", "INFO.md", "CODE_OF_CONDUCT.md"):
+            continue
+        folder = page.relative_to(book).parts[0]
+        if folder in ("contrib", ".github") or page.name == "CONTRIBUTING.md":
+            continue
+        if not (uses.search(text) or DOWNLOADS.search(text)):
+            pages.append(page.relative_to(book).as_posix())
+    return pages
+
+
 def _pages(book: Path) -> list[str]:
     pages = ["index.md", f"{APPENDIX}/index.md", f"{APPENDIX}/utils.md"]
     for chapter in CHAPTERS:
@@ -30,12 +72,10 @@ def _pages(book: Path) -> list[str]:
     return pages
 
 
-def _copy(book: Path, target: Path, python: str | None) -> Path:
+def _copy(book: Path, target: Path, python: str | None, pages: list[str]) -> Path:
     shutil.copytree(book, target, ignore=shutil.ignore_patterns("_build", ".git"))
     config = target / "config.ini"
-    text = re.sub(
-        r"(?m)^notebooks = .*$", "notebooks = " + " ".join(_pages(book)), config.read_text()
-    )
+    text = re.sub(r"(?m)^notebooks = .*$", "notebooks = " + " ".join(pages), config.read_text())
     if python:
         text += f"\n[env-pytorch]\npython = {python}\n"
     config.write_text(text)
@@ -48,43 +88,52 @@ def _timed(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, i
     return time.perf_counter() - start, done.returncode, done.stdout + done.stderr
 
 
+def _compare(
+    book: Path, python: str, folder: Path, name: str, pages: list[str]
+) -> tuple[float, int, float, int]:
+    """d2lbook's and polybook's cold eval of ``pages``: each one's seconds and failed pages."""
+    ours = _copy(book, folder / f"polybook-{name}", python, pages)
+    theirs = _copy(book, folder / f"d2lbook-{name}", None, pages)
+    env = {**os.environ, "PYTHONPATH": str(theirs)}
+    env["PATH"] = f"{folder / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    d2lbook = str(Path(python).parent / "d2lbook")
+    their_time, _, their_log = _timed([d2lbook, "build", "eval", "--tab", "pytorch"], theirs, env)
+    command = [sys.executable, "-m", "polybook", "--root", str(ours), "build", "eval"]
+    our_time, _, our_log = _timed([*command, "--tab", "pytorch"], ours, dict(os.environ))
+    failed_theirs = len(
+        set(re.findall(r'Task "Evaluating \./(\S+)"[^\n]*exited with error', their_log))
+    )
+    errors = our_log.split("error(s):")[-1] if "error(s):" in our_log else ""
+    failed_ours = len(set(re.findall(r"^\s*(\S+\.md):\d+ \[pytorch\] cell \d+: ", errors, re.M)))
+    return their_time, failed_theirs, our_time, failed_ours
+
+
+def _rows(label: str, figures: tuple[float, int, float, int]) -> list[tuple[str, str, str]]:
+    their_time, failed_theirs, our_time, failed_ours = figures
+    return [
+        (f"{label}, PyTorch: d2lbook cold eval", f"{their_time:.1f} s, {failed_theirs} failed", ""),
+        (f"{label}, PyTorch: polybook cold eval", f"{our_time:.1f} s, {failed_ours} failed", ""),
+        (f"{label}: d2lbook / polybook", f"{their_time / our_time:.1f}x", ">= 3"),
+    ]
+
+
 def d2lbook_figures() -> list[tuple[str, str, str]]:
-    """Rows for ``show``: each tool's cold eval and the ratio, or why nothing was measured."""
+    """Rows for ``show``: each tool's cold eval and the ratio, of the whole book's pages that
+    download nothing (or three chapters), or why nothing was measured."""
     book, python = os.environ.get("D2L_EN", ""), os.environ.get("D2LBOOK_PYTHON", "")
     if not (book and python and (Path(book) / "config.ini").is_file()):
         why = "set D2L_EN (a d2l-en checkout) and D2LBOOK_PYTHON (d2lbook 1.0.3, torch)"
         return [("d2l-en, PyTorch: not measured", why, "")]
+    source = Path(book)
+    offline = _offline_pages(source)
     with tempfile.TemporaryDirectory(prefix="polybook-d2lbook-") as tmp:
         folder = Path(tmp)
         (folder / "bin").mkdir()
         smi = folder / "bin" / "nvidia-smi"
         smi.write_text(FAKE_SMI)
         smi.chmod(0o755)
-        ours = _copy(Path(book), folder / "polybook", python)
-        theirs = _copy(Path(book), folder / "d2lbook", None)
-        env = {**os.environ, "PYTHONPATH": str(theirs)}
-        env["PATH"] = f"{folder / 'bin'}{os.pathsep}{env.get('PATH', '')}"
-        d2lbook = str(Path(python).parent / "d2lbook")
-        their_time, _, their_log = _timed(
-            [d2lbook, "build", "eval", "--tab", "pytorch"], theirs, env
-        )
-        command = [sys.executable, "-m", "polybook", "--root", str(ours), "build", "eval"]
-        our_time, _, our_log = _timed([*command, "--tab", "pytorch"], ours, dict(os.environ))
-    failed_theirs = len(
-        set(re.findall(r'Task "Evaluating \./(\S+)"[^\n]*exited with error', their_log))
-    )
-    errors = our_log.split("error(s):")[-1] if "error(s):" in our_log else ""
-    failed_ours = len(set(re.findall(r"^\s*(\S+\.md):\d+ \[pytorch\] cell \d+: ", errors, re.M)))
-    return [
-        (
-            "d2l-en (3 chapters), PyTorch: d2lbook cold eval",
-            f"{their_time:.1f} s, {failed_theirs} pages failed",
-            "",
-        ),
-        (
-            "d2l-en (3 chapters), PyTorch: polybook cold eval",
-            f"{our_time:.1f} s, {failed_ours} pages failed",
-            "",
-        ),
-        ("d2lbook / polybook", f"{their_time / our_time:.1f}x", ">= 3"),
-    ]
+        if os.environ.get("D2L_BENCH_SCOPE") == "chapters":  # the quicker, older figure
+            three = _compare(source, python, folder, "3", _pages(source))
+            return _rows("d2l-en (3 chapters)", three)
+        whole = _compare(source, python, folder, "book", offline)
+    return _rows(f"d2l-en whole book ({len(offline)} pages that download nothing)", whole)

@@ -59,7 +59,8 @@ def save_baseline(book: Book, running: Running, name: str, tabs: tuple[str, ...]
     try:
         for fw in tabs:
             if (layout.eval / fw).is_dir():
-                shutil.copytree(layout.eval / fw, temp / "eval" / fw)
+                # symlinks: the shared download folder ([build] data) stays a link
+                shutil.copytree(layout.eval / fw, temp / "eval" / fw, symlinks=True)
         record = {"name": name, "saved": made.saved, "versions": made.versions}
         write_atomic(temp / RECORD, json.dumps(record, indent=1, sort_keys=True) + "\n")
         _swap(temp, layout.baselines / name)

@@ -27,7 +27,7 @@ from polybook.execution.kernels.launch import kernel_env
 from polybook.execution.output_noise import OutputFilter
 from polybook.fsutil import write_atomic
 from polybook.layout import Layout
-from polybook.library.compose import library_text
+from polybook.library.head import library_module
 from polybook.library.model import SavedBlock
 from polybook.library.usage import LibraryUsage, package_init
 from polybook.meta import cell_meta, update_notebook_meta
@@ -67,7 +67,7 @@ def _lib_snapshot(book: Book, fw: str, blocks: list[SavedBlock]) -> Path:
     """The book's d2l package of ``blocks``, under ``_build/lib`` (named by content): what
     the notebooks import, whatever the author does to ``d2l/`` while they run."""
     target = book.library_for(fw)
-    text = library_text(blocks, book.framework(fw).display_name)
+    text = library_module(book.root / target.lib_file, blocks, book.framework(fw).display_name)
     digest = hashlib.sha256(text.encode()).hexdigest()[:16]
     root = book.layout.lib_snapshots / fw / digest
     write_atomic(root / Path(target.lib_file).parent / "__init__.py", package_init(book, fw))

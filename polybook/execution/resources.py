@@ -5,10 +5,14 @@ opens in its kernel as in the book.
 The library package is left out: a kernel imports the build's snapshot of it, never a copy
 in its working folder. The copies are the build's (``_build/eval/<framework>/``): a cell
 that writes beside its page never writes into the book.
+
+Downloads are shared: a page's ``../data`` (where d2l's ``download`` writes) is the book's
+one download folder, ``[build] data`` (default ``_build/data``), for every framework.
 """
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -47,3 +51,38 @@ def place_resources(book: Book, resources: tuple[str, ...], frameworks: Iterable
         for name, path in files.items():
             written += write_atomic(folder / name, path.read_bytes())
     return written
+
+
+def data_folder(book: Book, configured: str) -> Path:
+    """The book's download folder: ``[build] data`` (``configured``, relative to the book
+    root), else ``_build/data``."""
+    return book.root / Path(configured).expanduser() if configured else book.layout.build / "data"
+
+
+def _link(link: Path, target: Path) -> None:
+    """``link`` made a link to ``target``; what a folder there held moves into ``target``
+    (an earlier build's downloads), unless ``target`` has a file of that name."""
+    if link.is_symlink():
+        if link.resolve() == target:
+            return
+        link.unlink()
+    elif link.is_dir():
+        for entry in link.iterdir():
+            if not (target / entry.name).exists():
+                shutil.move(str(entry), str(target / entry.name))
+        shutil.rmtree(link)
+    elif link.exists():
+        link.unlink()
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(target, target_is_directory=True)
+
+
+def link_data(book: Book, configured: str, frameworks: Iterable[str]) -> Path:
+    """Make ``../data`` of the running notebooks the book's download folder: the ``data``
+    beside each framework's chapters (``_build/eval/<fw>/data``), and beside the frameworks'
+    folders for the pages at the book's root. Returns the folder."""
+    target = data_folder(book, configured).resolve()
+    target.mkdir(parents=True, exist_ok=True)
+    for link in [book.layout.eval / "data", *(book.layout.eval / fw / "data" for fw in frameworks)]:
+        _link(link, target)
+    return target

@@ -37,7 +37,7 @@ from polybook.execution.plan import (
     timings,
     version,
 )
-from polybook.execution.resources import place_resources
+from polybook.execution.resources import link_data, place_resources
 from polybook.execution.scheduler import Scheduler
 from polybook.fsutil import write_atomic
 from polybook.layout import Layout
@@ -144,6 +144,7 @@ def build_eval(
         )
         if jobs and runner.on_this_host:  # a Dask worker places them itself
             place_resources(book, build.resources, {job.framework for job in jobs})
+            link_data(book, build.data, {job.framework for job in jobs})
         if jobs:
             _run(
                 book.layout.timings,
@@ -208,7 +209,7 @@ def _run(
                 reporter.error(result.error)
                 failure = result.failure
                 traceback = strip_ansi(failure.traceback if failure else "").strip()
-                if traceback:
+                if traceback and result.error.subtype != "exec.download":  # one line says it
                     tail = "\n".join(traceback.splitlines()[-12:])
                     logger.info("%s", "    " + tail.replace("\n", "\n    "))
             report.failed.append((job.path, job.framework))

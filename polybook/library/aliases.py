@@ -3,7 +3,8 @@
 ``[library-<tab>]`` holds them as d2lbook reads them:
 
 - ``simple_alias``: ``name`` or ``name -> attr``, comma-separated, over any lines; each
-  becomes ``name = <lib_name>.attr`` (``reshape``, ``concat -> cat``);
+  becomes ``name = <lib_name>.attr`` (``reshape``, ``concat -> cat``; d2lbook's ``exp(``
+  is ``exp``);
 - ``fluent_alias``: the same; each becomes ``name = lambda x, *args, **kwargs:
   x.attr(*args, **kwargs)`` (``numpy -> detach().numpy``);
 - ``alias``: lines of code, as written (``nn_Module = nn.Module``).
@@ -69,6 +70,8 @@ def alias_entries(aliases: LibraryAliases, section: str, reporter: Reporter) -> 
             continue
         for entry, offset in entries(text):
             name, arrow, attr = (part.strip() for part in entry.partition("->"))
+            if key == "simple_alias":  # d2lbook's ``exp(``: the name, where it is called
+                name, attr = name.removesuffix("("), attr.removesuffix("(")
             code = template.format(name=name, module=aliases.lib_name, attr=attr or name)
             if not name.isidentifier() or (arrow and not attr) or not _compiles(code):
                 message = f"{entry!r} does not make a line of Python: left out"

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from polybook.config import Book
 from polybook.library.extract import Merge
+from polybook.library.head import split_library
 from polybook.library.model import SavedBlock
 from polybook.library.syntax import statement_start
 from polybook.source.book import ParsedBook
@@ -99,6 +100,7 @@ class Borrow:
             text = (self.root / lib_file).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             return list(built)
+        text = split_library(text).body  # the author's head is not the pages' code
         inside = {page: k for k, page in enumerate(self.inside)}
         by_page: dict[str, list[SavedBlock]] = {}
         for block in built:

@@ -17,8 +17,8 @@ from polybook.diagnostics import PolybookError, Reporter
 from polybook.fsutil import remove_stale_temps, write_atomic
 from polybook.library.aliases import with_aliases
 from polybook.library.committed import borrowing
-from polybook.library.compose import library_text
 from polybook.library.extract import check_parity, extract_libraries
+from polybook.library.head import check_library_file, library_module
 from polybook.library.model import SavedBlock
 from polybook.library.pages import PageSaves, libraries_from_pages, read_saves
 from polybook.library.rewrite import rewrite_notebooks
@@ -64,8 +64,13 @@ def write_libraries(
             message = f"[library-{fw}] lib_file: {target} is outside the book: not written"
             reporter.error(PolybookError(where, message, "source.outside"))
             continue
+        try:
+            check_library_file(target, info.library_for(fw).lib_file, blocks)
+        except PolybookError as err:
+            reporter.error(err)
+            continue
         remove_stale_temps(target.parent)
-        text = library_text(blocks, info.framework(fw).display_name)
+        text = library_module(target, blocks, info.framework(fw).display_name)
         if write_atomic(target, text):
             logger.info("wrote %s (%d blocks)", target.relative_to(info.root), len(blocks))
     check_parity(libraries, library.framework_specific, reporter)

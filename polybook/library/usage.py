@@ -29,6 +29,7 @@ from nbformat import NotebookNode
 
 from polybook.config import Book
 from polybook.library.canonical import canonical, legacy_dump
+from polybook.library.head import read_library
 from polybook.library.model import SavedBlock
 from polybook.library.syntax import (
     LIBRARY,
@@ -263,9 +264,11 @@ class LibraryUsage:
 
     @classmethod
     def of(cls, book: Book, framework: str, blocks: Sequence[SavedBlock]) -> LibraryUsage:
-        """The usage of ``framework``'s library of the book."""
+        """The usage of ``framework``'s library of the book (its file's head, written by
+        hand, is part of every key, as the package's ``__init__.py`` is)."""
         lib_file = book.library_for(framework).lib_file
-        return cls(blocks, lib_file, package_init(book, framework))
+        head = read_library(book.root / lib_file).head.encode()  # the author's lines
+        return cls(blocks, lib_file, package_init(book, framework) + head)
 
     def key(self, nb: NotebookNode, dialect: str = "") -> str:
         """The library part of ``nb``'s cache key: the code it uses, and the package's

@@ -178,6 +178,15 @@ class BuildSection:
         d2lbook=False,
         default_text="`_build/cache/exec`",
     )
+    data: str = key(
+        "str",
+        "",
+        "the one folder the notebooks of every framework download into: a page's `../data`"
+        " (d2l's `download`) is this folder (relative to the book root); a CI that keeps it"
+        " downloads nothing again",
+        d2lbook=False,
+        default_text="`_build/data`",
+    )
     requirements: tuple[str, ...] = key(
         "words",
         (),

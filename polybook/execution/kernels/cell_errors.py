@@ -1,5 +1,6 @@
 """What a failed run says: a cell's error (:class:`CellError`) with its place in the
-Markdown, a package the environment lacks, a cell's time limit and how a process ended."""
+Markdown, a package the environment lacks, a download the host could not make, a cell's time
+limit and how a process ended."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 from nbformat import NotebookNode
 
 from polybook.diagnostics import Location, PolybookError
+from polybook.execution.kernels.download_errors import download_message, failed_download
 from polybook.meta import cell_meta, notebook_meta
 from polybook.nb import strip_ansi
 
@@ -28,14 +30,19 @@ class CellError(PolybookError):
         source: str,
         traceback: str,
         notebook: NotebookNode | None = None,
+        printed: str = "",
     ) -> None:
         self.ename, self.evalue, self.source, self.traceback = ename, evalue, source, traceback
         self.notebook = notebook
         message = f"{ename}: {evalue}" if ename else evalue
         missing = missing_package(ename, evalue)
+        url = failed_download(ename, evalue, traceback, printed)
+        subtype = "exec.missing_package" if missing else "exec"
         if missing:
             message += "; " + missing_package_hint(missing, location.framework)
-        super().__init__(location, message, "exec.missing_package" if missing else "exec")
+        elif url is not None:
+            message, subtype = download_message(url, ename), "exec.download"
+        super().__init__(location, message, subtype)
 
 
 MISSING_MODULE = re.compile(r"^No module named '([A-Za-z_][\w]*)")
@@ -94,7 +101,8 @@ def cell_error(
     source = work.cells[index].source
     if isinstance(exc, CellExecutionError):
         where = cell_location(work, index, framework, exc.traceback)
-        return CellError(where, exc.ename, exc.evalue, source, exc.traceback, work)
+        printed = "".join(str(out.get("text", "")) for out in work.cells[index].get("outputs", []))
+        return CellError(where, exc.ename, exc.evalue, source, exc.traceback, work, printed)
     where = cell_location(work, index, framework, "")
     if isinstance(exc, CellTimeoutError):
         limit = timeout_origin(work.cells[index], default_timeout)
