@@ -17,6 +17,7 @@ from polybook.config.book import Book, default_library
 from polybook.config.schema import (
     BuildSection,
     ColabSection,
+    CompatSection,
     DriftSection,
     Edition,
     EnvSettings,
@@ -59,6 +60,7 @@ class BookConfig:
     pdf: PdfSection = field(default_factory=PdfSection)
     slides: SlidesSection = field(default_factory=SlidesSection)
     drift: DriftSection = field(default_factory=DriftSection)
+    compat: CompatSection = field(default_factory=CompatSection)
     libraries: Mapping[str, LibraryTarget] = field(default_factory=lambda: MappingProxyType({}))
     env_settings: Mapping[str, EnvSettings] = field(default_factory=lambda: MappingProxyType({}))
     editions: tuple[Edition, ...] = ()  # [edition-<name>] sections

@@ -12,7 +12,7 @@ import logging
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from nbformat import NotebookNode
 
@@ -25,6 +25,7 @@ from polybook.layout import DIST_LINK, Layout
 from polybook.library.package_spec import PackageSpec, package_spec
 from polybook.library.wheel import current_wheel, publish_wheel
 from polybook.nb import writes
+from polybook.notebooks.compat_line import compat_line, read_results
 from polybook.notebooks.install import Installs, imported_modules, installs
 from polybook.notebooks.library_source import (
     REPOSITORY,
@@ -75,6 +76,7 @@ def _page_info(
     framework: str,
     nb: NotebookNode,
     needs: Installs,
+    results: list[dict[str, Any]],
 ) -> PageInfo:
     requirements = needs.requirements(framework, imported_modules(nb), needs_gpu(nb))
     return PageInfo(
@@ -89,6 +91,7 @@ def _page_info(
             if (url := v.url(repos, page, framework))
         ),
         requirements=tuple(requirements),
+        compat=compat_line(results, page, framework, info.project.site_url),
     )
 
 
@@ -153,6 +156,7 @@ def write_notebooks(
     _publish(book.layout, wheel)
     found = resource_files(book, sections.resources)
     resources = {k: p.read_bytes() for k, p in found.items()}
+    results = read_results(book.layout.output_dir("compat") / "compat.json")
     for fw in tabs:
         base = report.folder / fw
         keep: set[Path] = set()
@@ -172,7 +176,7 @@ def write_notebooks(
                 if (page, fw) in failed:  # keeps its last good notebook
                     keep.add(folder / name)
                     continue
-                page_info = _page_info(book, repos, page, fw, nb, needs)
+                page_info = _page_info(book, repos, page, fw, nb, needs, results)
                 student = student_notebook(nb, variant, page_info, kernelspec, refs)
                 files[name] = writes(student).encode()
             written, changed = write_files(folder, files)

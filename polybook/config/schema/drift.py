@@ -46,3 +46,26 @@ class DriftSection:
         "more parts of outputs to ignore: regular expressions, one a line",
         d2lbook=False,
     )
+
+
+@dataclass(frozen=True)
+class CompatSection:
+    """``[compat]``: what ``polybook compat`` checks the book against."""
+
+    SECTION: ClassVar[str] = "compat"
+
+    newest: bool = key(
+        "bool",
+        True,
+        "check each framework against its newest release on the package index (with the"
+        " packages that move with it: `torchvision` with `torch`, `flax` and `optax` with"
+        " `jax`), as the installer resolves it",
+        d2lbook=False,
+    )
+    targets: tuple[str, ...] = key(
+        "words",
+        (),
+        "named targets, `NAME=FILE` words: the versions a platform ships (`colab="
+        "requirements/colab.txt`), each file's pins put over every framework's own",
+        d2lbook=False,
+    )
