@@ -79,6 +79,9 @@ def _drift_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     compat.add_argument(
         "--target", default="", help="only these targets (newest, a [compat] target's name)"
     )
+    compat.add_argument(
+        "--newly-failing", default="", help="write the sections that newly fail here (Markdown)"
+    )
     baseline = sub.add_parser("baseline", help="keep the current outputs and versions")
     _common(baseline, top=False)
     baseline.add_argument("action", choices=["save", "list"])

@@ -23,7 +23,7 @@ from polybook.config import BookConfig
 from polybook.config.ini_text import CONFIG_FILE
 from polybook.diagnostics import Location, PolybookError, Reporter
 from polybook.drift import compat
-from polybook.drift.compat_pins import ResolvedPins, moving, read_pins, resolve
+from polybook.drift.compat_pins import ResolvedPins, moving, read_pins, resolve, target_pins
 from polybook.drift.model import Side
 from polybook.drift.report_html import render_html
 from polybook.drift.sides import current_build
@@ -121,7 +121,8 @@ class Checker:
         python = f"{sys.version_info.major}.{sys.version_info.minor}"
         try:
             upgrade = moving(spec.distribution, built_pins)
-            pins = resolve(pins_file, upgrade, file, out, python)
+            held = None if file is None else target_pins(file, spec.distribution, built_pins)
+            pins = resolve(pins_file, upgrade, held, out, python)
         except PolybookError as err:
             self.reporter.warn(err.location, f"{fw}, target {name}: {err}", "compat.resolve")
             note = "the installer found no pins"
@@ -135,7 +136,11 @@ class Checker:
             target = compat.TargetRecord(fw, name, pins.digest, pins.versions, today)
             self.record.targets.append(replace(target, same_as_built=True))
             return
-        keys = {page: compat.result_key(nb, pins.digest) for (page, _), nb in notebooks.items()}
+        keys = {
+            page: compat.result_key(nb, pins.digest)
+            for (page, _), nb in notebooks.items()
+            if compat.has_code(nb)
+        }
         kept = compat.reused(self._previous(fw, name), keys)
         last = self._previous_target(fw, name)
         if kept is not None and last is not None and last.pins == pins.digest:
@@ -182,9 +187,41 @@ class Checker:
         logger.info("%s, target %s: %.0f s", fw, name, time.monotonic() - started)
 
     def write(self) -> Path:
+        """``compat.json``: this run's results, and the last run's of the frameworks and
+        targets this run did not check (``--tab``, ``--target``)."""
+        checked = {(t.framework, t.target) for t in self.record.targets}
+        if self.previous is not None:
+            kept = [t for t in self.previous.targets if (t.framework, t.target) not in checked]
+            self.record.targets += kept
+            self.record.results += [
+                r for r in self.previous.results if (r.framework, r.target) not in checked
+            ]
+            for fw, names in self.previous.frameworks.items():
+                self.record.frameworks.setdefault(fw, names)
         path = self.folder / COMPAT
         write_atomic(path, json.dumps(compat.to_json(self.record), indent=1) + "\n")
         return path
+
+
+def newly_failing(previous: compat.CompatRecord | None, record: compat.CompatRecord) -> str:
+    """Markdown listing the sections that fail now and did not in ``previous`` (for the
+    same framework and target); "" where none newly fails."""
+    held = previous.results if previous is not None else []
+    failed = {(r.page, r.framework, r.target) for r in held if r.status == "fails"}
+    new = [
+        r
+        for r in record.results
+        if r.status == "fails" and (r.page, r.framework, r.target) not in failed
+    ]
+    if not new:
+        return ""
+    lines = [f"`polybook compat` of {record.made}: these sections newly fail.", ""]
+    for r in new:
+        first = (
+            f" — cell {r.first.cell} (line {r.first.line}): `{r.first.error}`" if r.first else ""
+        )
+        lines.append(f"- {r.page} [{r.framework}] with {r.target} ({r.version}){first}")
+    return "\n".join(lines) + "\n"
 
 
 def _print(record: compat.CompatRecord, path: Path) -> None:
@@ -224,4 +261,6 @@ def compat_command(
         checker.check(fw, chosen)
     path = checker.write()
     _print(checker.record, path)
+    if args.newly_failing:
+        write_atomic(Path(args.newly_failing), newly_failing(checker.previous, checker.record))
     return finish(reporter, strict=False)

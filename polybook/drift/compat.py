@@ -86,6 +86,10 @@ def now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
+def has_code(nb: NotebookNode) -> bool:
+    return any(c.cell_type == "code" for c in nb.cells)
+
+
 def code_digest(nb: NotebookNode) -> str:
     """The notebook's code, as a digest: what its result depends on besides the pins."""
     digest = hashlib.sha256()
@@ -120,7 +124,7 @@ def judge_built(
     works (nothing to compare with)."""
     found = []
     for (page, fw), nb in sorted(notebooks.items()):
-        if not any(c.cell_type == "code" for c in nb.cells):
+        if not has_code(nb):
             continue  # a page without code works with anything
         failed, first, warned = _failures(nb)
         status: Status = "fails" if failed else "warnings" if warned else "works"
@@ -151,7 +155,7 @@ def judge_target(
     found = []
     for place, nb in sorted(after.items()):
         page, fw = place
-        if not any(c.cell_type == "code" for c in nb.cells):
+        if not has_code(nb):
             continue
         failed, first, _ = _failures(nb)
         changes = kinds.get(place, [])

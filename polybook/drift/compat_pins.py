@@ -64,6 +64,24 @@ def moving(distributions: Iterable[str], pinned: Iterable[str]) -> list[str]:
     return sorted(names & {canonical(p) for p in pinned})
 
 
+def target_pins(file: Path, distributions: tuple[str, ...], pinned: dict[str, str]) -> Path:
+    """A named target's pins as constraints of one framework's: a version the target gives
+    any of the framework's distributions (``tensorflow``) holds the one its pins name
+    (``tensorflow-cpu``, the CPU build of the same release). Written beside ``file``'s
+    resolution, in the build folder's temporary place."""
+    found = read_pins(file)
+    names = [canonical(d) for d in distributions]
+    given = next((found[n] for n in names if n in found), "")
+    for name in names:
+        if given and name in pinned:
+            found[name] = given
+    text = _lines(found)
+    digest = hashlib.sha256(text.encode()).hexdigest()[:12]
+    out = Path(tempfile.gettempdir()) / f"polybook-compat-{digest}.txt"
+    write_atomic(out, text)
+    return out
+
+
 def _uv() -> tuple[Path, list[str], dict[str, str]]:
     uv = installer.find_uv()
     if uv is None:

@@ -31,7 +31,7 @@ def _statement(result: dict[str, Any], label: str) -> str:
     if status == "changed":
         return f"Outputs change with {named}"
     if status == "warnings":
-        return f"Works with {named}, with new warnings"
+        return f"Works with {named}, with warnings"
     return f"Works with {named}"
 
 

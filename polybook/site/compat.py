@@ -19,6 +19,7 @@ from polybook.render.page import Lines, Page
 COMPAT_LINK = "compat"  # in the site: compat.json and reports/
 DATA_SCRIPT = "polybook-compat-data.js"
 PAGE = "compatibility"
+SCHEDULED = ".github/workflows/compat.yml"  # the weekly check `polybook new --ci github` writes
 WORDS = {"works": "works", "warnings": "warnings", "changed": "outputs change", "fails": "fails"}
 
 
@@ -55,7 +56,10 @@ def write_compat(book: Book, srcdir: Path) -> bool:
     """The data script in the site's sources (``null`` without a record), and the record
     with its reports among the files copied into the site; True if anything changed."""
     data = read_compat(book)
-    script = f"window.polybookCompatData = {json.dumps(data, sort_keys=True)};\n"
+    shown: dict[str, Any] | None = data
+    if data is None and (book.root / SCHEDULED).is_file():  # the pages ask the site's own
+        shown = {"made": "", "frameworks": {}, "results": []}
+    script = f"window.polybookCompatData = {json.dumps(shown, sort_keys=True)};\n"
     changed = write_atomic(srcdir / "_static" / DATA_SCRIPT, script)
     copy = book.layout.site_extra / COMPAT_LINK
     if data is None:
@@ -64,11 +68,11 @@ def write_compat(book: Book, srcdir: Path) -> bool:
             changed = True
         return changed
     folder = compat_file(book).parent
-    shown = {p.relative_to(folder) for p in [compat_file(book), *folder.glob("reports/*.html")]}
+    held = {p.relative_to(folder) for p in [compat_file(book), *folder.glob("reports/*.html")]}
     staged = book.layout.work / "compat-site"
     if staged.is_dir():
         shutil.rmtree(staged)
-    for path in shown:
+    for path in held:
         (staged / path).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(folder / path, staged / path)
     changed |= _copy_tree(staged, copy)
@@ -114,7 +118,7 @@ def compat_table(data: dict[str, Any]) -> str:
 def compat_page(book: Book) -> Page | None:
     """The compatibility page, where ``polybook compat`` has run."""
     data = read_compat(book)
-    if data is None:
+    if data is None or not data["results"]:
         return None
     made = html.escape(str(data.get("made", "")))
     text = (

@@ -4,10 +4,11 @@
  * 2.14: 2 cells (details)", the details opening the section's drift report.
  *
  * Its data is window.polybookCompatData (polybook-compat-data.js, written at build time;
- * null where the book has no compat.json: then it shows nothing). Served over http(s), it
+ * null where the book has no compat.json: then it shows nothing and asks nothing; empty,
+ * made "", where the book has a weekly check but no record yet). Served over http(s), it
  * also asks the site's own compat/compat.json (same origin) and uses it when it was made
- * after the built-in data: a weekly check updates the lines without a rebuild. From file://
- * it asks nothing.
+ * after the built-in data: the weekly check updates the lines without a rebuild. From
+ * file:// it asks nothing.
  */
 (function () {
   'use strict';
@@ -51,7 +52,7 @@
     const named = label ? label + ' (' + version + ')' : version;
     if (result.status === 'fails') return 'Fails with ' + named + ': ' + cellsText(result.cells || 0);
     if (result.status === 'changed') return 'Outputs change with ' + named;
-    if (result.status === 'warnings') return 'Works with ' + named + ', with new warnings';
+    if (result.status === 'warnings') return 'Works with ' + named + ', with warnings';
     return 'Works with ' + named;
   }
 
@@ -155,7 +156,7 @@
     fetch(new URL(LINK + 'compat.json', siteRoot()).href, { cache: 'no-cache' })
       .then((response) => (response.ok ? response.json() : null))
       .then((fetched) => {
-        if (!fetched || !Array.isArray(fetched.results) || !(fetched.made > data.made)) return;
+        if (!fetched || !Array.isArray(fetched.results) || !(fetched.made > (data.made || ''))) return;
         data = fetched;
         render(currentFramework());
         renderTable();
