@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-import nbformat
 import pytest
+from nbformat import NotebookNode
 
 from polybook.commands.compat import newly_failing, targets_of
 from polybook.config import load_config
@@ -17,6 +17,7 @@ from polybook.diagnostics import PolybookError
 from polybook.drift import compat
 from polybook.drift.compat_pins import moving, read_pins
 from polybook.drift.model import CellChange, CellDrift, DriftReport
+from polybook.nb import new_code_cell, new_notebook, node
 from polybook.notebooks.compat_line import compat_line
 from polybook.notebooks.student import PageInfo, student_notebook
 from polybook.notebooks.variants import REGISTRY
@@ -25,11 +26,11 @@ from polybook.site.compat import compat_page, write_compat
 from .books import copy_fixture
 
 
-def notebook(*cells: list[dict[str, Any]]) -> nbformat.NotebookNode:
-    nb = nbformat.v4.new_notebook()
-    for outputs in cells:
-        cell = nbformat.v4.new_code_cell("x")
-        cell.outputs = [nbformat.from_dict(o) for o in outputs]
+def notebook(*cells: list[dict[str, Any]]) -> NotebookNode:
+    nb = new_notebook()
+    for index, outputs in enumerate(cells):
+        cell = new_code_cell("x", f"c{index}")
+        cell.outputs = [node(o) for o in outputs]
         cell.execution_count = 1
         nb.cells.append(cell)
     return nb
@@ -45,7 +46,7 @@ def test_the_built_pins_judge_errors_and_warnings() -> None:
         ("a.md", "numpy"): notebook([FINE], [ERROR]),
         ("b.md", "numpy"): notebook([WARNING]),
         ("c.md", "numpy"): notebook([FINE]),
-        ("d.md", "numpy"): nbformat.v4.new_notebook(),  # no code: not a section to check
+        ("d.md", "numpy"): new_notebook(),  # no code: not a section to check
     }
     found = {r.page: r for r in compat.judge_built(notebooks, "numpy 2.4.6", "p", "2026-11-27")}
     assert sorted(found) == ["a.md", "b.md", "c.md"]
@@ -132,7 +133,7 @@ def test_compat_targets_are_named_files_of_the_book(tmp_path: Path) -> None:
 
 
 def test_the_students_notebooks_carry_the_line() -> None:
-    results = [
+    results: list[dict[str, Any]] = [
         {"page": "a.md", "framework": "pytorch", "target": "built", "status": "works",
          "version": "torch 2.13.0", "checked": "2026-11-27"},
         {"page": "a.md", "framework": "pytorch", "target": "newest", "status": "fails",

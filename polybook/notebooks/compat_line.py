@@ -39,7 +39,7 @@ def compat_line(results: list[dict[str, Any]], page: str, framework: str, site: 
     """The line of ``page``'s ``framework`` notebook ("" where nothing was checked);
     ``site``: the published site's address, for the links to the reports."""
     mine = {
-        r.get("target"): r
+        str(r.get("target")): r
         for r in results
         if (r.get("page"), r.get("framework")) == (page, framework)
     }

@@ -14,7 +14,8 @@ from typing import Any
 
 from polybook.config import Book
 from polybook.fsutil import write_atomic
-from polybook.render.page import Lines, Page
+from polybook.render.myst import Lines
+from polybook.render.page import Page
 
 COMPAT_LINK = "compat"  # in the site: compat.json and reports/
 DATA_SCRIPT = "polybook-compat-data.js"
