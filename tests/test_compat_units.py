@@ -126,10 +126,12 @@ def test_compat_targets_are_named_files_of_the_book(tmp_path: Path) -> None:
         ("old=requirements/none.txt", "no such requirement file"),
         ("requirements/numpy-1.26.txt", "is not NAME=FILE"),
         ("built=requirements/numpy-1.26.txt", "names a target polybook checks itself"),
+        ("up=../elsewhere.txt", "lies outside the book"),
     ):
         config.write_text(text + f"\n[compat]\nnewest = false\ntargets = {bad}\n")
-        with pytest.raises(PolybookError, match=said):
+        with pytest.raises(PolybookError, match=said) as raised:
             targets_of(load_config(root))
+        assert str(raised.value.location) == f"config.ini:{len(text.splitlines()) + 4}"
 
 
 def test_the_students_notebooks_carry_the_line() -> None:

@@ -20,7 +20,7 @@ from nbformat import NotebookNode
 from polybook.commands.build import finish, locked
 from polybook.commands.drift import compare_with, running, side_build
 from polybook.config import BookConfig
-from polybook.config.ini_text import CONFIG_FILE
+from polybook.config.ini_text import CONFIG_FILE, key_lines
 from polybook.diagnostics import Location, PolybookError, Reporter
 from polybook.drift import compat
 from polybook.drift.compat_pins import ResolvedPins, moving, read_pins, resolve, target_pins
@@ -38,9 +38,13 @@ def targets_of(config: BookConfig) -> list[tuple[str, Path | None]]:
     """The targets to check: ``newest`` (unless ``[compat] newest = false``), then each
     ``NAME=FILE`` of ``[compat] targets``, its file resolved in the book."""
     found: list[tuple[str, Path | None]] = [(compat.NEWEST, None)] if config.compat.newest else []
+    try:
+        text = (config.root / CONFIG_FILE).read_text(encoding="utf-8")
+    except OSError:
+        text = ""
+    where = Location(CONFIG_FILE, key_lines(text).get(("compat", "targets"), 0))
     for word in config.compat.targets:
         name, equals, file = word.partition("=")
-        where = Location(CONFIG_FILE, 0)
         if not equals or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name) or not file:
             message = f"[compat] targets: {word!r} is not NAME=FILE (colab=requirements/colab.txt)"
             raise PolybookError(where, message, "compat.config")
@@ -48,6 +52,9 @@ def targets_of(config: BookConfig) -> list[tuple[str, Path | None]]:
             message = f"[compat] targets: {name!r} names a target polybook checks itself"
             raise PolybookError(where, message, "compat.config")
         path = config.root / file
+        if not path.resolve().is_relative_to(config.root.resolve()):
+            message = f"[compat] targets: {name}: {file} lies outside the book"
+            raise PolybookError(where, message, "compat.config")
         if not path.is_file():
             message = f"[compat] targets: {name}: no such requirement file: {file}"
             raise PolybookError(where, message, "compat.config")
