@@ -98,10 +98,11 @@ class Checker:
         notebooks = {k: nb for k, nb in self.current.notebooks.items() if k[1] == fw}
         if not notebooks or not spec.declared:
             return
-        self.record.frameworks[fw] = {"display": spec.display_name, "package": spec.distribution[0]}
         built_versions = dict(self.current.versions.get(fw, {}))
         pins_file = spec.requirements("cpu")
         built = read_pins(pins_file)
+        package = next((d for d in spec.distribution if d in built), spec.distribution[0])
+        self.record.frameworks[fw] = {"display": spec.display_name, "package": package}
         built_digest = ResolvedPins(pins_file, built).digest
         version = _version(built_versions or built, spec.distribution)
         today = compat.today()
