@@ -167,7 +167,8 @@ class Checker:
         notebooks: dict[tuple[str, str], NotebookNode],
     ) -> None:
         side_name = f"compat-{fw}-{name}"
-        request = UpgradeRequest(fw, pins.path, side_name)
+        pages = frozenset(page for page, _ in notebooks)  # those the current build holds
+        request = UpgradeRequest(fw, pins.path, side_name, pages)
         before = Side(self.current.label, notebooks, self.current.versions)
         logger.info("%s, target %s: running the notebooks with %s", fw, name, version)
         started = time.monotonic()
