@@ -64,7 +64,9 @@ def checked(tmp_path_factory: pytest.TempPathFactory) -> Checked:
     config = root / "config.ini"
     text = config.read_text().replace("[build]\n", f"[build]\nenvs_dir = {base / 'envs'}\n")
     text += "\n[compat]\nnewest = false\ntargets = numpy1=requirements/numpy-1.26.txt\n"
+    text += "          gpu=requirements/gpu.txt\n"  # names no NumPy: not a target of it
     config.write_text(text)
+    (root / "requirements/gpu.txt").write_text("torch==2.8.0\n")
     main(["--quiet", "--root", str(root), "build", "html"])  # NumPy 2.4: trapz fails
     html = root / "_build/html"
     before = lines_of(html / "chapter/scalars.html")
@@ -98,6 +100,9 @@ def test_a_release_that_breaks_a_cell_fails_that_section(checked: Checked) -> No
     assert result(checked.record, "chapter/removed.md", "built")["status"] == "fails"
     assert result(checked.record, "chapter/removed.md", "numpy1")["status"] == "changed"
     assert "numpy1     numpy 1.26.4" in checked.first.stdout
+    (gpu,) = [t for t in checked.record["targets"] if t["target"] == "gpu"]
+    assert gpu["note"] == "gpu.txt names no numpy: the target has none"
+    assert not [r for r in checked.record["results"] if r["target"] == "gpu"]
 
 
 def test_a_second_run_runs_nothing_again(checked: Checked) -> None:

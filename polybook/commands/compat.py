@@ -127,6 +127,10 @@ class Checker:
         pins_file, built_pins = built
         out = self.folder / "pins" / f"{fw}-{name}.txt"
         python = f"{sys.version_info.major}.{sys.version_info.minor}"
+        if file is not None and not set(spec.distribution) & set(read_pins(file)):
+            note = f"{file.name} names no {' or '.join(spec.distribution)}: the target has none"
+            self.record.targets.append(compat.TargetRecord(fw, name, "", {}, "", note=note))
+            return
         try:
             upgrade = moving(spec.distribution, built_pins)
             held = None if file is None else target_pins(file, spec.distribution, built_pins)
