@@ -93,13 +93,24 @@ class Checker:
         held = self.previous.targets if self.previous else []
         return next((t for t in held if t.framework == fw and t.target == target), None)
 
+    def _pins(self, fw: str) -> Path:
+        """The framework's pins and the book's own (``[build] requirements``) in one file:
+        the set a target resolves again (a book's torchvision moves with torch)."""
+        pins = read_pins(self.config.framework(fw).requirements("cpu"))
+        for extra in self.config.extra_requirements(fw):
+            pins.update(read_pins(extra))
+        text = "".join(f"{k}=={v}\n" for k, v in sorted(pins.items()))
+        path = self.folder / "pins" / f"{fw}-built.txt"
+        write_atomic(path, text)
+        return path
+
     def check(self, fw: str, targets: list[tuple[str, Path | None]]) -> None:
         spec = self.config.framework(fw)
         notebooks = {k: nb for k, nb in self.current.notebooks.items() if k[1] == fw}
         if not notebooks or not spec.declared:
             return
         built_versions = dict(self.current.versions.get(fw, {}))
-        pins_file = spec.requirements("cpu")
+        pins_file = self._pins(fw)
         built = read_pins(pins_file)
         package = next((d for d in spec.distribution if d in built), spec.distribution[0])
         self.record.frameworks[fw] = {"display": spec.display_name, "package": package}
@@ -177,7 +188,7 @@ class Checker:
         logger.info("%s, target %s: running the notebooks with %s", fw, name, version)
         started = time.monotonic()
         with locked(replace(self.config, side=side_name)):
-            after = side_build(request, self.config, self.reporter)
+            after = side_build(request, self.config, self.reporter, extras=())
         if after is None:
             note = "the pages did not read"
             self.record.targets.append(

@@ -90,12 +90,19 @@ def _diff(args: argparse.Namespace, config: BookConfig, tabs: tuple[str, ...], r
     return _report(drift, config, args, r, f"diff-{args.base or before.label}")
 
 
-def side_build(request: UpgradeRequest, config: BookConfig, reporter: Reporter) -> Side | None:
+def side_build(
+    request: UpgradeRequest,
+    config: BookConfig,
+    reporter: Reporter,
+    extras: tuple[Path, ...] | None = None,
+) -> Side | None:
     """Run ``request`` in its side environment (set up where missing); its notebooks and
     versions, or None where the pages do not read (the errors are in ``reporter``). Its
-    notebooks' failures are not errors of this command: the comparison reports them."""
+    notebooks' failures are not errors of this command: the comparison reports them.
+    ``extras``: the book's own requirement files installed beside the pins (None: those of
+    ``[build] requirements``; ``()`` where the pins hold them already)."""
     check_name(request.name, "side build")
-    extras = config.extra_requirements(request.tab)
+    extras = config.extra_requirements(request.tab) if extras is None else extras
     env = side_environment(config.book, extras, request)
     tabs = (request.tab,)  # the pages first: a page that does not read waits for nothing
     sources = read_sources(SourceRequest(tabs, request.pages), config.book, config.build, reporter)
