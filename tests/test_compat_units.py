@@ -55,6 +55,13 @@ def test_the_built_pins_judge_errors_and_warnings() -> None:
     assert found["b.md"].status == "warnings" and found["c.md"].status == "works"
 
 
+def test_only_notebooks_that_ran_are_sections_to_check() -> None:
+    unrun = new_notebook()
+    unrun.cells.append(new_code_cell("x", "c0"))
+    assert not compat.ran(unrun)
+    assert compat.ran(notebook([])) and compat.ran(notebook([FINE]))
+
+
 def test_a_target_fails_changes_or_warns_from_its_run_and_the_comparison() -> None:
     before = {(p, "numpy"): notebook([FINE]) for p in ("a.md", "b.md", "c.md", "d.md")}
     after = {

@@ -106,7 +106,9 @@ class Checker:
 
     def check(self, fw: str, targets: list[tuple[str, Path | None]]) -> None:
         spec = self.config.framework(fw)
-        notebooks = {k: nb for k, nb in self.current.notebooks.items() if k[1] == fw}
+        notebooks = {
+            k: nb for k, nb in self.current.notebooks.items() if k[1] == fw and compat.ran(nb)
+        }  # the pages the current build ran
         if not notebooks or not spec.declared:
             return
         built_versions = dict(self.current.versions.get(fw, {}))

@@ -90,6 +90,14 @@ def has_code(nb: NotebookNode) -> bool:
     return any(c.cell_type == "code" for c in nb.cells)
 
 
+def ran(nb: NotebookNode) -> bool:
+    """Whether ``nb`` was run: a partial build leaves the other pages' notebooks unrun."""
+    return any(
+        c.cell_type == "code" and (c.get("execution_count") is not None or c.get("outputs"))
+        for c in nb.cells
+    )
+
+
 def code_digest(nb: NotebookNode) -> str:
     """The notebook's code, as a digest: what its result depends on besides the pins."""
     digest = hashlib.sha256()
