@@ -280,3 +280,21 @@ def test_each_section_opens_in_colab_and_sagemaker_from_the_books_own_repository
             notebook = f"{fw}/{kind}/chapter_intro/tensors.ipynb"
             assert found[f"pb-{kind} {fw}"] == f"{opens}/alice/my-course/blob/notebooks/{notebook}"
             assert (book / "_build" / "notebooks" / notebook).is_file()  # what the branch holds
+
+
+def test_the_weekly_compat_workflow_passes_actionlint(tmp_path: Path) -> None:
+    code, book = new(tmp_path, "--frameworks", "pytorch,jax", "--ci", "github")
+    assert code == 0
+    weekly = book / ".github" / "workflows" / "compat.yml"
+    text = weekly.read_text()
+    assert "schedule:" in text and "cron:" in text
+    assert "polybook compat --newly-failing _build/compat/newly-failing.md" in text
+    assert "restore-keys: exec-pytorch-" in text and "restore-keys: exec-jax-" in text
+    assert "gh issue edit" in text and "gh issue create" in text
+    assert "uses: actions/deploy-pages@" in text
+    book_workflow = (book / ".github" / "workflows" / "book.yml").read_text()
+    assert "Restore the last check of `polybook compat`" in book_workflow
+    done = actionlint(book)
+    assert done.returncode == 0, done.stdout + done.stderr
+    weekly.write_text(text.replace("restore-keys: compat-", "restore-key: compat-"))
+    assert actionlint(book).returncode == 1

@@ -1,5 +1,5 @@
 """Command line: ``polybook new|build|check|linkcheck|serve|env|doctor|cache|freeze|diff|
-upgrade|baseline|editions|lab|worker``; it parses the arguments and runs the subcommand's
+upgrade|compat|baseline|editions|lab|worker``; it parses the arguments and runs the subcommand's
 handler (:data:`polybook.commands.handlers.HANDLERS`)."""
 
 from __future__ import annotations
@@ -72,6 +72,17 @@ def _drift_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     upgrade.add_argument("--requirements", required=True, help="the new pins")
     upgrade.add_argument("--name", default="", help="the side build's name (default: the file's)")
     _drift_options(upgrade)
+    compat = sub.add_parser(
+        "compat", help="check every section against the newest releases and named targets"
+    )
+    _common(compat, top=False)
+    compat.add_argument("--tab", default="", help="framework(s), default: the book's tabs")
+    compat.add_argument(
+        "--target", default="", help="only these targets (newest, a [compat] target's name)"
+    )
+    compat.add_argument(
+        "--newly-failing", default="", help="write the sections that newly fail here (Markdown)"
+    )
     baseline = sub.add_parser("baseline", help="keep the current outputs and versions")
     _common(baseline, top=False)
     baseline.add_argument("action", choices=["save", "list"])

@@ -37,7 +37,7 @@ from polybook.source.stage import read_sources
 logger = logging.getLogger("polybook")
 
 
-def _running(config: BookConfig, tabs: tuple[str, ...]) -> Running:
+def running(config: BookConfig, tabs: tuple[str, ...]) -> Running:
     """What says which environment runs each of ``tabs`` now."""
     extras = {fw: config.extra_requirements(fw) for fw in tabs}
     return Running(config.build.device, config.env_settings, extras)
@@ -75,7 +75,7 @@ def _holds_notebooks(side: Side, tabs: tuple[str, ...]) -> None:
         raise PolybookError(Location(side.label), message, "drift")
 
 
-def _compare(before: Side, after: Side, config: BookConfig, reporter: Reporter) -> DriftReport:
+def compare_with(before: Side, after: Side, config: BookConfig, reporter: Reporter) -> DriftReport:
     if not set(before.notebooks) & set(after.notebooks):
         message = f"no page is in both {before.label} and {after.label}: nothing to compare"
         raise PolybookError(Location(after.label), message, "drift")
@@ -83,20 +83,27 @@ def _compare(before: Side, after: Side, config: BookConfig, reporter: Reporter) 
 
 
 def _diff(args: argparse.Namespace, config: BookConfig, tabs: tuple[str, ...], r: Reporter) -> int:
-    current = current_build(config.book, _running(config, tabs), tabs)
+    current = current_build(config.book, running(config, tabs), tabs)
     _holds_notebooks(current, tabs)
     before = resolve(config.book, args.base, tabs)
     _holds_notebooks(before, tabs)
-    drift = _compare(before, current, config, r)
+    drift = compare_with(before, current, config, r)
     return _report(drift, config, args, r, f"diff-{args.base or before.label}")
 
 
-def _side_build(request: UpgradeRequest, config: BookConfig, reporter: Reporter) -> Side | None:
+def side_build(
+    request: UpgradeRequest,
+    config: BookConfig,
+    reporter: Reporter,
+    extras: tuple[Path, ...] | None = None,
+) -> Side | None:
     """Run ``request`` in its side environment (set up where missing); its notebooks and
     versions, or None where the pages do not read (the errors are in ``reporter``). Its
-    notebooks' failures are not errors of this command: the comparison reports them."""
+    notebooks' failures are not errors of this command: the comparison reports them.
+    ``extras``: the book's own requirement files installed beside the pins (None: those of
+    ``[build] requirements``; ``()`` where the pins hold them already)."""
     check_name(request.name, "side build")
-    extras = config.extra_requirements(request.tab)
+    extras = config.extra_requirements(request.tab) if extras is None else extras
     env = side_environment(config.book, extras, request)
     tabs = (request.tab,)  # the pages first: a page that does not read waits for nothing
     sources = read_sources(SourceRequest(tabs, request.pages), config.book, config.build, reporter)
@@ -133,16 +140,16 @@ def _upgrade(
     name = args.name or _slug(Path(args.requirements).stem)
     request = UpgradeRequest(tabs[0], Path(args.requirements), name, pages)
     with locked(config):
-        current = current_build(config.book, _running(config, tabs), tabs)
+        current = current_build(config.book, running(config, tabs), tabs)
     chosen = {k: nb for k, nb in current.notebooks.items() if pages is None or k[0] in pages}
     before = Side(current.label, chosen, current.versions)
     _holds_notebooks(before, tabs)  # before the side build: it is what the report compares
     check_name(name, "side build")
     with locked(replace(config, side=name)):
-        after = _side_build(request, config, r)
+        after = side_build(request, config, r)
     if after is None:
         return finish(r, strict=False)
-    return _report(_compare(before, after, config, r), config, args, r, f"upgrade-{name}")
+    return _report(compare_with(before, after, config, r), config, args, r, f"upgrade-{name}")
 
 
 def _baseline(args: argparse.Namespace, config: BookConfig, tabs: tuple[str, ...]) -> int:
@@ -158,7 +165,7 @@ def _baseline(args: argparse.Namespace, config: BookConfig, tabs: tuple[str, ...
         return 0
     if not args.name:
         raise PolybookError(Location("polybook baseline save"), "name the baseline", "cli")
-    saved = save_baseline(config.book, _running(config, tabs), args.name, tabs)
+    saved = save_baseline(config.book, running(config, tabs), args.name, tabs)
     folder = config.layout.baselines / saved.name
     print(f"saved baseline {saved.name}: {saved.notebooks} notebooks, in {folder}")
     return 0

@@ -217,6 +217,13 @@ def upgrade(args: argparse.Namespace, reporter: Reporter | None) -> int:
     return upgrade_command(args, book.config, book.tabs, book.reporter)
 
 
+def compat(args: argparse.Namespace, reporter: Reporter | None) -> int:
+    from polybook.commands.compat import compat_command
+
+    book = open_book(args, reporter)
+    return compat_command(args, book.config, book.tabs, book.reporter)
+
+
 def baseline(args: argparse.Namespace, reporter: Reporter | None) -> int:
     from polybook.commands.drift import baseline_command
 
@@ -251,6 +258,7 @@ HANDLERS: dict[str, Handler] = {
     "freeze": freeze,
     "diff": diff,
     "upgrade": upgrade,
+    "compat": compat,
     "baseline": baseline,
     "editions": editions,
     "lab": lab,

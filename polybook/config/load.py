@@ -58,7 +58,7 @@ from polybook.frameworks import Framework
 COMMAND_LINE = "command line"  # where overridden values are reported
 _NO_DEFAULT = "\x00default"  # so that a [DEFAULT] section is an ordinary, unknown one
 # The sections polybook reads, bar [library-<tab>] and d2lbook's output sections.
-_SECTIONS = ("project", "build", "library", "drift")
+_SECTIONS = ("project", "build", "library", "drift", "compat")
 
 REPOSITORY = re.compile(r"^[\w.-]+/[\w.-]+$")  # a GitHub repository: owner/name
 

@@ -18,6 +18,7 @@ from polybook.config.executors import capabilities
 from polybook.config.schema import (
     BuildSection,
     ColabSection,
+    CompatSection,
     DriftSection,
     Edition,
     EnvSettings,
@@ -60,6 +61,7 @@ class BookConfig:
     pdf: PdfSection = field(default_factory=PdfSection)
     slides: SlidesSection = field(default_factory=SlidesSection)
     drift: DriftSection = field(default_factory=DriftSection)
+    compat: CompatSection = field(default_factory=CompatSection)
     libraries: Mapping[str, LibraryTarget] = field(default_factory=lambda: MappingProxyType({}))
     env_settings: Mapping[str, EnvSettings] = field(default_factory=lambda: MappingProxyType({}))
     editions: tuple[Edition, ...] = ()  # [edition-<name>] sections

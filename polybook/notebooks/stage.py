@@ -12,7 +12,7 @@ import logging
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from nbformat import NotebookNode
 
@@ -24,6 +24,7 @@ from polybook.layout import DIST_LINK, Layout
 from polybook.library.package_spec import PackageSpec, package_spec
 from polybook.library.wheel import current_wheel, publish_wheel
 from polybook.nb import writes
+from polybook.notebooks.compat_line import compat_line, read_results
 from polybook.notebooks.install import Installs, imported_modules, installs
 from polybook.notebooks.library_source import (
     REPOSITORY,
@@ -79,6 +80,7 @@ def _page_info(
     framework: str,
     nb: NotebookNode,
     needs: Installs,
+    results: list[dict[str, Any]],
 ) -> PageInfo:
     requirements = needs.requirements(framework, imported_modules(nb), needs_gpu(nb))
     return PageInfo(
@@ -93,6 +95,7 @@ def _page_info(
             if (url := v.url(repos, page, framework))
         ),
         requirements=tuple(requirements),
+        compat=compat_line(results, page, framework, info.project.site_url),
     )
 
 
@@ -158,6 +161,7 @@ def write_notebooks(
     found = resource_files(book, sections.resources)
     resources = {k: p.read_bytes() for k, p in found.items()}
     site = site_address(settings.html.base_url, project.site_url)
+    results = read_results(book.layout.output_dir("compat") / "compat.json")
     for fw in tabs:
         base = report.folder / fw
         keep: set[Path] = set()
@@ -181,7 +185,7 @@ def write_notebooks(
                 if (page, fw) in failed:
                     keep |= last_good(folder, [name])
                     continue
-                page_info = _page_info(book, site, repos, page, fw, nb, needs)
+                page_info = _page_info(book, site, repos, page, fw, nb, needs, results)
                 student = student_notebook(nb, variant, page_info, kernelspec, prose)
                 files[name] = writes(student).encode()
             written, changed = write_files(folder, files)

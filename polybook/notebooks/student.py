@@ -46,6 +46,7 @@ class PageInfo:
     site_link: str = ""  # the page on the site, "" when not published
     links: tuple[tuple[str, str, str], ...] = ()  # (variant, platform, URL) of each opening
     requirements: tuple[str, ...] = ()
+    compat: str = ""  # the "works with" line of `polybook compat` ("" where not checked)
 
 
 def needs_gpu(nb: NotebookNode) -> bool:
@@ -81,6 +82,8 @@ def _clean_code(cell: NotebookNode, variant: Variant) -> None:
 def _header(info: PageInfo, variant: Variant, gpu: bool) -> str:
     title = f"[{info.title}]({info.site_link})" if info.site_link else info.title
     lines = [f"*{info.book_title}* · {title} · the {info.framework_name} notebook"]
+    if info.compat:
+        lines.append(f"\n{info.compat}")
     if not variant.install_cell and info.requirements:
         needs = " ".join(info.requirements)
         lines.append(f"\nIt needs `pip install {needs}` (Colab and SageMaker versions install it).")

@@ -22,6 +22,7 @@ from polybook.render.page import Page, references_page
 from polybook.render.sphinx.config import bibfile
 from polybook.site.api import api_index, api_pages
 from polybook.site.api_prose import ProseIndex
+from polybook.site.compat import compat_page
 
 REFERENCES = "references"
 STATIC_FOLDER = "_static"  # the decks' shared assets, beside their framework folders
@@ -95,6 +96,8 @@ def generated_pages(
     pages = api_pages(book, extras.libraries, extras.tabs, extras.documented, extras.prose)
     if bibfile(pdf):
         pages.append(references_page())
+    compat = compat_page(book)
+    pages += [compat] if compat is not None else []
     return [p for p in pages if p.docname not in taken]
 
 

@@ -26,7 +26,8 @@ def _writes(layout: Layout, tabs: tuple[str, ...]) -> list[Path]:
 
 
 def _linked(config: BookConfig) -> list[Path]:
-    """The PDFs, epubs and decks built before the site, which it holds and links."""
+    """The PDFs, epubs and decks built before the site, which it holds and links, and the
+    record of `polybook compat` it shows."""
     layout = config.layout
     built = [
         *layout.built_pdfs(config.build.tabs).values(),
@@ -34,7 +35,7 @@ def _linked(config: BookConfig) -> list[Path]:
     ]
     decks = layout.built_decks(config.build.tabs)
     built += [layout.deck(fw, page, ".html") for fw, pages in decks.items() for page in pages]
-    return built
+    return [*built, layout.output_dir("compat") / "compat.json"]  # `polybook compat`'s record
 
 
 def site_sections(config: BookConfig) -> SiteSections:

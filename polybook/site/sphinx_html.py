@@ -14,6 +14,7 @@ from sphinx.application import Sphinx
 from polybook.render import messages
 from polybook.render.sphinx.core_ext import display_name
 from polybook.site import editions, math_svg, navigation, reader, search
+from polybook.site.compat import DATA_SCRIPT
 
 
 def _meta_tabs(
@@ -62,6 +63,8 @@ def setup(app: Sphinx) -> dict[str, Any]:
         "polybook-compare-controls.js",
         "polybook-compare.js",
         "polybook-switcher.js",
+        DATA_SCRIPT,  # the record of `polybook compat` (null without one), then its view
+        "polybook-compat.js",
     )
     for script in scripts:
         app.add_js_file(script)  # in this order: the others are views of the tabs

@@ -30,6 +30,7 @@ from polybook.render.sphinx.config import bibfile
 from polybook.render.sphinx.process import WarmSphinx, run_sphinx
 from polybook.site.api import documented_modules
 from polybook.site.api_prose import prose_index
+from polybook.site.compat import write_compat
 from polybook.site.extras import (
     SiteExtras,
     generated_pages,
@@ -239,6 +240,7 @@ def write_site(
     held = {fw for _, fw in extras.notebooks}
     # The books and decks built before the site, copied before the settings, which link them.
     copies_changed = write_books(book) | write_slides(book) | write_wheel(layout, extras.wheel)
+    copies_changed |= write_compat(book, layout.site_src)
     frameworks = [fw for fw in book.tabs if fw in held]
     settings = site_settings(site, frameworks, names, extras.libraries)
     srcdir, outdir = Path(settings["srcdir"]), Path(settings["outdir"])

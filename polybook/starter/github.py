@@ -14,6 +14,8 @@ from polybook.config.schema import ProjectSection
 from polybook.output import by_name
 from polybook.pdf.latex import DEBIAN_PACKAGES
 from polybook.pipeline.registry import OUTPUTS as KNOWN
+from polybook.starter.github_compat import RESTORE_LAST_CHECK, compat_workflow
+from polybook.starter.github_compat import WORKFLOW as COMPAT_WORKFLOW
 
 WORKFLOW = ".github/workflows/book.yml"
 LINT_CONFIG = ".github/actionlint.yaml"
@@ -113,7 +115,7 @@ jobs:
           pattern: exec-*
           path: @EXEC_CACHE@
           merge-multiple: true
-      - name: Build the outputs from the executed notebooks
+@LAST_CHECK@      - name: Build the outputs from the executed notebooks
         run: |
 @BUILDS@
       - uses: actions/upload-artifact@v6
@@ -193,6 +195,7 @@ def workflow(frameworks: tuple[str, ...], gpu_runner: str = "") -> str:
         "@BUILDS@": builds,
         "@UPLOADS@": uploads,
         "@BRANCH@": ProjectSection().notebooks_branch,
+        "@LAST_CHECK@": RESTORE_LAST_CHECK,
     }
     text = TEMPLATE
     for mark, value in replacements.items():
@@ -201,8 +204,12 @@ def workflow(frameworks: tuple[str, ...], gpu_runner: str = "") -> str:
 
 
 def workflow_files(frameworks: tuple[str, ...], gpu_runner: str = "") -> dict[str, str]:
-    """The workflow, and actionlint's settings naming the self-hosted runner's label."""
-    files = {WORKFLOW: workflow(frameworks, gpu_runner)}
+    """The workflows (the book's, the weekly check's), and actionlint's settings naming
+    the self-hosted runner's label."""
+    files = {
+        WORKFLOW: workflow(frameworks, gpu_runner),
+        COMPAT_WORKFLOW: compat_workflow(frameworks),
+    }
     if gpu_runner:
         files[LINT_CONFIG] = (
             "# The labels of the book's self-hosted runners, for actionlint.\n"

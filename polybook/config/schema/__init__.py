@@ -11,7 +11,7 @@ read and reported as ignored.
 from __future__ import annotations
 
 from polybook.config.schema.book import BuildSection, ProjectSection
-from polybook.config.schema.drift import DriftSection
+from polybook.config.schema.drift import CompatSection, DriftSection
 from polybook.config.schema.editions import Edition
 from polybook.config.schema.key import (
     EDITION_SECTION,
@@ -61,6 +61,7 @@ __all__ = [
     "BadValue",
     "BuildSection",
     "ColabSection",
+    "CompatSection",
     "DriftSection",
     "Edition",
     "EnvSettings",
@@ -96,6 +97,7 @@ SECTIONS: tuple[type[Section], ...] = (
     PdfSection,
     SlidesSection,
     DriftSection,
+    CompatSection,
 )
 # The sections of which a book has one per framework (or edition).
 _PER_NAME: tuple[type[Section], ...] = (LibraryTarget, LibraryAliases, EnvSettings, Edition)

@@ -56,3 +56,26 @@ class DriftSection:
         d2lbook=False,
         read_by=("diff", "upgrade"),
     )
+
+
+@dataclass(frozen=True)
+class CompatSection:
+    """``[compat]``: what ``polybook compat`` checks the book against."""
+
+    SECTION: ClassVar[str] = "compat"
+
+    newest: bool = key(
+        "bool",
+        True,
+        "check each framework against its newest release on the package index (with the"
+        " packages that move with it: `torchvision` with `torch`, `flax` and `optax` with"
+        " `jax`), as the installer resolves it",
+        d2lbook=False,
+    )
+    targets: tuple[str, ...] = key(
+        "words",
+        (),
+        "named targets, `NAME=FILE` words: the versions a platform ships (`colab="
+        "requirements/colab.txt`), each file's pins put over every framework's own",
+        d2lbook=False,
+    )
