@@ -14,6 +14,7 @@ from pathlib import Path
 
 BUILD_DIR = "_build"
 FREEZE_DIR = "_freeze"  # frozen outputs of a GPU host, committed with the book
+COMPAT_DIR = "_compat"  # the record of `polybook compat` a book commits (its last check)
 ENVS_DIR = ".envs"  # a book's own environments
 ENVS_VARIABLE = "POLYBOOK_ENVS"  # a folder of environments shared by books
 LOCK_FILE = ".lock"
@@ -101,6 +102,20 @@ class Layout:
     @property
     def freeze(self) -> Path:
         return self.root / FREEZE_DIR
+
+    @property
+    def compat(self) -> Path:
+        """The folder of the last ``polybook compat`` record the outputs show: this build's
+        (``_build/compat``), else the one the book commits (``_compat/``), as ``_freeze/``."""
+        built = self.output_dir("compat")
+        committed = self.root / COMPAT_DIR
+        kept = not (built / "compat.json").is_file() and (committed / "compat.json").is_file()
+        return committed if kept else built
+
+    @property
+    def compat_records(self) -> list[Path]:
+        """Both places a ``compat.json`` is read from (a no-op check reads both)."""
+        return [self.output_dir("compat") / "compat.json", self.root / COMPAT_DIR / "compat.json"]
 
     # Any output's places (``polybook.output``: each output says which are its own)
 

@@ -196,3 +196,25 @@ def test_a_book_without_compat_json_shows_nothing(tmp_path: Path) -> None:
     compat_json.unlink()
     assert write_compat(book, srcdir)
     assert not (book.layout.site_extra / "compat").exists()
+
+
+def test_a_committed_record_shows_where_the_build_has_none(tmp_path: Path) -> None:
+    root = copy_fixture(tmp_path / "book", "drift_book")
+    book = load_config(root).book
+    record = {"format": 1, "made": "2026-11-20T00:00:00Z", "frameworks": {}, "targets": [],
+              "results": [{"page": "a.md", "framework": "numpy", "target": "newest",
+                           "status": "works", "version": "numpy 2", "key": "k"}]}  # fmt: skip
+    committed = root / "_compat" / "compat.json"
+    committed.parent.mkdir()
+    committed.write_text(json.dumps(record))
+    srcdir = tmp_path / "src"
+    assert write_compat(book, srcdir)  # a fresh clone shows the record the book commits
+    assert "2026-11-20" in (srcdir / "_static/polybook-compat-data.js").read_text()
+    assert (book.layout.site_extra / "compat/compat.json").read_text() == committed.read_text()
+    # A check run since, in _build/compat, is newer than the committed one: it is shown.
+    built = book.layout.output_dir("compat") / "compat.json"
+    built.parent.mkdir(parents=True)
+    built.write_text(json.dumps({**record, "made": "2026-11-27T00:00:00Z"}))
+    assert write_compat(book, srcdir)
+    assert "2026-11-27" in (srcdir / "_static/polybook-compat-data.js").read_text()
+    assert committed in book.layout.compat_records and built in book.layout.compat_records

@@ -87,6 +87,9 @@ def test_float_noise_is_within_tolerance_and_passes_the_gate(
     titles = [h.get_text() for h in html.select("section h2")]
     assert "Within tolerance" in titles and "Changed cells" not in titles
     assert len(html.select("article")) == 3
+    # A report is published beside a site: it names no folder of this host.
+    assert str(book) not in str(html) and "file://" not in str(html)
+    assert html.select(".links a")[-1]["href"] == f"../../{PAGE}"
     # A tighter tolerance shows the noise, and fails the gate at the cells' lines.
     assert (
         polybook(book, "diff", "host-a", "--rtol", "0", "--atol", "1e-9", "--fail-on", "change")

@@ -96,10 +96,11 @@ def _cell(index: int, cell: CellDrift, report_file: Path, layout: Layout) -> str
         f'<p class="detail"><span class="kind {_e(c.kind)}">{_e(c.kind)}</span>{_e(c.detail)}</p>'
         for c in cell.changes
     )
-    source = (layout.root / cell.page).resolve()
+    # Relative, so that a report published beside a site names no folder of this host.
+    source = Path(os.path.relpath(layout.root / cell.page, report_file.parent)).as_posix()
     links = (
         f'<p class="links">{_site_link(report_file, layout, cell)}'
-        f'<a href="{_e(source.as_uri())}">{_e(cell.page)}, line {cell.line}</a></p>'
+        f'<a href="{_e(source)}">{_e(cell.page)}, line {cell.line}</a></p>'
     )
     differences = "".join(
         f'<div class="difference"><h4>difference</h4>'

@@ -50,6 +50,6 @@ OUTPUT = Output(
     "students' notebooks for Jupyter, Colab and SageMaker, and a zip per framework",
     _writes,
     build=_build,
-    reads=lambda config: [config.layout.output_dir("compat") / "compat.json"],
+    reads=lambda config: config.layout.compat_records,
     all_requirement_sets=True,
 )

@@ -161,7 +161,7 @@ def write_notebooks(
     found = resource_files(book, sections.resources)
     resources = {k: p.read_bytes() for k, p in found.items()}
     site = site_address(settings.html.base_url, project.site_url)
-    results = read_results(book.layout.output_dir("compat") / "compat.json")
+    results = read_results(book.layout.compat / "compat.json")
     for fw in tabs:
         base = report.folder / fw
         keep: set[Path] = set()

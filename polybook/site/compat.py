@@ -25,7 +25,7 @@ WORDS = {"works": "works", "warnings": "warnings", "changed": "outputs change", 
 
 
 def compat_file(book: Book) -> Path:
-    return book.layout.output_dir("compat") / "compat.json"
+    return book.layout.compat / "compat.json"
 
 
 def read_compat(book: Book) -> dict[str, Any] | None:

@@ -35,7 +35,7 @@ def _linked(config: BookConfig) -> list[Path]:
     ]
     decks = layout.built_decks(config.build.tabs)
     built += [layout.deck(fw, page, ".html") for fw, pages in decks.items() for page in pages]
-    return [*built, layout.output_dir("compat") / "compat.json"]  # `polybook compat`'s record
+    return [*built, *layout.compat_records]  # `polybook compat`'s record
 
 
 def site_sections(config: BookConfig) -> SiteSections:
