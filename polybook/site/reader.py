@@ -41,7 +41,8 @@ def visit_downloads_html(self: Any, node: pb_downloads) -> None:
     for fw in config.pb_tabs:
         shown = str(config.pb_tab_names.get(fw, fw))
         name = html.escape(shown)
-        follow = f'data-pb-follow="{html.escape(fw)}"'
+        hidden = "" if fw == config.pb_tabs[0] else " hidden"  # the script shows the reader's
+        follow = f'data-pb-follow="{html.escape(fw)}"{hidden}'
         notebook = f"{node['docname']}.ipynb"
         if links["notebooks"].get(fw):
             href = relative_uri(page, links["notebooks"][fw] + notebook)

@@ -79,8 +79,11 @@ def visit_tabset_html(self: Any, node: pb_tabset) -> None:
         _tab_button(number, t, display_name(config, t), i == 0) for i, t in enumerate(tabs)
     )
     label = "Framework" if node["kind"] == "code" else "Framework of this text"
+    # Hidden unless it holds the default framework: what a page shows without its scripts.
+    shown = not config.pb_tabs or config.pb_tabs[0] in tabs
     self.body.append(
-        f'<div class="pb-tabset" data-pb-kind="{kind}" id="pb-set-{number}">'
+        f'<div class="pb-tabset" data-pb-kind="{kind}" id="pb-set-{number}"'
+        f"{'' if shown else ' hidden'}>"
         f'<div class="pb-tabbar" role="tablist" aria-label="{label}">{buttons}</div>'
     )
 
