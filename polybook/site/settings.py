@@ -50,6 +50,7 @@ def _reader_config(
     ):
         if path and Path(path).is_file():
             settings[setting] = path
+    settings.setdefault("html_favicon", str(STATIC / "polybook-favicon.svg"))  # the tool's own
     return settings
 
 

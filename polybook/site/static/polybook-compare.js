@@ -103,7 +103,7 @@
     const all = tabs.frameworks();
     if (partner && partner !== name && all.indexOf(partner) >= 0) return;
     partner = previous && previous !== name ? previous : otherThan(name, all);
-    store();
+    if (pageOn || own.size) store(); // the pair is kept once the reader compares
   }
 
   function leave(set) {
