@@ -313,7 +313,7 @@ def test_plots_are_drawings_that_fit_the_screen(shipped_site: Path, page: Page) 
     _open(page, shipped_site, TOOLKIT)
     plots = page.evaluate(
         """async () => {
-      const imgs = [...document.querySelectorAll('.pb-tabset:not([hidden]) img[alt="cell output"]')]
+      const imgs = [...document.querySelectorAll('.pb-tabset:not([hidden]) .pb-output img')]
         .filter((img) => !img.closest('[hidden]'));
       for (const img of imgs) { img.loading = 'eager'; img.scrollIntoView(); await img.decode(); }
       return imgs.map((img) => ({src: img.getAttribute('src'), natural: img.naturalWidth,

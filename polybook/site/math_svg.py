@@ -134,7 +134,7 @@ def on_doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> N
 def _drawn(self: Any, formula: Formula) -> str:
     tex = formula[0]
     svg = getattr(self.builder, "pb_math", {}).get(formula)
-    label = html.escape(tex, quote=True)
+    label = html.escape(spoken(tex), quote=True)  # read out in words
     if svg is None:
         return f'<code class="pb-tex">{html.escape(tex)}</code>'
     inner = ROLE.sub("", svg).replace("<svg ", '<svg aria-hidden="true" ', 1)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -168,8 +169,12 @@ def _section_texts(doctree: nodes.document) -> list[list[Any]]:
     return found
 
 
+EMPTY_BRACKETS = re.compile(r"\s*[(\[][\s,;]*[)\]]")  # what a left-out reference leaves
+
+
 def _squeeze(parts: list[str]) -> str:
-    return " ".join(" ".join(parts).split())[:SNIPPET_CHARS]
+    text = EMPTY_BRACKETS.sub("", " ".join(" ".join(parts).split()))
+    return text[:SNIPPET_CHARS]
 
 
 def _left_out(node: nodes.Element) -> bool:
