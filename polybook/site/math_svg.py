@@ -26,6 +26,7 @@ from sphinx.util.math import get_node_equation_number
 
 from polybook.fsutil import write_atomic
 from polybook.render.assets import mathjax
+from polybook.site.math_speech import spoken
 
 logger = logging.getLogger(__name__)
 RENDERER = "pb-svg"
