@@ -60,7 +60,11 @@ def _context(
     context = chromium.new_context(viewport={"width": size[0], "height": size[1]})
     context.set_default_timeout(5000)
     errors: list[str] = []
-    context.on("page", lambda page: errors.extend(watch_errors(page)) or None)
+
+    def watch(page: Page) -> None:
+        errors.extend(watch_errors(page))
+
+    context.on("page", watch)
     made.append((context, errors))
     return context
 
