@@ -19,44 +19,33 @@ from polybook.render.sphinx.core_ext import display_name, pb_panel, pb_tabset
 from polybook.site.reader import pb_downloads
 
 # The reader's framework, as polybook-tabs.js will choose it, and the style that shows it.
-EARLY_SCRIPT = """(function () {
-  var names = NAMES, labels = LABELS;
-  var norm = function (s) { return String(s).toLowerCase().replace(/[^a-z0-9]/g, ''); };
-  var find = function (value) {
-    if (!value) return null;
-    for (var i = 0; i < names.length; i++) {
-      if (norm(value) === norm(names[i]) || norm(value) === norm(labels[i])) return names[i];
-    }
-    return null;
-  };
-  var stored = null, asked = null, fresh = true;
-  try { stored = find(window.localStorage.getItem('polybook.tab')); } catch (e) {}
-  try { asked = find(new URLSearchParams(window.location.search).get('tab')); } catch (e) {}
-  try {
-    var entry = window.performance.getEntriesByType('navigation')[0];
-    fresh = !entry || (entry.type !== 'back_forward' && entry.type !== 'reload');
-  } catch (e) {}
-  var name = asked && (fresh || !stored) ? asked : stored || asked;
-  if (!name || name === names[0]) return;
-  var on = '[data-pb-tab="' + name + '"]', at = 'html[data-pb-early="' + name + '"] ';
-  var style = document.createElement('style');
-  style.id = 'pb-early-style';
-  style.textContent =
-    at + '.pb-tabset:not(:has(> .pb-panel' + on + ')) { display: none !important; }\\n' +
-    at + '.pb-tabset[hidden]:has(> .pb-panel' + on + ') { display: flex !important; }\\n' +
-    at + '.pb-tabset > .pb-panel:not(' + on + ') { display: none !important; }\\n' +
-    at + '.pb-tabset > .pb-panel' + on + '[hidden] { display: block !important; }\\n' +
-    at + '[data-pb-follow]:not([data-pb-follow="' + name + '"]) { display: none !important; }\\n' +
-    at + '[data-pb-follow="' + name + '"][hidden] { display: inline-flex !important; }\\n';
-  document.head.appendChild(style);
-  document.documentElement.setAttribute('data-pb-early', name);
-})();
-"""
+EARLY_SCRIPT = (  # kept short: every page carries it
+    "(function(){var n=NAMES,l=LABELS,s=null,a=null,f=true,"
+    "k=function(v){return String(v).toLowerCase().replace(/[^a-z0-9]/g,'')},"
+    "r=function(v){for(var i=0;v&&i<n.length;i++)if(k(v)==k(n[i])||k(v)==k(l[i]))return n[i];"
+    "return null};"
+    "try{s=r(localStorage.getItem('polybook.tab'))}catch(e){}"
+    "try{a=r(new URLSearchParams(location.search).get('tab'))}catch(e){}"
+    "try{var t=performance.getEntriesByType('navigation')[0].type;"
+    "f=t!='back_forward'&&t!='reload'}catch(e){}"
+    "var c=a&&(f||!s)?a:s||a;if(!c||c==n[0])return;"
+    "var o='[data-pb-tab=\"'+c+'\"]',p='html[data-pb-early] ',x=' .pb-panel'+o,"
+    "d='{display:none!important}',y=document.createElement('style');y.id='pb-early-style';"
+    "y.textContent=p+'.pb-tabset:not(:has(>'+x+'))'+d+p+'.pb-tabset[hidden]:has(>'+x+')"
+    "{display:flex!important}'+p+'.pb-tabset>.pb-panel:not('+o+')'+d+p+'.pb-tabset>'+x+"
+    "'[hidden]{display:block!important}'+p+'[data-pb-follow]:not([data-pb-follow=\"'+c+"
+    "'\"])'+d+p+'[data-pb-follow=\"'+c+'\"][hidden]{display:inline-flex!important}';"
+    "document.head.appendChild(y);document.documentElement.setAttribute('data-pb-early',c)})();"
+)
 
 
 def early_script(tabs: list[str], labels: list[str]) -> str:
     """The head's script for a book of these frameworks (the first the default)."""
-    return EARLY_SCRIPT.replace("NAMES", json.dumps(tabs)).replace("LABELS", json.dumps(labels))
+
+    def listed(names: list[str]) -> str:
+        return json.dumps(names, separators=(",", ":"))
+
+    return EARLY_SCRIPT.replace("NAMES", listed(tabs)).replace("LABELS", listed(labels))
 
 
 def switcher(tabs: list[str], labels: list[str]) -> str:
@@ -75,17 +64,14 @@ def switcher(tabs: list[str], labels: list[str]) -> str:
     )
 
 
-def compare_control(lang: str, tabs: list[str], labels: list[str]) -> str:
-    """The page's compare switch (polybook-compare-controls.js's markup), off."""
-    options = "".join(
-        f'<option value="{html.escape(tab)}">{html.escape(label)}</option>'
-        for tab, label in zip(tabs, labels, strict=True)
-    )
+def compare_control(lang: str) -> str:
+    """The page's compare switch (polybook-compare-controls.js's markup), off; its lists,
+    hidden until it is on, are filled by the script."""
 
     def pick(key: str, side: str) -> str:
         return (
             f'<label class="pb-pick">{html.escape(message(lang, key))} '
-            f'<select data-pb-side="{side}">{options}</select></label>'
+            f'<select data-pb-side="{side}"></select></label>'
         )
 
     group = html.escape(message(lang, "compare_group"), quote=True)
@@ -110,8 +96,7 @@ def _add_compare_control(app: Sphinx, doctree: nodes.document, docname: str) -> 
     section = next(iter(doctree.findall(nodes.section)), None)
     if not comparable or section is None or not section.children:
         return
-    tabs = list(app.config.pb_tabs)
-    markup = compare_control(str(app.config.language), tabs, _labels(app))
+    markup = compare_control(str(app.config.language))
     links = next(iter(section.findall(pb_downloads)), None)
     at = section.index(links) + 1 if links is not None and links.parent is section else 1
     section.insert(at, nodes.raw("", markup, format="html"))

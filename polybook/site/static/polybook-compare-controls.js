@@ -100,7 +100,13 @@
      the page holds (polybook.site.early writes it, so that nothing moves), else a new one. */
   function addPageControl(first) {
     const written = document.querySelector('.pb-compare-page'); // the page's own
-    if (written) return written;
+    if (written) {
+      written.querySelectorAll('select').forEach((select) => {
+        const made = list('', select.getAttribute('data-pb-side')).querySelector('select');
+        if (!select.options.length) select.replaceChildren(...made.children);
+      });
+      return written;
+    }
     const group = element('div', 'pb-compare-page');
     group.setAttribute('role', 'group');
     group.setAttribute('aria-label', say('compare_group'));
