@@ -155,7 +155,7 @@ def test_the_diff_is_a_longest_common_subsequence(open_page: OpenPage) -> None:
     assert page.evaluate("() => polybookDiff.lines([], ['a'])") == {"a": [], "b": [True]}
 
 
-def test_the_choice_persists_across_pages_until_switched_off(open_page: OpenPage) -> None:
+def test_links_carry_the_view_and_storage_keeps_only_the_pair(open_page: OpenPage) -> None:
     page = open_page()
     page.click(".pb-compare-all")  # every set: PyTorch beside the book's next framework
     sets = state(page)
@@ -165,16 +165,17 @@ def test_the_choice_persists_across_pages_until_switched_off(open_page: OpenPage
     )
     assert stored(page, "polybook.compare") == "mxnet"
     assert query(page)["compare"] == ["pytorch,mxnet"]
-    other = open_page(OTHER)  # the next page, without ?compare=: from storage
-    assert state(other)["set-a"]["comparing"]
-    assert state(other)["set-a"]["selected"] == state(page)["set-a"]["selected"]
+    other = open_page(OTHER)  # the next page, without ?compare=: it does not compare
+    assert not state(other)["set-a"]["comparing"]
+    other.click(".pb-compare-all")  # its switch starts with the stored pair
+    assert state(other)["set-b"]["shown"] == ["pytorch", "mxnet"]
     with other.expect_navigation():
         other.evaluate("() => localStorage.clear()")  # the link carries it without storage
         other.click("#to-other")
     assert query(other)["compare"] == query(page)["compare"]
     assert state(other)["set-a"]["comparing"]
-    other.click(".pb-compare-all")  # switched off: no longer stored or in the address
-    assert stored(other, "polybook.compare") is None and "compare" not in query(other)
+    other.click(".pb-compare-all")  # switched off: no longer in the address
+    assert "compare" not in query(other)
     assert not open_page(PAGE).evaluate("() => document.querySelector('.pb-comparing')")
 
 

@@ -150,6 +150,6 @@ def test_kernel_and_worker_deaths_name_their_cause_and_long_outputs_are_cut(
     # The SVG output: an image of the page, and a file that runs nothing when opened.
     drawn = (root / "_build" / "html" / "drawn.html").read_text()
     (svg,) = (root / "_build" / "html" / "_images").glob("*.svg")
-    images = BeautifulSoup(drawn, "html.parser").select("img[alt='cell output']")
+    images = BeautifulSoup(drawn, "html.parser").select(".pb-output img")
     assert [i["src"] for i in images] == [f"_images/{svg.name}"]
     assert "<rect" in svg.read_text() and "alert" not in svg.read_text()

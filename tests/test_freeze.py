@@ -81,7 +81,7 @@ def test_a_cpu_build_of_a_fresh_copy_shows_them_then_reports_them_stale(
     assert "cuda:0" in soup.get_text()
     notes = [n.get_text(strip=True) for n in soup.select("div.pb-provenance")]
     assert len(notes) == 1 and notes[0].startswith("output of a build on a host with 1 GPU (torch")
-    assert len(soup.select("img[alt='cell output']")) == 2
+    assert len(soup.select(".pb-output img")) == 2
     # The code changes: the frozen outputs are stale, reported at the cell and not shown.
     page = clone / "chap/gpus.md"
     page.write_text(page.read_text().replace("'cuda:0'))", "'cuda:0'), 'edited')"))

@@ -26,6 +26,7 @@ from sphinx.util.math import get_node_equation_number
 
 from polybook.fsutil import write_atomic
 from polybook.render.assets import mathjax
+from polybook.site.math_speech import spoken
 
 logger = logging.getLogger(__name__)
 RENDERER = "pb-svg"
@@ -134,7 +135,7 @@ def on_doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> N
 def _drawn(self: Any, formula: Formula) -> str:
     tex = formula[0]
     svg = getattr(self.builder, "pb_math", {}).get(formula)
-    label = html.escape(tex, quote=True)
+    label = html.escape(spoken(tex), quote=True)  # read out in words
     if svg is None:
         return f'<code class="pb-tex">{html.escape(tex)}</code>'
     inner = ROLE.sub("", svg).replace("<svg ", '<svg aria-hidden="true" ', 1)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,8 @@ def visit_downloads_html(self: Any, node: pb_downloads) -> None:
     for fw in config.pb_tabs:
         shown = str(config.pb_tab_names.get(fw, fw))
         name = html.escape(shown)
-        follow = f'data-pb-follow="{html.escape(fw)}"'
+        hidden = "" if fw == config.pb_tabs[0] else " hidden"  # the script shows the reader's
+        follow = f'data-pb-follow="{html.escape(fw)}"{hidden}'
         notebook = f"{node['docname']}.ipynb"
         if links["notebooks"].get(fw):
             href = relative_uri(page, links["notebooks"][fw] + notebook)
@@ -167,8 +169,12 @@ def _section_texts(doctree: nodes.document) -> list[list[Any]]:
     return found
 
 
+EMPTY_BRACKETS = re.compile(r"\s*[(\[][\s,;]*[)\]]")  # what a left-out reference leaves
+
+
 def _squeeze(parts: list[str]) -> str:
-    return " ".join(" ".join(parts).split())[:SNIPPET_CHARS]
+    text = EMPTY_BRACKETS.sub("", " ".join(" ".join(parts).split()))
+    return text[:SNIPPET_CHARS]
 
 
 def _left_out(node: nodes.Element) -> bool:

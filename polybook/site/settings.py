@@ -19,6 +19,7 @@ from polybook.site.sections import SiteSections
 
 SITE_CODE = Path(__file__).resolve().parent  # the site's code, its extension and static files
 STATIC = SITE_CODE / "static"  # the tool's own CSS and JavaScript
+TEMPLATES = SITE_CODE / "templates"  # the theme's page, with the framework switcher
 # Code blocks that get a copy button: not outputs (highlighted as ``none``).
 COPY_SELECTOR = 'div[class*="highlight-"]:not(.highlight-none) div.highlight pre'
 
@@ -51,6 +52,7 @@ def _reader_config(
     ):
         if path and Path(path).is_file():
             settings[setting] = path
+    settings.setdefault("html_favicon", str(STATIC / "polybook-favicon.svg"))  # the tool's own
     return settings
 
 
@@ -75,6 +77,7 @@ def html_config(
     return {
         **core,
         "html_theme": "furo",
+        "templates_path": [str(TEMPLATES)],  # the theme's page, with the switcher
         "html_title": book.project.title,
         # Generated assets (MathJax), the tool's files, then the book's (which may override).
         "html_static_path": [

@@ -13,7 +13,7 @@ from sphinx.application import Sphinx
 
 from polybook.render import messages
 from polybook.render.sphinx.core_ext import display_name
-from polybook.site import editions, math_svg, navigation, reader, search
+from polybook.site import early, editions, math_svg, navigation, reader, search
 from polybook.site.compat import DATA_SCRIPT
 
 
@@ -53,6 +53,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     editions.setup(app)
     math_svg.setup(app)
     navigation.setup(app)
+    early.setup(app)
     app.connect("html-page-context", _meta_tabs)
     app.connect("builder-inited", _keep_compiled_templates)
     app.connect("builder-inited", _add_messages)

@@ -79,8 +79,11 @@ def visit_tabset_html(self: Any, node: pb_tabset) -> None:
         _tab_button(number, t, display_name(config, t), i == 0) for i, t in enumerate(tabs)
     )
     label = "Framework" if node["kind"] == "code" else "Framework of this text"
+    # Hidden unless it holds the default framework: what a page shows without its scripts.
+    shown = not config.pb_tabs or config.pb_tabs[0] in tabs
     self.body.append(
-        f'<div class="pb-tabset" data-pb-kind="{kind}" id="pb-set-{number}">'
+        f'<div class="pb-tabset" data-pb-kind="{kind}" id="pb-set-{number}"'
+        f"{'' if shown else ' hidden'}>"
         f'<div class="pb-tabbar" role="tablist" aria-label="{label}">{buttons}</div>'
     )
 
@@ -173,13 +176,25 @@ class TabDirective(SphinxDirective):
         return [node]
 
 
-def _outputs(outputs: list[dict[str, str]]) -> list[nodes.Node]:
+def image_alt(source: str) -> str:
+    """What a cell's picture shows, for readers who do not see it: the cell's first comment,
+    else the line of code that drew it (its last)."""
+    lines = [line.strip() for line in source.splitlines() if line.strip()]
+    comments = [line.lstrip("#").strip() for line in lines if line.startswith("#")]
+    said = next((c for c in comments if c and not c.startswith("@")), "")
+    if said:
+        return said
+    code = [line for line in lines if not line.startswith("#")]
+    return f"Output of {code[-1][:100]}" if code else "Output of the code above"
+
+
+def _outputs(outputs: list[dict[str, str]], alt: str = "") -> list[nodes.Node]:
     result: list[nodes.Node] = []
     for out in outputs:
         kind = out["type"]
         if kind == "image":
             box = nodes.container(classes=["pb-output", "pb-image"])
-            image = nodes.image(uri=out["uri"], alt="cell output")
+            image = nodes.image(uri=out["uri"], alt=alt or "Output of the code above")
             if "width" in out:  # the width it is shown at (a retina PNG's); height follows
                 image["width"] = f"{out['width']}px"
             box += image
@@ -215,7 +230,7 @@ def _cell(data: dict[str, Any], env: Any, owners: list[str]) -> list[nodes.Node]
         note = nodes.container(classes=["pb-provenance"])
         note += nodes.paragraph(text=localized_note(env.config.language, data["provenance"]))
         result.append(note)
-    result.extend(_outputs(data["outputs"]))
+    result.extend(_outputs(data["outputs"], image_alt(data["source"] or "")))
     return result
 
 

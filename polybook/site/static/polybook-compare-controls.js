@@ -96,8 +96,17 @@
     return wrapper;
   }
 
-  /* The page-level switch, after the page's notebook links (or its title); returned. */
+  /* The page-level switch, after the page's notebook links (or its title); returned: the one
+     the page holds (polybook.site.early writes it, so that nothing moves), else a new one. */
   function addPageControl(first) {
+    const written = document.querySelector('.pb-compare-page'); // the page's own
+    if (written) {
+      written.querySelectorAll('select').forEach((select) => {
+        const made = list('', select.getAttribute('data-pb-side')).querySelector('select');
+        if (!select.options.length) select.replaceChildren(...made.children);
+      });
+      return written;
+    }
     const group = element('div', 'pb-compare-page');
     group.setAttribute('role', 'group');
     group.setAttribute('aria-label', say('compare_group'));

@@ -16,8 +16,10 @@
  *    second framework, a click on the second one swaps the two; the arrow keys, Home and
  *    End move the focus among the tabs without changing the pair (manual activation);
  *  - `?compare=pytorch,jax` opens the page comparing PyTorch (first) and JAX; the page-level
- *    choice is kept in localStorage['polybook.compare'] (the second framework) and in the
- *    address, and carried by links, as the framework choice is;
+ *    switch is kept in the address and carried by links; the pair, not the switch, is kept
+ *    in localStorage['polybook.compare'] (the second framework): a page opened without
+ *    `?compare=` does not compare, and its switch starts with that pair;
+ *  - on a phone the two frameworks of a block show one after the other;
  *  - what changes is announced in a polite live region ("Comparing PyTorch and JAX: 2 and 3
  *    lines differ").
  */
@@ -62,10 +64,10 @@
     }
   }
 
+  /* The pair is kept (the second framework; the first is the tabs' choice), not the mode. */
   function store() {
     try {
-      if (pageOn) window.localStorage.setItem(STORAGE_KEY, partner);
-      else window.localStorage.removeItem(STORAGE_KEY);
+      if (partner) window.localStorage.setItem(STORAGE_KEY, partner);
     } catch (e) {
       // Storage disabled: the address still carries the choice.
     }
@@ -81,18 +83,18 @@
     return names.length === 2 && names[0] && names[1] && names[0] !== names[1] ? names : null;
   }
 
-  /* The framework to start on: the first of a new ?compare= choice; else the stored state. */
+  /* The framework to start on: the first of a new ?compare= choice. A page compares only
+     where its address asks; the stored pair is the one the switch starts with. */
   function start(fresh) {
     const asked = pair(tabs.readParam(PARAM));
-    if (fresh && asked) {
+    if (asked) {
       pageOn = true;
       partner = asked[1];
-      store();
-      return asked[0];
+      if (fresh) store();
+      return fresh ? asked[0] : null;
     }
-    const stored = tabs.resolve(readStored());
-    pageOn = !!stored;
-    partner = stored || partner;
+    pageOn = false;
+    partner = tabs.resolve(readStored()) || partner;
     return null;
   }
 
@@ -101,7 +103,7 @@
     const all = tabs.frameworks();
     if (partner && partner !== name && all.indexOf(partner) >= 0) return;
     partner = previous && previous !== name ? previous : otherThan(name, all);
-    store();
+    if (pageOn || own.size) store(); // the pair is kept once the reader compares
   }
 
   function leave(set) {

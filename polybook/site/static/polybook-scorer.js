@@ -21,6 +21,7 @@ var Scorer = {
   wholeWord: 10, // a word of the query, whole, in the title
   apiEntry: -40, // an API entry or page, below the book's pages
   apiPartOfWord: -40, // an API entry whose name holds the query only inside a word
+  readerFramework: 8, // an API entry of the reader's framework, above the others'
 
   queryWords: function () {
     let query = '';
@@ -46,6 +47,8 @@ var Scorer = {
     if (whole) score += Scorer.wholeWord;
     if (api) score += Scorer.apiEntry;
     if (api && !whole) score += Scorer.apiPartOfWord;
+    const reader = window.polybookTabs && window.polybookTabs.current();
+    if (api && reader && result[0] === 'api/' + reader) score += Scorer.readerFramework;
     return score;
   },
 };

@@ -7,12 +7,12 @@
  * (window.pbSearchPages = {docname: [[section id, shared prose, {framework: its prose},
  * section title], ...]}); a fetch of one of those pages is answered from it, on file:// and
  * http(s) alike, as a page whose [role="main"] holds one <section id> per section: the
- * prose all frameworks share and the reader's chosen framework's (polybook-tabs.js), or,
- * where the query is only in another framework's prose, that one's. Other requests go to
- * the browser's own fetch.
+ * prose all frameworks share and the reader's chosen framework's (polybook-tabs.js), never
+ * another framework's. Other requests go to the browser's own fetch.
  *
- * Each page result then names the section where the query is found (and links to it), and
- * each API entry the framework whose library it is in.
+ * Each page result then names the section its snippet comes from (and links to it), with
+ * the one separator (›) Sphinx's own section results get too, and each API entry the
+ * framework whose library it is in.
  */
 (function () {
   'use strict';
@@ -23,10 +23,16 @@
   const options = window.DOCUMENTATION_OPTIONS || {};
   const suffix = options.FILE_SUFFIX || '.html';
   const browserFetch = window.fetch.bind(window);
+  const SEPARATOR = ' \u203a '; // between a page's title and its section's, in every result
 
+  /* The query's words as Sphinx's search page takes them for its snippets (no stopwords). */
   function queryWords() {
     const query = new URLSearchParams(window.location.search).get('q') || '';
-    return query.toLowerCase().split(/\s+/).filter((w) => w.length > 0);
+    const stop = typeof stopwords !== 'undefined' ? stopwords : []; // language_data.js
+    return query
+      .toLowerCase()
+      .split(/[^\p{L}\p{N}_]+/u)
+      .filter((w) => w.length > 0 && !(stop.indexOf ? stop.indexOf(w) >= 0 : stop.has(w)));
   }
 
   function chosen() {
@@ -46,34 +52,23 @@
     }
   }
 
-  function mentions(text, words) {
-    const lower = text.toLowerCase();
-    return words.some((w) => lower.indexOf(w) >= 0);
-  }
-
-  /* A section's prose for the reader: shared, then the chosen framework's (else one that
-     holds the query). */
-  function prose(section, words) {
+  /* A section's prose for the reader: shared, then the chosen framework's (never another
+     framework's: a PyTorch reader reads no TensorFlow-only text in a snippet). */
+  function prose(section) {
     const own = section[2] || {};
     const name = chosen();
-    let text = section[1] || '';
-    let extra = name && own[name] ? own[name] : '';
-    if (!mentions(text + ' ' + extra, words)) {
-      const other = Object.keys(own).find((fw) => mentions(own[fw], words));
-      if (other) extra = own[other];
-    }
-    return (text + ' ' + extra).trim();
+    const extra = name && own[name] ? own[name] : '';
+    return ((section[1] || '') + ' ' + extra).trim();
   }
 
   function pageHtml(sections) {
-    const words = queryWords();
     const doc = document.implementation.createHTMLDocument('');
     const main = doc.createElement('div');
     main.setAttribute('role', 'main');
     sections.forEach((section) => {
       const el = doc.createElement('section');
       if (section[0]) el.id = section[0];
-      el.textContent = prose(section, words) + ' ';
+      el.textContent = prose(section) + ' ';
       main.appendChild(el);
     });
     doc.body.appendChild(main);
@@ -99,10 +94,16 @@
     return browserFetch(input, init);
   };
 
-  /* The first section (after the page's own top) whose prose holds the query. */
+  /* The section Sphinx's snippet is taken from: the first that holds the last word of the
+     query found on the page (searchtools.js's makeSearchSummary); null for the page's top. */
   function sectionOf(name, words) {
     const sections = pages[name] || [];
-    const hit = sections.slice(1).find((s) => mentions(prose(s, words), words));
+    const texts = sections.map((s) => prose(s).toLowerCase());
+    const found = words.filter((w) => texts.some((t) => t.indexOf(w) >= 0));
+    if (found.length === 0) return null;
+    const word = found[found.length - 1];
+    const at = texts.findIndex((t) => t.indexOf(word) >= 0);
+    const hit = at > 0 ? sections[at] : null;
     return hit && hit[0] && hit[3] ? hit : null;
   }
 
@@ -128,8 +129,9 @@
       const hit = sectionOf(name, queryWords());
       if (!hit) return;
       link.href = link.href.split('#')[0] + '#' + hit[0];
-      where.textContent = ' \u203a ' + hit[3];
+      where.textContent = SEPARATOR + hit[3];
     } else {
+      link.textContent = link.textContent.split(' > ').join(SEPARATOR); // Sphinx's sections
       return;
     }
     link.insertAdjacentElement('afterend', where);

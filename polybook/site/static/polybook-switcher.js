@@ -8,7 +8,7 @@
  * It also sets --pb-sticky-top on <body>: how far from the top of the window the page's
  * sticky headers end, where each tab set's own bar sticks while its block is on screen.
  *
- * Markup (made here):
+ * Markup (written into the page by polybook.site.early, else made here):
  *   <nav class="pb-switcher" aria-label="Framework">
  *     <span class="pb-switcher-label">Framework</span>
  *     <button type="button" data-pb-choose="pytorch" aria-pressed="true">PyTorch</button> ...
@@ -21,9 +21,19 @@
   if (!tabs) return;
   let bar = null;
 
+  function choose(event) {
+    const button = event.target.closest && event.target.closest('[data-pb-choose]');
+    if (button) tabs.select(button.getAttribute('data-pb-choose'));
+  }
+
   function make() {
     const names = tabs.frameworks();
     if (names.length < 2) return null;
+    const written = document.querySelector('.pb-switcher'); // the page's own (polybook.site.early)
+    if (written) {
+      written.addEventListener('click', choose);
+      return written;
+    }
     const nav = document.createElement('nav');
     nav.className = 'pb-switcher';
     nav.setAttribute('aria-label', 'Framework');
@@ -40,10 +50,7 @@
       button.textContent = tabs.label(name);
       nav.appendChild(button);
     });
-    nav.addEventListener('click', (event) => {
-      const button = event.target.closest && event.target.closest('[data-pb-choose]');
-      if (button) tabs.select(button.getAttribute('data-pb-choose'));
-    });
+    nav.addEventListener('click', choose);
     const content = document.querySelector('.content') || document.querySelector('[role="main"]');
     if (!content) return null;
     content.insertBefore(nav, content.firstChild);

@@ -196,6 +196,9 @@
     views.forEach((view) => view.before && view.before(name, previous));
     current = name;
     document.documentElement.setAttribute('data-pb-tab', name);
+    const early = document.getElementById('pb-early-style'); // polybook.site.early's
+    if (early) early.remove();
+    document.documentElement.removeAttribute('data-pb-early');
     tabsets().forEach((set) => applyTo(set, name));
     document.querySelectorAll('[data-pb-follow]').forEach((el) => {
       el.hidden = el.getAttribute('data-pb-follow') !== name;
