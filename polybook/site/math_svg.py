@@ -16,9 +16,11 @@ from __future__ import annotations
 import hashlib
 import html
 import json
+import os
 import re
 import shutil
 import subprocess
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -101,32 +103,82 @@ def _node_run(node: str, formulas: list[Formula]) -> list[str] | str:
     return drawn
 
 
+class WarmNode:
+    """One Node process with MathJax loaded, kept while this Sphinx process lives: an
+    edit's few new formulas (``polybook serve``) cost no Node start. It ends with its stdin,
+    when this process ends."""
+
+    process: subprocess.Popen[str] | None = None
+    owner = 0  # the process that started it (Sphinx's forked writers start their own)
+    lock = threading.Lock()
+
+    @classmethod
+    def start(cls, node: str) -> subprocess.Popen[str]:
+        with cls.lock:
+            if cls.process is None or cls.owner != os.getpid() or cls.process.poll() is not None:
+                cls.owner = os.getpid()
+                command = [node, str(SCRIPT), str(mathjax().parent), "--lines"]
+                cls.process = subprocess.Popen(
+                    command,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                    text=True,
+                )
+            return cls.process
+
+    @classmethod
+    def draw(cls, node: str, formulas: list[Formula]) -> list[str] | str:
+        process = cls.start(node)
+        with cls.lock:
+            try:
+                if process.stdin is None or process.stdout is None:
+                    raise OSError("no pipes")
+                process.stdin.write(json.dumps(formulas) + "\n")
+                process.stdin.flush()
+                drawn: list[str] = json.loads(process.stdout.readline())
+            except (OSError, ValueError):
+                cls.process = None
+                return _node_run(node, formulas)  # drawn afresh: its error, if any, said
+        return drawn
+
+
+def _keep(folder: Path, share: list[Formula], result: list[str] | str) -> int:
+    """Write the drawings of ``share`` (or warn of Node's error); how many were drawn."""
+    if isinstance(result, str):
+        logger.warning("MathJax could not draw this page's math: %s", result)
+        return 0
+    for formula, svg in zip(share, result, strict=True):
+        write_atomic(folder / _key(formula), svg)
+    return len(share)
+
+
 def _draw_missing(folder: Path, missing: list[Formula], workers: int) -> Drawing:
-    """Draw ``missing`` into ``folder`` in up to ``workers`` Node processes at once."""
+    """Draw ``missing`` into ``folder``: a few in the warm Node process, many in up to
+    ``workers`` fresh ones at once."""
     node = shutil.which("node")
     if not (node and mathjax().parent.is_dir()):
         logger.warning("no Node or MathJax to draw math with: `polybook env assets` installs it")
         return Drawing()
     runs = max(1, min(workers or usable_cpus(), len(missing) // PER_RUN))
+    if len(missing) <= PER_RUN:
+        return Drawing(drawn=_keep(folder, missing, WarmNode.draw(node, missing)), node_runs=1)
     shares = [missing[i::runs] for i in range(runs)]
     with ThreadPoolExecutor(runs) as pool:
         results = list(pool.map(lambda share: _node_run(node, share), shares))
-    drawing = Drawing(node_runs=runs)
-    for share, result in zip(shares, results, strict=True):
-        if isinstance(result, str):
-            logger.warning("MathJax could not draw this page's math: %s", result)
-            continue
-        for formula, svg in zip(share, result, strict=True):
-            write_atomic(folder / _key(formula), svg)
-        drawing.drawn += len(share)
-    return drawing
+    drawn = sum(_keep(folder, *done) for done in zip(shares, results, strict=True))
+    return Drawing(drawn=drawn, node_runs=runs)
 
 
-def draw(folder: Path, formulas: set[Formula], workers: int = 0) -> Drawing:
+def draw(folder: Path, formulas: set[Formula], workers: int = 0, read: bool = True) -> Drawing:
     """The SVG of each formula, drawing those ``folder`` does not hold (in up to
-    ``workers`` Node processes; 0: one per CPU)."""
+    ``workers`` Node processes; 0: one per CPU); ``read``: False where only the drawing is
+    wanted (the pages read theirs as they are written)."""
     missing = sorted(f for f in formulas if not (folder / _key(f)).is_file())
     drawing = _draw_missing(folder, missing, workers) if missing else Drawing()
+    if not read:
+        drawing.svgs = dict.fromkeys(formulas, "")
+        return drawing
     for formula in formulas:
         path = folder / _key(formula)
         if path.is_file():
@@ -178,7 +230,7 @@ def on_env_updated(app: Sphinx, env: Any) -> list[str]:
     CPU at most (one run a page cost a Node start each: 40 s of a 200-page book)."""
     if _ours(app):
         every = set().union(*_book_formulas(env).values())
-        drawing = draw(_folder(app), every) if every else Drawing()
+        drawing = draw(_folder(app), every, read=False) if every else Drawing()
         write_atomic(_folder(app) / REPORT, json.dumps(drawing.counts()))
     return []
 
