@@ -68,8 +68,8 @@ def _keep_formatted_entries() -> None:
         if bib_data is not None:
             return format_entry(self, label, entry, bib_data)
         people = [(role, [str(p) for p in persons]) for role, persons in entry.persons.items()]
-        key = (type(self), label, entry.key, entry.type, repr(list(entry.fields.items())))
-        key += (repr(people),)
+        fields = repr(list(entry.fields.items()))
+        key: tuple[Any, ...] = (type(self), label, entry.key, entry.type, fields, repr(people))
         if key not in kept:
             kept[key] = format_entry(self, label, entry)
         return kept[key]
