@@ -148,6 +148,11 @@ class Layout:
         return self.build / "cache" / "exec"
 
     @property
+    def math_cache(self) -> Path:
+        """Each formula's SVG, drawn once per MathJax version (kept by ``make clean``)."""
+        return self.build / "cache" / "math"
+
+    @property
     def timings(self) -> Path:
         return self.build / "cache" / "timings.json"
 

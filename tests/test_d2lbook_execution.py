@@ -16,7 +16,7 @@ from nbformat import NotebookNode
 from polybook.config import load_config
 from polybook.diagnostics import Reporter
 from polybook.execution.kernels.device_errors import MissingDevices
-from polybook.execution.kernels.launch import library_imports
+from polybook.execution.kernels.preload import library_imports
 from polybook.meta import cell_meta
 from polybook.source.book import load_book
 from polybook.source.model import CodeCell, TabProse

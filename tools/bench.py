@@ -23,6 +23,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from tools.bench_baseline import beside
 from tools.bench_envs import clone_figures, environment_figures
 from tools.bench_reader import reader_rows
 from tools.bench_runs import Run, build, serve_latency
@@ -283,7 +284,8 @@ def show(title: str, rows: list[tuple[str, str, str]]) -> None:
     width = max(len(r[0]) for r in rows)
     print(title)
     for name, value, target in rows:
-        print(f"  {name:<{width}}  {value}" + (f"   [target {target}]" if target else ""))
+        aim = f"   [target {target}]" if target else ""
+        print(f"  {name:<{width}}  {value}{aim}{beside(name, value)}")
 
 
 def make_book(root: Path, pages: int) -> None:
@@ -355,7 +357,7 @@ def big_book(pages: int = BOOK_PAGES) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="build-time figures, measured in one run")
-    sections = ["embedded", "reader", "book", "drift", "envs", "clone", "d2lbook"]
+    sections = ["embedded", "reader", "book", "drift", "envs", "clone", "d2lbook", "d2l"]
     parser.add_argument(
         "--only",
         choices=sections,
@@ -386,6 +388,10 @@ def main(argv: list[str] | None = None) -> int:
         from tools.bench_d2lbook import d2lbook_figures
 
         show("d2l-en against d2lbook 1.0.3 (same Python, cold, one run)", d2lbook_figures())
+    if args.only in (None, "d2l"):
+        from tools.bench_d2l_html import TITLE, d2l_figures
+
+        show(TITLE, d2l_figures())
     return 0
 
 

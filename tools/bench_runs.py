@@ -93,9 +93,10 @@ def build(root: Path, target: str = "html", *options: str) -> Run:
     return Run(wall, sampler.peak_kb / 1024, report, sampler.tree_kb / 1024)
 
 
-def serve_latency(root: Path, edits: int = 3) -> float:
+def serve_latency(root: Path, edits: int = 3, formula: bool = False) -> float:
     """Seconds from a prose edit saved to its words shown in the browser, with ``polybook
-    serve`` running and the page open in headless Chromium (the median of ``edits``)."""
+    serve`` running and the page open in headless Chromium (the median of ``edits``);
+    ``formula``: each edit adds a new formula, seen drawn."""
     from playwright.sync_api import sync_playwright
 
     command = [sys.executable, "-m", "polybook", "--quiet", "--root", str(root), "serve"]
@@ -115,12 +116,18 @@ def serve_latency(root: Path, edits: int = 3) -> float:
             page.wait_for_function(listening)
             for n in range(edits):
                 marker = f"Edited by the benchmark, {n}."
+                tex = f"x_{{{n}}}^{{{n + 2}}}"
+                if formula:
+                    marker = f"Drawn by the benchmark ${tex}$."
                 lines = page_file.read_text().splitlines()
                 at = next(i for i, line in enumerate(lines) if i > 2 and line[:1].isalpha())
                 lines[at] += f" {marker}"
                 started = time.monotonic()
                 page_file.write_text("\n".join(lines) + "\n")
                 shown = f"() => document.body.innerText.includes({marker!r})"
+                if formula:
+                    found = f"span.pb-math[aria-label={tex!r}] svg"
+                    shown = f"() => document.querySelector({found!r}) !== null"
                 page.wait_for_function(shown, timeout=120000)
                 latencies.append(time.monotonic() - started)
                 page.wait_for_function(listening)

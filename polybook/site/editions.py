@@ -10,10 +10,8 @@ import html
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree
-
-from sphinx.application import Sphinx
 
 from polybook.config import Book, load_config
 from polybook.config.schema import Edition
@@ -22,6 +20,9 @@ from polybook.fsutil import write_atomic
 from polybook.layout import Layout
 from polybook.render.messages import language_name, message
 from polybook.site.links import EDITION
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
 
 
 def edition_pages(root: Path) -> list[str]:

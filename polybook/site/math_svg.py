@@ -2,10 +2,13 @@
 build (the pinned ``mathjax`` npm package that ``polybook env assets`` installs), so that a
 page carries its math and loads no script or font for it.
 
-Formulas are drawn once: each SVG is kept in the doctree folder (``pb-math/<hash>.svg``) and
-a page asks Node only for those it lacks, in one run. Each formula is an image to assistive
-technology, named by its TeX. Without Node or MathJax a formula shows as its TeX, with a
-``site.math`` warning.
+Formulas are drawn once: each SVG is kept in the build's cache (``_build/cache/math/
+mathjax-<version>/<hash>.svg``, named by its TeX and display mode; kept by ``make clean``),
+and a build asks Node only for those the cache lacks, split among as many Node processes as
+there are CPUs. A second build draws nothing; an edited page draws only its new formulas.
+Each run says what it drew (``last-run.json`` beside the drawings, :class:`Drawing`). Each
+formula is an image to assistive technology, named by its TeX. Without Node or MathJax a
+formula shows as its TeX, with a ``site.math`` warning.
 """
 
 from __future__ import annotations
@@ -13,9 +16,13 @@ from __future__ import annotations
 import hashlib
 import html
 import json
+import os
 import re
 import shutil
 import subprocess
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +32,7 @@ from sphinx.util import logging
 from sphinx.util.math import get_node_equation_number
 
 from polybook.fsutil import write_atomic
+from polybook.parallel import usable_cpus
 from polybook.render.assets import mathjax
 from polybook.site.math_speech import spoken
 
@@ -34,8 +42,25 @@ SCRIPT = Path(__file__).resolve().parent / "node" / "tex2svg.js"
 # Attributes MathJax's SVG carries for itself (its source nodes, character codes): the
 # drawing does not need them, and pages carry less.
 ROLE = re.compile(r'\s(?:role|focusable|data-mml-node|data-c)="[^"]*"')
+# Formulas a Node process draws at least: its start (Node, MathJax's TeX and SVG) costs
+# about as much as drawing 50 formulas, so a few new formulas are one run.
+PER_RUN = 50
+REPORT = "last-run.json"
 
 Formula = tuple[str, bool]  # (TeX, display)
+
+
+@dataclass
+class Drawing:
+    """What a build drew: the SVG of each formula asked for, how many of them Node drew
+    (the others came from the cache) and in how many Node processes."""
+
+    svgs: dict[Formula, str] = field(default_factory=dict)
+    drawn: int = 0
+    node_runs: int = 0
+
+    def counts(self) -> dict[str, int]:
+        return {"formulas": len(self.svgs), "drawn": self.drawn, "node_runs": self.node_runs}
 
 
 def display_tex(node: nodes.math_block) -> str:
@@ -51,31 +76,115 @@ def _key(formula: Formula) -> str:
     return hashlib.sha256(f"{int(display)}\0{tex}".encode()).hexdigest()[:32] + ".svg"
 
 
-def draw(folder: Path, formulas: set[Formula]) -> dict[Formula, str]:
-    """The SVG of each formula, drawing in one Node run those ``folder`` does not hold."""
-    missing = sorted(f for f in formulas if not (folder / _key(f)).is_file())
+def mathjax_version() -> str:
+    """The installed MathJax's version (its ``package.json``); "" where none is."""
+    try:
+        return str(json.loads((mathjax().parent / "package.json").read_text())["version"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return ""
+
+
+def cache_folder(base: Path) -> Path:
+    """Where the drawings of this MathJax lie under ``base``: another version draws anew."""
+    return base / f"mathjax-{mathjax_version() or 'none'}"
+
+
+def _node_run(node: str, formulas: list[Formula]) -> list[str] | str:
+    """The SVGs of ``formulas`` from one Node process, or its error."""
+    run = subprocess.run(
+        [node, str(SCRIPT), str(mathjax().parent)],
+        input=json.dumps(formulas),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if run.returncode != 0:
+        return run.stderr[-400:]
+    drawn: list[str] = json.loads(run.stdout)
+    return drawn
+
+
+class WarmNode:
+    """One Node process with MathJax loaded, kept while this Sphinx process lives: an
+    edit's few new formulas (``polybook serve``) cost no Node start. It ends with its stdin,
+    when this process ends."""
+
+    process: subprocess.Popen[str] | None = None
+    owner = 0  # the process that started it (Sphinx's forked writers start their own)
+    lock = threading.Lock()
+
+    @classmethod
+    def start(cls, node: str) -> subprocess.Popen[str]:
+        with cls.lock:
+            if cls.process is None or cls.owner != os.getpid() or cls.process.poll() is not None:
+                cls.owner = os.getpid()
+                command = [node, str(SCRIPT), str(mathjax().parent), "--lines"]
+                cls.process = subprocess.Popen(
+                    command,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                    text=True,
+                )
+            return cls.process
+
+    @classmethod
+    def draw(cls, node: str, formulas: list[Formula]) -> list[str] | str:
+        process = cls.start(node)
+        with cls.lock:
+            try:
+                if process.stdin is None or process.stdout is None:
+                    raise OSError("no pipes")
+                process.stdin.write(json.dumps(formulas) + "\n")
+                process.stdin.flush()
+                drawn: list[str] = json.loads(process.stdout.readline())
+            except (OSError, ValueError):
+                cls.process = None
+                return _node_run(node, formulas)  # drawn afresh: its error, if any, said
+        return drawn
+
+
+def _keep(folder: Path, share: list[Formula], result: list[str] | str) -> int:
+    """Write the drawings of ``share`` (or warn of Node's error); how many were drawn."""
+    if isinstance(result, str):
+        logger.warning("MathJax could not draw this page's math: %s", result)
+        return 0
+    for formula, svg in zip(share, result, strict=True):
+        write_atomic(folder / _key(formula), svg)
+    return len(share)
+
+
+def _draw_missing(folder: Path, missing: list[Formula], workers: int) -> Drawing:
+    """Draw ``missing`` into ``folder``: a few in the warm Node process, many in up to
+    ``workers`` fresh ones at once."""
     node = shutil.which("node")
-    if missing and node and mathjax().parent.is_dir():
-        run = subprocess.run(
-            [node, str(SCRIPT), str(mathjax().parent)],
-            input=json.dumps(missing),
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if run.returncode == 0:
-            for formula, svg in zip(missing, json.loads(run.stdout), strict=True):
-                write_atomic(folder / _key(formula), svg)
-        else:
-            logger.warning("MathJax could not draw this page's math: %s", run.stderr[-400:])
-    elif missing:
+    if not (node and mathjax().parent.is_dir()):
         logger.warning("no Node or MathJax to draw math with: `polybook env assets` installs it")
-    found = {}
+        return Drawing()
+    runs = max(1, min(workers or usable_cpus(), len(missing) // PER_RUN))
+    if len(missing) <= PER_RUN:
+        return Drawing(drawn=_keep(folder, missing, WarmNode.draw(node, missing)), node_runs=1)
+    shares = [missing[i::runs] for i in range(runs)]
+    with ThreadPoolExecutor(runs) as pool:
+        results = list(pool.map(lambda share: _node_run(node, share), shares))
+    drawn = sum(_keep(folder, *done) for done in zip(shares, results, strict=True))
+    return Drawing(drawn=drawn, node_runs=runs)
+
+
+def draw(folder: Path, formulas: set[Formula], workers: int = 0, read: bool = True) -> Drawing:
+    """The SVG of each formula, drawing those ``folder`` does not hold (in up to
+    ``workers`` Node processes; 0: one per CPU); ``read``: False where only the drawing is
+    wanted (the pages read theirs as they are written)."""
+    missing = sorted(f for f in formulas if not (folder / _key(f)).is_file())
+    drawing = _draw_missing(folder, missing, workers) if missing else Drawing()
+    if not read:
+        drawing.svgs = dict.fromkeys(formulas, "")
+        return drawing
     for formula in formulas:
         path = folder / _key(formula)
         if path.is_file():
-            found[formula] = path.read_text(encoding="utf-8")
-    return found
+            drawing.svgs[formula] = path.read_text(encoding="utf-8")
+    return drawing
 
 
 def _formulas(doctree: nodes.Node) -> set[Formula]:
@@ -111,14 +220,30 @@ def on_merge_info(app: Sphinx, env: Any, docnames: set[str], other: Any) -> None
             ours[docname] = formulas
 
 
+def _folder(app: Sphinx) -> Path:
+    """This build's drawings: the build's math cache (``pb_math_cache``), else beside the
+    doctrees."""
+    return cache_folder(Path(app.config.pb_math_cache or Path(app.doctreedir) / "pb-math"))
+
+
 def on_env_updated(app: Sphinx, env: Any) -> list[str]:
-    """Draw every page's missing formulas in one Node run, before pages are written (one run
-    a page cost a Node start each: 40 s of a 200-page book)."""
+    """Draw every page's missing formulas before pages are written, in one Node run per
+    CPU at most (one run a page cost a Node start each: 40 s of a 200-page book)."""
     if _ours(app):
         every = set().union(*_book_formulas(env).values())
-        if every:
-            draw(Path(app.doctreedir) / "pb-math", every)
+        drawing = draw(_folder(app), every, read=False) if every else Drawing()
+        write_atomic(_folder(app) / REPORT, json.dumps(drawing.counts()))
     return []
+
+
+def last_run(base: Path) -> dict[str, int]:
+    """What the last build drew (:meth:`Drawing.counts`) with its drawings under ``base``;
+    empty where it drew nothing of math (no page read, or none of its pages has any)."""
+    try:
+        found = json.loads((cache_folder(base) / REPORT).read_text())
+    except (OSError, ValueError):
+        return {}
+    return {str(k): int(v) for k, v in found.items()} if isinstance(found, dict) else {}
 
 
 def on_doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None:
@@ -129,7 +254,7 @@ def on_doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> N
     if not hasattr(builder, "pb_math"):
         builder.pb_math = {}
     if formulas:
-        builder.pb_math.update(draw(Path(app.doctreedir) / "pb-math", formulas))
+        builder.pb_math.update(draw(_folder(app), formulas).svgs)
 
 
 def _drawn(self: Any, formula: Formula) -> str:
@@ -161,6 +286,7 @@ def visit_displaymath(self: Any, node: nodes.math_block) -> None:
 
 
 def setup(app: Sphinx) -> None:
+    app.add_config_value("pb_math_cache", "", "", str)  # the build's math cache
     app.add_html_math_renderer(RENDERER, (visit_math, None), (visit_displaymath, None))
     app.connect("doctree-read", on_doctree_read)
     app.connect("env-purge-doc", on_purge_doc)

@@ -89,6 +89,7 @@ def html_config(
         "html_show_sourcelink": False,
         "mathjax_path": "mathjax/tex-chtml.js",
         "html_math_renderer": "pb-svg",  # math drawn at build time (polybook.site.math_svg)
+        "pb_math_cache": str(book.layout.math_cache),
         "html_search_scorer": str(STATIC / "polybook-scorer.js"),  # the search's ranking
         "html_css_files": _book_assets(book.root, "*.css"),
         "html_js_files": _book_assets(book.root, "*.js"),

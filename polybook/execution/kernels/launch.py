@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import json
 import os
-import re
-import sys
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from polybook.execution.kernels.preload import zygote_preload
 from polybook.execution.kernels.zygote_pool import ZygoteSpec
 from polybook.parallel import usable_cpus
 
@@ -41,7 +40,7 @@ class KernelEnv:
     fork: bool = False  # forked from its environment's warm zygote, where one runs
     zygote: str = ""  # the socket of that zygote, as the executor started it
     device_errors: tuple[str, ...] = ()  # the framework's errors saying a device is missing
-    preload: tuple[str, ...] = ()  # what the library imports: its zygote imports it too
+    preload: tuple[str, ...] = ()  # what the library imports and pages use: its zygote too
     figure_format: str = "svg"  # how matplotlib draws figures: [html] figure_format
 
     def to_json(self) -> str:
@@ -92,7 +91,7 @@ def kernel_env(
         threads=max(1, usable_cpus() // book.jobs),
         fork=build.fork_kernels,
         device_errors=env.spec.device_errors,
-        preload=library_imports(book.root / book.library_for(fw).lib_file),
+        preload=zygote_preload(book, build, fw),
         figure_format=figure_format,
     )
 
@@ -107,53 +106,6 @@ def figure_arguments(figure_format: str) -> tuple[str, ...]:
     as ``%config InlineBackend.figure_formats`` would, set at its start, the author's cells
     untouched (a cell that sets its own format keeps it)."""
     return (f"--InlineBackend.figure_formats={INLINE_FORMATS[figure_format]}",)
-
-
-# A top-level import of the library module: ``import a.b as c``, ``from a.b import c, d``.
-# Modules that bind themselves to the IPython shell they are imported in: with no shell in
-# a zygote, matplotlib_inline skips its set-up, and pyplot then fails in the kernel
-# (matplotlib 3.7 under IPython 9). Imported by the kernel itself, they cost 0.03 s.
-SHELL_BOUND = ("matplotlib.pyplot", "matplotlib_inline", "pylab")
-TOP_IMPORT = re.compile(
-    r"^(?:import\s+([\w., ]+?)|from\s+([\w.]+)\s+import\s+([\w, ]+?))\s*(?:#.*)?$"
-)
-
-
-def library_imports(lib_file: Path) -> tuple[str, ...]:
-    """The modules the book's library (as last written) imports at its top, less itself:
-    every kernel of the framework imports them with it (d2l-en's: torchvision, pandas,
-    matplotlib… 3 s a kernel). Read line by line, with no parse: a cold build's head start
-    asks before its first zygote starts."""
-    try:
-        text = lib_file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return ()
-    found: list[str] = []
-    for line in text.splitlines():
-        if not line.startswith(("import ", "from ")):
-            continue
-        match = TOP_IMPORT.match(line)
-        if match is None:
-            continue
-        if match.group(1):
-            found += [part.split(" as ")[0].strip() for part in match.group(1).split(",")]
-        else:
-            package = match.group(2)
-            names = [part.split(" as ")[0].strip() for part in match.group(3).split(",")]
-            found += [package, *(f"{package}.{name}" for name in names)]
-    # Not the library's own package (d2l), nor the standard library (cheap, and in every
-    # library's head: a cold build's head start, before the library is written, asks too),
-    # nor what binds itself to the shell.
-    skipped = {lib_file.parent.name, *sys.stdlib_module_names}
-    return tuple(
-        dict.fromkeys(
-            m
-            for m in found
-            if m
-            and m.split(".")[0] not in skipped
-            and not any(m == b or m.startswith(b + ".") for b in SHELL_BOUND)
-        )
-    )
 
 
 # Math libraries' thread pools: sized to the kernel's share of the CPUs, their idle threads

@@ -13,6 +13,7 @@ pages that read it (:mod:`polybook.render.page_inputs`).
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 from typing import Any
@@ -244,15 +245,37 @@ def record_inputs(app: Sphinx, error: Exception | None) -> None:
     write_inputs(Path(app.config.pb_inputs), found)
 
 
+def _inert(text: str, kept: Path) -> str | None:
+    """``text`` made inert, as :func:`sanitize_svg`, remembered in ``kept`` by its digest:
+    a figure the build copies again (Sphinx copies each anew, as the inert one differs
+    from its source) is not parsed again. None where it is not a well-formed SVG."""
+    try:
+        found = _held(kept, text).read_text(encoding="utf-8")
+        return found or None
+    except OSError:
+        pass
+    clean = sanitize_svg(text)
+    write_atomic(_held(kept, text), clean or "")
+    if clean and clean != text:  # left in place (not copied again), it is read as inert
+        write_atomic(_held(kept, clean), clean)
+    return clean
+
+
+def _held(kept: Path, text: str) -> Path:
+    return kept / (hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:32] + ".svg")
+
+
 def inert_figures(app: Sphinx, error: Exception | None) -> None:
     """The SVG files the build copied (the book's figures, its downloads) rebuilt from the
     allow-list of :mod:`polybook.render.svg`: a reader may open one on its own. One that
-    is not a well-formed SVG is emptied, with a warning."""
+    is not a well-formed SVG is emptied, with a warning. Each is parsed once: its inert form
+    is kept beside the doctrees (``pb-inert/``) by the digest of what was copied."""
     outdir = Path(app.outdir)
+    kept = Path(app.doctreedir) / "pb-inert"
     for folder in (outdir / "_images", outdir / "_downloads"):
         for path in sorted(folder.rglob("*.svg")) if folder.is_dir() else ():
             text = path.read_text(encoding="utf-8", errors="replace")
-            clean = sanitize_svg(text)
+            clean = _inert(text, kept)
             if clean is None:
                 name = path.relative_to(outdir).as_posix()
                 logger.warning(
