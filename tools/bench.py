@@ -23,32 +23,12 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from tools.bench_baseline import beside
+from tools.bench_common import REPO, copy_book, show
 from tools.bench_envs import clone_figures, environment_figures
 from tools.bench_reader import reader_rows
 from tools.bench_runs import Run, build, serve_latency
 
-REPO = Path(__file__).resolve().parent.parent
-BOOK_FILES = ("config.ini", "index.md", "d2l.bib")
-BOOK_DIRS = ("img", "d2l", "static")
 BOOK_PAGES = 200  # the synthetic book's (benchmarks/make_book.py)
-
-
-def copy_book(src: Path, dst: Path) -> None:
-    """The book at ``src`` copied to ``dst``, its environments links to the repository's."""
-    from polybook.frameworks import REGISTRY
-    from polybook.layout import ENVS_DIR
-
-    dst.mkdir(parents=True)
-    for name in BOOK_FILES:
-        shutil.copy2(src / name, dst / name)
-    for folder in [*BOOK_DIRS, *(p.name for p in src.glob("chapter_*"))]:
-        if (src / folder).is_dir():
-            shutil.copytree(src / folder, dst / folder)
-    (dst / ENVS_DIR).mkdir()
-    for name in REGISTRY:
-        if (REPO / ENVS_DIR / name).is_dir():
-            (dst / ENVS_DIR / name).symlink_to((REPO / ENVS_DIR / name).resolve())
 
 
 def edit_prose(root: Path) -> tuple[str, str]:
@@ -278,14 +258,6 @@ def embedded() -> None:
         ]
         show("polybook bench (embedded book, one run)", rows)
         show("the reader's pages (Chromium, file://, each opened fresh)", reader)
-
-
-def show(title: str, rows: list[tuple[str, str, str]]) -> None:
-    width = max(len(r[0]) for r in rows)
-    print(title)
-    for name, value, target in rows:
-        aim = f"   [target {target}]" if target else ""
-        print(f"  {name:<{width}}  {value}{aim}{beside(name, value)}")
 
 
 def make_book(root: Path, pages: int) -> None:

@@ -117,7 +117,7 @@ def d2l_html(book: Path, python: str, folder: Path) -> list[Row]:
 
 def shipped_eval(python: str, folder: Path) -> list[Row]:
     """The shipped book's cold ``build eval``, PyTorch, by polybook and by d2lbook."""
-    from tools.bench import copy_book
+    from tools.bench_common import copy_book
 
     d2lbook = str(Path(python).parent / "d2lbook")
 
@@ -139,7 +139,7 @@ def shipped_eval(python: str, folder: Path) -> list[Row]:
 
 def shipped_site(folder: Path) -> list[Row]:
     """The executed shipped book's site, a no-op, and edits seen through ``serve``."""
-    from tools.bench import copy_book
+    from tools.bench_common import copy_book
 
     root = folder / "served"
     copy_book(REPO, root)
@@ -178,7 +178,7 @@ def d2l_figures() -> list[Row]:
 
 
 if __name__ == "__main__":
-    from tools.bench import show
+    from tools.bench_common import show
 
     show(TITLE, d2l_figures())
     sys.exit(0)
