@@ -88,6 +88,44 @@ def test_dynamic_access_cannot_be_followed() -> None:
     assert used(notebook(IMPORT, "x = (")) is None  # does not parse
 
 
+def _with(*codes: str) -> LibraryUsage:
+    """The library, and ``codes`` saved on a page after it."""
+    usage = library()
+    extra = [SavedBlock("more.md", (1,), code, 3) for code in codes]
+    return LibraryUsage([*usage.blocks, *extra], "d2l/torch.py")
+
+
+def test_a_saved_statement_that_defines_nothing_counts_for_every_page() -> None:
+    """Run as the library is imported, whatever a page uses: it, and what it reads, are in
+    every page's key."""
+    usage = _with("print(unrelated())")
+    nb = notebook(IMPORT, "d2l.helper(1)")
+    assert used(nb, usage) == {"def helper(x):", "print(unrelated())", "def unrelated():"}
+    edited = _with("print(unrelated(), 'loaded')")
+    assert edited.digest(nb) != usage.digest(nb)
+    assert used(notebook(IMPORT, "d2l.helper(1)")) == {"def helper(x):"}  # none saved: none
+
+
+def test_a_saved_block_read_by_a_page_that_reads_the_library_dynamically_uses_it_all() -> None:
+    """A block the page uses that reads ``getattr(d2l, …)`` may read any of it: the key is
+    the whole library's; a page that does not use the block keeps its own."""
+    usage = _with("def lookup(name):\n    return getattr(d2l, name)")
+    assert used(notebook(IMPORT, "d2l.lookup('helper')(1)"), usage) is None
+    assert used(notebook(IMPORT, "d2l.helper(1)"), usage) == {"def helper(x):"}
+    whole = usage.digest(notebook(IMPORT, "d2l.lookup('helper')(1)"))
+    edited = library(**{"return 0": "return 1"})  # a block no page names
+    edited = LibraryUsage([*edited.blocks, *usage.blocks[len(edited.blocks) :]], "d2l/torch.py")
+    assert edited.digest(notebook(IMPORT, "d2l.lookup('helper')(1)")) != whole
+
+
+def test_the_key_holds_the_package_init_every_notebook_imports() -> None:
+    nb = notebook(IMPORT, "d2l.helper(1)")
+    blocks = library().blocks
+    keys = [LibraryUsage(blocks, "d2l/torch.py", init).key(nb) for init in (b"", b"x = 1\n")]
+    assert keys[0] != keys[1]
+    assert LibraryUsage(blocks, "d2l/torch.py", b"x = 1\n").key(nb) == keys[1]
+
+
 def test_blocks_later_in_the_book_count_for_every_page() -> None:
     # Every page imports the whole library: what page 2 adds to DATA is part of page 0's key.
     usage = library()
