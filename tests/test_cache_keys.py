@@ -200,3 +200,64 @@ def test_concurrent_writers_of_one_entry_leave_one_whole_entry(tmp_path: Path) -
     assert len(entries) == 1 and not list(shared.rglob("*.pbtmp"))
     got = ExecutionCache(tmp_path / "reader", str(shared)).get(key, 0)
     assert got is not None and got.cells[0].source.startswith("run ")
+
+
+def test_the_books_package_init_is_read_from_beside_its_library_file(tmp_path: Path) -> None:
+    """``LibraryUsage.of`` reads ``d2l/__init__.py`` beside the framework's ``lib_file``;
+    none there hashes as empty."""
+    from polybook.config import load_config
+
+    from .books import write_book
+
+    files = {"index.md": "# T\n", "d2l/torch.py": "def helper(x):\n    return x\n"}
+    root = write_book(tmp_path / "book", files, "[project]\nname = t\n[build]\ntabs = pytorch\n")
+    book = load_config(root).book
+    blocks = library().blocks
+    nb = notebook(IMPORT, "d2l.helper(1)")
+    bare = LibraryUsage.of(book, "pytorch", blocks)
+    assert bare.key(nb) == LibraryUsage(blocks, "d2l/torch.py", b"").key(nb)
+    (root / "d2l" / "__init__.py").write_text("VERSION = 1\n")
+    assert LibraryUsage.of(book, "pytorch", blocks).key(nb) == (
+        LibraryUsage(blocks, "d2l/torch.py", b"VERSION = 1\n").key(nb)
+    )
+    assert LibraryUsage.of(book, "pytorch", blocks).key(nb) != bare.key(nb)
+    assert LibraryUsage.of(book, "pytorch", blocks).module == "d2l.torch"
+
+
+def test_a_cell_ending_with_a_semicolon_shows_nothing_and_keys_apart() -> None:
+    """IPython shows no result after a final ``;`` (outside comments and strings)."""
+    from polybook.library.usage import cell_digest
+
+    shown, hidden = cell_digest("x = 1\nx"), cell_digest("x = 1\nx;")
+    assert shown.startswith("ast:0:") and hidden.startswith("ast:1:")
+    assert cell_digest("x;  # done\n\n") == cell_digest("x;")
+    assert cell_digest("x  # a comment;") == cell_digest("x")
+    assert cell_digest("s = 'a;'") == cell_digest("s = 'a;'  # text")
+    assert cell_digest("s = 'a;'").startswith("ast:0:")
+    assert cell_digest("f(';')").startswith("ast:0:")
+    assert cell_digest("%time x;") == "text:%time x;"
+    assert cell_digest("x = (;") == "text:x = (;"
+
+
+def test_a_block_is_keyed_by_its_tree_or_its_text_where_it_does_not_parse() -> None:
+    from polybook.library.usage import syntax_digest
+
+    assert syntax_digest("x = 1  # one") == syntax_digest("x  =  1")
+    assert syntax_digest("x = 1") != syntax_digest("x = 2")
+    assert syntax_digest("x = (") != syntax_digest("x = ((")
+    assert len(syntax_digest("x = (")) == 64
+
+
+def test_import_star_and_globals_escape_in_the_library_too() -> None:
+    """A saved block that reads names without spelling them makes its users' keys whole."""
+    for code in (
+        "def everything():\n    return globals()",
+        "def names():\n    from d2l.torch import *\n    return 1",
+        "def inner():\n    return d2l.__dict__",
+    ):
+        usage = _with(code)
+        name = code.split("(")[0].removeprefix("def ")
+        assert used(notebook(IMPORT, f"d2l.{name}()"), usage) is None, code
+    assert used(notebook(IMPORT, "d2l.helper(1)"), _with("def g():\n    return local()")) == {
+        "def helper(x):"
+    }

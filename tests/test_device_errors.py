@@ -177,3 +177,6 @@ def test_a_cell_failing_for_want_of_a_device_is_badged_and_passes_it_on() -> Non
         assert cell_meta(cell).skipped == "" and len(cell.outputs) == 1
     index = _cell("l[3]")  # an IndexError of a cell within the host
     assert not badge_unavailable(index, _reply("IndexError", "out of range"), env, missing)
+    one = _cell("l[0]", 1)  # needs the one GPU the host has: not beyond it
+    assert not badge_unavailable(one, _reply("IndexError", "out of range"), env, missing)
+    assert cell_meta(one).skipped == ""
