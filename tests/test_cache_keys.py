@@ -261,3 +261,29 @@ def test_import_star_and_globals_escape_in_the_library_too() -> None:
     assert used(notebook(IMPORT, "d2l.helper(1)"), _with("def g():\n    return local()")) == {
         "def helper(x):"
     }
+
+
+def test_a_dynamic_notebooks_key_is_not_that_of_one_using_every_block() -> None:
+    usage = library()
+    names = {"double", "Linear", "DATA", "unrelated", "helper", "Module", "inspect", "fit"}
+    assert usage.closure(names) == list(range(len(LIBRARY)))
+    dynamic = usage.digest(notebook(IMPORT, "getattr(d2l, 'double')(1)"))
+    assert dynamic == usage.digest_for(None)
+    assert usage.digest_for(names) != dynamic
+    assert usage.digest_for(set()) not in (dynamic, usage.digest_for(names))
+    nb = notebook(IMPORT, "d2l.helper(1)")
+    assert LibraryUsage(usage.blocks, "d2l/torch.py").key(nb) == (
+        LibraryUsage(usage.blocks, "d2l/torch.py", b"").key(nb)
+    )
+
+
+def test_the_library_read_through_its_package() -> None:
+    """``import d2l.torch``: ``d2l.torch.NAME`` is read; ``d2l.torch`` passed around is not
+    followed; other modules' attributes before it change nothing."""
+    spelled = notebook("import d2l.torch", "torch.zeros(1)\nd2l.torch.helper(1)")
+    assert used(spelled) == {"def helper(x):"}
+    assert used(notebook("import d2l.torch", "lib = d2l.torch\nlib.helper(1)")) is None
+    assert used(notebook("import d2l.torch", "d2l.other.x\nd2l.torch.double(1)")) == {
+        "def double(x):",
+        "def helper(x):",
+    }

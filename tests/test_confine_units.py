@@ -60,6 +60,10 @@ def test_a_refusal_says_where_the_name_leads(book: Confinement, tmp_path: Path) 
     with pytest.raises(Outside) as raised:
         book.check(secret)
     assert str(raised.value) == f"{str(secret)!r} is outside the book ({secret})"
+    (tmp_path / "hostlink").symlink_to(tmp_path / "host")  # a link, but not the book's
+    with pytest.raises(Outside) as raised:
+        book.check(tmp_path / "hostlink" / "secret", "x")
+    assert str(raised.value) == f"'x' is outside the book ({tmp_path / 'hostlink' / 'secret'})"
     (book.root / "chap" / "out").symlink_to(tmp_path / "host")
     with pytest.raises(Outside) as raised:
         book.resolve("out/secret", chap)

@@ -106,6 +106,7 @@ def test_the_names_a_cell_binds() -> None:
     )
     assert bound_names(source) == {"os", "np", "c", "x", "y", "z", "f", "v", "K", "i", "g"}
     assert bound_names("x = (") == set()
+    assert bound_names("for i in x:\n    !echo\n    y = 1\n") == {"i", "y"}  # magics blanked
 
 
 def test_a_badged_cells_names_pass_its_badge_on_to_a_cell_reading_them() -> None:

@@ -49,7 +49,8 @@ def test_the_rebuilt_file_keeps_the_drawing_as_written() -> None:
         '<image href="data:image/png;base64,iVBO Rw0=" width="1"/>'
         '<image href="data:image/png;base64,iVBORw0KGgo=!" width="1"/>'
         '<foreignObject><rect width="9"/></foreignObject>'
-        '<rect xmlns:o="urn:other" o:width="9" width="3"/></g></svg>'
+        '<rect xmlns:o="urn:other" o:width="9" width="3"/>'
+        '<text space="keep">x</text><style>a {<b/>fill: red}</style></g></svg>'
     )
     assert sanitize_svg(source) == (
         HEAD + '<g transform="scale(2)" xml:space="preserve" xml:lang="en">'
@@ -59,7 +60,7 @@ def test_the_rebuilt_file_keeps_the_drawing_as_written() -> None:
         "<style>rect { fill: red }</style><style></style>"
         '<image href="data:image/png;base64,iVBO Rw0=" width="1"></image>'
         '<image width="1"></image>'
-        '<rect width="3"></rect></g></svg>'
+        '<rect width="3"></rect><text>x</text><style>a {fill: red}</style></g></svg>'
     )
 
 
@@ -79,4 +80,5 @@ def test_an_svg_without_its_namespace_is_put_in_it_and_anything_else_is_refused(
     assert sanitize_svg('<svg xmlns="urn:other"/>') is None
     assert sanitize_svg("<svg>") is None
     assert sanitize_svg('<!DOCTYPE svg [<!entity a "b">]><svg/>') is None
+    assert sanitize_svg(f'<!DOCTYPE svg [<!ENTITY a "b">]><svg xmlns="{SVG}">&a;</svg>') is None
     assert sanitize_svg("") is None
