@@ -222,6 +222,12 @@ def test_the_books_package_init_is_read_from_beside_its_library_file(tmp_path: P
     )
     assert LibraryUsage.of(book, "pytorch", blocks).key(nb) != bare.key(nb)
     assert LibraryUsage.of(book, "pytorch", blocks).module == "d2l.torch"
+    config = (
+        "[project]\nname = t\n[build]\ntabs = pytorch\n[library-pytorch]\nlib_file = lib/t.py\n"
+    )
+    other = write_book(tmp_path / "other", {**files, "lib/__init__.py": "X = 2\n"}, config)
+    usage = LibraryUsage.of(load_config(other).book, "pytorch", blocks)  # its own folder's
+    assert usage.key(nb) == LibraryUsage(blocks, "lib/t.py", b"X = 2\n").key(nb)
 
 
 def test_a_cell_ending_with_a_semicolon_shows_nothing_and_keys_apart() -> None:

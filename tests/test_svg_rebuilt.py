@@ -75,6 +75,11 @@ def test_an_svg_without_its_namespace_is_put_in_it_and_anything_else_is_refused(
         f'<svg xmlns="{SVG}" xmlns:xlink="http://www.w3.org/1999/xlink" width="2">'
         '<g><rect width="1"></rect></g></svg>'
     )
+    mixed = f'<svg><g xmlns="{SVG}"><rect width="1"/></g></svg>'  # a child already in it
+    assert sanitize_svg(mixed) == (
+        f'<svg xmlns="{SVG}" xmlns:xlink="http://www.w3.org/1999/xlink">'
+        '<g><rect width="1"></rect></g></svg>'
+    )
     assert sanitize_svg(f'<html xmlns="{SVG}"/>') is None
     assert sanitize_svg("<html/>") is None
     assert sanitize_svg('<svg xmlns="urn:other"/>') is None
