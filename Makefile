@@ -10,7 +10,7 @@ TABS ?= all
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all html lib eval check test lint bench bench-book clean setup envs system-deps serve screenshots \
-	notebooks dist lab pdf pdf-deps epub linkcheck slides
+	notebooks dist lab pdf pdf-deps epub linkcheck slides mutants
 
 all: html
 
@@ -137,6 +137,17 @@ bench: envs system-deps
 # The 200-page synthetic book's figures alone (nothing executed: no environments needed).
 bench-book: setup
 	$(TOOL)/bin/python -m tools.bench --only book
+
+# Mutation testing (tools/mutants.py; mutmut, pinned in requirements/mutants.txt) of the
+# modules that guard correctness, with their fast tests: killed / total per module, and the
+# survivors tests/mutants-accepted.txt does not accept. Slow (CPU-bound): not part of `test`.
+# MUTANTS=polybook/confine.py runs one module.
+$(ENVS)/mutants.stamp: $(TOOL)/.stamp requirements/mutants.txt
+	$(INSTALL) --requirement=requirements/mutants.txt
+	touch $@
+
+mutants: $(ENVS)/mutants.stamp
+	$(TOOL)/bin/python -m tools.mutants $(MUTANTS)
 
 # Removes build outputs; the execution cache (_build/cache) and the saved baselines
 # (_build/baselines, see `polybook baseline save`) survive.

@@ -88,6 +88,44 @@ def test_dynamic_access_cannot_be_followed() -> None:
     assert used(notebook(IMPORT, "x = (")) is None  # does not parse
 
 
+def _with(*codes: str) -> LibraryUsage:
+    """The library, and ``codes`` saved on a page after it."""
+    usage = library()
+    extra = [SavedBlock("more.md", (1,), code, 3) for code in codes]
+    return LibraryUsage([*usage.blocks, *extra], "d2l/torch.py")
+
+
+def test_a_saved_statement_that_defines_nothing_counts_for_every_page() -> None:
+    """Run as the library is imported, whatever a page uses: it, and what it reads, are in
+    every page's key."""
+    usage = _with("print(unrelated())")
+    nb = notebook(IMPORT, "d2l.helper(1)")
+    assert used(nb, usage) == {"def helper(x):", "print(unrelated())", "def unrelated():"}
+    edited = _with("print(unrelated(), 'loaded')")
+    assert edited.digest(nb) != usage.digest(nb)
+    assert used(notebook(IMPORT, "d2l.helper(1)")) == {"def helper(x):"}  # none saved: none
+
+
+def test_a_saved_block_read_by_a_page_that_reads_the_library_dynamically_uses_it_all() -> None:
+    """A block the page uses that reads ``getattr(d2l, …)`` may read any of it: the key is
+    the whole library's; a page that does not use the block keeps its own."""
+    usage = _with("def lookup(name):\n    return getattr(d2l, name)")
+    assert used(notebook(IMPORT, "d2l.lookup('helper')(1)"), usage) is None
+    assert used(notebook(IMPORT, "d2l.helper(1)"), usage) == {"def helper(x):"}
+    whole = usage.digest(notebook(IMPORT, "d2l.lookup('helper')(1)"))
+    edited = library(**{"return 0": "return 1"})  # a block no page names
+    edited = LibraryUsage([*edited.blocks, *usage.blocks[len(edited.blocks) :]], "d2l/torch.py")
+    assert edited.digest(notebook(IMPORT, "d2l.lookup('helper')(1)")) != whole
+
+
+def test_the_key_holds_the_package_init_every_notebook_imports() -> None:
+    nb = notebook(IMPORT, "d2l.helper(1)")
+    blocks = library().blocks
+    keys = [LibraryUsage(blocks, "d2l/torch.py", init).key(nb) for init in (b"", b"x = 1\n")]
+    assert keys[0] != keys[1]
+    assert LibraryUsage(blocks, "d2l/torch.py", b"x = 1\n").key(nb) == keys[1]
+
+
 def test_blocks_later_in_the_book_count_for_every_page() -> None:
     # Every page imports the whole library: what page 2 adds to DATA is part of page 0's key.
     usage = library()
@@ -162,3 +200,96 @@ def test_concurrent_writers_of_one_entry_leave_one_whole_entry(tmp_path: Path) -
     assert len(entries) == 1 and not list(shared.rglob("*.pbtmp"))
     got = ExecutionCache(tmp_path / "reader", str(shared)).get(key, 0)
     assert got is not None and got.cells[0].source.startswith("run ")
+
+
+def test_the_books_package_init_is_read_from_beside_its_library_file(tmp_path: Path) -> None:
+    """``LibraryUsage.of`` reads ``d2l/__init__.py`` beside the framework's ``lib_file``;
+    none there hashes as empty."""
+    from polybook.config import load_config
+
+    from .books import write_book
+
+    files = {"index.md": "# T\n", "d2l/torch.py": "def helper(x):\n    return x\n"}
+    root = write_book(tmp_path / "book", files, "[project]\nname = t\n[build]\ntabs = pytorch\n")
+    book = load_config(root).book
+    blocks = library().blocks
+    nb = notebook(IMPORT, "d2l.helper(1)")
+    bare = LibraryUsage.of(book, "pytorch", blocks)
+    assert bare.key(nb) == LibraryUsage(blocks, "d2l/torch.py", b"").key(nb)
+    (root / "d2l" / "__init__.py").write_text("VERSION = 1\n")
+    assert LibraryUsage.of(book, "pytorch", blocks).key(nb) == (
+        LibraryUsage(blocks, "d2l/torch.py", b"VERSION = 1\n").key(nb)
+    )
+    assert LibraryUsage.of(book, "pytorch", blocks).key(nb) != bare.key(nb)
+    assert LibraryUsage.of(book, "pytorch", blocks).module == "d2l.torch"
+    config = (
+        "[project]\nname = t\n[build]\ntabs = pytorch\n[library-pytorch]\nlib_file = lib/t.py\n"
+    )
+    other = write_book(tmp_path / "other", {**files, "lib/__init__.py": "X = 2\n"}, config)
+    usage = LibraryUsage.of(load_config(other).book, "pytorch", blocks)  # its own folder's
+    assert usage.key(nb) == LibraryUsage(blocks, "lib/t.py", b"X = 2\n").key(nb)
+
+
+def test_a_cell_ending_with_a_semicolon_shows_nothing_and_keys_apart() -> None:
+    """IPython shows no result after a final ``;`` (outside comments and strings)."""
+    from polybook.library.usage import cell_digest
+
+    shown, hidden = cell_digest("x = 1\nx"), cell_digest("x = 1\nx;")
+    assert shown.startswith("ast:0:") and hidden.startswith("ast:1:")
+    assert cell_digest("x;  # done\n\n") == cell_digest("x;")
+    assert cell_digest("x  # a comment;") == cell_digest("x")
+    assert cell_digest("s = 'a;'") == cell_digest("s = 'a;'  # text")
+    assert cell_digest("s = 'a;'").startswith("ast:0:")
+    assert cell_digest("f(';')").startswith("ast:0:")
+    assert cell_digest("%time x;") == "text:%time x;"
+    assert cell_digest("x = (;") == "text:x = (;"
+
+
+def test_a_block_is_keyed_by_its_tree_or_its_text_where_it_does_not_parse() -> None:
+    from polybook.library.usage import syntax_digest
+
+    assert syntax_digest("x = 1  # one") == syntax_digest("x  =  1")
+    assert syntax_digest("x = 1") != syntax_digest("x = 2")
+    assert syntax_digest("x = (") != syntax_digest("x = ((")
+    assert len(syntax_digest("x = (")) == 64
+
+
+def test_import_star_and_globals_escape_in_the_library_too() -> None:
+    """A saved block that reads names without spelling them makes its users' keys whole."""
+    for code in (
+        "def everything():\n    return globals()",
+        "def names():\n    from d2l.torch import *\n    return 1",
+        "def inner():\n    return d2l.__dict__",
+    ):
+        usage = _with(code)
+        name = code.split("(")[0].removeprefix("def ")
+        assert used(notebook(IMPORT, f"d2l.{name}()"), usage) is None, code
+    assert used(notebook(IMPORT, "d2l.helper(1)"), _with("def g():\n    return local()")) == {
+        "def helper(x):"
+    }
+
+
+def test_a_dynamic_notebooks_key_is_not_that_of_one_using_every_block() -> None:
+    usage = library()
+    names = {"double", "Linear", "DATA", "unrelated", "helper", "Module", "inspect", "fit"}
+    assert usage.closure(names) == list(range(len(LIBRARY)))
+    dynamic = usage.digest(notebook(IMPORT, "getattr(d2l, 'double')(1)"))
+    assert dynamic == usage.digest_for(None)
+    assert usage.digest_for(names) != dynamic
+    assert usage.digest_for(set()) not in (dynamic, usage.digest_for(names))
+    nb = notebook(IMPORT, "d2l.helper(1)")
+    assert LibraryUsage(usage.blocks, "d2l/torch.py").key(nb) == (
+        LibraryUsage(usage.blocks, "d2l/torch.py", b"").key(nb)
+    )
+
+
+def test_the_library_read_through_its_package() -> None:
+    """``import d2l.torch``: ``d2l.torch.NAME`` is read; ``d2l.torch`` passed around is not
+    followed; other modules' attributes before it change nothing."""
+    spelled = notebook("import d2l.torch", "torch.zeros(1)\nd2l.torch.helper(1)")
+    assert used(spelled) == {"def helper(x):"}
+    assert used(notebook("import d2l.torch", "lib = d2l.torch\nlib.helper(1)")) is None
+    assert used(notebook("import d2l.torch", "d2l.other.x\nd2l.torch.double(1)")) == {
+        "def double(x):",
+        "def helper(x):",
+    }

@@ -79,11 +79,16 @@ def test_the_keys_that_name_files_are_derived_from_the_schema() -> None:
     host = {(k.section, k.name) for k in KEYS if k.kind == "path" and not k.names_files}
     assert host == {("build", "envs_dir"), (ENV_SECTION, "python"), ("edition-<name>", "root")}
     named = {(k.section, k.name) for k in FILE_KEYS}
-    assert {("build", "resources"), ("build", "requirements"), (LIBRARY_SECTION, "lib_file")}
-    assert named >= {
+    assert named == {
+        ("build", "resources"),
+        ("build", "requirements"),
+        (LIBRARY_SECTION, "lib_file"),
         ("pdf", "bibfile"),
+        ("pdf", "latex_logo"),
         ("html", "favicon"),
+        ("html", "html_logo"),
         (FRAMEWORK_SECTION, "cpu_requirements"),
+        (FRAMEWORK_SECTION, "cuda_requirements"),
     }
 
 
@@ -161,6 +166,35 @@ def test_a_frozen_entry_naming_a_host_file_is_refused_at_its_line_and_never_read
     assert len(reporter.errors) == 3
     shown = frozen.as_notebook(json.loads(path.read_text()))  # behind find: nothing read
     assert SECRET not in json.dumps(shown) and "image/png" not in json.dumps(shown)
+
+
+def test_a_frozen_image_is_named_only_by_its_sha256_in_the_files_folder(tmp_path: Path) -> None:
+    """Files of ``_freeze/files/`` (real ones, inside the folder) are refused unless named
+    ``files/<64 hex digits>.<image type>``: no other name, case, folder or type."""
+    from polybook.source.frozen import frozen_image
+
+    folder = tmp_path / "_freeze"
+    digest = "0123456789abcdef" * 4
+    good = f"files/{digest}.png"
+    bad = [
+        "files/page.png",  # not a content name
+        f"files/{digest[:-1]}.png",  # 63 digits
+        f"files/{digest}0.png",  # 65
+        f"files/{digest.upper()}.png",
+        f"files/{digest}.html",  # not an image type
+        f"files/{digest}.png.txt",
+        f"files/sub/{digest}.png",  # a folder inside
+        f"files/{digest}",
+        f"files/./{digest}.png",
+    ]
+    for name in [good, *bad]:
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text("an image")
+    assert frozen_image(folder, good) == folder / good
+    for ext in ("jpg", "gif", "webp", "svg"):
+        (folder / f"files/{digest}.{ext}").write_text("an image")
+        assert frozen_image(folder, f"files/{digest}.{ext}") == folder / f"files/{digest}.{ext}"
+    assert {name: frozen_image(folder, name) for name in bad} == dict.fromkeys(bad)
 
 
 def rst(*lines: str) -> str:

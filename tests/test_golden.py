@@ -7,6 +7,7 @@ per framework, libraries per framework, and expected errors, in one readable fil
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -23,7 +24,7 @@ from polybook.source.model import CodeCell, Document, Toc
 from polybook.source.parse import parse
 from polybook.source.split import split
 
-from .golden import check_golden
+from .golden import check_golden, ci_refusal
 
 CASES = Path(__file__).parent / "fixtures" / "cases"
 TABS = ("pytorch", "mxnet", "jax", "tensorflow")
@@ -100,3 +101,17 @@ def test_error_cases_fail_and_others_do_not() -> None:
     for case in sorted(CASES.glob("*.md")):
         has_error = "== error" in render_case(case)
         assert has_error == case.stem.startswith("err_"), case.name
+
+
+def test_ci_never_rewrites_golden_files() -> None:
+    """``POLYBOOK_UPDATE_GOLDEN`` set under CI (``.ci/run`` sets ``CI=true``) fails the run:
+    there the golden files are compared, never rewritten."""
+    refusal = ci_refusal(os.environ)
+    assert refusal == "", refusal
+    assert ci_refusal({"CI": "true", "POLYBOOK_UPDATE_GOLDEN": "1"}).startswith(
+        "$POLYBOOK_UPDATE_GOLDEN is set under CI (CI=true): CI compares the golden files"
+    )
+    assert ci_refusal({"CI": "1", "POLYBOOK_UPDATE_GOLDEN": "yes"})
+    for local in ({"POLYBOOK_UPDATE_GOLDEN": "1"}, {"CI": "false", "POLYBOOK_UPDATE_GOLDEN": "1"}):
+        assert ci_refusal(local) == ""  # a local run rewrites them
+    assert ci_refusal({"CI": "true"}) == ""

@@ -13,13 +13,14 @@ from pathlib import Path
 import pytest
 
 from polybook import frameworks
-from polybook.diagnostics import PolybookError
+from polybook.diagnostics import Location, PolybookError
 from polybook.environments import installer, sources, venvs
 from polybook.environments.packages import canonical
 from polybook.frameworks import DEVICES
 from polybook.paths import REQUIREMENTS
 
-from .test_env_setup import environment, run, tiny_book
+from .books import made_wheel, simple_index
+from .tiny_envs import environment, run, tiny_book
 
 PYTHON = Path(sys.executable)
 
@@ -77,6 +78,76 @@ def test_an_installer_that_is_neither_uv_nor_pip_is_a_located_error(
     assert "uv or pip" in str(raised.value) and "[polybook.env]" in str(raised.value)
     monkeypatch.setenv(installer.INSTALLER_VARIABLE, "PIP")
     assert installer.current().name == "pip" and installer.current().asked
+
+
+def _local_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """pip configured (a file of its own, as ``$PIP_CONFIG_FILE`` names it) with a package
+    index in ``tmp_path`` alone, the host's other sources blanked: it offers ``demo
+    1.0+local``, a build no other index has."""
+    wheel = made_wheel(tmp_path / "files", "demo", "1.0+local", {"demo/__init__.py": "V = 7\n"})
+    index = simple_index(tmp_path / "simple", [wheel])
+    conf = tmp_path / "pip.conf"
+    conf.write_text(f"[global]\nindex-url = {index}\n")
+    monkeypatch.setenv("PIP_CONFIG_FILE", str(conf))
+    for variable in ("PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "PIP_CONSTRAINT"):
+        monkeypatch.setenv(variable, "")  # the host's own sources (its files, its variables)
+    monkeypatch.setenv("PIP_INDEX_URL", index)
+    for variable in sources.UV_SOURCES:  # uv's own, which it must not read instead
+        monkeypatch.setenv(variable, "https://uv.invalid/simple")
+
+
+@pytest.mark.parametrize("name", installer.CHOICES)
+def test_install_takes_the_package_from_the_index_pip_is_configured_with(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """``installer.install`` into a new venv: ``demo==1.0+local`` is on the local index
+    alone, so only an installer given pip's sources finds it; uv and pip alike."""
+    _local_index(tmp_path, monkeypatch)
+    for variable in sources.UV_SOURCES:
+        monkeypatch.delenv(variable)
+    monkeypatch.setenv(installer.INSTALLER_VARIABLE, name)
+    where = Location("test")
+    installer.make_venv(tmp_path / "venv", where, "no venv")
+    python = tmp_path / "venv" / "bin" / "python"
+    settings = sources.read(python)
+    assert sources.uv_options(settings) == [
+        *("--index-strategy", "unsafe-best-match", "--index-url", settings["index-url"])
+    ]
+    done = installer.install(python, ["demo==1.0+local"], where, "not installed")
+    assert done == name
+    shown = subprocess.run(
+        [
+            str(python),
+            "-c",
+            "import demo, importlib.metadata as m; print(demo.V, m.version('demo'))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert shown.stdout.split() == ["7", "1.0+local"]
+    (info,) = (tmp_path / "venv").glob("lib/python*/site-packages/demo-1.0+local.dist-info")
+    assert (info / "INSTALLER").read_text().strip() == name
+    compiled = list((info.parent / "demo" / "__pycache__").glob("__init__.*.pyc"))
+    assert len(compiled) == 1  # compiled as pip compiles what it installs
+
+
+def test_an_install_whose_sources_uv_is_not_given_fails_with_a_located_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing on the index pip is configured with: the installer's error, at its place,
+    with uv's last lines; uv's own sources (set here) are not read."""
+    _local_index(tmp_path, monkeypatch)
+    monkeypatch.setenv(installer.INSTALLER_VARIABLE, "uv")
+    where = Location("requirements/x.txt", 3)
+    installer.make_venv(tmp_path / "venv", where, "no venv")
+    python = tmp_path / "venv" / "bin" / "python"
+    with pytest.raises(PolybookError) as raised:
+        installer.install(python, ["demo==2.0"], where, "demo did not install")
+    said = str(raised.value)
+    assert said.startswith("requirements/x.txt:3: demo did not install:\n")
+    assert "demo==2.0" in said and "uv.invalid" not in said
+    assert "[polybook.env]" in said
 
 
 def _pip_resolves(requirements: Path) -> dict[str, str]:

@@ -198,7 +198,9 @@ def test_build_and_doctor_say_when_the_first_cell_cannot_work(
     assert "has no d2l 0.1.0" in warning.message and "another project's" in warning.message
     assert "set [html] base_url" in warning.message and not said.errors
     assert first_cell(root).endswith(" d2l==0.1.0 torch==2.13.0")
-    assert main(["--root", str(root), "doctor"]) in (0, 1)  # 1: no environments here
+    # The shared environments are ready: what the first cell installs is a finding, not a
+    # failure of the environments, which alone make doctor's exit 1.
+    assert main(["--root", str(root), "doctor"]) == 0
     out = capsys.readouterr().out
     assert "  ✗ library       the students' notebooks install the library as `d2l" in out
     assert "      fix: set [html] base_url" in out

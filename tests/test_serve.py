@@ -87,15 +87,17 @@ def test_nothing_outside_the_site_is_served(book: Path, preview: Preview) -> Non
     assert _status(port, "/chap/page.html") == 200
     for path in ("/../config.ini", "/%2e%2e/config.ini", "/escape/config.ini", "/chap/"):
         assert _status(port, path) == 404, path
+        assert _get(port, path, method="HEAD")[0] == 404, path
 
 
-def _get(port: int, path: str, host: str = "") -> tuple[int, str]:
-    """A GET of ``path`` (with ``host`` as its Host header when given): status and body."""
+def _get(port: int, path: str, host: str = "", method: str = "GET") -> tuple[int, str]:
+    """A GET (or ``method``) of ``path`` (with ``host`` as its Host header when given):
+    status and body."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     try:
-        connection.request("GET", path, headers={"Host": host} if host else {})
+        connection.request(method, path, headers={"Host": host} if host else {})
         answer = connection.getresponse()
-        body = answer.read(100_000) if path != EVENTS else answer.read(0)
+        body = answer.read(100_000) if path != EVENTS and method == "GET" else answer.read(0)
         return answer.status, body.decode("utf-8", errors="replace")
     finally:
         connection.close()
@@ -115,12 +117,18 @@ def test_every_html_page_gets_the_reload_script_whatever_its_address(
 def test_a_request_for_another_host_is_refused(book: Path, preview: Preview) -> None:
     """DNS rebinding: a page of evil.example, its name now 127.0.0.1, reads the preview."""
     port = int(preview.server.server_address[1])
-    for host in (f"evil.example:{port}", "evil.example", f"127.0.0.1.evil.example:{port}", ""):
+    other = port + 1 if port < 65535 else port - 1  # this host, another server's port
+    refused = [f"evil.example:{port}", "evil.example", f"127.0.0.1.evil.example:{port}", ""]
+    refused += [f"127.0.0.1:{other}", f"localhost:{other}", "127.0.0.1", "localhost"]
+    for host in refused:
         for path in ("/", "/chap/page.html", EVENTS):
             status, body = _get(port, path, host or " ")
             assert status == 403 and "First words" not in body, (host, path)
+        for path in ("/", "/chap/page.html", "/chap/"):  # HEAD too: not even the page's size
+            assert _get(port, path, host or " ", "HEAD")[0] == 403, (host, path)
     for host in (f"localhost:{port}", f"127.0.0.1:{port}", f"LOCALHOST:{port}"):
         assert _get(port, "/chap/page.html", host)[0] == 200, host
+        assert _get(port, "/chap/page.html", host, "HEAD")[0] == 200, host
 
 
 @pytest.mark.slow

@@ -4,10 +4,13 @@ the Colab notebook's first cell (its ``%pip`` line as pip's arguments) and then 
 notebook with nbclient on the CPU: no error outside the cells badged as needing a GPU.
 
 The venv stands for the platform: its framework is the one the platform ships (the build's
-environment, reached through a ``.pth`` file, with a record of the distribution the first
-cell pins where the CPU set names it otherwise: ``tensorflow`` for ``tensorflow_cpu``), and
-everything of the book's library comes from the wheel the site serves. One page in each
-framework here; ``STUDENT_PAGES=all`` runs every page of the book, both platforms.
+environment, reached through a ``.pth`` file), and everything of the book's library comes
+from the wheel the site serves. The first cell's framework pins are checked against the
+package index pip is configured with (each names a distribution of that version there) and
+against the build's environment (the version it holds, by that name or, ``tensorflow`` for
+``tensorflow-cpu``, by another of the framework's; such a pin is left to the platform).
+One page in each framework here; ``STUDENT_PAGES=all`` runs every page of the book, both
+platforms.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import sys
 import threading
 import urllib.request
 import venv
@@ -30,12 +34,14 @@ from typing import Any
 import pytest
 from nbformat import NotebookNode
 
+from polybook import frameworks
 from polybook.config import load_config
 from polybook.environments import venvs
+from polybook.environments.packages import canonical
 from polybook.meta import cell_meta
 from polybook.nb import reads, writes
 
-from .books import build, copy_shipped, link_cache, made_wheel
+from .books import build, copy_shipped, link_cache
 from .processes import notebook_run
 
 pytestmark = pytest.mark.slow
@@ -75,28 +81,56 @@ def served(shipped_site: Path, tmp_path_factory: pytest.TempPathFactory) -> Iter
         server.server_close()
 
 
-def platform_venv(path: Path, framework: str, book: Path, pins: list[str]) -> Path:
+def platform_venv(path: Path, framework: str, book: Path) -> Path:
     """A fresh venv whose framework is the platform's: the build's environment's packages
-    through a ``.pth`` file, and a record (a wheel with no files) of each pinned
-    distribution it holds under another name. Its Python."""
+    through a ``.pth`` file. Its Python."""
     venv.EnvBuilder(with_pip=True).create(path)
     (site,) = path.glob("lib/python*/site-packages")
-    env = venvs.environment(framework, "cpu", load_config(book).envs).path
-    (platform,) = env.glob("lib/python*/site-packages")
-    (site / "platform.pth").write_text(f"{platform.resolve()}\n")
-    held = {_normal(p.name.removesuffix(".dist-info")) for p in platform.glob("*.dist-info")}
-    for pin in pins:
-        name, _, version = pin.partition("==")
-        if version and _normal(f"{name}-{version}") not in held:
-            install = [str(path / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps"]
-            record = made_wheel(path.parent / "platform", name, version, {})
-            subprocess.run([*install, str(record)], check=True)
+    (site / "platform.pth").write_text(f"{platform_packages(framework, book).resolve()}\n")
     return path / "bin" / "python"
 
 
-def _normal(name_version: str) -> str:
-    name, _, version = name_version.rpartition("-")
-    return f"{re.sub(r'[-_.]+', '_', name).lower()}-{version}"
+def platform_packages(framework: str, book: Path) -> Path:
+    env = venvs.environment(framework, "cpu", load_config(book).envs).path
+    (platform,) = env.glob("lib/python*/site-packages")
+    return platform
+
+
+def on_the_index(pins: list[str]) -> dict[str, str]:
+    """What pip, as this host configures it (its index, its wheel cache), finds for
+    ``pins``: name -> version, from the distributions' own metadata (none installed)."""
+    command = [sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed"]
+    command += ["--no-deps", "--quiet", "--report", "-", *pins]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, f"pip finds no {pins} on the index: {done.stderr[-2000:]}"
+    found = json.loads(done.stdout)["install"]
+    return {canonical(i["metadata"]["name"]): i["metadata"]["version"] for i in found}
+
+
+def platform_pins(framework: str, book: Path, pins: list[str]) -> list[str]:
+    """The first cell's framework ``pins``, checked: each names a distribution of that
+    version on the package index, and the version the build's environment holds, by its
+    name or (``tensorflow`` for ``tensorflow-cpu``) another name of the framework's. Those
+    held under another name, which the student's install leaves to the platform."""
+    found = on_the_index(pins)
+    held = {
+        canonical(name): version.split("+")[0]
+        for name, _, version in (
+            p.name.removesuffix(".dist-info").rpartition("-")
+            for p in platform_packages(framework, book).glob("*.dist-info")
+        )
+    }
+    names = {canonical(d) for d in frameworks.get(framework).distribution}
+    elsewhere = []
+    for pin in pins:
+        name, _, version = pin.partition("==")
+        name = canonical(name.split("[")[0])
+        assert found.get(name, "").split("+")[0] == version, (pin, found)
+        if held.get(name) == version:
+            continue
+        assert name in names and version in {held.get(n) for n in names}, (pin, held)
+        elsewhere.append(pin)
+    return elsewhere
 
 
 def first_cell(nb: NotebookNode) -> list[str]:
@@ -164,14 +198,19 @@ def student_run(book: Path, framework: str, variant: str, tmp: Path) -> list[str
         wanted = first_cell(nb)
         executed_path = book / "_build" / "eval" / framework / f"{page}.ipynb"
         executed = reads(executed_path.read_text(encoding="utf-8"))
+        pins = [w for w in wanted if "==" in w and "://" not in w]
         if needs_gpu(nb):  # its pins are CUDA builds: a CPU host keeps the platform's
-            wanted = [w for w in wanted if "://" in w]
+            assert on_the_index(pins)  # but they are there
+            kept = [w for w in wanted if "://" in w]
+        else:  # the framework as the platform holds it under another name is left to it
+            kept = [w for w in wanted if w not in platform_pins(framework, book, pins)]
+        if kept != wanted:
+            wanted = kept
             cell = next(c for c in nb.cells if c.cell_type == "code")
             cell.source = "%pip install -q " + shlex.join(wanted)
             (home / f"{page}.ipynb").write_text(writes(nb), encoding="utf-8")
         if python is None:
-            pins = [w for w in wanted if "==" in w and "://" not in w]
-            python = platform_venv(tmp / "venv", framework, book, pins)
+            python = platform_venv(tmp / "venv", framework, book)
             pip = [str(python), "-m", "pip", "install", "-q", *wanted]
             environ = student_environ(python)
             done = subprocess.run(pip, capture_output=True, text=True, check=False, env=environ)
