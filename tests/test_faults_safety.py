@@ -190,14 +190,23 @@ class ReadOnly:
     def lock(self, folder: Path) -> None:
         if self.root and not shutil.which("chattr"):
             pytest.skip("root, and no chattr to make a folder unwritable")
-        flag = ["chattr", "-R", "+i"] if self.root else ["chmod", "-R", "a-w"]
-        subprocess.run([*flag, str(folder)], check=True)
+        flag = ["chattr", "+i"] if self.root else ["chmod", "a-w"]
+        subprocess.run([*flag, *_entries(folder)], check=True)
         self.folders.append(folder)
 
     def unlock(self, folder: Path) -> None:
-        flag = ["chattr", "-R", "-i"] if self.root else ["chmod", "-R", "u+w"]
-        subprocess.run([*flag, str(folder)], check=True)
+        flag = ["chattr", "-i"] if self.root else ["chmod", "u+w"]
+        subprocess.run([*flag, *_entries(folder)], check=True)
         self.folders.remove(folder)
+
+
+def _entries(folder: Path) -> list[str]:
+    """``folder`` and what it holds, not links (a build links its shared data folder: chattr
+    refuses a link, and the folder it points to is not the build's)."""
+    found = [str(folder)]
+    for parent, folders, files in os.walk(folder):
+        found += [os.path.join(parent, n) for n in folders + files]
+    return [p for p in found if not os.path.islink(p)]
 
 
 @pytest.fixture

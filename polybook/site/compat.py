@@ -53,11 +53,26 @@ def _copy_tree(source: Path, copy: Path) -> bool:
     return changed
 
 
+# What a page's line reads of a result (the record's pins and keys stay in compat.json).
+PAGE_FIELDS = ("page", "framework", "target", "status", "version", "cells", "report", "checked")
+
+
+def _for_pages(data: dict[str, Any]) -> dict[str, Any]:
+    """The part of the record every page loads: each framework's name and each result's
+    line, not the targets' pins (a page stays light)."""
+    results = [{k: r[k] for k in PAGE_FIELDS if k in r} for r in data["results"]]
+    return {
+        "made": data.get("made", ""),
+        "frameworks": data.get("frameworks", {}),
+        "results": results,
+    }
+
+
 def write_compat(book: Book, srcdir: Path) -> bool:
     """The data script in the site's sources (``null`` without a record), and the record
     with its reports among the files copied into the site; True if anything changed."""
     data = read_compat(book)
-    shown: dict[str, Any] | None = data
+    shown: dict[str, Any] | None = _for_pages(data) if data is not None else None
     if data is None and (book.root / SCHEDULED).is_file():  # the pages ask the site's own
         shown = {"made": "", "frameworks": {}, "results": []}
     script = f"window.polybookCompatData = {json.dumps(shown, sort_keys=True)};\n"

@@ -12,7 +12,7 @@ from polybook.layout import DIST_LINK
 from polybook.library.model import SavedBlock
 from polybook.render.page_inputs import inputs_digest
 from polybook.render.sphinx.config import core_config, hash_tree, tool_digest
-from polybook.site.compat import COMPAT_LINK
+from polybook.site.compat import COMPAT_LINK, SCHEDULED
 from polybook.site.editions import editions_config
 from polybook.site.extras import BOOK_KINDS, links, site_books, site_decks
 from polybook.site.sections import SiteSections
@@ -44,6 +44,7 @@ def _reader_config(
     books = any(site_books(book, kind) for kind in BOOK_KINDS)
     wheel = any((book.layout.site_extra / DIST_LINK).glob("*.whl"))
     compat = (book.layout.site_extra / COMPAT_LINK).is_dir()
+    settings["pb_compat"] = compat or (book.root / SCHEDULED).is_file()  # pages show its line
     if notebooks or books or settings["pb_decks"] or wheel or compat:
         settings["html_extra_path"] = [str(book.layout.site_extra)]
     for setting, path in (

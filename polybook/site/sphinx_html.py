@@ -47,6 +47,14 @@ def _keep_compiled_templates(app: Sphinx) -> None:
         environment.bytecode_cache = FileSystemBytecodeCache(str(folder))
 
 
+def _add_compat(app: Sphinx) -> None:
+    """The record of `polybook compat`, then its view, in a book that has one (or checks
+    every week): a book without pays no byte for it."""
+    if app.config.pb_compat:
+        app.add_js_file(DATA_SCRIPT)
+        app.add_js_file("polybook-compat.js")
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     reader.setup(app)
     search.setup(app)
@@ -64,11 +72,11 @@ def setup(app: Sphinx) -> dict[str, Any]:
         "polybook-compare-controls.js",
         "polybook-compare.js",
         "polybook-switcher.js",
-        DATA_SCRIPT,  # the record of `polybook compat` (null without one), then its view
-        "polybook-compat.js",
     )
     for script in scripts:
         app.add_js_file(script)  # in this order: the others are views of the tabs
+    app.add_config_value("pb_compat", False, "html")
+    app.connect("builder-inited", _add_compat)
     app.add_css_file("polybook.css")
     app.add_css_file("polybook-layout.css")
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}
