@@ -235,12 +235,12 @@ def test_a_cell_ending_with_a_semicolon_shows_nothing_and_keys_apart() -> None:
     from polybook.library.usage import cell_digest
 
     shown, hidden = cell_digest("x = 1\nx"), cell_digest("x = 1\nx;")
-    assert shown.startswith("ast:0:") and hidden.startswith("ast:1:")
+    assert shown.startswith("tree:0:") and hidden.startswith("tree:1:")
     assert cell_digest("x;  # done\n\n") == cell_digest("x;")
     assert cell_digest("x  # a comment;") == cell_digest("x")
     assert cell_digest("s = 'a;'") == cell_digest("s = 'a;'  # text")
-    assert cell_digest("s = 'a;'").startswith("ast:0:")
-    assert cell_digest("f(';')").startswith("ast:0:")
+    assert cell_digest("s = 'a;'").startswith("tree:0:")
+    assert cell_digest("f(';')").startswith("tree:0:")
     assert cell_digest("%time x;") == "text:%time x;"
     assert cell_digest("x = (;") == "text:x = (;"
 
