@@ -186,12 +186,24 @@ def test_the_module_installs_its_arguments_into_this_python(
     assert "No matching distribution found for no-such-package-x [polybook.env]\n" in err
 
 
-def test_the_module_says_why_pip_installs_as_polybook(tmp_path: Path) -> None:
-    environ = {**os.environ, installer.INSTALLER_VARIABLE: "uv", "PIP_NO_BINARY": "demo"}
+def test_the_module_says_why_pip_installs_as_polybook_and_no_more(tmp_path: Path) -> None:
+    """Warnings, each as polybook's; not what is said at INFO (the command, pip as asked),
+    even where the root logger was set lower before."""
     wheel = made_wheel(tmp_path, "demo", "1.0", {"demo/__init__.py": ""})
-    command = [str(PYTHON), "-m", "polybook.environments.installer", "--dry-run", "--no-index"]
-    done = subprocess.run(
-        [*command, str(wheel)], capture_output=True, text=True, env=environ, check=False
-    )
+    args = ["--dry-run", "--no-index", str(wheel)]
+    command = [str(PYTHON), "-m", "polybook.environments.installer", *args]
+    environ = {**os.environ, installer.INSTALLER_VARIABLE: "uv", "PIP_NO_BINARY": "demo"}
+    done = subprocess.run(command, capture_output=True, text=True, env=environ, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stderr.startswith("polybook: installing with pip: ")
+    lowered = "import logging, sys; logging.getLogger().setLevel(logging.DEBUG); "
+    lowered += "from polybook.environments.installer import main; sys.exit(main(sys.argv[1:]))"
+    environ = {**os.environ, installer.INSTALLER_VARIABLE: "pip"}
+    done = subprocess.run(
+        [str(PYTHON), "-c", lowered, *args],
+        capture_output=True,
+        text=True,
+        env=environ,
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (0, "")
