@@ -186,24 +186,29 @@ def test_the_module_installs_its_arguments_into_this_python(
     assert "No matching distribution found for no-such-package-x [polybook.env]\n" in err
 
 
+def _main(args: list[str], environ: dict[str, str], first: str = "") -> tuple[int, str]:
+    """``main`` in a Python of its own (imported by its name, not run as ``__main__``, so
+    that mutation testing reaches it), after ``first``: its exit status and stderr."""
+    code = f"import sys; {first}from polybook.environments.installer import main; "
+    code += "sys.exit(main())"
+    done = subprocess.run(
+        [str(PYTHON), "-c", code, *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **environ},
+        check=False,
+    )
+    return done.returncode, done.stderr
+
+
 def test_the_module_says_why_pip_installs_as_polybook_and_no_more(tmp_path: Path) -> None:
     """Warnings, each as polybook's; not what is said at INFO (the command, pip as asked),
     even where the root logger was set lower before."""
     wheel = made_wheel(tmp_path, "demo", "1.0", {"demo/__init__.py": ""})
     args = ["--dry-run", "--no-index", str(wheel)]
-    command = [str(PYTHON), "-m", "polybook.environments.installer", *args]
-    environ = {**os.environ, installer.INSTALLER_VARIABLE: "uv", "PIP_NO_BINARY": "demo"}
-    done = subprocess.run(command, capture_output=True, text=True, env=environ, check=False)
-    assert done.returncode == 0, done.stderr
-    assert done.stderr.startswith("polybook: installing with pip: ")
-    lowered = "import logging, sys; logging.getLogger().setLevel(logging.DEBUG); "
-    lowered += "from polybook.environments.installer import main; sys.exit(main(sys.argv[1:]))"
-    environ = {**os.environ, installer.INSTALLER_VARIABLE: "pip"}
-    done = subprocess.run(
-        [str(PYTHON), "-c", lowered, *args],
-        capture_output=True,
-        text=True,
-        env=environ,
-        check=False,
-    )
-    assert (done.returncode, done.stderr) == (0, "")
+    environ = {installer.INSTALLER_VARIABLE: "uv", "PIP_NO_BINARY": "demo"}
+    status, err = _main(args, environ)
+    assert status == 0, err
+    assert err.startswith("polybook: installing with pip: pip's configuration sets no-binary")
+    lowered = "import logging; logging.getLogger().setLevel(logging.DEBUG); "
+    assert _main(args, {installer.INSTALLER_VARIABLE: "pip"}, lowered) == (0, "")
