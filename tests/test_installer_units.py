@@ -5,6 +5,7 @@ a stand-in ``uv`` or ``python`` only where the real one cannot fail as the test 
 
 from __future__ import annotations
 
+import ensurepip
 import importlib
 import logging
 import os
@@ -120,6 +121,19 @@ def test_uv_seeds_a_new_venv_with_pip_uncompiled_and_keeps_what_is_there(
     assert kept.read_text() == "mine"  # not cleared unless asked
     installer.make_venv(path, WHERE, "no venv", clear=True, using=_uv())
     assert not kept.exists()
+
+
+def test_without_bundled_wheels_a_new_venv_gets_pip_from_ensurepip(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A distribution's Python that keeps ensurepip's wheels elsewhere: uv has nothing to
+    seed with, and the venv's own ensurepip installs pip."""
+    monkeypatch.setattr(ensurepip, "__file__", str(tmp_path / "ensurepip" / "__init__.py"))
+    assert installer.bundled_wheels() == []
+    path = tmp_path / "venv"
+    installer.make_venv(path, WHERE, "no venv", using=_uv())
+    (info,) = path.glob("lib/python*/site-packages/pip-*.dist-info")
+    assert (info / "INSTALLER").read_text().strip() == "pip"
 
 
 def test_a_venv_that_cannot_be_made_is_a_located_error(tmp_path: Path) -> None:
