@@ -75,6 +75,14 @@ def test_why_pip_installs_is_said_once_a_warning_unless_asked(
     ]
 
 
+def test_uv_installs_unless_pip_is_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(installer.INSTALLER_VARIABLE, raising=False)
+    assert installer.current().name == "uv", installer.current().why
+    for value in ("", "  ", " Uv\n"):
+        monkeypatch.setenv(installer.INSTALLER_VARIABLE, value)
+        assert installer.current().name == "uv", value
+
+
 def test_an_installer_describes_itself() -> None:
     uv = installer.Installer(Path("/opt/uv"), "0.9.1")
     assert uv.describe() == "uv 0.9.1 (/opt/uv), given the sources pip is configured with"
@@ -215,11 +223,15 @@ def _main(args: list[str], environ: dict[str, str], first: str = "") -> tuple[in
     return done.returncode, done.stderr
 
 
-def test_the_module_says_why_pip_installs_as_polybook_and_no_more(tmp_path: Path) -> None:
+def test_the_module_says_why_pip_installs_as_polybook_and_no_more_here_or_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Warnings, each as polybook's; not what is said at INFO (the command, pip as asked),
-    even where the root logger was set lower before."""
+    even where the root logger was set lower before; in this process as in its own."""
     wheel = made_wheel(tmp_path, "demo", "1.0", {"demo/__init__.py": ""})
     args = ["--dry-run", "--no-index", str(wheel)]
+    monkeypatch.setenv(installer.INSTALLER_VARIABLE, "pip")
+    assert installer.main(args) == 0
     environ = {installer.INSTALLER_VARIABLE: "uv", "PIP_NO_BINARY": "demo"}
     status, err = _main(args, environ)
     assert status == 0, err
