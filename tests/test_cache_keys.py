@@ -293,3 +293,18 @@ def test_the_library_read_through_its_package() -> None:
         "def double(x):",
         "def helper(x):",
     }
+
+
+def test_a_key_of_key_format_1_is_its_pythons_and_format_2_the_default() -> None:
+    """``dialect``: the key as key format 1 made it on that Python (3.12 dumps a def's
+    ``type_params``), each block read again; none given: format 2's, the same on all."""
+    usage = library()
+    nb = notebook(IMPORT, "d2l.double(1)")
+    other = notebook(IMPORT, "d2l.unrelated()")
+    assert usage.key(nb) == usage.key(nb, "") != usage.key(nb, "3.11")
+    assert usage.key(nb, "3.11") != usage.key(nb, "3.12") != usage.key(other, "3.12")
+    assert usage.key(nb, "3.11") == library().key(nb, "3.11")  # the same each time
+    assert usage.key(nb) != usage.key(other)  # the blocks a page reads, not all
+    assert usage.digest_for(None) == usage.digest_for(None, "")
+    assert cell_digest("def f(): pass", "3.11") != cell_digest("def f(): pass", "3.12")
+    assert cell_digest("def f(): pass", "3.11").startswith("ast:0:")
