@@ -304,6 +304,7 @@ def test_a_key_of_key_format_1_is_its_pythons_and_format_2_the_default() -> None
     assert usage.key(nb) == usage.key(nb, "") != usage.key(nb, "3.11")
     assert usage.key(nb, "3.11") != usage.key(nb, "3.12") != usage.key(other, "3.12")
     assert usage.key(nb, "3.11") == library().key(nb, "3.11")  # the same each time
+    assert usage.key(nb, "3.11") != library(**{"x + 1": "x + 2"}).key(nb, "3.11")
     assert usage.key(nb) != usage.key(other)  # the blocks a page reads, not all
     assert usage.digest_for(None) == usage.digest_for(None, "")
     assert cell_digest("def f(): pass", "3.11") != cell_digest("def f(): pass", "3.12")
