@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import uuid
 from pathlib import Path
@@ -309,3 +310,11 @@ def test_a_key_of_key_format_1_is_its_pythons_and_format_2_the_default() -> None
     assert usage.digest_for(None) == usage.digest_for(None, "")
     assert cell_digest("def f(): pass", "3.11") != cell_digest("def f(): pass", "3.12")
     assert cell_digest("def f(): pass", "3.11").startswith("ast:0:")
+
+
+def test_the_key_of_a_page_reading_no_block_is_as_stored_entries_hold_it() -> None:
+    """The key's text is what entries stored in ``_freeze/`` and the cache were keyed by:
+    a page that reads no saved block keys as the bare marker did when they were stored."""
+    usage = LibraryUsage([SavedBlock("page.md", (1,), "def f():\n    return 1", 0)], "d2l/t.py")
+    assert usage.digest_for(set()) == hashlib.sha256(b"used").hexdigest()
+    assert usage.digest_for(None) != usage.digest_for(set())
