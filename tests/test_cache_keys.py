@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import uuid
 from pathlib import Path
@@ -235,12 +236,12 @@ def test_a_cell_ending_with_a_semicolon_shows_nothing_and_keys_apart() -> None:
     from polybook.library.usage import cell_digest
 
     shown, hidden = cell_digest("x = 1\nx"), cell_digest("x = 1\nx;")
-    assert shown.startswith("ast:0:") and hidden.startswith("ast:1:")
+    assert shown.startswith("tree:0:") and hidden.startswith("tree:1:")
     assert cell_digest("x;  # done\n\n") == cell_digest("x;")
     assert cell_digest("x  # a comment;") == cell_digest("x")
     assert cell_digest("s = 'a;'") == cell_digest("s = 'a;'  # text")
-    assert cell_digest("s = 'a;'").startswith("ast:0:")
-    assert cell_digest("f(';')").startswith("ast:0:")
+    assert cell_digest("s = 'a;'").startswith("tree:0:")
+    assert cell_digest("f(';')").startswith("tree:0:")
     assert cell_digest("%time x;") == "text:%time x;"
     assert cell_digest("x = (;") == "text:x = (;"
 
@@ -293,3 +294,27 @@ def test_the_library_read_through_its_package() -> None:
         "def double(x):",
         "def helper(x):",
     }
+
+
+def test_a_key_of_key_format_1_is_its_pythons_and_format_2_the_default() -> None:
+    """``dialect``: the key as key format 1 made it on that Python (3.12 dumps a def's
+    ``type_params``), each block read again; none given: format 2's, the same on all."""
+    usage = library()
+    nb = notebook(IMPORT, "d2l.double(1)")
+    other = notebook(IMPORT, "d2l.unrelated()")
+    assert usage.key(nb) == usage.key(nb, "") != usage.key(nb, "3.11")
+    assert usage.key(nb, "3.11") != usage.key(nb, "3.12") != usage.key(other, "3.12")
+    assert usage.key(nb, "3.11") == library().key(nb, "3.11")  # the same each time
+    assert usage.key(nb, "3.11") != library(**{"x + 1": "x + 2"}).key(nb, "3.11")
+    assert usage.key(nb) != usage.key(other)  # the blocks a page reads, not all
+    assert usage.digest_for(None) == usage.digest_for(None, "")
+    assert cell_digest("def f(): pass", "3.11") != cell_digest("def f(): pass", "3.12")
+    assert cell_digest("def f(): pass", "3.11").startswith("ast:0:")
+
+
+def test_the_key_of_a_page_reading_no_block_is_as_stored_entries_hold_it() -> None:
+    """The key's text is what entries stored in ``_freeze/`` and the cache were keyed by:
+    a page that reads no saved block keys as the bare marker did when they were stored."""
+    usage = LibraryUsage([SavedBlock("page.md", (1,), "def f():\n    return 1", 0)], "d2l/t.py")
+    assert usage.digest_for(set()) == hashlib.sha256(b"used").hexdigest()
+    assert usage.digest_for(None) != usage.digest_for(set())

@@ -7,7 +7,13 @@ import json
 from pathlib import Path
 
 from polybook.diagnostics import Reporter
-from polybook.source.frozen import check_frozen, entry_files, entry_images, refused_images
+from polybook.source.frozen import (
+    check_frozen,
+    entry_files,
+    entry_images,
+    refused_images,
+    report_refused,
+)
 
 DIGEST = "ab" * 32
 GOOD = f"files/{DIGEST}.png"
@@ -68,6 +74,9 @@ def test_each_refused_name_is_reported_at_the_first_line_that_names_it(tmp_path:
         " [polybook.source.outside]"
     )
     assert said.severity == "error"
+    assert report_refused(folder, path, Reporter(quiet=True))  # whether any was refused
+    path.write_text(json.dumps({"cells": [{"outputs": [_output(GOOD)]}]}))
+    assert not report_refused(folder, path, Reporter(quiet=True))
 
 
 def test_an_entry_that_cannot_be_read_names_nothing(tmp_path: Path) -> None:

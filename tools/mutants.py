@@ -23,8 +23,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 MUTMUT = Path(sys.executable).parent / "mutmut"
 ACCEPTED = REPO / "tests" / "mutants-accepted.txt"
-# Each module and the mutants (by mutmut's name) that count: serve.py's request checks alone
-# (the handler), not its watching and rebuilding, which its fast tests do not reach.
+# Each module and the mutants (by mutmut's name) that count (all of them).
 MODULES = {
     "polybook/library/usage.py": "polybook.library.usage.*",
     "polybook/source/frozen.py": "polybook.source.frozen.*",
@@ -33,7 +32,7 @@ MODULES = {
     "polybook/execution/kernels/device_errors.py": "polybook.execution.kernels.device_errors.*",
     "polybook/environments/installer.py": "polybook.environments.installer.*",
     "polybook/render/svg.py": "polybook.render.svg.*",
-    "polybook/commands/serve.py": "polybook.commands.serve.x__handler__mutmut_*",
+    "polybook/commands/serve_requests.py": "polybook.commands.serve_requests.*",
 }
 # mutmut's exit codes of a mutant's tests: caught (failed, timed out, crashed) or not.
 KILLED = {1, 3, 36, 37, -24, 24, 152, 255, -11, -9}

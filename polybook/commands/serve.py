@@ -28,13 +28,13 @@ from typing import Any, cast
 
 import watchfiles
 
-from polybook.commands.live import EVENTS, BuildState, page_script
+from polybook.commands import serve_requests
+from polybook.commands.live import BuildState, page_script
+from polybook.commands.serve_requests import HOST
 from polybook.config import BookConfig, load_config
 from polybook.diagnostics import Location, PolybookError, Reporter
 
 logger = logging.getLogger("polybook")
-HOST = "127.0.0.1"
-ALLOWED_HOSTS = (HOST, "localhost")  # the Host a request must name (with the port)
 FIRST_PORT = 8000
 PORTS_TRIED = 100
 KEEPALIVE = 15.0  # seconds between comments on an idle event stream
@@ -57,37 +57,26 @@ def _handler(site: Path, state: BuildState) -> type[SimpleHTTPRequestHandler]:
         def do_GET(self) -> None:
             if not self._host_allowed():
                 self.send_error(HTTPStatus.FORBIDDEN, "not a host this preview serves")
-            elif self.path.split("?", 1)[0] == EVENTS:
+            elif serve_requests.is_events(self.path):
                 self._events()
             else:
                 super().do_GET()
 
         def _host_allowed(self) -> bool:
-            """Whether the request names this server as its host: a page of another site,
-            its name rebound to 127.0.0.1 (DNS rebinding), names its own."""
             port = cast("tuple[str, int]", self.server.server_address)[1]
-            host = self.headers.get("Host", "").strip().lower()
-            return host in {f"{name}:{port}" for name in ALLOWED_HOSTS}
+            return serve_requests.host_allowed(self.headers.get("Host", ""), port)
 
         def send_head(self) -> Any:
             if not self._host_allowed():  # HEAD
                 self.send_error(HTTPStatus.FORBIDDEN, "not a host this preview serves")
                 return None
-            target = Path(self.translate_path(self.path)).resolve()
-            if not target.is_relative_to(root):  # a link out of the site
-                self.send_error(HTTPStatus.NOT_FOUND)
+            target = serve_requests.served(root, Path(self.translate_path(self.path)), self.path)
+            if isinstance(target, HTTPStatus):
+                self.send_error(target)
                 return None
-            if target.is_dir() and not (target / "index.html").is_file():
-                self.send_error(HTTPStatus.NOT_FOUND)  # no folder listings
-                return None
-            if target.is_dir() and self.path.split("?", 1)[0].endswith("/"):
-                target = target / "index.html"  # `/`, `/chapter/`: the page, reloaded too
-            if target.suffix != ".html" or not target.is_file():
+            if target is None:
                 return super().send_head()
-            body = target.read_bytes()
-            script = page_script(state.built)
-            at = body.rfind(b"</body>")
-            body = body[:at] + script + body[at:] if at >= 0 else body + script
+            body = serve_requests.with_script(target.read_bytes(), page_script(state.built))
             self.send_response(HTTPStatus.OK)
             self.send_header("Content-Type", "text/html; charset=utf-8")
             self.send_header("Content-Length", str(len(body)))

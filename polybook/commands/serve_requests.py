@@ -1,0 +1,52 @@
+"""What ``polybook serve`` answers a request, decided apart from the server (so that quick
+tests reach every check): whether its ``Host`` names this server, whether it asks for the
+page's event stream, and which file, if any, it may have; an HTML page gets the reload
+script."""
+
+from __future__ import annotations
+
+from http import HTTPStatus
+from pathlib import Path
+
+from polybook.commands.live import EVENTS
+
+HOST = "127.0.0.1"
+ALLOWED_HOSTS = (HOST, "localhost")  # the Host a request must name (with the port)
+
+
+def host_allowed(host: str, port: int) -> bool:
+    """Whether a request whose ``Host`` header is ``host`` names this server (on ``port``):
+    a page of another site, its name rebound to 127.0.0.1 (DNS rebinding), names its own."""
+    return host.strip().lower() in {f"{name}:{port}" for name in ALLOWED_HOSTS}
+
+
+def _bare(path: str) -> str:
+    return path.split("?", 1)[0]
+
+
+def is_events(path: str) -> bool:
+    """Whether the request's ``path`` (query and all) asks for the page's event stream."""
+    return _bare(path) == EVENTS
+
+
+def served(root: Path, translated: Path, path: str) -> Path | HTTPStatus | None:
+    """What a request for ``path`` (its file ``translated`` as the server maps it, in the
+    site at ``root``, resolved) gets: an error status (a link out of the site, a folder
+    without a page: no listings), the HTML page to send with the reload script (``/`` and
+    ``/chapter/`` the folder's page), or None: the file as the server sends it."""
+    target = translated.resolve()
+    if not target.is_relative_to(root):  # a link out of the site
+        return HTTPStatus.NOT_FOUND
+    if target.is_dir() and not (target / "index.html").is_file():
+        return HTTPStatus.NOT_FOUND  # no folder listings
+    if target.is_dir() and _bare(path).endswith("/"):
+        target = target / "index.html"  # `/`, `/chapter/`: the page, reloaded too
+    if target.suffix != ".html" or not target.is_file():
+        return None
+    return target
+
+
+def with_script(body: bytes, script: bytes) -> bytes:
+    """The page ``body`` with ``script`` before its last ``</body>`` (at its end without)."""
+    at = body.rfind(b"</body>")
+    return body[:at] + script + body[at:] if at >= 0 else body + script

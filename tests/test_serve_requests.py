@@ -1,0 +1,93 @@
+"""What ``polybook serve`` answers a request, each check without a server or a build: the
+Host a request must name, the event stream's address, nothing out of the site, no folder
+listings, every HTML page (whatever its address) with the reload script."""
+
+from __future__ import annotations
+
+from http import HTTPStatus
+from pathlib import Path
+
+import pytest
+
+from polybook.commands.live import EVENTS
+from polybook.commands.serve_requests import host_allowed, is_events, served, with_script
+
+
+def test_a_request_must_name_this_server_with_its_port() -> None:
+    for host in ("127.0.0.1:8003", "localhost:8003", " LocalHost:8003 ", "127.0.0.1:8003\t"):
+        assert host_allowed(host, 8003), host
+    refused = ["evil.example:8003", "evil.example", "127.0.0.1.evil.example:8003", "", " "]
+    refused += ["127.0.0.1:8004", "localhost:8004", "127.0.0.1", "localhost", "127.0.0.1:80033"]
+    refused += ["localhost:8003.evil.example", "[::1]:8003", "0.0.0.0:8003"]
+    for host in refused:
+        assert not host_allowed(host, 8003), host
+
+
+def test_the_event_stream_is_its_own_address_with_any_query() -> None:
+    assert is_events(EVENTS) and is_events(f"{EVENTS}?since=3") and is_events(f"{EVENTS}?a?b")
+    for path in (f"{EVENTS}/", f"/x{EVENTS}", EVENTS.upper(), "/", f"/?{EVENTS}", ""):
+        assert not is_events(path), path
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Path:
+    root = tmp_path / "html"
+    for page in ("index.html", "chap/index.html", "chap/page.html", "bare/page.html"):
+        (root / page).parent.mkdir(parents=True, exist_ok=True)
+        (root / page).write_text("<html><body>P</body></html>")
+    (root / "style.css").write_text("p {}")
+    (root / "notes.htm").write_text("<p>")
+    (root / "dir.html").mkdir()
+    (root / "dir.html" / "index.html").write_text("<p>")
+    (tmp_path / "secret.html").write_text("<p>")
+    (root / "escape").symlink_to(tmp_path)  # a link out of the site
+    (root / "out.html").symlink_to(tmp_path / "secret.html")
+    (root / "in.html").symlink_to(root / "chap" / "page.html")
+    return root.resolve()
+
+
+def test_a_page_is_served_with_the_script_whatever_its_address(site: Path) -> None:
+    for path, page in (
+        ("/", "index.html"),
+        ("/?x=1", "index.html"),
+        ("/index.html", "index.html"),
+        ("/chap/", "chap/index.html"),
+        ("/chap/?x=/", "chap/index.html"),
+        ("/chap/page.html", "chap/page.html"),
+        ("/chap/page.html?v=2", "chap/page.html"),
+        ("/in.html", "chap/page.html"),  # a link within the site: its target
+        ("/dir.html/", "dir.html/index.html"),
+    ):
+        translated = site / path.split("?")[0].lstrip("/")
+        assert served(site, translated, path) == site / page, path
+
+
+def test_nothing_out_of_the_site_and_no_folder_listings(site: Path) -> None:
+    for path, translated in (
+        ("/../secret.html", site / ".." / "secret.html"),
+        ("/escape/secret.html", site / "escape" / "secret.html"),
+        ("/escape/", site / "escape"),
+        ("/out.html", site / "out.html"),
+        ("/bare/", site / "bare"),
+        ("/bare", site / "bare"),
+        ("/bare/?x", site / "bare"),
+    ):
+        assert served(site, translated, path) == HTTPStatus.NOT_FOUND, path
+
+
+def test_what_is_not_a_page_is_left_to_the_server(site: Path) -> None:
+    """A file as it is, a missing one (404), a folder's address without its ``/`` (the
+    server's redirect to it)."""
+    for path in ("/style.css", "/notes.htm", "/missing.html", "/chap", "/chap?x=/", "/dir.html"):
+        translated = site / path.split("?")[0].lstrip("/")
+        assert served(site, translated, path) is None, path
+
+
+def test_the_script_goes_before_the_last_body_end_or_at_the_end() -> None:
+    script = b"<script>S</script>"
+    assert with_script(b"<body>a</body></html>", script) == b"<body>a" + script + b"</body></html>"
+    twice = b"<body>a</body>b</body>"
+    assert with_script(twice, script) == b"<body>a</body>b" + script + b"</body>"
+    assert with_script(b"</body>", script) == script + b"</body>"
+    assert with_script(b"<p>no end", script) == b"<p>no end" + script
+    assert with_script(b"", script) == script
