@@ -13,6 +13,7 @@ from pathlib import Path
 from polybook.config.table import with_block
 from polybook.output import Output
 from polybook.pipeline.registry import OUTPUTS
+from tools.config_table import regenerate
 
 REPO = Path(__file__).resolve().parent.parent
 README = REPO / "README.md"
@@ -40,16 +41,7 @@ def with_outputs(text: str, outputs: tuple[Output, ...] = OUTPUTS) -> str:
 
 
 def main(argv: list[str]) -> int:
-    text = README.read_text(encoding="utf-8")
-    updated = with_outputs(text)
-    if updated == text:
-        return 0
-    if "--check" in argv:
-        print(f"{README}: the table of outputs is out of date", file=sys.stderr)
-        return 1
-    README.write_text(updated, encoding="utf-8")
-    print(f"rewrote the table of outputs in {README}")
-    return 0
+    return regenerate(README, with_outputs, "table of outputs", argv)
 
 
 if __name__ == "__main__":

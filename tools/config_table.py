@@ -7,6 +7,7 @@ registry; ``--check`` only compares.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from polybook.config.executors import markdown_list
@@ -21,17 +22,23 @@ def reference(text: str) -> str:
     return with_block(with_table(text), "executors", markdown_list())
 
 
-def main(argv: list[str]) -> int:
-    text = README.read_text(encoding="utf-8")
-    updated = reference(text)
+def regenerate(path: Path, rewrite: Callable[[str], str], what: str, argv: list[str]) -> int:
+    """``path`` with its generated ``what`` rewritten; with ``--check``, only whether it is
+    up to date (exit 1 where it is not)."""
+    text = path.read_text(encoding="utf-8")
+    updated = rewrite(text)
     if updated == text:
         return 0
     if "--check" in argv:
-        print(f"{README}: the configuration table is out of date", file=sys.stderr)
+        print(f"{path}: the {what} is out of date", file=sys.stderr)
         return 1
-    README.write_text(updated, encoding="utf-8")
-    print(f"rewrote the configuration table in {README}")
+    path.write_text(updated, encoding="utf-8")
+    print(f"rewrote the {what} in {path}")
     return 0
+
+
+def main(argv: list[str]) -> int:
+    return regenerate(README, reference, "configuration table", argv)
 
 
 if __name__ == "__main__":

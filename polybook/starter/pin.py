@@ -6,12 +6,12 @@ URL and commit."""
 from __future__ import annotations
 
 import json
-import subprocess
 from importlib import metadata
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 import polybook
+from polybook.starter.repository import git_output
 
 UNPUBLISHED = (
     "# polybook is not on PyPI yet: replace the line below by where this book's CI gets it,\n"
@@ -55,14 +55,4 @@ def _package_folder() -> Path:
 def _git(folder: Path, *args: str) -> str:
     if not (folder / "pyproject.toml").is_file():
         return ""  # not polybook's own source tree (an installed copy in site-packages)
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(folder), *args],
-            check=False,
-            capture_output=True,
-            text=True,
-            timeout=10,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return ""
-    return done.stdout.strip() if done.returncode == 0 else ""
+    return git_output(folder, *args)

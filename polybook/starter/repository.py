@@ -26,9 +26,14 @@ def book_repository(folder: Path) -> str:
     place = folder
     while not place.is_dir() and place != place.parent:
         place = place.parent
+    return github_repository(git_output(place, "remote", "get-url", "origin"))
+
+
+def git_output(folder: Path, *args: str) -> str:
+    """What ``git -C folder ARGS`` prints, stripped; "" where git fails or is missing."""
     try:
         done = subprocess.run(
-            ["git", "-C", str(place), "remote", "get-url", "origin"],
+            ["git", "-C", str(folder), *args],
             check=False,
             capture_output=True,
             text=True,
@@ -36,4 +41,4 @@ def book_repository(folder: Path) -> str:
         )
     except (OSError, subprocess.TimeoutExpired):
         return ""
-    return github_repository(done.stdout) if done.returncode == 0 else ""
+    return done.stdout.strip() if done.returncode == 0 else ""
