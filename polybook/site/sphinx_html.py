@@ -5,6 +5,7 @@ script and style, the book's tabs in each page's head, the reader's features (se
 from __future__ import annotations
 
 import html
+import json
 from pathlib import Path
 from typing import Any
 
@@ -48,11 +49,28 @@ def _keep_compiled_templates(app: Sphinx) -> None:
 
 
 def _add_compat(app: Sphinx) -> None:
-    """The record of `polybook compat`, then its view, in a book that has one (or checks
-    every week): a book without pays no byte for it."""
+    """The view of `polybook compat`'s record, in a book that has one (or checks every
+    week): a book without pays no byte for it."""
     if app.config.pb_compat:
-        app.add_js_file(DATA_SCRIPT)
         app.add_js_file("polybook-compat.js")
+
+
+def _page_compat(
+    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
+) -> None:
+    """The page's own lines of the record (``DATA_SCRIPT``, written before Sphinx runs), in
+    its head: a page loads its results, not the whole book's."""
+    if not app.config.pb_compat:
+        return
+    script = Path(app.srcdir) / "_static" / DATA_SCRIPT
+    text = script.read_text(encoding="utf-8") if script.is_file() else ""
+    record = json.loads(text.partition("=")[2].strip().rstrip(";") or "null") or {}
+    page = f"{pagename}.md"
+    mine = [r for r in record.get("results", []) if r.get("page") == page]
+    data = json.dumps({**record, "results": mine}, sort_keys=True).replace("</", "<\\/")
+    context["metatags"] = (
+        context.get("metatags", "") + f"<script>window.polybookCompatData = {data};</script>\n"
+    )
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
@@ -77,6 +95,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
         app.add_js_file(script)  # in this order: the others are views of the tabs
     app.add_config_value("pb_compat", False, "html")
     app.connect("builder-inited", _add_compat)
+    app.connect("html-page-context", _page_compat)
     app.add_css_file("polybook.css")
     app.add_css_file("polybook-layout.css")
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}
