@@ -72,10 +72,14 @@ def _pages(book: Path) -> list[str]:
     return pages
 
 
-def _copy(book: Path, target: Path, python: str | None, pages: list[str]) -> Path:
+def _copy(book: Path, target: Path, python: str | None, pages: list[str] | None) -> Path:
+    """A copy of ``book``: its ``notebooks`` set to ``pages`` (None: the book's own, whole),
+    its PyTorch in ``python``."""
     shutil.copytree(book, target, ignore=shutil.ignore_patterns("_build", ".git"))
     config = target / "config.ini"
-    text = re.sub(r"(?m)^notebooks = .*$", "notebooks = " + " ".join(pages), config.read_text())
+    text = config.read_text()
+    if pages is not None:
+        text = re.sub(r"(?m)^notebooks = .*$", "notebooks = " + " ".join(pages), text)
     if python:
         text += f"\n[env-pytorch]\npython = {python}\n"
     config.write_text(text)
@@ -89,17 +93,21 @@ def _timed(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, i
 
 
 def _compare(
-    book: Path, python: str, folder: Path, name: str, pages: list[str]
+    book: Path, python: str, folder: Path, name: str, pages: list[str], whole: bool
 ) -> tuple[float, int, float, int]:
-    """d2lbook's and polybook's cold eval of ``pages``: each one's seconds and failed pages."""
-    ours = _copy(book, folder / f"polybook-{name}", python, pages)
+    """d2lbook's and polybook's cold eval of ``pages``: each one's seconds and failed pages.
+    ``whole``: polybook builds the whole book as its ``config.ini`` has it (its library from
+    every page) and executes ``pages``, named on its command line; d2lbook, which executes
+    against the committed library, is given ``pages`` as its ``notebooks``."""
+    ours = _copy(book, folder / f"polybook-{name}", python, None if whole else pages)
     theirs = _copy(book, folder / f"d2lbook-{name}", None, pages)
     env = {**os.environ, "PYTHONPATH": str(theirs)}
     env["PATH"] = f"{folder / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     d2lbook = str(Path(python).parent / "d2lbook")
     their_time, _, their_log = _timed([d2lbook, "build", "eval", "--tab", "pytorch"], theirs, env)
     command = [sys.executable, "-m", "polybook", "--root", str(ours), "build", "eval"]
-    our_time, _, our_log = _timed([*command, "--tab", "pytorch"], ours, dict(os.environ))
+    named = pages if whole else []
+    our_time, _, our_log = _timed([*command, "--tab", "pytorch", *named], ours, dict(os.environ))
     failed_theirs = len(
         set(re.findall(r'Task "Evaluating \./(\S+)"[^\n]*exited with error', their_log))
     )
@@ -133,7 +141,7 @@ def d2lbook_figures() -> list[tuple[str, str, str]]:
         smi.write_text(FAKE_SMI)
         smi.chmod(0o755)
         if os.environ.get("D2L_BENCH_SCOPE") == "chapters":  # the quicker, older figure
-            three = _compare(source, python, folder, "3", _pages(source))
+            three = _compare(source, python, folder, "3", _pages(source), False)
             return _rows("d2l-en (3 chapters)", three)
-        whole = _compare(source, python, folder, "book", offline)
+        whole = _compare(source, python, folder, "book", offline, True)
     return _rows(f"d2l-en whole book ({len(offline)} pages that download nothing)", whole)

@@ -25,6 +25,7 @@ from nbformat import NotebookNode
 
 from polybook.config.schema import PdfSection
 from polybook.layout import NOTEBOOKS_LINK
+from polybook.memo import digest
 from polybook.nb import new_markdown_cell
 from polybook.source.book import ParsedBook
 from polybook.source.model import Prose
@@ -82,6 +83,14 @@ class Plain:
     site: str = ""  # the published site's address, ending in "/" ("" for none)
     pages: Mapping[str, str] = field(default_factory=dict)  # docname -> "1.2 Title"
     entries: Mapping[str, str] = field(default_factory=dict)  # BibTeX key -> its entry
+
+    def identity(self) -> str:
+        """A digest of what this rendering depends on besides a notebook and its images."""
+        targets = sorted((k, repr(v)) for k, v in self.refs.targets.items())
+        citations = sorted((k, repr(v)) for k, v in self.refs.citations.items())
+        link = self.refs.link("PAGE", "ANCHOR")
+        parts = (targets, citations, link, str(self.root), self.site, self.pages, self.entries)
+        return digest(*parts)
 
     def _image(self, page: str, src: str, found: _Found) -> str:
         """Where ``src`` (as ``page`` writes it) opens from a notebook read anywhere."""

@@ -20,6 +20,7 @@ from polybook.diagnostics import Diagnostic, Location, Reporter
 from polybook.environments import devices
 from polybook.fsutil import write_atomic
 from polybook.layout import DIST_LINK, EPUBS_LINK, NOTEBOOKS_LINK, PDFS_LINK, SLIDES_LINK, Layout
+from polybook.memo import Memo, digest
 from polybook.render import warning_store
 from polybook.render.assets import INSTALL, mathjax, write_mathjax
 from polybook.render.outputs import clean_for_book, path_roots
@@ -51,6 +52,8 @@ if TYPE_CHECKING:
     from polybook.source.book import ParsedBook
 
 STALE = "page kept from the last good build: its inputs failed"
+CLEANED: Memo[NotebookNode] = Memo(4096)  # by the executed notebook and how it is cleaned
+PLAIN: Memo[tuple[NotebookNode, list[str], tuple[Any, ...]]] = Memo(4096)
 
 
 @dataclass(frozen=True)
@@ -85,7 +88,7 @@ def build_site(
     roots = path_roots(book)
     for doc in library.book.documents:
         nbs = {
-            fw: clean_for_book(
+            fw: _cleaned(
                 book, limit, executed.notebooks[(doc.path, fw)], roots, doc.path, fw, reporter
             )
             for fw in library.tabs
@@ -93,7 +96,7 @@ def build_site(
         }
         cleaned.update(((doc.path, fw), nb) for fw, nb in nbs.items())
         pages.append(render_page(doc, nbs, library.tabs, reporter, gpus, book.root))
-    downloads, images = plain_downloads(site, library.book, cleaned)
+    downloads, images = plain_downloads(site, library.book, cleaned, reporter)
     documented = documented_modules(library.book.documents)
     from polybook.library.wheel import current_wheel
 
@@ -104,18 +107,62 @@ def build_site(
     return Site(write_site(site, pages, reporter, stale, extras, early))
 
 
+def _cleaned(
+    book: Book,
+    limit: int,
+    nb: NotebookNode,
+    roots: Sequence[tuple[str, str]],
+    path: str,
+    framework: str,
+    reporter: Reporter,
+) -> NotebookNode:
+    """:func:`clean_for_book`, once per content (see :mod:`polybook.memo`)."""
+    key = digest("cleaned", str(book.root), limit, roots, path, framework, nb)
+    return CLEANED.get(
+        key, lambda found: clean_for_book(book, limit, nb, roots, path, framework, found), reporter
+    )
+
+
+def _stamps(root: Path, images: Sequence[str]) -> tuple[Any, ...]:
+    """What a plain notebook read of its images (attached where the book has no site)."""
+    stamps: list[tuple[str, int | None, int | None]] = []
+    for name in images:
+        try:
+            stat = (root / name).stat()
+        except OSError:
+            stamps.append((name, None, None))
+        else:
+            stamps.append((name, stat.st_mtime_ns, stat.st_size))
+    return tuple(stamps)
+
+
 def plain_downloads(
-    site: SiteSections, parsed: ParsedBook, notebooks: Mapping[tuple[str, str], NotebookNode]
+    site: SiteSections,
+    parsed: ParsedBook,
+    notebooks: Mapping[tuple[str, str], NotebookNode],
+    reporter: Reporter | None = None,
 ) -> tuple[dict[tuple[str, str], NotebookNode], tuple[str, ...]]:
     """The notebooks offered for download, their prose plain Markdown
-    (:mod:`polybook.render.plain`), and the book's images they link on the site."""
+    (:mod:`polybook.render.plain`), and the book's images they link on the site; each made
+    once per content, its images unchanged."""
     address = site_address(site.html.base_url, site.book.project.site_url)
     tabs = {fw for _, fw in notebooks}
     plain = {fw: plain_book(parsed, address, bib_file(site.pdf), fw) for fw in tabs}
+    identity = {fw: plain[fw].identity() for fw in tabs}
+    root = parsed.info.root
     made: dict[tuple[str, str], NotebookNode] = {}
     images: list[str] = []
     for (page, fw), nb in notebooks.items():
-        made[(page, fw)], shown = plain[fw].notebook(nb, page)
+
+        def make(_: Reporter, fw: str = fw, nb: NotebookNode = nb, page: str = page) -> Any:
+            out, shown = plain[fw].notebook(nb, page)
+            return out, shown, _stamps(root, shown)
+
+        def fresh(kept: tuple[NotebookNode, list[str], tuple[Any, ...]]) -> bool:
+            return _stamps(root, kept[1]) == kept[2]
+
+        key = digest("plain", identity[fw], page, nb)
+        made[(page, fw)], shown, _ = PLAIN.get(key, make, reporter or Reporter(), fresh)
         images += shown
     return made, tuple(dict.fromkeys(images))
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 import logging
 import posixpath
 from collections.abc import Callable, Iterable
@@ -14,6 +15,7 @@ from typing import TypeVar
 from polybook.config import Book
 from polybook.config.schema import BuildSection
 from polybook.diagnostics import Diagnostic, Location, PolybookError, Reporter
+from polybook.memo import Memo
 from polybook.parallel import map_pages
 from polybook.source.model import Block, Document, Toc
 from polybook.source.parse import parse, source_text
@@ -21,6 +23,7 @@ from polybook.source.parse import parse, source_text
 logger = logging.getLogger("polybook")
 
 ROOT_DOC = "index.md"
+PARSED: Memo[Document] = Memo(8192)  # each page parsed once per content (serve's rebuilds)
 Derived = TypeVar("Derived")
 
 
@@ -124,8 +127,11 @@ def _read(info: Book, rel: str, reporter: Reporter) -> Document | None:
     except OSError as exc:
         reporter.error(PolybookError(Location(rel), f"cannot read: {exc.strerror}", "source.read"))
         return None
+    key = hashlib.sha256(data).hexdigest() + f"|{rel}|{','.join(info.tabs)}"
     try:
-        doc = parse(decode_page(data, rel, reporter), rel, info.tabs)
+        doc = PARSED.get(
+            key, lambda found: parse(decode_page(data, rel, found), rel, info.tabs), reporter
+        )
     except PolybookError as err:
         reporter.error(err)
         return None

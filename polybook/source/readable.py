@@ -68,10 +68,26 @@ def _entry(names: list[str], fields: Mapping[str, str], year: str) -> str:
     return text + (f" *{venue}*." if venue else "")
 
 
+_CITATIONS: dict[tuple[str, int, int], dict[str, Citation]] = {}  # by the file's stat
+
+
 def read_citations(path: Path | None) -> dict[str, Citation]:
-    """The entries of the BibTeX file at ``path`` (none when it is missing or unreadable)."""
-    if path is None or not path.is_file():
+    """The entries of the BibTeX file at ``path`` (none when it is missing or unreadable),
+    read once while the file is unchanged (the caller only reads them)."""
+    try:
+        stat = path.stat() if path is not None else None
+    except OSError:
+        stat = None
+    if path is None or stat is None or not path.is_file():
         return {}
+    signature = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    if signature not in _CITATIONS:
+        _CITATIONS.clear()  # one book's file at a time
+        _CITATIONS[signature] = _parse_citations(path)
+    return _CITATIONS[signature]
+
+
+def _parse_citations(path: Path) -> dict[str, Citation]:
     from pybtex.database import parse_file  # type: ignore[import-untyped]
     from pybtex.scanner import PybtexError  # type: ignore[import-untyped]
 

@@ -21,6 +21,7 @@ from polybook.render.names import CELLS_SUFFIX
 from polybook.render.outputs import sanitize_html
 from polybook.render.sphinx import (
     cite,
+    doctrees,
     files,
     html_writer,
     library_links,
@@ -274,6 +275,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     library_stubs.install(app.config.pb_library_files)
     if app.config.pb_diagnostics:
         sphinx_log.install(app, app.config.pb_diagnostics)
+    doctrees.setup(app)
     library_links.setup(app)
     unresolved.setup(app)
     files.setup(app)

@@ -13,6 +13,7 @@ from typing import Any
 
 from pygments.token import Error, Text, Whitespace  # type: ignore[import-untyped]
 from sphinx.application import Sphinx
+from sphinx.highlighting import PygmentsBridge
 
 try:
     from ipython_pygments_lexers import IPython3Lexer as Base  # type: ignore[import-untyped]
@@ -36,6 +37,71 @@ class CellLexer(Base):  # type: ignore[misc]
             yield index, Text if token in Error or token in Whitespace else token, value
 
 
+QUIET_LEXERS = frozenset({"python", "ipython3", "none"})  # never warn: safe to keep
+KEPT_BLOCKS = 20000  # highlighted blocks kept by a Sphinx process
+
+
+class Highlighted:
+    """A Sphinx process's highlighted blocks and formatters, kept by what makes them.
+
+    Sphinx makes a new HTML formatter (a style sheet computed anew) for each block, and a
+    page written again (an edit under ``polybook serve``) highlights every block again.
+    Blocks of lexers that never warn are kept by their text and options; formatters by
+    their options."""
+
+    def __init__(self) -> None:
+        self.blocks: dict[tuple[Any, ...], str] = {}
+        self.formatters: dict[str, Any] = {}
+
+    def formatter(self, bridge: PygmentsBridge, **kwargs: Any) -> Any:
+        kwargs.update(bridge.formatter_args)
+        key = repr(sorted(kwargs.items()))
+        if key not in self.formatters:
+            self.formatters[key] = bridge.formatter(**kwargs)
+        return self.formatters[key]
+
+    def block(
+        self,
+        bridge: PygmentsBridge,
+        source: str,
+        lang: str,
+        opts: dict[str, Any] | None = None,
+        force: bool = False,
+        location: Any = None,
+        **kwargs: Any,
+    ) -> str:
+        made = HIGHLIGHT_BLOCK.__get__(bridge)
+        if lang not in QUIET_LEXERS or not isinstance(source, str):
+            return str(made(source, lang, opts, force, location, **kwargs))
+        key = (bridge.dest, source, lang, repr(opts), force, repr(sorted(kwargs.items())))
+        found = self.blocks.get(key)
+        if found is None:
+            found = self.blocks[key] = str(made(source, lang, opts, force, location, **kwargs))
+            if len(self.blocks) > KEPT_BLOCKS:
+                self.blocks.pop(next(iter(self.blocks)))
+        return found
+
+
+HIGHLIGHT_BLOCK = PygmentsBridge.highlight_block
+HIGHLIGHTED = Highlighted()
+
+
+def _keep_highlighted() -> None:
+    """Sphinx's highlighting, its blocks and formatters kept (once per process)."""
+    if PygmentsBridge.highlight_block is not HIGHLIGHT_BLOCK:
+        return
+
+    def highlight_block(self: PygmentsBridge, source: str, lang: str, *a: Any, **k: Any) -> str:
+        return HIGHLIGHTED.block(self, source, lang, *a, **k)
+
+    def get_formatter(self: PygmentsBridge, **kwargs: Any) -> Any:
+        return HIGHLIGHTED.formatter(self, **kwargs)
+
+    PygmentsBridge.highlight_block = highlight_block  # type: ignore[method-assign]
+    PygmentsBridge.get_formatter = get_formatter  # type: ignore[method-assign]
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_lexer("python", CellLexer)
+    _keep_highlighted()
     return {"parallel_read_safe": True, "parallel_write_safe": True}

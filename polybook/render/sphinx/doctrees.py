@@ -1,0 +1,99 @@
+"""Doctrees read, not changed, kept unpickled in the Sphinx process.
+
+Sphinx unpickles a page's whole doctree each time it looks something up in it: once per
+``:numref:`` to a figure, table or equation of that page (to find the target's kind and
+caption), and once per page each time it numbers the figures of the book. d2l-en has 870
+such references; each unpickled a doctree (71 s of its site build). The two readers that
+only read are given a doctree kept here, unpickled again only when Sphinx holds new bytes
+for the page (it read the page again); every other reader still gets a fresh copy. In a
+process kept warm by ``polybook serve``, an edit unpickles the edited page alone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import pickle
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.domains.std import StandardDomain
+from sphinx.environment import BuildEnvironment
+from sphinx.environment.collectors.toctree import TocTreeCollector
+from sphinx.util.docutils import LoggingReporter
+
+KEPT = 256  # doctrees at most (d2l-en's pages: a few MB each at most)
+
+
+class ReadOnlyDoctrees:
+    """``env.get_doctree``, for readers that do not change what they get."""
+
+    def __init__(self, size: int = KEPT) -> None:
+        self.size = size
+        self.kept: OrderedDict[str, tuple[bytes, nodes.document]] = OrderedDict()
+        self.unpickled = 0
+
+    def get(self, env: BuildEnvironment, docname: str) -> nodes.document:
+        pickled: dict[str, bytes] | None = getattr(env, "_pickled_doctree_cache", None)
+        serialised = pickled.get(docname) if pickled is not None else None
+        if serialised is None:  # not read yet: Sphinx reads it (and keeps its bytes)
+            tree = BuildEnvironment.get_doctree(env, docname)
+            serialised = pickled.get(docname) if pickled is not None else None
+            if serialised is None:
+                return tree
+            self._keep(docname, serialised, tree)
+            return tree
+        found = self.kept.get(docname)
+        if found is not None and found[0] is serialised:
+            self.kept.move_to_end(docname)
+            return found[1]
+        tree = pickle.loads(serialised)
+        tree.settings.env = env
+        tree.reporter = LoggingReporter(str(env.doc2path(docname)))
+        self.unpickled += 1
+        self._keep(docname, serialised, tree)
+        return tree
+
+    def _keep(self, docname: str, serialised: bytes, tree: nodes.document) -> None:
+        self.kept[docname] = (serialised, tree)
+        self.kept.move_to_end(docname)
+        while len(self.kept) > self.size:
+            self.kept.popitem(last=False)
+
+    @contextlib.contextmanager
+    def reading(self, env: BuildEnvironment) -> Iterator[None]:
+        """``env.get_doctree`` answered from here while in the block."""
+        env.get_doctree = lambda docname: self.get(env, docname)  # type: ignore[method-assign]
+        try:
+            yield
+        finally:
+            del env.get_doctree  # the class's again (and nothing extra is pickled)
+
+
+DOCTREES = ReadOnlyDoctrees()
+
+
+def _reading(method: Callable[..., Any], env_at: int) -> Callable[..., Any]:
+    """``method``, its doctrees (``env`` is its argument ``env_at``) read from here."""
+
+    def read_only(*args: Any, **kwargs: Any) -> Any:
+        env = args[env_at]
+        if "get_doctree" in vars(env):  # already inside such a call
+            return method(*args, **kwargs)
+        with DOCTREES.reading(env):
+            return method(*args, **kwargs)
+
+    read_only.__wrapped__ = method  # type: ignore[attr-defined]
+    return read_only
+
+
+def setup(app: Sphinx) -> None:
+    """Give Sphinx's read-only doctree readers the kept doctrees (once per process)."""
+    numref: Any = StandardDomain._resolve_numref_xref
+    if not hasattr(numref, "__wrapped__"):
+        StandardDomain._resolve_numref_xref = _reading(numref, 1)  # type: ignore[method-assign]
+    figures: Any = TocTreeCollector.assign_figure_numbers
+    if not hasattr(figures, "__wrapped__"):
+        TocTreeCollector.assign_figure_numbers = _reading(figures, 1)  # type: ignore[method-assign]
