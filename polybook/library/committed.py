@@ -19,21 +19,13 @@ from pathlib import Path
 
 from polybook.config import Book
 from polybook.library.extract import Merge
+from polybook.library.foreign import Read, page_block, read_foreign
 from polybook.library.head import split_library
 from polybook.library.model import SavedBlock
 from polybook.library.syntax import statement_start
 from polybook.source.book import ParsedBook
 
 PLACE = re.compile(r"^(\s*)# (\S+):(\d+)$")
-
-
-def _block(path: str, line: int, lines: list[str]) -> SavedBlock:
-    while lines and not lines[-1].strip():
-        lines = lines[:-1]
-    return SavedBlock(path, tuple(range(line, line + len(lines))), "\n".join(lines), 0)
-
-
-Read = tuple[SavedBlock, bool]  # a block, and whether it was written into a class
 
 
 def _split_class(block: SavedBlock) -> list[Read]:
@@ -58,13 +50,13 @@ def _split_class(block: SavedBlock) -> list[Read]:
             end = item.end_lineno or start + 1
             method = [text[indent:] for text in lines[start:end]]
             head = f"@d2l.add_to_class({node.name})"
-            moved.append(_block(place.group(2), int(place.group(3)), [head, *method]))
+            moved.append(page_block(place.group(2), int(place.group(3)), [head, *method]))
             drop.update(range(start - 1, end))
     kept = [text for k, text in enumerate(lines) if k not in drop]
-    return [(_block(block.path, block.line, kept), False), *((m, True) for m in moved)]
+    return [(page_block(block.path, block.line, kept), False), *((m, True) for m in moved)]
 
 
-def read_committed(text: str, lib_file: str) -> list[Read]:
+def read_committed(text: str, lib_file: str, root: Path) -> list[Read]:
     """The blocks of a committed library, in its order (see the module's documentation),
     each marked when it is a method read out of a class body: where it stands is not where
     its page comes in the book."""
@@ -75,14 +67,14 @@ def read_committed(text: str, lib_file: str) -> list[Read]:
             chunks.append((place.group(2), int(place.group(3)), []))
         elif chunks:
             chunks[-1][2].append(text_line)
-    if not chunks:  # another tool's library: one block, its header aside
-        return [(_block(lib_file, 1, text.split("\n")), False)] if text.strip() else []
+    if not chunks:  # d2lbook's library: read by the labels of its docstrings
+        return read_foreign(text, lib_file, root)
     blocks: list[Read] = []
     for path, line, code in chunks:
-        kept = _block(path, line, code).code.split("\n")
+        kept = page_block(path, line, code).code.split("\n")
         while kept and kept[-1].startswith("del "):  # the library's own deletions
             kept.pop()
-        blocks.extend(_split_class(_block(path, line, kept)))
+        blocks.extend(_split_class(page_block(path, line, kept)))
     return blocks
 
 
@@ -105,19 +97,27 @@ class Borrow:
         by_page: dict[str, list[SavedBlock]] = {}
         for block in built:
             by_page.setdefault(block.path, []).append(block)
+        reads = read_committed(text, lib_file, self.root)
+        last = {block.path: k for k, (block, moved) in enumerate(reads) if not moved}
+        waiting: dict[str, list[SavedBlock]] = {}  # methods that wait for their page's place
         result: list[SavedBlock] = []
         done = 0  # build pages placed so far
-        for block, moved in read_committed(text, lib_file):
+        for k, (block, moved) in enumerate(reads):
             if block.path in inside and moved:
                 continue  # the build attaches it again
             if block.path in inside:
                 while done <= inside[block.path]:
                     result += by_page.get(self.inside[done], [])
                     done += 1
+            elif moved and last.get(block.path, -1) > k:
+                waiting.setdefault(block.path, []).append(
+                    block
+                )  # after the build's pages before it
             elif block.path == lib_file or (
                 block.path.endswith(".md") and (self.root / block.path).is_file()
             ):
-                result.append(block.at(done))  # seen by the build's pages after it
+                later = [] if moved else waiting.pop(block.path, [])
+                result += [b.at(done) for b in [*later, block]]  # seen by the pages after it
         while done < len(self.inside):
             result += by_page.get(self.inside[done], [])
             done += 1
