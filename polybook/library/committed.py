@@ -78,13 +78,46 @@ def read_committed(text: str, lib_file: str, root: Path) -> list[Read]:
     return blocks
 
 
+class _Merge:
+    """The build's blocks, placed page by page among the borrowed ones."""
+
+    def __init__(self, inside: Sequence[str], built: Sequence[SavedBlock]) -> None:
+        self.inside = list(inside)
+        self.by_page: dict[str, list[SavedBlock]] = {}
+        for block in built:
+            self.by_page.setdefault(block.path, []).append(block)
+        self.result: list[SavedBlock] = []
+        self.done = 0  # build pages placed so far
+
+    def place(self, page: int) -> None:
+        """The build's pages up to the one at position ``page`` (-1: none), where not yet."""
+        while self.done <= page:
+            self.result += self.by_page.get(self.inside[self.done], [])
+            self.done += 1
+
+    def borrow(self, block: SavedBlock, after: int = -1) -> None:
+        """``block``, after the build's pages up to position ``after``; seen by the build's
+        pages after it."""
+        self.place(after)
+        self.result.append(block.at(self.done))
+
+
 @dataclass(frozen=True)
 class Borrow:
     """What a build of part of the book takes from the committed libraries: the blocks of
-    ``outside`` pages, around ``inside`` ones (the build's pages, in book order)."""
+    ``outside`` pages, around ``inside`` ones (the build's pages, in book order).
+
+    A method read out of a class body stands after the class, not at its page's place: it
+    waits for the next block of its page, where there is one, and comes after the build's
+    pages whose methods the class holds before it (pages before it in the book)."""
 
     root: Path
     inside: tuple[str, ...]
+
+    def kept(self, path: str, lib_file: str) -> bool:
+        """Whether a block of ``path`` outside the build is borrowed: the page is still
+        there, or the block is the library's own."""
+        return path == lib_file or (path.endswith(".md") and (self.root / path).is_file())
 
     def merged(self, lib_file: str, built: Sequence[SavedBlock]) -> list[SavedBlock]:
         """The build's blocks (in book order) with those borrowed for the pages outside it."""
@@ -94,34 +127,25 @@ class Borrow:
             return list(built)
         text = split_library(text).body  # the author's head is not the pages' code
         inside = {page: k for k, page in enumerate(self.inside)}
-        by_page: dict[str, list[SavedBlock]] = {}
-        for block in built:
-            by_page.setdefault(block.path, []).append(block)
         reads = read_committed(text, lib_file, self.root)
         last = {block.path: k for k, (block, moved) in enumerate(reads) if not moved}
-        waiting: dict[str, list[SavedBlock]] = {}  # methods that wait for their page's place
-        result: list[SavedBlock] = []
-        done = 0  # build pages placed so far
+        marks: dict[str, int] = {}  # a class's last build page whose method it holds so far
+        waiting: dict[str, list[tuple[SavedBlock, int]]] = {}  # methods, for their page
+        merge = _Merge(self.inside, built)
         for k, (block, moved) in enumerate(reads):
-            if block.path in inside and moved:
-                continue  # the build attaches it again
-            if block.path in inside:
-                while done <= inside[block.path]:
-                    result += by_page.get(self.inside[done], [])
-                    done += 1
+            target = block.code.partition("\n")[0] if moved else ""  # @d2l.add_to_class(C)
+            if block.path in inside and moved:  # the build attaches it again
+                marks[target] = max(marks.get(target, -1), inside[block.path])
+            elif block.path in inside:
+                merge.place(inside[block.path])
             elif moved and last.get(block.path, -1) > k:
-                waiting.setdefault(block.path, []).append(
-                    block
-                )  # after the build's pages before it
-            elif block.path == lib_file or (
-                block.path.endswith(".md") and (self.root / block.path).is_file()
-            ):
-                later = [] if moved else waiting.pop(block.path, [])
-                result += [b.at(done) for b in [*later, block]]  # seen by the pages after it
-        while done < len(self.inside):
-            result += by_page.get(self.inside[done], [])
-            done += 1
-        return result
+                waiting.setdefault(block.path, []).append((block, marks.get(target, -1)))
+            elif self.kept(block.path, lib_file):
+                for method, after in [] if moved else waiting.pop(block.path, []):
+                    merge.borrow(method, after)
+                merge.borrow(block, marks.get(target, -1))
+        merge.place(len(self.inside) - 1)
+        return merge.result
 
 
 def borrowing(info: Book, book: ParsedBook) -> Merge | None:
