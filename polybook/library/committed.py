@@ -5,8 +5,8 @@ The committed ``d2l/<fw>.py`` is read back into blocks: each top-level block aft
 comment naming its page and line, each method a class body holds after such a comment as
 the ``add_to_class`` block that put it there. The blocks of pages outside the build (pages
 that are still in the book's folder) are merged with the build's own, in the committed
-file's order of pages; a library written by another tool (without those comments) is
-taken whole, before the build's code.
+file's order of pages. A library d2lbook wrote (without those comments) is read into the
+same blocks by the labels its docstrings name (:mod:`polybook.library.foreign`).
 """
 
 from __future__ import annotations
