@@ -5,13 +5,21 @@ attach to it (d2lbook wrote them into its body) are attached again, at their pag
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from .books import build, chapter_book, code
 
 DESIGN = ":label:`sec_design`\n\n" + code(
+    "def add_to_class(Class):  #@save",
+    "    def wrapper(obj):",
+    "        setattr(Class, obj.__name__, obj)",
+    "    return wrapper",
+    "",
     "class HyperParameters:  #@save",
     '    """The base class of hyperparameters."""',
     "    def save_hyperparameters(self, ignore=[]):",
@@ -47,6 +55,16 @@ UTILS = (
     + ":label:`sec_utils-more`\n"
 )
 PAGES = {"design": DESIGN, "use": USE, "utils": UTILS}
+MODEL = code(
+    "from d2l import torch as d2l",
+    "",
+    "class Model(d2l.HyperParameters):",
+    "    def __init__(self, lr):",
+    "        self.save_hyperparameters()",
+    "",
+    "model = Model(0.1)",
+    "print(model.saved, model.describe())",
+)
 # The library as d2lbook 1.0.3 writes it for these pages (and one of a page since deleted).
 COMMITTED = '''DATA_HUB = dict()
 
@@ -62,6 +80,12 @@ d2l = sys.modules[__name__]
 def gone():
     """Defined in :numref:`sec_gone`"""
     return 'gone'
+
+def add_to_class(Class):
+    """Defined in :numref:`sec_design`"""
+    def wrapper(obj):
+        setattr(Class, obj.__name__, obj)
+    return wrapper
 
 class HyperParameters:
     """The base class of hyperparameters."""
@@ -97,9 +121,9 @@ CALLS = (
 )
 
 
-def committed_book(root: Path, notebooks: str) -> Path:
-    """The book of :data:`PAGES`, its committed ``d2l/torch.py`` d2lbook's."""
-    chapter_book(root, PAGES, f"notebooks = {notebooks}\n")
+def committed_book(root: Path, notebooks: str, pages: dict[str, str] = PAGES) -> Path:
+    """The book of ``pages``, its committed ``d2l/torch.py`` d2lbook's."""
+    chapter_book(root, pages, f"notebooks = {notebooks}\n")
     (root / "d2l").mkdir()
     (root / "d2l/torch.py").write_text(COMMITTED)
     return root
@@ -146,3 +170,14 @@ def test_a_partial_build_of_a_middle_page_keeps_the_class_and_the_methods_around
     assert text.count("class HyperParameters:") == 1 and "The base class" in text
     assert text.count("def describe(self):") == 1  # use.md's, replaced by utils.md's
     assert run_library(root) == "real utils hub helper gone"
+
+
+@pytest.mark.slow
+def test_a_page_of_a_partial_build_runs_the_method_of_a_page_outside_it(tmp_path: Path) -> None:
+    pages = {"design": DESIGN, "use": USE, "model": MODEL, "utils": UTILS}
+    notebooks = "index.md chap/design.md chap/use.md chap/model.md"
+    root = committed_book(tmp_path / "book", notebooks, pages)
+    assert build(root, "eval") == 0
+    nb = json.loads((root / "_build/eval/pytorch/chap/model.ipynb").read_text())
+    printed = [o["text"].strip() for c in nb["cells"] for o in c.get("outputs", []) if "text" in o]
+    assert printed == ["real utils"]
