@@ -181,3 +181,40 @@ def test_a_page_of_a_partial_build_runs_the_method_of_a_page_outside_it(tmp_path
     nb = json.loads((root / "_build/eval/pytorch/chap/model.ipynb").read_text())
     printed = [o["text"].strip() for c in nb["cells"] for o in c.get("outputs", []) if "text" in o]
     assert printed == ["real utils"]
+
+
+LATER = ":label:`sec_later`\n\n" + code(
+    "from d2l import torch as d2l",
+    "",
+    "@d2l.add_to_class(d2l.HyperParameters)  #@save",
+    "def describe(self):",
+    "    return 'later'",
+)
+# use.md saves a function after its method, later.md only a method.
+ORDERED = {
+    "design": DESIGN,
+    "use": USE + code("def used():  #@save", "    return 0"),
+    "later": LATER,
+}
+UTILS_METHOD = '    def save_hyperparameters(self, ignore=[]):\n        """Save'
+ORDERED_LIBRARY = COMMITTED.partition(UTILS_METHOD)[0] + (  # up to use.md's method
+    "    def describe(self):\n"
+    '        """Defined in :numref:`sec_later`"""\n'
+    "        return 'later'\n"
+    "\n"
+    "def used():\n"
+    '    """Defined in :numref:`sec_use`"""\n'
+    "    return 0\n"
+)
+
+
+def test_the_methods_of_pages_outside_the_build_keep_their_book_order(tmp_path: Path) -> None:
+    root = chapter_book(tmp_path / "book", ORDERED, "notebooks = index.md chap/design.md\n")
+    (root / "d2l").mkdir()
+    (root / "d2l/torch.py").write_text(ORDERED_LIBRARY)
+    assert build(root, "lib") == 0
+    calls = "from d2l import torch as d2l\nprint(d2l.HyperParameters().describe())\n"
+    done = subprocess.run(
+        [sys.executable, "-c", calls], cwd=root, capture_output=True, text=True, check=False
+    )
+    assert done.stdout.strip() + done.stderr == "later"

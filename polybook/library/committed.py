@@ -130,7 +130,7 @@ class Borrow:
         reads = read_committed(text, lib_file, self.root)
         last = {block.path: k for k, (block, moved) in enumerate(reads) if not moved}
         marks: dict[str, int] = {}  # a class's last build page whose method it holds so far
-        waiting: dict[str, list[tuple[SavedBlock, int]]] = {}  # methods, for their page
+        waiting: list[tuple[str, str, SavedBlock, int]] = []  # methods, for their page's place
         merge = _Merge(self.inside, built)
         for k, (block, moved) in enumerate(reads):
             target = block.code.partition("\n")[0] if moved else ""  # @d2l.add_to_class(C)
@@ -138,11 +138,16 @@ class Borrow:
                 marks[target] = max(marks.get(target, -1), inside[block.path])
             elif block.path in inside:
                 merge.place(inside[block.path])
+            elif not self.kept(block.path, lib_file):
+                continue
             elif moved and last.get(block.path, -1) > k:
-                waiting.setdefault(block.path, []).append((block, marks.get(target, -1)))
-            elif self.kept(block.path, lib_file):
-                for method, after in [] if moved else waiting.pop(block.path, []):
-                    merge.borrow(method, after)
+                waiting.append((block.path, target, block, marks.get(target, -1)))
+            else:  # after the methods that wait for its page, or (a method) its class's
+                due = [w[1] == target if moved else w[0] == block.path for w in waiting]
+                for (_, _, method, after), now in zip(waiting, due, strict=True):
+                    if now:
+                        merge.borrow(method, after)
+                waiting = [w for w, now in zip(waiting, due, strict=True) if not now]
                 merge.borrow(block, marks.get(target, -1))
         merge.place(len(self.inside) - 1)
         return merge.result
