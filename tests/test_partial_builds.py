@@ -52,7 +52,7 @@ def test_a_partial_build_of_a_changed_chapter_keeps_the_rest_of_the_library(
     assert text.count("class Trainer(") == 1 and "def try_gpu(" in text  # toolkit.md's code
 
 
-def test_another_tools_library_is_taken_whole_before_the_chapters_code(
+def test_a_library_without_comments_or_labels_is_taken_whole_before_the_chapters_code(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = copy_shipped(tmp_path / "book")
