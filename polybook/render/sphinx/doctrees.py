@@ -89,8 +89,21 @@ def _reading(method: Callable[..., Any], env_at: int) -> Callable[..., Any]:
     return read_only
 
 
+def _forget(app: Sphinx, env: BuildEnvironment, docname: str) -> None:
+    """A page about to be read again (or gone): its doctree's bytes and the kept doctree go.
+
+    Sphinx keeps each doctree's bytes for the life of its environment, which a one-shot
+    build loads anew; the process ``polybook serve`` keeps warm would otherwise go on
+    reading a page's doctree as it was before the page was read again."""
+    pickled: dict[str, bytes] | None = getattr(env, "_pickled_doctree_cache", None)
+    if pickled is not None:
+        pickled.pop(docname, None)
+    DOCTREES.kept.pop(docname, None)
+
+
 def setup(app: Sphinx) -> None:
     """Give Sphinx's read-only doctree readers the kept doctrees (once per process)."""
+    app.connect("env-purge-doc", _forget)
     numref: Any = StandardDomain._resolve_numref_xref
     if not hasattr(numref, "__wrapped__"):
         StandardDomain._resolve_numref_xref = _reading(numref, 1)  # type: ignore[method-assign]
