@@ -47,21 +47,21 @@ def _downloading_names(library: str) -> set[str]:
         names |= more
 
 
-def _offline_pages(book: Path) -> list[str]:
-    """The book's pages (its ``config.ini``'s ``notebooks``) that download nothing."""
-    library = (book / "d2l" / "torch.py").read_text(encoding="utf-8")
+def offline_pages(book: Path, framework: str = "pytorch") -> list[str]:
+    """The book's pages (its ``config.ini``'s ``notebooks`` less its ``exclusions``) that
+    download nothing for ``framework``."""
+    from polybook.config import load_config
+    from polybook.source.book import source_files
+
+    config = load_config(book)
+    library = (book / config.library_for(framework).lib_file).read_text(encoding="utf-8")
     names = _downloading_names(library)
     uses = re.compile(r"\bd2l\.(" + "|".join(map(re.escape, sorted(names))) + r")\b")
     pages = []
-    for page in sorted([*book.glob("*.md"), *book.glob("*/*.md")]):
-        text = page.read_text(encoding="utf-8")
-        if page.name in ("README.md", "STYLE_GUIDE.md", "INFO.md", "CODE_OF_CONDUCT.md"):
-            continue
-        folder = page.relative_to(book).parts[0]
-        if folder in ("contrib", ".github") or page.name == "CONTRIBUTING.md":
-            continue
+    for page in source_files(book, config.build):
+        text = (book / page).read_text(encoding="utf-8")
         if not (uses.search(text) or DOWNLOADS.search(text)):
-            pages.append(page.relative_to(book).as_posix())
+            pages.append(page)
     return pages
 
 
@@ -133,7 +133,7 @@ def d2lbook_figures() -> list[tuple[str, str, str]]:
         why = "set D2L_EN (a d2l-en checkout) and D2LBOOK_PYTHON (d2lbook 1.0.3, torch)"
         return [("d2l-en, PyTorch: not measured", why, "")]
     source = Path(book)
-    offline = _offline_pages(source)
+    offline = offline_pages(source)
     with tempfile.TemporaryDirectory(prefix="polybook-d2lbook-") as tmp:
         folder = Path(tmp)
         (folder / "bin").mkdir()

@@ -18,6 +18,7 @@ from polybook import frameworks
 from polybook.diagnostics import Diagnostic, Location, PolybookError
 from polybook.source.marks import TAB_LINE
 from polybook.source.model import Block, CodeCell, Document, Prose, TabProse, Toc
+from polybook.source.page_tabs import keep_page_frameworks, page_frameworks
 from polybook.source.slide_marks import SlideMark, may_hold_marks, read_slide_marks
 
 CODE_INFO = re.compile(r"^\{\s*\.python\s+\.input\b[^}]*\}$")
@@ -249,6 +250,7 @@ def parse(text: str, path: str, tabs: tuple[str, ...]) -> Document:
     tokens = _markdown.parse(text if text.endswith("\n") else text + "\n")
     prose = _Prose(text, lines, tokens, path, tabs)
     blocks: list[Block] = []
+    cells: list[tuple[int, str]] = []  # each code cell's first line and its source
     cursor = 0
     for token in tokens:
         if token.type != "fence" or token.level != 0 or token.map is None:
@@ -267,6 +269,7 @@ def parse(text: str, path: str, tabs: tuple[str, ...]) -> Document:
             )
         if kind == "code cell":
             cell = _code_cell(token, start, path, tabs, prose.dropped)
+            cells.append((start + 2, "\n".join(_content(token))))
             if cell.frameworks:
                 blocks.append(cell)
         else:
@@ -276,4 +279,11 @@ def parse(text: str, path: str, tabs: tuple[str, ...]) -> Document:
     if prose.open is not None:
         where = Location(path, prose.open[1])
         raise PolybookError(where, ":begin_tab: opened here is never closed", "parse.tab")
+
+    def names(spec: str, where: Location) -> tuple[str, ...]:
+        return parse_tab_names(spec, tabs, where, "tab.interact_select", prose.dropped)
+
+    selected = page_frameworks(cells, path, names) if "interact_select" in text else None
+    if selected is not None:
+        blocks = keep_page_frameworks(blocks, selected)
     return Document(path, tuple(blocks), tuple(prose.warnings), tuple(sorted(prose.dropped)))
