@@ -153,6 +153,11 @@ class Layout:
         return self.build / "cache" / "math"
 
     @property
+    def inert_cache(self) -> Path:
+        """Each copied SVG figure's inert form, by its digest (kept by ``make clean``)."""
+        return self.build / "cache" / "inert"
+
+    @property
     def timings(self) -> Path:
         return self.build / "cache" / "timings.json"
 

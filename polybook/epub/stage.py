@@ -92,6 +92,7 @@ def epub_config(
         "html_css_files": ["polybook-epub.css"],
         "html_math_renderer": "pb-svg",  # drawn at build time, as the site's (site.math_svg)
         "pb_math_cache": str(book.layout.math_cache),  # the site's drawings
+        "pb_inert_cache": str(book.layout.inert_cache),
     }
     return settings
 

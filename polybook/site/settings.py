@@ -91,6 +91,7 @@ def html_config(
         "mathjax_path": "mathjax/tex-chtml.js",
         "html_math_renderer": "pb-svg",  # math drawn at build time (polybook.site.math_svg)
         "pb_math_cache": str(book.layout.math_cache),
+        "pb_inert_cache": str(book.layout.inert_cache),
         "html_search_scorer": str(STATIC / "polybook-scorer.js"),  # the search's ranking
         "html_css_files": _book_assets(book.root, "*.css"),
         "html_js_files": _book_assets(book.root, "*.js"),

@@ -269,9 +269,10 @@ def inert_figures(app: Sphinx, error: Exception | None) -> None:
     """The SVG files the build copied (the book's figures, its downloads) rebuilt from the
     allow-list of :mod:`polybook.render.svg`: a reader may open one on its own. One that
     is not a well-formed SVG is emptied, with a warning. Each is parsed once: its inert form
-    is kept beside the doctrees (``pb-inert/``) by the digest of what was copied."""
+    is kept by the digest of what was copied, in the build's cache (``pb_inert_cache``, kept
+    by ``make clean``), else beside the doctrees (``pb-inert/``)."""
     outdir = Path(app.outdir)
-    kept = Path(app.doctreedir) / "pb-inert"
+    kept = Path(app.config.pb_inert_cache or Path(app.doctreedir) / "pb-inert")
     for folder in (outdir / "_images", outdir / "_downloads"):
         for path in sorted(folder.rglob("*.svg")) if folder.is_dir() else ():
             text = path.read_text(encoding="utf-8", errors="replace")
@@ -291,6 +292,7 @@ def setup(app: Sphinx) -> None:
     app.add_config_value("pb_book_root", "", "env", str)
     app.add_config_value("pb_allowed_paths", [], "env", list)
     app.add_config_value("pb_inputs", "", "", str)  # where the pages' inputs are written
+    app.add_config_value("pb_inert_cache", "", "", str)  # the copied figures' inert forms
     app.add_directive("raw", ConfinedRaw, override=True)
     app.add_directive("csv-table", ConfinedCSVTable, override=True)
     app.add_directive("literalinclude", ConfinedLiteralInclude, override=True)
