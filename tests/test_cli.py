@@ -19,7 +19,7 @@ from .books import REPO, index_page, write_book
 SAVED = "```{{.python .input}}\n%%tab {tabs}\ndef {name}(x):  #@save\n    return x\n```\n"
 
 
-PAGE = "# Page\n\n" + SAVED.format(tabs="all", name="shared") + "\n"
+PAGE = "# Page\n\n" + SAVED.format(tabs="pytorch, jax", name="shared") + "\n"
 PAGE += SAVED.format(tabs="pytorch", name="only_torch")
 # Two frameworks; ``only_torch`` is saved for PyTorch alone (a parity warning).
 BOOK = {"index.md": index_page("Book", ["chap/page"]), "chap/page.md": PAGE}

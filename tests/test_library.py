@@ -131,7 +131,7 @@ def test_methods_added_to_a_class_live_only_on_their_class(tmp_path: Path) -> No
 def test_a_later_definition_replaces_an_earlier_one_with_a_warning(tmp_path: Path) -> None:
     first = _cell("def load(n):  #@save\n    return n") + _cell(TRAINER)
     later = _cell("def load(n):  #@save\n    return 2 * n", "pytorch") + _cell(
-        "@d2l.add_to_class(d2l.Trainer)  #@save\ndef fit(self):\n    return -1"
+        "@d2l.add_to_class(d2l.Trainer)  #@save\ndef fit(self):\n    return -1", "pytorch, jax"
     )
     root = _small_book(tmp_path / "book", {"a.md": "# A\n\n" + first, "b.md": "# B\n\n" + later})
     reporter, _ = _lib(root)

@@ -1,61 +1,35 @@
-"""A page's own frameworks: d2lbook's ``tab.interact_select(...)`` at the top of a page.
+"""A page's frameworks, as d2lbook reads them: those its cells and tab prose name.
 
-d2l's pages open with a cell ``%load_ext d2lbook.tab`` / ``tab.interact_select([...])``. The
-frameworks it names are the page's: a page that selects ``["pytorch"]`` (reinforcement
-learning, Gaussian processes) has no code for the others, so its ``%%tab all`` cells are
-PyTorch's alone, and d2lbook neither runs nor shows the page's code for another framework.
-polybook reads the selection the same way: each block keeps the page's frameworks only.
+d2lbook makes a page's notebook for a framework other than the book's first only where one
+of the page's code cells (``%%tab mxnet, jax``) or ``:begin_tab:`` blocks names it: its
+``%%tab all`` cells are shared by the frameworks the page names (and the first), not by
+every framework of the book. d2l-en's anchor boxes page names MXNet and PyTorch, so its
+``%%tab all`` cells are theirs; its reinforcement-learning pages name none (``%%tab all``
+throughout, after d2lbook's ``%load_ext d2lbook.tab`` cell), so they are PyTorch's alone.
+A page that names no framework and carries no such d2lbook cell is shared by every
+framework of the book, as polybook's own pages are.
 """
 
 from __future__ import annotations
 
-import ast
-import re
-from collections.abc import Callable, Sequence
+from collections.abc import Collection
 from dataclasses import replace
 
-from polybook.diagnostics import Location, PolybookError
 from polybook.source.model import Block, CodeCell, TabProse
-
-SELECT = re.compile(r"^\s*tab\.interact_select\((.*)\)\s*$")
-
-Names = Callable[[str, Location], tuple[str, ...]]  # a spec's frameworks, validated
-
-
-def _selected(arguments: str, where: Location) -> list[str]:
-    """The names ``interact_select(...)``'s arguments give: strings, or lists of them."""
-    try:
-        call = ast.parse(f"f({arguments})", mode="eval").body
-    except SyntaxError:
-        call = None
-    names: list[str] = []
-    for arg in call.args if isinstance(call, ast.Call) and not call.keywords else [None]:
-        items = arg.elts if isinstance(arg, ast.List | ast.Tuple) else [arg]
-        for item in items:
-            if not (isinstance(item, ast.Constant) and isinstance(item.value, str)):
-                message = "tab.interact_select(...) names frameworks as strings or a list of them"
-                raise PolybookError(where, message, "parse.tab")
-            names.append(item.value)
-    return names
 
 
 def page_frameworks(
-    cells: Sequence[tuple[int, str]], path: str, names: Names
-) -> tuple[str, ...] | None:
-    """The frameworks the page's ``tab.interact_select`` names (in the first cell that
-    holds one), validated by ``names``; None where no cell selects any. ``cells`` are the
-    code cells' first line numbers and sources."""
-    for first, source in cells:
-        for offset, text in enumerate(source.split("\n")):
-            found = SELECT.match(text)
-            if found:
-                where = Location(path, first + offset)
-                return names(" ".join(_selected(found.group(1), where)), where)
-    return None
+    tabs: tuple[str, ...], named: Collection[str], d2lbook: bool
+) -> tuple[str, ...]:
+    """The page's frameworks: the first of ``tabs`` and those ``named``; every one of
+    ``tabs`` where none is named and the page is not a d2lbook page (``d2lbook``)."""
+    if not named and not d2lbook:
+        return tabs
+    return tuple(t for t in tabs if t in named or t == tabs[0])
 
 
 def keep_page_frameworks(blocks: list[Block], selected: tuple[str, ...]) -> list[Block]:
-    """``blocks`` with the frameworks of each cell and tab prose the page selects; a block
+    """``blocks`` with the frameworks of each cell and tab prose the page has; a block
     left with none is dropped."""
     kept: list[Block] = []
     for block in blocks:

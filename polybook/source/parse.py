@@ -24,6 +24,7 @@ from polybook.source.slide_marks import SlideMark, may_hold_marks, read_slide_ma
 CODE_INFO = re.compile(r"^\{\s*\.python\s+\.input\b[^}]*\}$")
 BEGIN_TAB = re.compile(r"^:begin_tab:`([^`]*)`$")
 END_TAB = ":end_tab:"
+D2LBOOK_TAB = "%load_ext d2lbook.tab"  # the first cell of d2lbook's pages
 # A line that opens a fence: up to three spaces, a run of ``` or ~~~, an info string.
 FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([^`]*?)\s*$")
 NEWLINES = re.compile(r"\r\n?")
@@ -78,6 +79,11 @@ def parse_tab_names(
     return tuple(t for t in tabs if t in names)
 
 
+def is_all(spec: str) -> bool:
+    """Whether a ``%%tab`` or ``:begin_tab:`` spec is ``all``."""
+    return spec.replace(",", " ").split() == ["all"]
+
+
 def _content(token: Token) -> list[str]:
     """The lines inside a fence, as markdown-it read them (opener's indentation removed)."""
     return token.content.split("\n")[:-1]
@@ -112,10 +118,11 @@ def _check_fence(token: Token, span: Span, lines: list[str], path: str) -> None:
 
 
 def _code_cell(
-    token: Token, start: int, path: str, tabs: tuple[str, ...], dropped: set[str]
+    token: Token, start: int, path: str, tabs: tuple[str, ...], dropped: set[str], named: set[str]
 ) -> CodeCell:
     """A code cell; its first line that is not blank may name its frameworks (none: the
-    cell is for frameworks the book does not build)."""
+    cell is for frameworks the book does not build); those it names (not ``all``) are added
+    to ``named``."""
     body = _content(token)
     first = start + 2
     lead = next((k for k, text in enumerate(body) if text.strip()), 0)
@@ -123,6 +130,8 @@ def _code_cell(
     if match:
         where = Location(path, first + lead)
         names = parse_tab_names(match.group(1), tabs, where, "%%tab", dropped)
+        if not is_all(match.group(1)):
+            named.update(names)
         return CodeCell(names, "\n".join(body[lead + 1 :]), first + lead + 1)
     return CodeCell((tabs[0],), "\n".join(body), first)
 
@@ -193,6 +202,7 @@ class _Prose:
         self.open: OpenTab | None = None
         self.warnings: list[Diagnostic] = []
         self.dropped: set[str] = set()  # frameworks named that the book does not build
+        self.named: set[str] = set()  # frameworks the page's cells and tab prose name
         self.literal = sorted(_literal_lines(tokens)) if may_hold_marks(text) else []
 
     def _block(self, text: str, line: int, frameworks: tuple[str, ...] | None) -> Block:
@@ -228,6 +238,8 @@ class _Prose:
                 elif text:
                     out.append(self._block(text, line, None))
                 named = parse_tab_names(names, self.tabs, where, ":begin_tab:", self.dropped)
+                if not is_all(names):
+                    self.named.update(named)
                 self.open = (named, number + 1)
             else:
                 if self.open is None:
@@ -250,7 +262,7 @@ def parse(text: str, path: str, tabs: tuple[str, ...]) -> Document:
     tokens = _markdown.parse(text if text.endswith("\n") else text + "\n")
     prose = _Prose(text, lines, tokens, path, tabs)
     blocks: list[Block] = []
-    cells: list[tuple[int, str]] = []  # each code cell's first line and its source
+    d2lbook = False  # a page of d2lbook's (its `%load_ext d2lbook.tab` cell)
     cursor = 0
     for token in tokens:
         if token.type != "fence" or token.level != 0 or token.map is None:
@@ -268,8 +280,8 @@ def parse(text: str, path: str, tabs: tuple[str, ...]) -> Document:
                 "parse.tab",
             )
         if kind == "code cell":
-            cell = _code_cell(token, start, path, tabs, prose.dropped)
-            cells.append((start + 2, "\n".join(_content(token))))
+            cell = _code_cell(token, start, path, tabs, prose.dropped, prose.named)
+            d2lbook = d2lbook or D2LBOOK_TAB in token.content
             if cell.frameworks:
                 blocks.append(cell)
         else:
@@ -280,10 +292,7 @@ def parse(text: str, path: str, tabs: tuple[str, ...]) -> Document:
         where = Location(path, prose.open[1])
         raise PolybookError(where, ":begin_tab: opened here is never closed", "parse.tab")
 
-    def names(spec: str, where: Location) -> tuple[str, ...]:
-        return parse_tab_names(spec, tabs, where, "tab.interact_select", prose.dropped)
-
-    selected = page_frameworks(cells, path, names) if "interact_select" in text else None
-    if selected is not None:
+    selected = page_frameworks(tabs, prose.named, d2lbook)
+    if selected != tabs:
         blocks = keep_page_frameworks(blocks, selected)
     return Document(path, tuple(blocks), tuple(prose.warnings), tuple(sorted(prose.dropped)))
