@@ -6,7 +6,9 @@ caption), and once per page each time it numbers the figures of the book. d2l-en
 such references; each unpickled a doctree (71 s of its site build). The two readers that
 only read are given a doctree kept here, unpickled again only when Sphinx holds new bytes
 for the page (it read the page again); every other reader still gets a fresh copy. In a
-process kept warm by ``polybook serve``, an edit unpickles the edited page alone.
+process kept warm by ``polybook serve``, an edit unpickles the edited page alone. Sphinx's
+resolution of a page for writing, which changes its doctree, is handed the kept one (no
+longer kept): a page is unpickled once per build, not twice.
 """
 
 from __future__ import annotations
@@ -56,6 +58,18 @@ class ReadOnlyDoctrees:
         self._keep(docname, serialised, tree)
         return tree
 
+    def give(self, env: BuildEnvironment, docname: str) -> None:
+        """Hand the kept doctree of ``docname`` to Sphinx's next resolution of the page,
+        which changes it (the page's last use in most builds): unpickled once, not twice.
+        It is no longer kept; a later lookup unpickles the page again."""
+        found = self.kept.pop(docname, None)
+        pickled: dict[str, bytes] | None = getattr(env, "_pickled_doctree_cache", None)
+        waiting: dict[str, nodes.document] | None = getattr(env, "_write_doc_doctree_cache", None)
+        if found is None or pickled is None or waiting is None or docname in waiting:
+            return
+        if pickled.get(docname) is found[0]:  # not read again since
+            waiting[docname] = found[1]
+
     def _keep(self, docname: str, serialised: bytes, tree: nodes.document) -> None:
         self.kept[docname] = (serialised, tree)
         self.kept.move_to_end(docname)
@@ -101,9 +115,24 @@ def _forget(app: Sphinx, env: BuildEnvironment, docname: str) -> None:
     DOCTREES.kept.pop(docname, None)
 
 
+def _resolving(method: Callable[..., Any]) -> Callable[..., Any]:
+    """``get_and_resolve_doctree``, given the page's kept doctree where there is one."""
+
+    def resolve(env: BuildEnvironment, docname: str, *args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("doctree") is None:
+            DOCTREES.give(env, docname)
+        return method(env, docname, *args, **kwargs)
+
+    resolve.__wrapped__ = method  # type: ignore[attr-defined]
+    return resolve
+
+
 def setup(app: Sphinx) -> None:
     """Give Sphinx's read-only doctree readers the kept doctrees (once per process)."""
     app.connect("env-purge-doc", _forget)
+    resolve: Any = BuildEnvironment.get_and_resolve_doctree
+    if not hasattr(resolve, "__wrapped__"):
+        BuildEnvironment.get_and_resolve_doctree = _resolving(resolve)  # type: ignore[method-assign]
     numref: Any = StandardDomain._resolve_numref_xref
     if not hasattr(numref, "__wrapped__"):
         StandardDomain._resolve_numref_xref = _reading(numref, 1)  # type: ignore[method-assign]
