@@ -114,6 +114,25 @@ def write_index(book: Book, pdf: PdfSection, extras: SiteExtras, srcdir: Path) -
     return changed
 
 
+# The notebook object each file was last written from in this process (a page's plain
+# notebook is the same object while it is unchanged: see polybook.memo), and the file's stamp.
+_WRITTEN: dict[Path, tuple[NotebookNode, tuple[int, int] | None]] = {}
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_size
+
+
+def _still_written(target: Path, nb: NotebookNode) -> bool:
+    """Whether ``target`` holds ``nb`` as this process wrote it (not made or touched since)."""
+    last = _WRITTEN.get(target)
+    return last is not None and last[0] is nb and last[1] is not None and _stamp(target) == last[1]
+
+
 def write_notebooks(
     folder: Path,
     notebooks: Mapping[tuple[str, str], NotebookNode],
@@ -128,8 +147,9 @@ def write_notebooks(
     for (path, fw), nb in notebooks.items():
         target = folder / fw / (path.removesuffix(".md") + ".ipynb")
         wanted.add(target)
-        if path.removesuffix(".md") not in keep:
+        if path.removesuffix(".md") not in keep and not _still_written(target, nb):
             changed |= write_atomic(target, writes(nb))
+            _WRITTEN[target] = (nb, _stamp(target))
     for name, source in (images or {}).items():
         wanted.add(folder / name)
         changed |= write_atomic(folder / name, source.read_bytes())
