@@ -61,3 +61,40 @@ def beside(name: str, value: str) -> str:
         return ""
     label = baseline().get("release", "last release")
     return f"   [{label}: {then['shown']}; {verdict(now, then)}]"
+
+
+def record(log: str, release: str, measured: str) -> dict[str, Any]:
+    """A baseline from a ``make bench`` log: each row's figure as :func:`show` printed it
+    (its target and the last release's verdict left out)."""
+    figures: dict[str, Any] = {}
+    for line in log.splitlines():
+        if not line.startswith("  ") or "  " not in line.strip():
+            continue
+        name, _, rest = line.strip().partition("  ")
+        shown = rest.strip().split("   [", 1)[0].strip()
+        found = read_figure(shown)
+        if found is None:
+            continue
+        figure, low, high, unit = found
+        figures[name.strip()] = {
+            "shown": shown,
+            "value": figure,
+            "low": low,
+            "high": high,
+            "unit": unit,
+        }
+    return {"release": release, "measured": measured, "figures": figures}
+
+
+if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser(description="write benchmarks/baseline.json from a log")
+    parser.add_argument("log", help="what `make bench` printed")
+    parser.add_argument("--release", required=True, help='e.g. "main at 1a2b3c4"')
+    parser.add_argument("--measured", required=True, help="where and how it was measured")
+    args = parser.parse_args()
+    text = Path(args.log).read_text(encoding="utf-8")
+    made = record(text, args.release, args.measured)
+    BASELINE.write_text(json.dumps(made, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"{BASELINE}: {len(made['figures'])} figures")
