@@ -87,3 +87,32 @@ def test_sphinx_starts_while_pages_are_prepared_and_runs_only_on_the_same_settin
     assert seen == ["stop"]
     assert "One " in html.read_text(encoding="utf-8")  # the last good site
     assert not list((root / "_build").glob("*.next"))
+
+
+def test_a_cold_build_starts_sphinx_while_its_pages_are_prepared(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from polybook.render.sphinx.process import ReadySphinx
+    from polybook.site import stage
+
+    root = tmp_path / "book"
+    write_book(root, 4)
+    made: list[ReadySphinx] = []
+    fresh_runs: list[Path] = []
+    start = ReadySphinx.__init__
+
+    def started(self: ReadySphinx) -> None:
+        start(self)
+        made.append(self)
+
+    def run_sphinx(settings_file: Path, settings: dict[str, Any], fresh: bool) -> str:
+        fresh_runs.append(settings_file)
+        return ""
+
+    monkeypatch.setattr(ReadySphinx, "__init__", started)
+    monkeypatch.setattr(stage, "run_sphinx", run_sphinx)
+    assert main(["--quiet", "--root", str(root), "build", "html"]) == 0
+    assert len(made) == 1 and fresh_runs == []  # the process started first made the run
+    assert made[0].process is None  # and it is gone
+    assert (root / "_build" / "html" / "index.html").is_file()
+    assert "build succeeded" in (root / "_build" / "sphinx-html.log").read_text()

@@ -15,7 +15,7 @@ from polybook.output import Made, Output, Run
 from polybook.site.sections import SiteSections
 
 if TYPE_CHECKING:
-    from polybook.render.sphinx.process import WarmSphinx
+    from polybook.render.sphinx.process import EarlySphinx
     from polybook.site.stage import SphinxKeeper
 
 logger = logging.getLogger("polybook")
@@ -62,7 +62,7 @@ class _SiteRun:
 
     config: BookConfig
     keeper: SphinxKeeper | None
-    early: WarmSphinx | None
+    early: EarlySphinx | None
 
     def __call__(self, made: Made, config: BookConfig, reporter: Reporter) -> bool:
         from polybook.site.stage import build_site

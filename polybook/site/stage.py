@@ -28,7 +28,7 @@ from polybook.render.page import Page, render_page, with_toctree
 from polybook.render.plain import bib_file, plain_book, site_address
 from polybook.render.sources import keepable, write_sources
 from polybook.render.sphinx.config import bibfile
-from polybook.render.sphinx.process import WarmSphinx, run_sphinx
+from polybook.render.sphinx.process import EarlySphinx, ReadySphinx, WarmSphinx, run_sphinx
 from polybook.site.api import documented_modules
 from polybook.site.api_prose import prose_index
 from polybook.site.compat import write_compat
@@ -71,7 +71,7 @@ def build_site(
     executed: Executed,
     site: SiteSections,
     reporter: Reporter,
-    early: WarmSphinx | None = None,
+    early: EarlySphinx | None = None,
 ) -> Site:
     """Render every page and build the site; pages whose notebooks failed keep their last
     good HTML, and the library's wheel is published with it. ``early``: a Sphinx process
@@ -187,13 +187,12 @@ def _load(path: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def start_early(layout: Layout) -> WarmSphinx | None:
-    """A Sphinx process started on the last build's settings, for :func:`build_site`; None
-    where there was no such build. The caller stops it when the build ends otherwise."""
-    if not (layout.html / "index.html").is_file():
-        return None
-    if not layout.site_warnings.is_file():
-        return None  # a fresh run comes
+def start_early(layout: Layout) -> EarlySphinx | None:
+    """A Sphinx process for :func:`build_site`, started while the pages are prepared: on the
+    last build's settings, else (no such build: a cold one) one that imports Sphinx and
+    waits for its settings. The caller stops it when the build ends otherwise."""
+    if not (layout.html / "index.html").is_file() or not layout.site_warnings.is_file():
+        return ReadySphinx()  # a fresh run comes
     return WarmSphinx.start(layout.sphinx_file("html", ".json"), site_digest())
 
 
@@ -203,16 +202,16 @@ class SphinxKeeper:
     the next."""
 
     def __init__(self) -> None:
-        self.process: WarmSphinx | None = None
+        self.process: EarlySphinx | None = None
 
-    def take(self, layout: Layout) -> WarmSphinx | None:
+    def take(self, layout: Layout) -> EarlySphinx | None:
         """The kept process, else one started now on the last build's settings."""
         process, self.process = self.process, None
         if process is not None and process.alive:
             return process
         return start_early(layout)
 
-    def keep(self, layout: Layout, used: WarmSphinx | None) -> None:
+    def keep(self, layout: Layout, used: EarlySphinx | None) -> None:
         """After a build: keep ``used`` where it still holds the settings the build left,
         else start one that does."""
         last = _load(layout.sphinx_file("html", ".json"))
@@ -267,7 +266,7 @@ def write_site(
     reporter: Reporter,
     stale: Collection[str] = frozenset(),
     extras: SiteExtras | None = None,
-    early: WarmSphinx | None = None,
+    early: EarlySphinx | None = None,
 ) -> Path:
     """Build the HTML site from rendered ``pages`` (in a Sphinx process of its own); returns
     the output folder.
@@ -310,8 +309,10 @@ def write_site(
     fresh = fresh or store is None  # without the other pages' warnings: read them all
     write_atomic(settings_file, json.dumps(settings, indent=1))
     store_file.unlink(missing_ok=True)  # stands for the site again once this run is in
-    if early is not None and early.matches(settings, fresh):
+    if isinstance(early, WarmSphinx) and early.matches(settings, fresh):
         crash = early.run()
+    elif isinstance(early, ReadySphinx):
+        crash = early.run(settings_file, settings, fresh)
     else:
         crash = run_sphinx(settings_file, settings, fresh)
     sphinx_run = warning_store.read_run(Path(settings["diagnostics"]))

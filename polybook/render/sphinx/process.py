@@ -25,7 +25,7 @@ from typing import Any
 
 from polybook.nb import strip_ansi
 from polybook.parallel import usable_cpus
-from polybook.render.sphinx.run import DONE, GO, NEXT
+from polybook.render.sphinx.run import DONE, GO, NEXT, READY
 
 CRASH_LINES = 20  # lines of a crashed Sphinx's stderr shown in the error
 SPHINX_JOBS = 0  # Sphinx's processes (its -j); 0: see sphinx_jobs
@@ -178,3 +178,51 @@ class WarmSphinx:
         for kept, _ in self._files():
             kept.unlink(missing_ok=True)
         self.errors.close()
+
+
+class ReadySphinx:
+    """A Sphinx process started where no build ran Sphinx before (a cold build: no settings
+    to start a :class:`WarmSphinx` on): it imports Sphinx and the extensions while the pages
+    are prepared, then makes the one run it is given the settings of."""
+
+    def __init__(self) -> None:
+        self.settings: dict[str, Any] = {}
+        self.errors = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 (a crash's traceback)
+        self.process: subprocess.Popen[str] | None = _start(
+            sphinx_command(Path(READY), "--jobs", str(sphinx_jobs())),
+            stdin=subprocess.PIPE,
+            stderr=self.errors,
+        )
+
+    @property
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def run(self, settings_file: Path, settings: dict[str, Any], fresh: bool) -> str:
+        """Run on ``settings`` (written in ``settings_file``); the crash's message, or ""."""
+        process = self.process
+        if process is None or not self.alive:
+            return run_sphinx(settings_file, settings, fresh)
+        Path(settings["diagnostics"]).unlink(missing_ok=True)
+        self.settings = settings
+        try:
+            process.communicate(f"{settings_file} {int(fresh)}\n")
+        except BaseException:
+            self.stop()
+            raise
+        self.errors.seek(0)
+        crash = _crash(process.returncode, self.errors.read())
+        self.process = None
+        self.errors.close()
+        return crash
+
+    def stop(self) -> None:
+        """End the process unused."""
+        if self.process is None:
+            return
+        process, self.process = self.process, None
+        _kill(process)
+        self.errors.close()
+
+
+EarlySphinx = WarmSphinx | ReadySphinx

@@ -1,7 +1,9 @@
 """Runs Sphinx builds in a process of their own.
 
 ``python -m polybook.render.sphinx.run SETTINGS.json [--fresh] [--jobs N] [--when-told]
-[--parent PID]``: ``--fresh`` rereads every page (Sphinx's ``-E``); ``--jobs`` reads and
+[--parent PID]`` (``-`` for ``SETTINGS.json``: Sphinx and the extensions are imported, then
+a line on stdin names the settings file and ``fresh``, ``PATH 0`` or ``PATH 1``):
+``--fresh`` rereads every page (Sphinx's ``-E``); ``--jobs`` reads and
 writes pages in N processes (Sphinx's ``-j``; it does so where there are enough pages);
 ``--when-told`` starts Sphinx (its imports, extensions and pickled environment), then builds
 each time a line ``go`` comes on stdin, answering ``done STATUS`` on stdout, until stdin
@@ -31,6 +33,7 @@ from typing import Any
 
 NEXT = ".next"  # beside the log and diagnostics files: those of a run not yet told to go
 GO = "go"
+READY = "-"  # in place of the settings file: import first, then read it from stdin
 
 
 DONE = "polybook-sphinx-done"
@@ -46,6 +49,35 @@ def _build(app: Any) -> int:
         sys.stderr.write(err.traceback)
         return 1
     return 0 if app.statuscode == 0 else 1
+
+
+# What a site's Sphinx run imports, imported by a process started before its settings exist.
+READY_IMPORTS = (
+    "sphinx.application",
+    "sphinx.builders.html",
+    "myst_parser",
+    "sphinxcontrib.bibtex",
+    "polybook.render.sphinx.core_ext",
+    "polybook.render.sphinx.highlight",
+    "polybook.site.math_svg",
+    "sphinx.ext.autodoc",
+)
+
+
+def ready() -> tuple[str, bool] | None:
+    """Import what a run needs, then wait for its settings: one line on stdin, the settings
+    file and ``fresh`` (``PATH 1``); None when stdin ends first (not needed)."""
+    import contextlib
+    import importlib
+
+    for name in READY_IMPORTS:
+        with contextlib.suppress(ImportError):  # one this environment lacks: its run says so
+            importlib.import_module(name)
+    line = sys.stdin.readline().strip()
+    if not line:
+        return None
+    path, _, fresh = line.rpartition(" ")
+    return path, fresh == "1"
 
 
 def main(settings_path: str, fresh: bool = False, jobs: int = 1, when_told: bool = False) -> int:
@@ -114,7 +146,8 @@ if __name__ == "__main__":
             watch_parent(arguments.parent, signal.SIGKILL)
         forks_die_with_parent()
     jobs = max(1, arguments.jobs)
-    status = main(arguments.settings, arguments.fresh, jobs, arguments.when_told)
+    told = ready() if arguments.settings == READY else (arguments.settings, arguments.fresh)
+    status = main(told[0], told[1], jobs, arguments.when_told) if told else 0
     # A one-shot process: what is left is freeing the environment's objects, which the
     # system does at once (Python's teardown takes a third of a second after a small
     # rebuild). Files are flushed first: the log is closed, the diagnostics' handler flushed.
