@@ -99,6 +99,8 @@ def serve_latency(root: Path, edits: int = 3, formula: bool = False) -> float:
     ``formula``: each edit adds a new formula, seen drawn."""
     from playwright.sync_api import sync_playwright
 
+    from polybook.site.math_speech import spoken
+
     command = [sys.executable, "-m", "polybook", "--quiet", "--root", str(root), "serve"]
     server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     page_file = sorted(root.glob("chapter_*/*.md"))[1]
@@ -125,8 +127,8 @@ def serve_latency(root: Path, edits: int = 3, formula: bool = False) -> float:
                 started = time.monotonic()
                 page_file.write_text("\n".join(lines) + "\n")
                 shown = f"() => document.body.innerText.includes({marker!r})"
-                if formula:
-                    found = f"span.pb-math[aria-label={tex!r}] svg"
+                if formula:  # the formula drawn, named as assistive technology reads it
+                    found = f"span.pb-math[aria-label={spoken(tex)!r}] svg"
                     shown = f"() => document.querySelector({found!r}) !== null"
                 page.wait_for_function(shown, timeout=120000)
                 latencies.append(time.monotonic() - started)
