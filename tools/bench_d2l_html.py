@@ -30,7 +30,7 @@ from tools.bench_runs import build, serve_latency
 
 REPO = Path(__file__).resolve().parent.parent
 PAIRS = int(os.environ.get("BENCH_PAIRS", "2"))  # alternating pairs per comparison
-FAKE_SMI = "#!/bin/sh\necho 'GPU 0'\n"  # d2lbook stops without nvidia-smi
+FAKE_SMI = "#!/bin/sh\necho 'GPU 0'\necho 'GPU 1'\n"  # d2lbook needs one; use-gpu asks 2
 Row = tuple[str, str, str]
 TITLE = "d2l: polybook against d2lbook 1.0.3 and its targets (alternating pairs)"
 
