@@ -107,6 +107,9 @@ def d2l_html(book: Path, python: str, folder: Path) -> list[Row]:
 
     def theirs(n: int) -> float:
         root = _d2l_copy(book, folder / f"theirs{n}")
+        config = root / "config.ini"  # d2lbook's html downloads the PDF's LaTeX style for
+        text = config.read_text()  # `style = cambridge`: offline, it is left out
+        config.write_text(re.sub(r"(?m)^style = cambridge$", "style =", text))
         command = [d2lbook, "build", "html", "--tab", "pytorch"]
         return _timed(command, root, _d2lbook_env(folder, root))
 
