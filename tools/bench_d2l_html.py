@@ -88,13 +88,16 @@ def pairs(ours: Callable[[int], float], theirs: Callable[[int], float]) -> list[
     ]
 
 
-def _d2lbook_env(folder: Path, book: Path) -> dict[str, str]:
+def _d2lbook_env(folder: Path, book: Path, python: str) -> dict[str, str]:
+    """d2lbook's environment: its Python's scripts first (``sphinx-build``, as in its
+    activated venv), a fake ``nvidia-smi``, the book's ``d2l`` package importable."""
     (folder / "bin").mkdir(exist_ok=True)
     smi = folder / "bin" / "nvidia-smi"
     smi.write_text(FAKE_SMI)
     smi.chmod(0o755)
     env = {**os.environ, "PYTHONPATH": str(book)}
-    env["PATH"] = f"{folder / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    scripts = os.pathsep.join([str(Path(python).parent), str(folder / "bin")])
+    env["PATH"] = f"{scripts}{os.pathsep}{env.get('PATH', '')}"
     return env
 
 
@@ -111,7 +114,7 @@ def d2l_html(book: Path, python: str, folder: Path) -> list[Row]:
         text = config.read_text()  # `style = cambridge`: offline, it is left out
         config.write_text(re.sub(r"(?m)^style = cambridge$", "style =", text))
         command = [d2lbook, "build", "html", "--tab", "pytorch"]
-        return _timed(command, root, _d2lbook_env(folder, root))
+        return _timed(command, root, _d2lbook_env(folder, root, python))
 
     rows = pairs(ours, theirs)
     rows[-1] = (*rows[-1][:2], ">= 4")
@@ -145,7 +148,7 @@ def shipped_eval(python: str, folder: Path) -> list[Row]:
         root = folder / f"shipped-theirs{n}"
         copy_book(REPO, root)
         command = [d2lbook, "build", "eval", "--tab", "pytorch"]
-        return _timed(command, root, _d2lbook_env(folder, root), failing)
+        return _timed(command, root, _d2lbook_env(folder, root, python), failing)
 
     rows = pairs(ours, theirs)
     rows[-1] = (*rows[-1][:2], ">= 6")
