@@ -73,7 +73,8 @@ def record(log: str, release: str, measured: str) -> dict[str, Any]:
         name, _, rest = line.strip().partition("  ")
         shown = rest.strip().split("   [", 1)[0].strip()
         found = read_figure(shown)
-        if found is None or not shown.removeprefix("median ")[:1].isdigit():
+        bare = shown.removeprefix("median ").removeprefix("mean ")
+        if found is None or not bare[:1].isdigit():
             continue  # a row that says why it measured nothing
         figure, low, high, unit = found
         figures[name.strip()] = {
