@@ -27,7 +27,7 @@ def _project(root: Path, caption: str) -> Path:
 
 
 def _caption(tree: nodes.document) -> str:
-    return next(iter(tree.findall(nodes.caption))).astext()
+    return str(next(iter(tree.findall(nodes.caption))).astext())
 
 
 def test_a_lookup_reads_the_kept_doctree_until_the_page_is_read_again(tmp_path: Path) -> None:
