@@ -12,6 +12,16 @@ from pathlib import Path
 TEMP_SUFFIX = ".pbtmp"
 
 
+def file_stamp(path: Path) -> tuple[int, int] | None:
+    """``path``'s modification time (ns) and size; None where it cannot be read. A file
+    whose stamp is unchanged is taken as unchanged by what keeps a result of reading it."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_size
+
+
 def _umask() -> int:
     """The process umask, read without changing it (Linux), else by setting it back."""
     try:

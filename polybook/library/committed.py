@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from polybook.config import Book
 from polybook.library.extract import Merge
-from polybook.library.foreign import Read, page_block, read_foreign
+from polybook.library.foreign import Pages, Read, page_block, read_foreign, read_pages
 from polybook.library.head import split_library
 from polybook.library.model import SavedBlock
 from polybook.library.syntax import statement_start
@@ -56,10 +57,11 @@ def _split_class(block: SavedBlock) -> list[Read]:
     return [(page_block(block.path, block.line, kept), False), *((m, True) for m in moved)]
 
 
-def read_committed(text: str, lib_file: str, root: Path) -> list[Read]:
+def read_committed(text: str, lib_file: str, pages: Callable[[], Pages]) -> list[Read]:
     """The blocks of a committed library, in its order (see the module's documentation),
     each marked when it is a method read out of a class body: where it stands is not where
-    its page comes in the book."""
+    its page comes in the book. ``pages``: the book's pages, read where the library is
+    d2lbook's."""
     chunks: list[tuple[str, int, list[str]]] = []
     for text_line in text.split("\n"):
         place = PLACE.match(text_line)
@@ -68,7 +70,7 @@ def read_committed(text: str, lib_file: str, root: Path) -> list[Read]:
         elif chunks:
             chunks[-1][2].append(text_line)
     if not chunks:  # d2lbook's library: read by the labels of its docstrings
-        return read_foreign(text, lib_file, root)
+        return read_foreign(text, lib_file, pages())
     blocks: list[Read] = []
     for path, line, code in chunks:
         kept = page_block(path, line, code).code.split("\n")
@@ -114,6 +116,11 @@ class Borrow:
     root: Path
     inside: tuple[str, ...]
 
+    @cached_property
+    def pages(self) -> Pages:
+        """The book folder's pages, read once for every framework's library."""
+        return read_pages(self.root)
+
     def kept(self, path: str, lib_file: str) -> bool:
         """Whether a block of ``path`` outside the build is borrowed: the page is still
         there, or the block is the library's own."""
@@ -127,7 +134,7 @@ class Borrow:
             return list(built)
         text = split_library(text).body  # the author's head is not the pages' code
         inside = {page: k for k, page in enumerate(self.inside)}
-        reads = read_committed(text, lib_file, self.root)
+        reads = read_committed(text, lib_file, lambda: self.pages)
         last = {block.path: k for k, (block, moved) in enumerate(reads) if not moved}
         marks: dict[str, int] = {}  # a class's last build page whose method it holds so far
         waiting: list[tuple[str, str, SavedBlock, int]] = []  # methods, for their page's place

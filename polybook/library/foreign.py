@@ -203,9 +203,9 @@ class ForeignLibrary:
         return result
 
 
-def read_foreign(text: str, lib_file: str, root: Path) -> list[Read]:
+def read_foreign(text: str, lib_file: str, pages: Pages) -> list[Read]:
     """The blocks of a library d2lbook wrote (see the module's documentation), each marked
-    when it is a method read out of a class body."""
+    when it is a method read out of a class body; ``pages``: the book's (:func:`read_pages`)."""
     if not text.strip():
         return []
-    return ForeignLibrary(text, lib_file, read_pages(root)).blocks()
+    return ForeignLibrary(text, lib_file, pages).blocks()

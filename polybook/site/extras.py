@@ -12,7 +12,7 @@ from nbformat import NotebookNode
 
 from polybook.config import Book
 from polybook.config.schema import ColabSection, PdfSection, SagemakerSection, for_framework
-from polybook.fsutil import write_atomic
+from polybook.fsutil import file_stamp, write_atomic
 from polybook.layout import DIST_LINK, EPUBS_LINK, NOTEBOOKS_LINK, PDFS_LINK, SLIDES_LINK, Layout
 from polybook.library.model import SavedBlock
 from polybook.library.wheel import publish_wheel
@@ -119,18 +119,12 @@ def write_index(book: Book, pdf: PdfSection, extras: SiteExtras, srcdir: Path) -
 _WRITTEN: dict[Path, tuple[NotebookNode, tuple[int, int] | None]] = {}
 
 
-def _stamp(path: Path) -> tuple[int, int] | None:
-    try:
-        stat = path.stat()
-    except OSError:
-        return None
-    return stat.st_mtime_ns, stat.st_size
-
-
 def _still_written(target: Path, nb: NotebookNode) -> bool:
     """Whether ``target`` holds ``nb`` as this process wrote it (not made or touched since)."""
     last = _WRITTEN.get(target)
-    return last is not None and last[0] is nb and last[1] is not None and _stamp(target) == last[1]
+    if last is None or last[0] is not nb or last[1] is None:
+        return False
+    return file_stamp(target) == last[1]
 
 
 def write_notebooks(
@@ -149,7 +143,7 @@ def write_notebooks(
         wanted.add(target)
         if path.removesuffix(".md") not in keep and not _still_written(target, nb):
             changed |= write_atomic(target, writes(nb))
-            _WRITTEN[target] = (nb, _stamp(target))
+            _WRITTEN[target] = (nb, file_stamp(target))
     for name, source in (images or {}).items():
         wanted.add(folder / name)
         changed |= write_atomic(folder / name, source.read_bytes())

@@ -18,7 +18,7 @@ from polybook.config import Book
 from polybook.config.schema import PdfSection
 from polybook.diagnostics import Diagnostic, Location, Reporter
 from polybook.environments import devices
-from polybook.fsutil import write_atomic
+from polybook.fsutil import file_stamp, write_atomic
 from polybook.layout import DIST_LINK, EPUBS_LINK, NOTEBOOKS_LINK, PDFS_LINK, SLIDES_LINK, Layout
 from polybook.memo import Memo, digest
 from polybook.render import warning_store
@@ -125,15 +125,7 @@ def _cleaned(
 
 def _stamps(root: Path, images: Sequence[str]) -> tuple[Any, ...]:
     """What a plain notebook read of its images (attached where the book has no site)."""
-    stamps: list[tuple[str, int | None, int | None]] = []
-    for name in images:
-        try:
-            stat = (root / name).stat()
-        except OSError:
-            stamps.append((name, None, None))
-        else:
-            stamps.append((name, stat.st_mtime_ns, stat.st_size))
-    return tuple(stamps)
+    return tuple((name, file_stamp(root / name)) for name in images)
 
 
 def plain_downloads(

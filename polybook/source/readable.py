@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from polybook.fsutil import file_stamp
 from polybook.source.numbering import Target
 
 ROLE = re.compile(r":(numref|ref|eqref|cite|citet|citep):(``?)([^`]+)\2")
@@ -74,13 +75,10 @@ _CITATIONS: dict[tuple[str, int, int], dict[str, Citation]] = {}  # by the file'
 def read_citations(path: Path | None) -> dict[str, Citation]:
     """The entries of the BibTeX file at ``path`` (none when it is missing or unreadable),
     read once while the file is unchanged (the caller only reads them)."""
-    try:
-        stat = path.stat() if path is not None else None
-    except OSError:
-        stat = None
-    if path is None or stat is None or not path.is_file():
+    stamp = file_stamp(path) if path is not None else None
+    if path is None or stamp is None or not path.is_file():
         return {}
-    signature = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    signature = (str(path.resolve()), *stamp)
     if signature not in _CITATIONS:
         _CITATIONS.clear()  # one book's file at a time
         _CITATIONS[signature] = _parse_citations(path)

@@ -73,7 +73,8 @@ class Highlighted:
         made = HIGHLIGHT_BLOCK.__get__(bridge)
         if lang not in QUIET_LEXERS or not isinstance(source, str):
             return str(made(source, lang, opts, force, location, **kwargs))
-        key = (bridge.dest, source, lang, repr(opts), force, repr(sorted(kwargs.items())))
+        style = repr(bridge.formatter_args.get("style"))  # an app's pygments_style
+        key = (bridge.dest, style, source, lang, repr(opts), force, repr(sorted(kwargs.items())))
         found = self.blocks.get(key)
         if found is None:
             found = self.blocks[key] = str(made(source, lang, opts, force, location, **kwargs))
