@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from polybook.site.math_svg import cache_folder, draw, last_run
-from tests.books import build, pages_book
+from tests.books import ONE_TAB, build, index_page, pages_book, write_book
 
 
 def test_a_second_draw_draws_nothing_and_a_new_formula_alone(tmp_path: Path) -> None:
@@ -58,3 +58,19 @@ def test_a_site_rebuilt_after_clean_draws_nothing_and_an_edit_its_new_formula(
     assert last_run(cache) == {"formulas": 3, "drawn": 1, "node_runs": 1}
     assert len(list(cache_folder(cache).glob("*.svg"))) == 3
     assert json.loads((cache_folder(cache) / "last-run.json").read_text())["drawn"] == 1
+
+
+@pytest.mark.slow
+def test_a_formula_in_a_title_is_drawn_in_the_toctrees_of_other_pages(tmp_path: Path) -> None:
+    # The index lists the page's title with its formula: the index is written before the
+    # page, in another process, so its drawing comes from the cache.
+    files = {
+        "index.md": index_page("Book", ["layer", "other"]),
+        "layer.md": "# The $k^3$ layer\n\nWords.\n",
+        "other.md": "# Other\n\nMore.\n",
+    }
+    root = write_book(tmp_path / "book", files, ONE_TAB)
+    assert build(root, "html") == 0
+    index = (root / "_build" / "html" / "index.html").read_text()
+    assert '<span class="pb-math pb-math-inline" role="img"' in index  # the toc and the sidebar
+    assert "pb-tex" not in index

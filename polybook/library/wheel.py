@@ -102,7 +102,9 @@ def build_dist(
         return []
 
 
-def write_dist(book: Book, library: LibrarySection, reporter: Reporter) -> list[Path]:
+def write_dist(
+    book: Book, library: LibrarySection, reporter: Reporter, spec: PackageSpec | None = None
+) -> list[Path]:
     """Build ``_build/dist/<name>-<release>.tar.gz`` and its wheel; returns their paths.
 
     Built without isolation (the backend is in polybook's own environment), so nothing is
@@ -112,7 +114,7 @@ def write_dist(book: Book, library: LibrarySection, reporter: Reporter) -> list[
         where = Location("config.ini")
         message = "[project] release is empty: it is the version of the package"
         raise PolybookError(where, message, "dist")
-    spec = package_spec(book)
+    spec = spec or package_spec(book)
     out = book.layout.dist
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=out, prefix=".build-") as work:
@@ -176,7 +178,7 @@ def current_wheel(book: Book, library: LibrarySection, reporter: Reporter) -> Pa
         digest = _inputs_digest(spec, book.project, library)
         if target.is_file() and stamp.is_file() and stamp.read_text() == digest:
             return target
-        write_dist(book, library, reporter)
+        write_dist(book, library, reporter, spec)
         if not target.is_file():
             raise PolybookError(Location(str(book.layout.dist)), f"no {target.name}", "dist")
     except PolybookError as err:

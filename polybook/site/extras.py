@@ -4,7 +4,7 @@ library's API pages, the references page and the links to the notebooks' platfor
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,17 +32,27 @@ BOOK_KINDS = ("pdf", "epub")  # the books built per framework that the site link
 
 
 @dataclass(frozen=True)
-class SiteExtras:
-    """The build's notebooks ((page path, framework) -> notebook) and libraries, and the
-    library modules the book's pages document themselves (module -> page)."""
+class Downloads:
+    """What the site offers for download beside its pages: the notebooks ((page path,
+    framework) -> notebook), the book's images they link, and the library's wheel."""
 
     notebooks: Mapping[tuple[str, str], NotebookNode] = field(default_factory=dict)
+    images: tuple[str, ...] = ()
+    wheel: Path | None = None
+
+
+@dataclass(frozen=True)
+class SiteExtras:
+    """The build's libraries, the library modules the book's pages document themselves
+    (module -> page), the frameworks whose notebooks the site offers (``held``), and how
+    the downloads are made (``downloads``: while Sphinx writes the pages)."""
+
     libraries: Mapping[str, Sequence[SavedBlock]] = field(default_factory=dict)
     tabs: tuple[str, ...] = ()
     documented: Mapping[str, str] = field(default_factory=dict)  # modules the book documents
-    wheel: Path | None = None  # the library's wheel, published beside the pages
     prose: ProseIndex = field(default_factory=dict)  # describes names without a docstring
-    images: tuple[str, ...] = ()  # the book's images the notebooks link on the site
+    held: frozenset[str] = frozenset()
+    downloads: Callable[[], Downloads] = Downloads
 
 
 def _platform(base: str, repos: tuple[str, ...], branch: str, folder: str, fw: str) -> str:

@@ -21,7 +21,7 @@ import re
 import shutil
 import subprocess
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -220,19 +220,44 @@ def on_merge_info(app: Sphinx, env: Any, docnames: set[str], other: Any) -> None
             ours[docname] = formulas
 
 
-def _folder(app: Sphinx) -> Path:
+def _folder(app: Any) -> Path:
     """This build's drawings: the build's math cache (``pb_math_cache``), else beside the
-    doctrees."""
+    doctrees (``app``: the Sphinx application or its builder)."""
     return cache_folder(Path(app.config.pb_math_cache or Path(app.doctreedir) / "pb-math"))
 
 
+class Drawer:
+    """The drawing of the book's missing formulas, begun once every page is read and waited
+    for when the pages are about to be written: Node draws while Sphinx formats the
+    citations, numbers the figures and saves its environment."""
+
+    pending: Future[None] | None = None
+
+    @classmethod
+    def begin(cls, folder: Path, formulas: set[Formula]) -> None:
+        cls.wait()
+
+        def run() -> None:
+            drawing = draw(folder, formulas, read=False) if formulas else Drawing()
+            write_atomic(folder / REPORT, json.dumps(drawing.counts()))
+
+        pool = ThreadPoolExecutor(1)
+        cls.pending = pool.submit(run)
+        pool.shutdown(wait=False)
+
+    @classmethod
+    def wait(cls, *_: Any) -> None:
+        """Until the drawing is done (its error raised here)."""
+        pending, cls.pending = cls.pending, None
+        if pending is not None:
+            pending.result()
+
+
 def on_env_updated(app: Sphinx, env: Any) -> list[str]:
-    """Draw every page's missing formulas before pages are written, in one Node run per
-    CPU at most (one run a page cost a Node start each: 40 s of a 200-page book)."""
+    """Begin drawing every page's missing formulas, in one Node run per CPU at most (one
+    run a page cost a Node start each: 40 s of a 200-page book)."""
     if _ours(app):
-        every = set().union(*_book_formulas(env).values())
-        drawing = draw(_folder(app), every, read=False) if every else Drawing()
-        write_atomic(_folder(app) / REPORT, json.dumps(drawing.counts()))
+        Drawer.begin(_folder(app), set().union(*_book_formulas(env).values()))
     return []
 
 
@@ -257,9 +282,19 @@ def on_doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> N
         builder.pb_math.update(draw(_folder(app), formulas).svgs)
 
 
+def _svg(builder: Any, formula: Formula) -> str | None:
+    """The drawing of ``formula``: read for the page being written, else (a formula its
+    toctree took from another page's title, resolved after the page's own) from the cache."""
+    svg: str | None = getattr(builder, "pb_math", {}).get(formula)
+    if svg is None:
+        path = _folder(builder) / _key(formula)
+        svg = path.read_text(encoding="utf-8") if path.is_file() else None
+    return svg
+
+
 def _drawn(self: Any, formula: Formula) -> str:
     tex = formula[0]
-    svg = getattr(self.builder, "pb_math", {}).get(formula)
+    svg = _svg(self.builder, formula)
     label = html.escape(spoken(tex), quote=True)  # read out in words
     if svg is None:
         return f'<code class="pb-tex">{html.escape(tex)}</code>'
@@ -291,5 +326,7 @@ def setup(app: Sphinx) -> None:
     app.connect("doctree-read", on_doctree_read)
     app.connect("env-purge-doc", on_purge_doc)
     app.connect("env-merge-info", on_merge_info)
-    app.connect("env-updated", on_env_updated)
+    app.connect("env-updated", on_env_updated, priority=100)  # before the citations'
+    app.connect("write-started", Drawer.wait)
+    app.connect("build-finished", Drawer.wait)
     app.connect("doctree-resolved", on_doctree_resolved)

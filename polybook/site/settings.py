@@ -8,13 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from polybook.config.schema import HtmlSection
-from polybook.layout import DIST_LINK
 from polybook.library.model import SavedBlock
 from polybook.render.page_inputs import inputs_digest
 from polybook.render.sphinx.config import core_config, hash_tree, tool_digest
 from polybook.site.compat import COMPAT_LINK, SCHEDULED
 from polybook.site.editions import editions_config
-from polybook.site.extras import BOOK_KINDS, links, site_books, site_decks
+from polybook.site.extras import links, site_decks
 from polybook.site.sections import SiteSections
 
 SITE_CODE = Path(__file__).resolve().parent  # the site's code, its extension and static files
@@ -41,12 +40,8 @@ def _reader_config(
         "pb_decks": site_decks(book),
         "pb_generated": list(generated),
     }
-    books = any(site_books(book, kind) for kind in BOOK_KINDS)
-    wheel = any((book.layout.site_extra / DIST_LINK).glob("*.whl"))
     compat = (book.layout.site_extra / COMPAT_LINK).is_dir()
     settings["pb_compat"] = compat or (book.root / SCHEDULED).is_file()  # pages show its line
-    if notebooks or books or settings["pb_decks"] or wheel or compat:
-        settings["html_extra_path"] = [str(book.layout.site_extra)]
     for setting, path in (
         ("html_favicon", site.html.favicon),
         ("html_logo", site.html.html_logo),

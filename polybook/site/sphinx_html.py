@@ -13,6 +13,7 @@ from jinja2 import FileSystemBytecodeCache
 from sphinx.application import Sphinx
 
 from polybook.render import messages
+from polybook.render.sphinx import parallel_write
 from polybook.render.sphinx.core_ext import display_name
 from polybook.site import early, editions, math_svg, navigation, reader, search
 from polybook.site.compat import DATA_SCRIPT
@@ -78,6 +79,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     search.setup(app)
     editions.setup(app)
     math_svg.setup(app)
+    parallel_write.setup(app)
     navigation.setup(app)
     early.setup(app)
     app.connect("html-page-context", _meta_tabs)

@@ -33,6 +33,7 @@ from polybook.site.api import documented_modules
 from polybook.site.api_prose import prose_index
 from polybook.site.compat import write_compat
 from polybook.site.extras import (
+    Downloads,
     SiteExtras,
     generated_pages,
     write_books,
@@ -42,6 +43,7 @@ from polybook.site.extras import (
     write_wheel,
 )
 from polybook.site.links import check_links
+from polybook.site.publish import publish_extras
 from polybook.site.sections import SiteSections
 from polybook.site.settings import site_digest, site_settings
 
@@ -53,6 +55,9 @@ if TYPE_CHECKING:
 
 STALE = "page kept from the last good build: its inputs failed"
 CLEANED: Memo[NotebookNode] = Memo(4096)  # by the executed notebook and how it is cleaned
+# The site's folders of extra files that only the build writes: files gone from the extra
+# files go from the site too.
+OWNED = (NOTEBOOKS_LINK, PDFS_LINK, EPUBS_LINK, SLIDES_LINK, DIST_LINK)
 PLAIN: Memo[tuple[NotebookNode, list[str], tuple[Any, ...]]] = Memo(4096)
 
 
@@ -96,13 +101,17 @@ def build_site(
         }
         cleaned.update(((doc.path, fw), nb) for fw, nb in nbs.items())
         pages.append(render_page(doc, nbs, library.tabs, reporter, gpus, book.root))
-    downloads, images = plain_downloads(site, library.book, cleaned, reporter)
     documented = documented_modules(library.book.documents)
-    from polybook.library.wheel import current_wheel
 
-    wheel = current_wheel(book, site.library, reporter)  # once the pages are rendered
+    def downloads() -> Downloads:  # made while Sphinx writes the pages
+        from polybook.library.wheel import current_wheel
+
+        notebooks, images = plain_downloads(site, library.book, cleaned, reporter)
+        return Downloads(notebooks, images, current_wheel(book, site.library, reporter))
+
     prose = prose_index(library.book.documents, library.tabs)
-    extras = SiteExtras(downloads, library.blocks, library.tabs, documented, wheel, prose, images)
+    held = frozenset(fw for _, fw in cleaned)
+    extras = SiteExtras(library.blocks, library.tabs, documented, prose, held, downloads)
     stale = frozenset(page.removesuffix(".md") for page, _ in executed.failed)
     return Site(write_site(site, pages, reporter, stale, extras, early))
 
@@ -220,36 +229,24 @@ class SphinxKeeper:
             self.process = None
 
 
-def _prune_copies(source: Path, copy: Path) -> None:
-    """Remove files of the site's copy of ``source`` that ``source`` no longer has."""
-    for path in copy.rglob("*") if copy.is_dir() else ():
-        if path.is_file() and not (source / path.relative_to(copy)).is_file():
-            path.unlink()
-
-
-def _write_extras(
-    book: Book,
-    pdf: PdfSection,
-    extras: SiteExtras,
-    srcdir: Path,
-    outdir: Path,
-    keep: Collection[str],
-    reporter: Reporter,
+def _write_assets(
+    book: Book, pdf: PdfSection, extras: SiteExtras, srcdir: Path, reporter: Reporter
 ) -> bool:
-    """MathJax, the API index, the notebooks for download, and the site's copies of files
-    no longer there removed; True if anything changed."""
+    """MathJax and the API index, which Sphinx reads; True if anything changed."""
     changed = False
     if mathjax().is_dir():
         changed |= write_mathjax(srcdir / "_static")
     else:
         reporter.warn(Location(str(mathjax())), f"MathJax {INSTALL}", "render")
-    changed |= write_index(book, pdf, extras, srcdir)
-    extra = book.layout.site_extra
-    images = {name: book.root / name for name in extras.images}
-    changed |= write_notebooks(extra / NOTEBOOKS_LINK, extras.notebooks, keep, images)
-    for link in (NOTEBOOKS_LINK, PDFS_LINK, EPUBS_LINK, SLIDES_LINK, DIST_LINK):
-        _prune_copies(extra / link, outdir / link)
-    return changed
+    return changed | write_index(book, pdf, extras, srcdir)
+
+
+def _write_downloads(book: Book, extras: SiteExtras, keep: Collection[str]) -> None:
+    """The notebooks for download and the library's wheel, among the site's extra files."""
+    made = extras.downloads()
+    images = {name: book.root / name for name in made.images}
+    write_notebooks(book.layout.site_extra / NOTEBOOKS_LINK, made.notebooks, keep, images)
+    write_wheel(book.layout, made.wheel)
 
 
 def write_site(
@@ -275,11 +272,9 @@ def write_site(
     generated = generated_pages(book, pdf, extras, {p.docname for p in pages})
     names = [p.docname for p in generated]
     pages = [with_toctree(p, names) if p.docname == "index" else p for p in pages]
-    held = {fw for _, fw in extras.notebooks}
     # The books and decks built before the site, copied before the settings, which link them.
-    copies_changed = write_books(book) | write_slides(book) | write_wheel(layout, extras.wheel)
-    copies_changed |= write_compat(book, layout.site_src)
-    frameworks = [fw for fw in book.tabs if fw in held]
+    copies_changed = write_books(book) | write_slides(book) | write_compat(book, layout.site_src)
+    frameworks = [fw for fw in book.tabs if fw in extras.held]
     settings = site_settings(site, frameworks, names, extras.libraries)
     srcdir, outdir = Path(settings["srcdir"]), Path(settings["outdir"])
     keep = keepable(srcdir, stale)
@@ -289,12 +284,18 @@ def write_site(
         message = f"[pdf] bibfile: no such file: {pdf.bibfile}"
         reporter.warn(Location("config.ini"), message, "config")
     changed = write_sources(book, site.build.resources, [*pages, *generated], srcdir, keep)
-    changed |= _write_extras(book, pdf, extras, srcdir, outdir, keep, reporter) | copies_changed
+    changed |= _write_assets(book, pdf, extras, srcdir, reporter) | copies_changed
     settings_file = layout.sphinx_file("html", ".json")
     store_file = layout.site_warnings
     store = warning_store.load(store_file)
     run, fresh = plan_run(_load(settings_file), settings, changed)
+
+    def downloads() -> None:
+        _write_downloads(book, extras, keep)
+
     if not run and store is not None and (outdir / "index.html").is_file():
+        downloads()
+        publish_extras(layout.site_extra, outdir, OWNED)
         warning_store.report(store, reporter)  # the warnings of the site as it is
         reporter.forward(_dead_links(book, reporter))
         return outdir
@@ -302,11 +303,12 @@ def write_site(
     write_atomic(settings_file, json.dumps(settings, indent=1))
     store_file.unlink(missing_ok=True)  # stands for the site again once this run is in
     if isinstance(early, WarmSphinx) and early.matches(settings, fresh):
-        crash = early.run()
+        crash = early.run(downloads)
     elif isinstance(early, ReadySphinx):
-        crash = early.run(settings_file, settings, fresh)
+        crash = early.run(settings_file, settings, fresh, downloads)
     else:
-        crash = run_sphinx(settings_file, settings, fresh)
+        crash = run_sphinx(settings_file, settings, fresh, downloads)
+    publish_extras(layout.site_extra, outdir, OWNED)
     sphinx_run = warning_store.read_run(Path(settings["diagnostics"]))
     store = warning_store.merge(store or {}, sphinx_run, fresh)
     warning_store.save(store_file, store)

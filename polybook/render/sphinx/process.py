@@ -20,6 +20,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -91,11 +92,31 @@ def _finish(process: subprocess.Popen[str], given: str | None = None) -> str:
         raise
 
 
-def run_sphinx(settings_file: Path, settings: dict[str, Any], fresh: bool) -> str:
-    """Run Sphinx in a process of its own; returns the crash's message, or ""."""
+def _nothing() -> None:
+    pass
+
+
+def _meanwhile(process: subprocess.Popen[str], work: Callable[[], None]) -> None:
+    """Do ``work`` while ``process`` runs; interrupted, the process is ended too."""
+    try:
+        work()
+    except BaseException:
+        _kill(process)
+        raise
+
+
+def run_sphinx(
+    settings_file: Path,
+    settings: dict[str, Any],
+    fresh: bool,
+    meanwhile: Callable[[], None] = _nothing,
+) -> str:
+    """Run Sphinx in a process of its own, doing ``meanwhile`` while it runs; returns the
+    crash's message, or ""."""
     Path(settings["diagnostics"]).unlink(missing_ok=True)
     options = ["--fresh"] if fresh else []
     process = _start(_command(settings_file, *options))
+    _meanwhile(process, meanwhile)
     stderr = _finish(process)
     return _crash(process.returncode, stderr)
 
@@ -141,22 +162,24 @@ class WarmSphinx:
         wanted = json.loads(json.dumps(settings))  # as it reads back from the file
         return self.alive and not fresh and self.settings == wanted
 
-    def run(self) -> str:
-        """Build (the settings were checked with :meth:`matches`); the crash's message, or
-        "". The process stays for another run unless it crashed."""
+    def run(self, meanwhile: Callable[[], None] = _nothing) -> str:
+        """Build (the settings were checked with :meth:`matches`), doing ``meanwhile``
+        while it does; the crash's message, or "". The process stays for another run unless
+        it crashed."""
         process = self.process
         if process is None or process.stdin is None or process.stdout is None:
             raise RuntimeError("the Sphinx process is not running")
         status = 1
         try:
-            process.stdin.write(GO + "\n")
-            process.stdin.flush()
-            for line in process.stdout:
-                if line.startswith(DONE):
-                    status = int(line.split()[1])
-                    break
-        except (OSError, ValueError):
-            pass
+            with contextlib.suppress(OSError, ValueError):
+                process.stdin.write(GO + "\n")
+                process.stdin.flush()
+            meanwhile()
+            with contextlib.suppress(OSError, ValueError):
+                for line in process.stdout:
+                    if line.startswith(DONE):
+                        status = int(line.split()[1])
+                        break
         except BaseException:  # interrupted: it no longer gets the terminal's signals
             self.stop()
             raise
@@ -198,15 +221,26 @@ class ReadySphinx:
     def alive(self) -> bool:
         return self.process is not None and self.process.poll() is None
 
-    def run(self, settings_file: Path, settings: dict[str, Any], fresh: bool) -> str:
-        """Run on ``settings`` (written in ``settings_file``); the crash's message, or ""."""
+    def run(
+        self,
+        settings_file: Path,
+        settings: dict[str, Any],
+        fresh: bool,
+        meanwhile: Callable[[], None] = _nothing,
+    ) -> str:
+        """Run on ``settings`` (written in ``settings_file``), doing ``meanwhile`` while it
+        runs; the crash's message, or ""."""
         process = self.process
-        if process is None or not self.alive:
-            return run_sphinx(settings_file, settings, fresh)
+        if process is None or process.stdin is None or not self.alive:
+            return run_sphinx(settings_file, settings, fresh, meanwhile)
         Path(settings["diagnostics"]).unlink(missing_ok=True)
         self.settings = settings
         try:
-            process.communicate(f"{settings_file} {int(fresh)}\n")
+            with contextlib.suppress(BrokenPipeError):
+                process.stdin.write(f"{settings_file} {int(fresh)}\n")
+                process.stdin.close()
+            meanwhile()
+            process.wait()
         except BaseException:
             self.stop()
             raise

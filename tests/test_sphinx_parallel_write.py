@@ -1,0 +1,78 @@
+"""Sphinx's writers resolve and index their own pages (``render.sphinx.parallel_write``): the
+site they write is the one Sphinx writes one page at a time, byte for byte, its search
+index and copied images included."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from polybook.render.sphinx import process
+from polybook.render.sphinx.parallel_write import merge_index, shares
+from tests.books import build, pages_book
+
+FIGURE = '<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"><rect width="4"/></svg>'
+
+
+def _pages() -> dict[str, str]:
+    pages = {
+        f"page{n}": f"Words of page {n}: gradient{n} descent, :numref:`fig-{(n + 1) % 7}`.\n\n"
+        f"![A figure of page {n}.](img/f{n}.svg)\n:label:`fig-{n}`\n\n$$x_{n}^2$$\n"
+        for n in range(7)
+    }
+    pages["page6"] += "\nOnly here: zymurgy.\n"
+    return pages
+
+
+def _site(root: Path, jobs: int, monkeypatch: pytest.MonkeyPatch) -> dict[str, bytes]:
+    pages_book(root, _pages())
+    (root / "img").mkdir()
+    for n in range(7):
+        (root / "img" / f"f{n}.svg").write_text(FIGURE)
+    monkeypatch.setattr(process, "SPHINX_JOBS", jobs)
+    assert build(root, "html") == 0
+    html = root / "_build" / "html"
+    return {
+        str(path.relative_to(html)): path.read_bytes()
+        for path in sorted(html.rglob("*"))
+        if path.is_file() and path.name != ".buildinfo"
+    }
+
+
+@pytest.mark.slow
+def test_writers_that_resolve_their_pages_write_what_one_process_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    serial = _site(tmp_path / "serial", 1, monkeypatch)
+    shutil.rmtree(tmp_path / "serial")
+    parallel = _site(tmp_path / "parallel", 3, monkeypatch)
+    assert sorted(parallel) == sorted(serial)
+    assert [name for name in serial if parallel[name] != serial[name]] == []
+    index = parallel["searchindex.js"].decode()
+    assert "zymurgi" in index and "gradient6" in index  # words of pages the writers indexed
+    assert any(name.startswith("_images/f6") for name in parallel)  # an image they found
+
+
+def test_a_writers_part_of_the_search_index_is_added_to_the_main_one() -> None:
+    main = SimpleNamespace(
+        _titles={"a": "A"},
+        _filenames={"a": "a.md"},
+        _all_titles={"a": [("A", "a")]},
+        _index_entries={"a": []},
+        _mapping={"word": {"a"}},
+        _title_mapping={"a": {"a"}},
+    )
+    merge_index(main, {"_titles": {"b": "B"}, "_mapping": {"word": {"b"}, "new": {"b"}}})
+    assert main._titles == {"a": "A", "b": "B"}
+    assert main._mapping == {"word": {"a", "b"}, "new": {"b"}}
+    assert main._title_mapping == {"a": {"a"}}
+
+
+def test_pages_are_shared_in_book_order_four_shares_a_writer() -> None:
+    names = [f"p{n}" for n in range(10)]
+    assert shares(names, 2) == [names[i : i + 2] for i in range(0, 10, 2)]
+    assert shares(names[:3], 2) == [["p0"], ["p1"], ["p2"]]
+    assert [name for share in shares(names, 3) for name in share] == names
