@@ -118,6 +118,27 @@ def test_the_pages_read_are_kept_until_they_change(site: Path) -> None:
     assert check_links(root, site, site.parent / "site_src", cache) == []
 
 
+def test_a_large_sites_pages_are_read_at_once_and_kept(tmp_path: Path) -> None:
+    # Enough pages that they are read by several processes.
+    site, cache = tmp_path / "book" / "_build" / "html", tmp_path / "links.json"
+    site.mkdir(parents=True)
+    for n in range(40):
+        target = "p0.html#s0" if n != 33 else "p2.html#nowhere"
+        (site / f"p{n}.html").write_text(f'<h2 id="s{n}">S</h2><a href="{target}">x</a>')
+    [dead] = check_links(tmp_path / "book", site, tmp_path / "src", cache)
+    assert (dead.page, dead.link, dead.reason) == (
+        "p33.html",
+        "p2.html#nowhere",
+        "p2.html has no anchor #nowhere",
+    )
+    kept = json.loads(cache.read_text())
+    assert len(kept) == 40 and kept["p7.html"] == {
+        "stamp": kept["p7.html"]["stamp"],
+        "anchors": ["s7"],
+        "links": ["p0.html#s0"],
+    }
+
+
 def test_a_dead_link_is_located_at_the_line_that_writes_it(tmp_path: Path) -> None:
     (tmp_path / "chap").mkdir()
     (tmp_path / "chap" / "a.md").write_text("# A\n", encoding="utf-8")

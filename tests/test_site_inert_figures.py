@@ -41,3 +41,26 @@ def test_a_figure_is_parsed_once_and_taken_from_its_kept_inert_form(tmp_path: Pa
     assert (
         'fill="blue"' in next((root / "_build" / "html" / "_images").glob("box*.svg")).read_text()
     )
+
+
+@pytest.mark.slow
+def test_many_figures_are_made_inert_and_a_broken_one_emptied_with_its_warning(
+    tmp_path: Path,
+) -> None:
+    # Enough figures that they are shared among processes.
+    body = "".join(f"![Box {n}](img/box{n}.svg)\n\n" for n in range(40))
+    root = pages_book(tmp_path / "book", {"figs": f"Figures.\n\n{body}"})
+    (root / "img").mkdir()
+    for n in range(40):
+        (root / "img" / f"box{n}.svg").write_text(FIGURE.replace('width="10"', f'width="{n + 1}"'))
+    (root / "img" / "box17.svg").write_text("<svg><rect></svg>")  # not well-formed
+    assert build(root, "html") == 0
+    images = root / "_build" / "html" / "_images"
+    copied = {p.name: p.read_text() for p in images.glob("box*.svg")}
+    assert len(copied) == 40
+    broken = next(text for name, text in copied.items() if name.startswith("box17"))
+    assert "<rect" not in broken
+    others = [text for name, text in copied.items() if not name.startswith("box17")]
+    assert all("alert" not in text and "<rect" in text for text in others)
+    store = (root / "_build" / "site-diagnostics.json").read_text()
+    assert "box17" in store and "not a well-formed SVG" in store

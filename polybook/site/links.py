@@ -22,6 +22,7 @@ from urllib.parse import unquote, urlsplit
 
 from polybook.diagnostics import Diagnostic, Location
 from polybook.fsutil import write_atomic
+from polybook.parallel import map_pages
 from polybook.render.names import MAP_SUFFIX
 
 # Comments, and the bodies of scripts and styles, hold no links of the page.
@@ -59,6 +60,10 @@ def read_page(text: str) -> PageLinks:
     return PageLinks(frozenset(anchors), tuple(links))
 
 
+def _read_file(path: Path) -> PageLinks:
+    return read_page(path.read_text(encoding="utf-8", errors="replace"))
+
+
 def is_external(link: str) -> bool:
     """Whether ``link`` leaves the site (a scheme such as ``https:``, or ``//host``)."""
     return bool(EXTERNAL.match(link.strip()))
@@ -81,20 +86,38 @@ class SiteIndex:
             return {}
         return data if isinstance(data, dict) else {}
 
+    def _kept(self, name: str) -> tuple[list[int], PageLinks | None]:
+        """The page's file stamp, and what it held if it is the file read last time."""
+        info = (self.folder / name).stat()
+        stamp = [info.st_mtime_ns, info.st_size]
+        old = self._old.get(name)
+        if isinstance(old, dict) and old.get("stamp") == stamp:
+            return stamp, PageLinks(frozenset(old["anchors"]), tuple(old["links"]))
+        return stamp, None
+
     def read(self, name: str) -> PageLinks:
         """The page at ``name`` (relative to the site)."""
         if name in self.pages:
             return self.pages[name]
-        path = self.folder / name
-        info = path.stat()
-        stamp = [info.st_mtime_ns, info.st_size]
-        old = self._old.get(name)
-        if isinstance(old, dict) and old.get("stamp") == stamp:
-            page = PageLinks(frozenset(old["anchors"]), tuple(old["links"]))
-        else:
-            page = read_page(path.read_text(encoding="utf-8", errors="replace"))
+        stamp, page = self._kept(name)
+        if page is None:
+            page = _read_file(self.folder / name)
         self.pages[name], self._stamps[name] = page, stamp
         return page
+
+    def read_all(self, names: list[str]) -> None:
+        """Read the pages ``names`` that changed, on as many processes as pay."""
+        unread: list[tuple[str, list[int]]] = []
+        for name in names:
+            if name not in self.pages:
+                stamp, page = self._kept(name)
+                if page is None:
+                    unread.append((name, stamp))
+                else:
+                    self.pages[name], self._stamps[name] = page, stamp
+        read = map_pages(_read_file, [self.folder / name for name, _ in unread])
+        for (name, stamp), page in zip(unread, read, strict=True):
+            self.pages[name], self._stamps[name] = page, stamp
 
     def save(self) -> None:
         data = {
@@ -201,6 +224,7 @@ def check_links(root: Path, folder: Path, srcdir: Path, cache: Path) -> list[Dea
     files = site_files(folder)
     found: list[DeadLink] = []
     known: dict[tuple[str, str], str] = {}  # (the page's folder, or itself, link) -> reason
+    index.read_all(site_pages(files))
     for name in site_pages(files):
         for link in dict.fromkeys(index.read(name).links):
             if not link.strip() or is_external(link):

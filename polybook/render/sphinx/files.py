@@ -32,6 +32,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from polybook.confine import Confinement, Outside, allowed_hint, is_url
 from polybook.fsutil import write_atomic
+from polybook.parallel import map_pages
 from polybook.render.page_inputs import write_inputs
 from polybook.render.svg import EMPTY_SVG, sanitize_svg
 
@@ -273,18 +274,28 @@ def inert_figures(app: Sphinx, error: Exception | None) -> None:
     by ``make clean``), else beside the doctrees (``pb-inert/``)."""
     outdir = Path(app.outdir)
     kept = Path(app.config.pb_inert_cache or Path(app.doctreedir) / "pb-inert")
-    for folder in (outdir / "_images", outdir / "_downloads"):
-        for path in sorted(folder.rglob("*.svg")) if folder.is_dir() else ():
-            text = path.read_text(encoding="utf-8", errors="replace")
-            clean = _inert(text, kept)
-            if clean is None:
-                name = path.relative_to(outdir).as_posix()
-                logger.warning(
-                    "%s is not a well-formed SVG: emptied", name, type="render", subtype="svg"
-                )
-                clean = EMPTY_SVG
-            if clean != text:
-                write_atomic(path, clean)
+    paths = [
+        path
+        for folder in (outdir / "_images", outdir / "_downloads")
+        for path in (sorted(folder.rglob("*.svg")) if folder.is_dir() else ())
+    ]
+    made = map_pages(_make_inert, [(p, kept) for p in paths])
+    for path, well_formed in zip(paths, made, strict=True):
+        if not well_formed:
+            name = path.relative_to(outdir).as_posix()
+            message = "%s is not a well-formed SVG: emptied"
+            logger.warning(message, name, type="render", subtype="svg")
+
+
+def _make_inert(job: tuple[Path, Path]) -> bool:
+    """Make the copied figure inert in place (``job``: it and the cache of inert forms);
+    False where it was not a well-formed SVG, and is emptied."""
+    path, kept = job
+    text = path.read_text(encoding="utf-8", errors="replace")
+    clean = _inert(text, kept)
+    if clean != text:
+        write_atomic(path, clean or EMPTY_SVG)
+    return clean is not None
 
 
 def setup(app: Sphinx) -> None:
