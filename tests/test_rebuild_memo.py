@@ -95,3 +95,54 @@ def test_a_rebuild_in_one_process_warns_again_and_attaches_the_changed_figure(
         assert [
             base64.b64decode(a["img-blocks.svg"]["image/svg+xml"]).decode() for a in attached
         ] == [svg]
+
+
+def _parsed(root: Path):  # type: ignore[no-untyped-def]
+    from polybook.config import load_config
+    from polybook.source.book import load_book
+
+    config = load_config(root)
+    return load_book(config.book, config.build, Reporter(quiet=True))
+
+
+def test_a_pages_notebooks_are_split_once_per_parse_and_given_as_copies(tmp_path: Path) -> None:
+    from polybook.source.split import SPLIT, split_book
+
+    root = pages_book(tmp_path / "book", {"a": code("x = 1"), "b": code("y = 2")})
+    book = _parsed(root)
+    first = split_book(book, ("pytorch",), Reporter(quiet=True))["pytorch"]
+    misses = SPLIT.misses
+    first[1][1].cells[-1].source = "changed by a later stage"
+    again = split_book(_parsed(root), ("pytorch",), Reporter(quiet=True))["pytorch"]
+    assert SPLIT.misses == misses  # the same parses: nothing split again
+    assert again[1][1].cells[-1].source == "x = 1"  # a copy: the change above is not kept
+    assert [nb for _, nb in again][2:] == [nb for _, nb in first][2:]
+    (root / "a.md").write_text("# a\n\n" + code("x = 3"))
+    edited = split_book(_parsed(root), ("pytorch",), Reporter(quiet=True))["pytorch"]
+    assert SPLIT.misses == misses + 1  # the edited page alone
+    assert edited[1][1].cells[-1].source == "x = 3"
+
+
+def test_a_page_is_rendered_again_when_its_notebooks_or_its_shown_files_may_differ(
+    tmp_path: Path,
+) -> None:
+    from polybook.site.stage import RENDERED, _rendered
+    from polybook.source.split import split_book
+
+    root = pages_book(tmp_path / "book", {"a": code("x = 1")})
+    (root / "shown.txt").write_text("one")
+    book = _parsed(root)
+    doc = next(d for d in book.documents if d.path == "a.md")
+    nb = dict(split_book(book, ("pytorch",), Reporter(quiet=True))["pytorch"])["a.md"]
+    page = _rendered(doc, {"pytorch": nb}, ("pytorch",), Reporter(quiet=True), 0, root)
+    assert _rendered(doc, {"pytorch": nb}, ("pytorch",), Reporter(quiet=True), 0, root) is page
+    misses = RENDERED.misses
+    other = nb.copy()  # equal, but another notebook: rendered again
+    assert _rendered(doc, {"pytorch": other}, ("pytorch",), Reporter(quiet=True), 0, root) == page
+    assert RENDERED.misses == misses + 1
+    (root / "a.md").write_text("# a\n\n```eval_rst\n.. raw:: html\n   :file: shown.txt\n```\n")
+    shows = next(d for d in _parsed(root).documents if d.path == "a.md")
+    before = _rendered(shows, {}, ("pytorch",), Reporter(quiet=True), 0, root)
+    (root / "shown.txt").write_text("two")
+    after = _rendered(shows, {}, ("pytorch",), Reporter(quiet=True), 0, root)
+    assert before.files == {"shown.txt": b"one"} and after.files == {"shown.txt": b"two"}

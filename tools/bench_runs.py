@@ -126,7 +126,9 @@ def serve_latency(root: Path, edits: int = 3, formula: bool = False) -> float:
                 lines[at] += f" {marker}"
                 started = time.monotonic()
                 page_file.write_text("\n".join(lines) + "\n")
-                shown = f"() => document.body.innerText.includes({marker!r})"
+                # textContent: innerText would lay the page out at each frame while it loads,
+                # slowing what is measured (by about 40 ms a reload here)
+                shown = f"() => document.body.textContent.includes({marker!r})"
                 if formula:  # the formula drawn, named as assistive technology reads it
                     found = f"span.pb-math[aria-label={spoken(tex)!r}] svg"
                     shown = f"() => document.querySelector({found!r}) !== null"

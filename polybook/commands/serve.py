@@ -39,6 +39,9 @@ FIRST_PORT = 8000
 PORTS_TRIED = 100
 KEEPALIVE = 15.0  # seconds between comments on an idle event stream
 WATCH_TICK = 250  # milliseconds a watcher waits for changes before it looks up again
+# Milliseconds of quiet after a change before the changes go to a build: an editor's save
+# (a temporary file written, then renamed) takes a millisecond or two.
+WATCH_QUIET = 10
 WATCH_READY = 10.0  # seconds a new watcher may take to set up
 Changes = set[tuple[watchfiles.Change, str]]
 Rebuild = Callable[[Reporter], int]  # a build whose problems go to the reporter
@@ -251,6 +254,7 @@ class Preview:
                 recursive=recursive,
                 stop_event=stop,
                 rust_timeout=WATCH_TICK,
+                step=WATCH_QUIET,
                 yield_on_timeout=True,  # the first yield: the folders are watched
             ):
                 ready.set()

@@ -8,7 +8,6 @@ folder, ``s3://…``, ``gs://…``) read through that local folder.
 from __future__ import annotations
 
 import contextlib
-import copy
 import hashlib
 import json
 import logging
@@ -24,7 +23,7 @@ from polybook.fsutil import write_atomic
 from polybook.library.canonical import KEY_FORMAT
 from polybook.library.usage import cell_digest
 from polybook.meta import RunInfo, cell_meta, notebook_meta, update_cell_meta, update_notebook_meta
-from polybook.nb import reads, writes
+from polybook.nb import copy_notebook, reads, writes
 
 logger = logging.getLogger("polybook")
 CACHE_VERSION = "3"
@@ -95,7 +94,7 @@ def adopt_outputs(fresh: NotebookNode, cached: NotebookNode) -> NotebookNode:
     The key guarantees the same code cells in the same order; prose, cell ids and source
     lines may have moved since, so they are taken from ``fresh``.
     """
-    merged = copy.deepcopy(fresh)
+    merged = copy_notebook(fresh)
     old_cells = [c for c in cached.cells if c.cell_type == "code"]
     new_cells = [c for c in merged.cells if c.cell_type == "code"]
     for new, old in zip(new_cells, old_cells, strict=True):

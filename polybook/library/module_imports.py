@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 
 OPTIONAL = ("ImportError", "ModuleNotFoundError", "Exception")
 
 
-def imports(source: str) -> tuple[set[str], set[str]]:
+@functools.lru_cache(maxsize=64)  # a library file is read again by each rebuild
+def imports(source: str) -> tuple[frozenset[str], frozenset[str]]:
     """Top-level module names ``source`` imports: (required, optional); stdlib left out.
 
     A module imported anywhere under ``try: … except ImportError`` is optional.
@@ -32,7 +34,7 @@ def imports(source: str) -> tuple[set[str], set[str]]:
                     optional |= names(sub)
         required |= names(node)
     stdlib = set(sys.stdlib_module_names)
-    return required - optional - stdlib, optional - stdlib
+    return frozenset(required - optional - stdlib), frozenset(optional - stdlib)
 
 
 def _catches_import(handler: ast.ExceptHandler) -> bool:

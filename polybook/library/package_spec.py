@@ -15,6 +15,7 @@ versions the book was built with cannot be.
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -74,7 +75,8 @@ def package_folder(book: Book) -> PurePosixPath:
     return next(iter(folders))
 
 
-def _python_floor(sources: list[str], pinned: int = 0) -> str:
+@functools.lru_cache(maxsize=16)  # the library's files, read again by each rebuild
+def _python_floor(sources: tuple[str, ...], pinned: int = 0) -> str:
     """The oldest Python 3 whose grammar accepts every module, and no older than ``pinned``
     (what the pinned dependencies need)."""
     for minor in range(max(OLDEST_PYTHON, pinned), sys.version_info.minor + 1):
@@ -174,7 +176,9 @@ def package_spec(book: Book, tabs: tuple[str, ...] = ()) -> PackageSpec:
         version=book.project.release,
         source=book.root / folder,
         modules=modules,
-        requires_python=_python_floor(sources, _python_floor_of_pins(pins, declared, book.envs)),
+        requires_python=_python_floor(
+            tuple(sources), _python_floor_of_pins(pins, declared, book.envs)
+        ),
         dependencies=tuple(base[n] for n in sorted(base)),
         extras=extras,
         extra_modules=extra_modules,

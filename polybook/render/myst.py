@@ -6,6 +6,7 @@ Beside inline roles: figures, headings and tables with ``:label:``, equations wi
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -120,8 +121,14 @@ class _Scan:
 
 def _scan(raw: list[str]) -> _Scan:
     """Code lines (a fence closes only at as many or more of its own character), the
-    ``eval_rst`` fences, and tables that carry a caption or a ``:label:``."""
-    text = "\n".join(raw)
+    ``eval_rst`` fences, and tables that carry a caption or a ``:label:`` (not to be
+    changed: kept for the next rebuild)."""
+    return _scan_text("\n".join(raw))
+
+
+@functools.lru_cache(maxsize=8192)  # a rebuild scans again the blocks no edit changed
+def _scan_text(text: str) -> _Scan:
+    raw = text.split("\n")
     tokens = _markdown.parse(text if text.endswith("\n") else text + "\n")
     scan = _Scan()
     for index, token in enumerate(tokens):

@@ -52,12 +52,14 @@ if TYPE_CHECKING:
 
     from polybook.execution.stage import Executed
     from polybook.source.book import ParsedBook
+    from polybook.source.model import Document
 
 STALE = "page kept from the last good build: its inputs failed"
 CLEANED: Memo[NotebookNode] = Memo(4096)  # by the executed notebook and how it is cleaned
 # The site's folders of extra files that only the build writes: files gone from the extra
 # files go from the site too.
 OWNED = (NOTEBOOKS_LINK, PDFS_LINK, EPUBS_LINK, SLIDES_LINK, DIST_LINK)
+RENDERED: Memo[tuple[Document, tuple[NotebookNode, ...], Page]] = Memo(4096)  # by identity
 PLAIN: Memo[tuple[NotebookNode, list[str], tuple[Any, ...]]] = Memo(4096)
 
 
@@ -100,7 +102,7 @@ def build_site(
             if (doc.path, fw) in executed.notebooks
         }
         cleaned.update(((doc.path, fw), nb) for fw, nb in nbs.items())
-        pages.append(render_page(doc, nbs, library.tabs, reporter, gpus, book.root))
+        pages.append(_rendered(doc, nbs, library.tabs, reporter, gpus, book.root))
     documented = documented_modules(library.book.documents)
 
     def downloads() -> Downloads:  # made while Sphinx writes the pages
@@ -130,6 +132,32 @@ def _cleaned(
     return CLEANED.get(
         key, lambda found: clean_for_book(book, limit, nb, roots, path, framework, found), reporter
     )
+
+
+def _rendered(
+    doc: Document,
+    nbs: Mapping[str, NotebookNode],
+    tabs: tuple[str, ...],
+    reporter: Reporter,
+    gpus: int,
+    root: Path,
+) -> Page:
+    """:func:`render_page`, kept while the page's parse and its cleaned notebooks are the
+    ones it was made from (kept themselves: their identity is the key). A page that shows
+    a file (``:file:``) is rendered each time: the file may have changed."""
+    if any(":file:" in getattr(block, "text", "") for block in doc.blocks):
+        return render_page(doc, nbs, tabs, reporter, gpus, root)
+    made = tuple((fw, id(nb)) for fw, nb in nbs.items())
+    key = f"{id(doc)}\0{made}\0{tabs}\0{gpus}\0{root}"
+
+    def render(found: Reporter) -> tuple[Document, tuple[NotebookNode, ...], Page]:
+        return doc, tuple(nbs.values()), render_page(doc, nbs, tabs, found, gpus, root)
+
+    def fresh(kept: tuple[Document, tuple[NotebookNode, ...], Page]) -> bool:
+        same = all(a is b for a, b in zip(kept[1], nbs.values(), strict=True))  # as keyed
+        return kept[0] is doc and same
+
+    return RENDERED.get(key, render, reporter, fresh)[2]
 
 
 def _stamps(root: Path, images: Sequence[str]) -> tuple[Any, ...]:

@@ -7,8 +7,16 @@ from typing import TYPE_CHECKING
 
 from polybook.diagnostics import PolybookError, Reporter
 from polybook.frameworks import Framework
+from polybook.memo import Memo
 from polybook.meta import CellMeta, NotebookMeta, Requires, set_cell_meta, set_notebook_meta
-from polybook.nb import Notebooks, new_code_cell, new_markdown_cell, new_notebook, validate
+from polybook.nb import (
+    Notebooks,
+    copy_notebook,
+    new_code_cell,
+    new_markdown_cell,
+    new_notebook,
+    validate,
+)
 from polybook.source.book import ParsedBook
 from polybook.source.marks import CellMarks, Line, read_marks
 from polybook.source.model import CodeCell, Document, Prose, TabProse, Toc
@@ -16,6 +24,9 @@ from polybook.source.selected import select_branches
 
 if TYPE_CHECKING:
     from nbformat import NotebookNode
+
+# Each page's notebooks, by the page's parse (kept while it is: its identity is the key).
+SPLIT: Memo[tuple[Document, NotebookNode]] = Memo(8192)
 
 
 def toc_markdown(toc: Toc) -> str:
@@ -93,6 +104,18 @@ def split(doc: Document, fw: Framework, tabs: tuple[str, ...], check: bool = Tru
     return nb
 
 
+def _split_once(
+    doc: Document, fw: Framework, tabs: tuple[str, ...], check: bool, reporter: Reporter
+) -> NotebookNode:
+    """:func:`split`, kept for the page as parsed (the parse of an unchanged page is kept
+    too, :data:`polybook.source.book.PARSED`); a copy, which the caller may change."""
+    key = f"{id(doc)}\0{fw!r}\0{tabs}\0{check}"
+    kept = SPLIT.get(
+        key, lambda _: (doc, split(doc, fw, tabs, check)), reporter, lambda k: k[0] is doc
+    )
+    return copy_notebook(kept[1])
+
+
 def split_book(
     book: ParsedBook, tabs: Sequence[str], reporter: Reporter, check: bool = True
 ) -> Notebooks:
@@ -100,9 +123,10 @@ def split_book(
     for doc in book.documents:
         for fw in tabs:
             try:
-                result[fw].append(
-                    (doc.path, split(doc, book.info.framework(fw), book.info.tabs, check))
+                notebook = _split_once(
+                    doc, book.info.framework(fw), book.info.tabs, check, reporter
                 )
+                result[fw].append((doc.path, notebook))
             except PolybookError as err:
                 reporter.error(err)
     return result

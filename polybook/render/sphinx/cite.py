@@ -51,6 +51,34 @@ def _register_round_style() -> None:
     )
     _pin_plaintext_backend()
     _keep_formatted_entries()
+    _keep_plugin_lookups()
+
+
+def _keep_plugin_lookups() -> None:
+    """pybtex looks its plugins up among every installed package's entry points each time
+    sphinxcontrib-bibtex asks for one (a tenth of a one-page rebuild in a warm process):
+    each one found there is kept. Plugins registered at run time are still looked up
+    first, as pybtex does."""
+    import pybtex.plugin  # type: ignore[import-untyped]
+
+    load = pybtex.plugin._load_entry_point
+    if getattr(load, "pb_kept", False):
+        return
+    kept: dict[tuple[str, str, bool], Any] = {}
+
+    def load_kept(group: str, name: str, use_aliases: bool = False) -> Any:
+        groups = [group, group + ".aliases"] if use_aliases else [group]
+        for search in groups:
+            registered = pybtex.plugin._RUNTIME_PLUGINS.get(search, {}).get(name)
+            if registered is not None:
+                return registered
+        key = (group, name, use_aliases)
+        if key not in kept:
+            kept[key] = load(group, name, use_aliases)
+        return kept[key]
+
+    load_kept.pb_kept = True  # type: ignore[attr-defined]
+    pybtex.plugin._load_entry_point = load_kept
 
 
 def _keep_formatted_entries() -> None:
@@ -81,7 +109,7 @@ def _keep_formatted_entries() -> None:
 def _pin_plaintext_backend() -> None:
     """Each citation asks pybtex for its plain-text backend, and pybtex looks a plugin up in
     every installed package's entry points, each time: register the one found once."""
-    from pybtex.plugin import find_plugin  # type: ignore[import-untyped]
+    from pybtex.plugin import find_plugin
     from pybtex.plugin import register_plugin as register_pybtex_plugin
 
     backend = find_plugin("pybtex.backends", "plaintext")
