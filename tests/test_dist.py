@@ -157,7 +157,7 @@ def test_optional_imports_are_those_guarded_by_import_error() -> None:
         "    try:\n        from IPython import display\n    except ImportError:\n        pass\n"
         "    from IPython.display import Image\n"
     )
-    assert imports(source) == ({"numpy", "torch", "matplotlib"}, {"IPython"})
+    assert imports(source) == (frozenset({"numpy", "torch", "matplotlib"}), frozenset({"IPython"}))
 
 
 @pytest.mark.slow

@@ -126,6 +126,7 @@ def test_a_pages_notebooks_are_split_once_per_parse_and_given_as_copies(tmp_path
 def test_a_page_is_rendered_again_when_its_notebooks_or_its_shown_files_may_differ(
     tmp_path: Path,
 ) -> None:
+    from polybook.nb import copy_notebook
     from polybook.site.stage import RENDERED, _rendered
     from polybook.source.split import split_book
 
@@ -137,7 +138,7 @@ def test_a_page_is_rendered_again_when_its_notebooks_or_its_shown_files_may_diff
     page = _rendered(doc, {"pytorch": nb}, ("pytorch",), Reporter(quiet=True), 0, root)
     assert _rendered(doc, {"pytorch": nb}, ("pytorch",), Reporter(quiet=True), 0, root) is page
     misses = RENDERED.misses
-    other = nb.copy()  # equal, but another notebook: rendered again
+    other = copy_notebook(nb)  # equal, but another notebook: rendered again
     assert _rendered(doc, {"pytorch": other}, ("pytorch",), Reporter(quiet=True), 0, root) == page
     assert RENDERED.misses == misses + 1
     (root / "a.md").write_text("# a\n\n```eval_rst\n.. raw:: html\n   :file: shown.txt\n```\n")
