@@ -84,7 +84,7 @@ def pairs(ours: Callable[[int], float], theirs: Callable[[int], float]) -> list[
     return [
         ("polybook", _spread(mine), ""),
         ("d2lbook 1.0.3", _spread(other), ""),
-        ("d2lbook / polybook (medians)", f"{ratio:.1f}x", ""),
+        ("d2lbook / polybook (medians)", f"{ratio:.2f}x", ""),
     ]
 
 
