@@ -61,3 +61,35 @@ class Memo(Generic[T]):
 
     def clear(self) -> None:
         self.kept.clear()
+
+
+class HeldMemo(Generic[T]):
+    """Results of a step kept while what it read is the very objects it read: results of
+    steps kept themselves (a page's parse, a cleaned notebook), whose identity is the key
+    (they are held with the result, so no other object takes their ``id``); ``key`` says
+    the rest of what the step reads."""
+
+    def __init__(self, size: int) -> None:
+        self.memo: Memo[tuple[tuple[object, ...], T]] = Memo(size)
+
+    @property
+    def misses(self) -> int:
+        return self.memo.misses
+
+    def get(
+        self,
+        held: tuple[object, ...],
+        key: str,
+        compute: Callable[[Reporter], T],
+        reporter: Reporter,
+    ) -> T:
+        """The result kept for ``held`` and ``key``, else ``compute``'s (see :meth:`Memo.get`)."""
+
+        def made(found: Reporter) -> tuple[tuple[object, ...], T]:
+            return held, compute(found)
+
+        def same(kept: tuple[tuple[object, ...], T]) -> bool:  # as keyed: the same count
+            return all(a is b for a, b in zip(kept[0], held, strict=True))
+
+        ids = "\0".join(str(id(thing)) for thing in held)
+        return self.memo.get(f"{ids}\0{key}", made, reporter, same)[1]

@@ -37,18 +37,9 @@ def node(items: dict[str, Any]) -> NotebookNode:
 
 
 def copy_notebook(nb: NotebookNode) -> NotebookNode:
-    """A deep copy of ``nb`` (a tree of nodes, lists and JSON values), as ``copy.deepcopy``
-    makes it, in a third of its time."""
-    from nbformat import NotebookNode
-
-    def copied(value: Any) -> Any:
-        if isinstance(value, dict):
-            return NotebookNode({k: copied(v) for k, v in value.items()})  # type: ignore[no-untyped-call]
-        if isinstance(value, list):
-            return [copied(v) for v in value]
-        return value
-
-    return cast("NotebookNode", copied(nb))
+    """A deep copy of ``nb``: nbformat's ``from_dict`` makes new nodes and lists all the way
+    down (a third of ``copy.deepcopy``'s time on a notebook)."""
+    return _node(nb)
 
 
 def new_notebook() -> NotebookNode:

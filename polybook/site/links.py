@@ -224,8 +224,9 @@ def check_links(root: Path, folder: Path, srcdir: Path, cache: Path) -> list[Dea
     files = site_files(folder)
     found: list[DeadLink] = []
     known: dict[tuple[str, str], str] = {}  # (the page's folder, or itself, link) -> reason
-    index.read_all(site_pages(files))
-    for name in site_pages(files):
+    pages = site_pages(files)
+    index.read_all(pages)
+    for name in pages:
         for link in dict.fromkeys(index.read(name).links):
             if not link.strip() or is_external(link):
                 continue

@@ -9,25 +9,16 @@ keep the source's), through a temporary file.
 
 from __future__ import annotations
 
-import os
 import shutil
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from polybook.fsutil import TEMP_SUFFIX, file_stamp
+from polybook.fsutil import TEMP_SUFFIX, file_stamp, write_atomic
 
 
 def _copy(source: Path, target: Path) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=TEMP_SUFFIX, dir=target.parent)
-    os.close(fd)
-    try:
-        shutil.copy2(source, tmp)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(target, source.read_bytes())
+    shutil.copystat(source, target)  # its time too: the next build compares stamps
 
 
 def publish_extras(extra: Path, site: Path, owned: Iterable[str]) -> int:

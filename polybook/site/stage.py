@@ -20,7 +20,7 @@ from polybook.diagnostics import Diagnostic, Location, Reporter
 from polybook.environments import devices
 from polybook.fsutil import file_stamp, write_atomic
 from polybook.layout import DIST_LINK, EPUBS_LINK, NOTEBOOKS_LINK, PDFS_LINK, SLIDES_LINK, Layout
-from polybook.memo import Memo, digest
+from polybook.memo import HeldMemo, Memo, digest
 from polybook.render import warning_store
 from polybook.render.assets import INSTALL, mathjax, write_mathjax
 from polybook.render.outputs import clean_for_book, path_roots
@@ -59,7 +59,7 @@ CLEANED: Memo[NotebookNode] = Memo(4096)  # by the executed notebook and how it 
 # The site's folders of extra files that only the build writes: files gone from the extra
 # files go from the site too.
 OWNED = (NOTEBOOKS_LINK, PDFS_LINK, EPUBS_LINK, SLIDES_LINK, DIST_LINK)
-RENDERED: Memo[tuple[Document, tuple[NotebookNode, ...], Page]] = Memo(4096)  # by identity
+RENDERED: HeldMemo[Page] = HeldMemo(4096)  # by the page's parse and its cleaned notebooks
 PLAIN: Memo[tuple[NotebookNode, list[str], tuple[Any, ...]]] = Memo(4096)
 
 
@@ -147,17 +147,13 @@ def _rendered(
     a file (``:file:``) is rendered each time: the file may have changed."""
     if any(":file:" in getattr(block, "text", "") for block in doc.blocks):
         return render_page(doc, nbs, tabs, reporter, gpus, root)
-    made = tuple((fw, id(nb)) for fw, nb in nbs.items())
-    key = f"{id(doc)}\0{made}\0{tabs}\0{gpus}\0{root}"
-
-    def render(found: Reporter) -> tuple[Document, tuple[NotebookNode, ...], Page]:
-        return doc, tuple(nbs.values()), render_page(doc, nbs, tabs, found, gpus, root)
-
-    def fresh(kept: tuple[Document, tuple[NotebookNode, ...], Page]) -> bool:
-        same = all(a is b for a, b in zip(kept[1], nbs.values(), strict=True))  # as keyed
-        return kept[0] is doc and same
-
-    return RENDERED.get(key, render, reporter, fresh)[2]
+    key = f"{tuple(nbs)}\0{tabs}\0{gpus}\0{root}"
+    return RENDERED.get(
+        (doc, *nbs.values()),
+        key,
+        lambda found: render_page(doc, nbs, tabs, found, gpus, root),
+        reporter,
+    )
 
 
 def _stamps(root: Path, images: Sequence[str]) -> tuple[Any, ...]:

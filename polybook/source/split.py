@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from polybook.diagnostics import PolybookError, Reporter
 from polybook.frameworks import Framework
-from polybook.memo import Memo
+from polybook.memo import HeldMemo
 from polybook.meta import CellMeta, NotebookMeta, Requires, set_cell_meta, set_notebook_meta
 from polybook.nb import (
     Notebooks,
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from nbformat import NotebookNode
 
 # Each page's notebooks, by the page's parse (kept while it is: its identity is the key).
-SPLIT: Memo[tuple[Document, NotebookNode]] = Memo(8192)
+SPLIT: HeldMemo[NotebookNode] = HeldMemo(8192)
 
 
 def toc_markdown(toc: Toc) -> str:
@@ -109,11 +109,10 @@ def _split_once(
 ) -> NotebookNode:
     """:func:`split`, kept for the page as parsed (the parse of an unchanged page is kept
     too, :data:`polybook.source.book.PARSED`); a copy, which the caller may change."""
-    key = f"{id(doc)}\0{fw!r}\0{tabs}\0{check}"
     kept = SPLIT.get(
-        key, lambda _: (doc, split(doc, fw, tabs, check)), reporter, lambda k: k[0] is doc
+        (doc,), f"{fw!r}\0{tabs}\0{check}", lambda _: split(doc, fw, tabs, check), reporter
     )
-    return copy_notebook(kept[1])
+    return copy_notebook(kept)
 
 
 def split_book(

@@ -49,15 +49,15 @@ def _register_round_style() -> None:
     register_plugin(
         "sphinxcontrib.bibtex.style.referencing", CITE_STYLE, RoundAuthorYear, force=True
     )
-    _pin_plaintext_backend()
     _keep_formatted_entries()
     _keep_plugin_lookups()
 
 
 def _keep_plugin_lookups() -> None:
     """pybtex looks its plugins up among every installed package's entry points each time
-    sphinxcontrib-bibtex asks for one (a tenth of a one-page rebuild in a warm process):
-    each one found there is kept. Plugins registered at run time are still looked up
+    sphinxcontrib-bibtex asks for one (each citation asks for the plain-text backend; the
+    bibliography's styles, a tenth of a one-page rebuild in a warm process): each one found
+    there is kept. Plugins registered at run time are still looked up
     first, as pybtex does."""
     import pybtex.plugin  # type: ignore[import-untyped]
 
@@ -104,16 +104,6 @@ def _keep_formatted_entries() -> None:
 
     kept_format_entry.pb_kept = True  # type: ignore[attr-defined]
     BaseStyle.format_entry = kept_format_entry
-
-
-def _pin_plaintext_backend() -> None:
-    """Each citation asks pybtex for its plain-text backend, and pybtex looks a plugin up in
-    every installed package's entry points, each time: register the one found once."""
-    from pybtex.plugin import find_plugin
-    from pybtex.plugin import register_plugin as register_pybtex_plugin
-
-    backend = find_plugin("pybtex.backends", "plaintext")
-    register_pybtex_plugin("pybtex.backends", "plaintext", backend, force=True)
 
 
 def _keys(keys: list[str]) -> nodes.inline:
