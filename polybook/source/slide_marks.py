@@ -141,8 +141,8 @@ class _Scan:
 
     def opener(self, token: str, start: int) -> None:
         before = self.text[start - 1 : start]
-        if before.isalnum() or before == "_":
-            return  # a call's `f(**kwargs)`, not a mark
+        if token[0] == "(" and before.isascii() and (before.isalnum() or before == "_"):
+            return  # a call's `f(**kwargs)`, not a mark (text in any script may precede one)
         if self.current is None:
             self.current = _Open(token, start, self.line(start))
             return
