@@ -35,6 +35,17 @@ RAW_MARKS = {
     "attribute": re.compile(r"\{\.unnumbered\}|\{width=|\{height="),
     "cell placeholder": re.compile(r"^@!?[a-z0-9][\w-]*(@[a-z]+)?$"),
 }
+HEADER = [
+    "book",
+    "target",
+    "exit",
+    "time",
+    "pages",
+    "tracebacks",
+    "raw-markup pages",
+    "warnings",
+    "errors",
+]
 SKIPPED = {"pre", "code", "script", "style", "textarea", "kbd", "samp", "footer"}
 
 
@@ -155,8 +166,8 @@ def main() -> None:
     args = parser.parse_args()
     result = survey(args.book.resolve(), args.target, args.tab, args.eval, args.keep)
     result.book = args.name or result.book
-    print("| book | target | exit | time | pages | tracebacks | raw-markup pages | warnings | errors |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print(f"| {' | '.join(HEADER)} |")
+    print("|---" * len(HEADER) + "|")
     print(result.row())
     for kind, pages in sorted(result.raw.items()):
         print(f"raw {kind}: {len(pages)} pages, e.g. {', '.join(pages[:3])}")
