@@ -33,6 +33,6 @@ def check_book(config: BookConfig, tabs: tuple[str, ...], reporter: Reporter) ->
     found = libraries_from_pages(saves, tabs, reporter, borrowing(config.book, book))
     libraries = with_aliases(config.book, found, reporter)
     check_parity(libraries, config.library.framework_specific, reporter)
-    rewriters(config.book, tabs, reporter)  # their patterns compile
+    rewriters(config.book, tabs, reporter)  # each reverse_alias line replaces some text
     check_references(config.root, book.documents, reporter)
     check_pages(book, config.confinement, reporter)
