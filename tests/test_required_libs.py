@@ -115,9 +115,9 @@ def test_the_install_cell_installs_the_pages_libraries_first_one_at_a_time(
         "%pip install -q d2l==1.0.3 torch==2.13.0",
     ]
     jupyter = student_notebook(nb, VARIANTS["jupyter"], info, kernel, plain)
-    assert "It needs `pip install setuptools==66`, then `pip install wheel==0.38.4`, then" in (
-        jupyter.cells[0].source
-    )
+    header = jupyter.cells[0].source
+    assert "It needs `pip install setuptools==66`, then `pip install wheel==0.38.4`, then" in header
+    assert "torch==2.13.0` (Colab and SageMaker versions install them)." in header
 
 
 def test_a_build_names_the_line_of_a_library_the_environment_lacks(tmp_path: Path) -> None:
@@ -138,7 +138,10 @@ def test_a_build_names_the_line_of_a_library_the_environment_lacks(tmp_path: Pat
         " does not hold",
     ]
     assert "(nbformat is at 5.11.1)" in messages[0] and "(gym is not installed)" in messages[1]
-    assert messages[0].endswith("[polybook.exec.required_libs]")
+    assert messages[1].endswith(
+        "pin it in a requirement file named by [build] requirements (`pytorch:FILE`), then run"
+        " `polybook env setup --tab pytorch` [polybook.exec.required_libs]"
+    )
     unread = Reporter(quiet=True)
     check_required_libs({"pytorch": [("rl/q.md", nb)]}, {"pytorch": env}, unread, pages=())
     assert unread.warnings == []  # a page the build does not run

@@ -62,9 +62,9 @@ def check_required_libs(
                 if why:
                     message = (
                         f"#required_libs names {library}, which the {fw} environment does not "
-                        f"hold ({canonical(Requirement(library).name)} {why}): add it to the "
-                        "environment's requirements ([build] requirements) for the page to run "
-                        "as its notebooks do"
+                        f"hold ({canonical(Requirement(library).name)} {why}): pin it in a "
+                        f"requirement file named by [build] requirements (`{fw}:FILE`), then "
+                        f"run `polybook env setup --tab {fw}`"
                     )
                     reporter.warn(
                         Location(path, meta.required_line, fw), message, "exec.required_libs"

@@ -88,7 +88,8 @@ def _header(info: PageInfo, variant: Variant, gpu: bool) -> str:
     if not variant.install_cell and (info.requirements or info.page_libraries):
         commands = install_lines(info.requirements, info.page_libraries)
         needs = ", then ".join(f"`pip install {c}`" for c in commands)
-        lines.append(f"\nIt needs {needs} (Colab and SageMaker versions install it).")
+        them = "them" if len(commands) > 1 else "it"
+        lines.append(f"\nIt needs {needs} (Colab and SageMaker versions install {them}).")
     opens = [f"[Open in {name}]({url})" for v, name, url in info.links if v != variant.name]
     if opens:
         lines.append("\n" + " · ".join(opens))
