@@ -20,6 +20,7 @@ from polybook.notebooks.variants import REGISTRY as VARIANTS
 from polybook.render.plain import Plain
 from polybook.source.parse import parse
 from polybook.source.readable import Readable
+from polybook.source.required_libs import check_set_up_cells
 from polybook.source.split import split
 
 FENCE = "`" * 3
@@ -145,3 +146,12 @@ def test_a_build_names_the_line_of_a_library_the_environment_lacks(tmp_path: Pat
     unread = Reporter(quiet=True)
     check_required_libs({"pytorch": [("rl/q.md", nb)]}, {"pytorch": env}, unread, pages=())
     assert unread.warnings == []  # a page the build does not run
+
+
+def test_polybook_check_reports_them_without_splitting() -> None:
+    reporter = Reporter(quiet=True)
+    text = SETUP.replace('"setuptools==66", "wheel==0.38.4", "gym==0.21.0"', "gym")
+    doc = parse(text + cell("jax", '#required_libs("optax")'), "rl/q.md", TABS)
+    check_set_up_cells([doc], reporter)
+    assert [str(d).split(":")[:2] for d in reporter.errors] == [["rl/q.md", "4"]]
+    assert [str(d).split(":")[:2] for d in reporter.warnings] == [["rl/q.md", "11"]]

@@ -20,6 +20,7 @@ from polybook.source.book import BookInvalid
 from polybook.source.files import check_config_files, check_pages
 from polybook.source.frozen import check_frozen
 from polybook.source.references import check_references
+from polybook.source.required_libs import check_set_up_cells
 
 
 def check_book(config: BookConfig, tabs: tuple[str, ...], reporter: Reporter) -> None:
@@ -36,3 +37,4 @@ def check_book(config: BookConfig, tabs: tuple[str, ...], reporter: Reporter) ->
     rewriters(config.book, tabs, reporter)  # each reverse_alias line replaces some text
     check_references(config.root, book.documents, reporter)
     check_pages(book, config.confinement, reporter)
+    check_set_up_cells(book.documents, reporter)

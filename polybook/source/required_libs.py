@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from packaging.requirements import InvalidRequirement, Requirement
 
 from polybook.diagnostics import Location, PolybookError, Reporter
-from polybook.source.model import CodeCell
+from polybook.source.model import CodeCell, Document
 
 SETUP_CELL = "%load_ext d2lbook.tab"  # what makes a cell d2lbook's set-up cell
 REQUIRED_LIBS = re.compile(r"# *required_libs\((.*?)\)")  # d2lbook's own pattern
@@ -101,3 +102,20 @@ def check_stray_mention(cell: CodeCell, path: str, reporter: Reporter) -> None:
                 "reads it): here it is a comment, and nothing is installed"
             )
             reporter.warn(Location(path, number), message, "split.required_libs")
+
+
+def check_set_up_cells(documents: Iterable[Document], reporter: Reporter) -> None:
+    """What a split of ``documents`` reports of their set-up cells and ``#required_libs``
+    lines, without splitting them (``polybook check``)."""
+    for doc in documents:
+        for block in doc.blocks:
+            if not isinstance(block, CodeCell):
+                continue
+            if not is_setup_cell(block):
+                check_stray_mention(block, doc.path, reporter)
+                continue
+            check_setup_cell(block, doc.path, reporter)
+            try:
+                required_libs(block, doc.path)
+            except PolybookError as err:
+                reporter.error(err)
