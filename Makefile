@@ -10,7 +10,7 @@ TABS ?= all
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all html lib eval check test lint bench bench-book clean setup envs system-deps serve screenshots \
-	notebooks dist lab pdf pdf-deps epub linkcheck slides mutants
+	notebooks dist lab pdf pdf-deps epub linkcheck slides mutants d2lbook-reader
 
 all: html
 
@@ -127,8 +127,15 @@ lint: setup
 	$(TOOL)/bin/python -m tools.config_table --check
 	$(TOOL)/bin/python -m tools.command_table --check
 
-test: envs system-deps pdf-deps lint check
+test: envs system-deps pdf-deps lint check d2lbook-reader
 	$(TOOL)/bin/python -m pytest
+
+# d2lbook 1.0.3's reader (no Sphinx) in .envs/d2lbook-reader, from
+# requirements/d2lbook-reader*.txt: tests/test_d2lbook_reader.py compares polybook's notebooks
+# with its, and so does `python -m tools.d2lbook_diff BOOK` on any book. Made again when
+# those pins change; the test makes it where missing.
+d2lbook-reader: setup
+	$(TOOL)/bin/python -m tools.d2lbook_diff --setup
 
 bench: envs system-deps
 	@echo "(the d2lbook comparison, d2l-en's whole book less its downloads, runs with D2L_EN=<d2l-en checkout> D2LBOOK_PYTHON=<python with d2lbook 1.0.3>; D2L_BENCH_SCOPE=chapters: three chapters)"

@@ -135,9 +135,17 @@ class NotebookMeta:
     key: str = ""
     code: str = ""  # the key of its code alone (no environment): what frozen outputs match
     key_format: int = 0  # the format of its keys (polybook.library.canonical); 0: not recorded
+    # What the page's ``#required_libs(...)`` (at ``required_line``) installs, in order.
+    required_libs: tuple[str, ...] = ()
+    required_line: int = 0
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"source": self.source, "framework": self.framework}
+        if self.required_libs:
+            data["required_libs"] = {
+                "libraries": list(self.required_libs),
+                "line": self.required_line,
+            }
         if self.run is not None:
             data["run"] = self.run.to_json()
         if self.key:
@@ -151,7 +159,10 @@ class NotebookMeta:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> NotebookMeta:
         run = data.get("run")
+        required = data.get("required_libs") or {}
         return cls(
+            required_libs=tuple(str(r) for r in required.get("libraries", ())),
+            required_line=int(required.get("line", 0)),
             source=str(data.get("source", "")),
             framework=str(data.get("framework", "")),
             run=RunInfo.from_json(run) if run else None,

@@ -1,4 +1,6 @@
-"""What readers see of code written against d2lbook's aliases: each framework's own code."""
+"""What readers see of code written against d2lbook's aliases: each framework's own code,
+where d2lbook's ``replace_alias`` puts it (``tests/test_d2lbook_reader.py`` compares pages
+with d2lbook itself)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,8 @@ TORCH = LibraryAliases(
     lib_name="torch",
     simple_alias="ones, zeros, concat -> cat",
     fluent_alias="reshape, numpy -> detach().numpy, size -> numel",
-    reverse_alias="d2l.transpose\\(([\\w\\d_]+)\\) -> \\1.T\n d2l.nn_Module -> nn.Module",
+    reverse_alias="d2l.transpose\\(([\\w\\d_]+)\\) -> \\1.T\n d2l.nn_Module -> nn.Module\n"
+    "d2l.f(a, b) -> g(b, a)",
 )
 
 CASES = [
@@ -31,23 +34,27 @@ CASES = [
     ("d2l.reshape(( X ), (2, 3))", "X.reshape((2, 3))"),
     ("d2l.numpy(X)", "X.detach().numpy()"),
     ("n = d2l.size(X[0])", "n = X[0].numel()"),
-    ("d2l.transpose(W)", "W.T"),  # reverse_alias, a regular expression
+    # reverse_alias: text replaced as written, a line each (d2l-en's regular expressions
+    # never match: its pages keep `d2l.transpose(W)`, which its library defines).
+    ("d2l.transpose(W)", "d2l.transpose(W)"),
+    ("y = d2l.f(a, b)", "y = g(b, a)"),
     ("class Net(d2l.nn_Module):\n    pass", "class Net(nn.Module):\n    pass"),
     # Lines are kept: a call over two lines stays over two lines.
     (
         "Y = d2l.reshape(X,\n                (2, 3))  # two by three",
         "Y = X.reshape(\n                (2, 3))  # two by three",
     ),
-    # Names only where they are the library's: not in strings or comments, whole names only.
-    ("print('d2l.ones')  # d2l.ones", "print('d2l.ones')  # d2l.ones"),
-    ("d2l.ones_like(X), d2l.onesies", "d2l.ones_like(X), d2l.onesies"),
+    # simple_alias: the text, wherever it stands (strings, comments, a longer name's start).
+    ("print('d2l.ones')  # d2l.ones", "print('torch.ones')  # torch.ones"),
+    ("d2l.ones_like(X), d2l.onesies", "torch.ones_like(X), torch.onesies"),
     ("lib.ones(3), d2l.reshape()", "lib.ones(3), d2l.reshape()"),  # no receiver: as written
     ("d2l.reshape(*args)", "d2l.reshape(*args)"),
     # Text before the call that is not ASCII: the tree counts bytes, the edit characters.
     ("s = 'λ→'; X = d2l.ones(2)", "s = 'λ→'; X = torch.ones(2)"),
-    # IPython lines are left, the others rewritten; a cell that does not parse is left.
-    ("%matplotlib inline\nX = d2l.ones(2)", "%matplotlib inline\nX = torch.ones(2)"),
-    ("X = d2l.ones(2\n", "X = d2l.ones(2\n"),
+    # IPython lines are left, the others rewritten; a cell that does not parse keeps its
+    # fluent calls (its text aliases are replaced all the same).
+    ("%matplotlib inline\nX = d2l.reshape(Y, 2)", "%matplotlib inline\nX = Y.reshape(2)"),
+    ("X = d2l.reshape(d2l.ones(2\n", "X = d2l.reshape(torch.ones(2\n"),
 ]
 
 
@@ -67,12 +74,21 @@ def test_a_notebook_is_copied_only_where_a_cell_changes() -> None:
     assert nb.cells[2].source == "d2l.ones(2)"
 
 
-def test_a_pattern_that_does_not_compile_is_left_out_at_its_line() -> None:
+def test_without_lib_name_only_reverse_alias_applies() -> None:
+    aliases = LibraryAliases(
+        simple_alias="ones", fluent_alias="reshape", reverse_alias="d2l.nn_Module -> nn.Module"
+    )
+    rewrite = rewriter(aliases, "library-pytorch", Reporter()).rewrite
+    code = "class A(d2l.nn_Module): pass\nd2l.reshape(d2l.ones(2), 2)"
+    assert rewrite(code) == "class A(nn.Module): pass\nd2l.reshape(d2l.ones(2), 2)"
+
+
+def test_a_reverse_alias_that_names_no_text_is_left_out_at_its_line() -> None:
     reporter = Reporter()
-    aliases = LibraryAliases(reverse_alias="d2l.x -> y\nd2l.bad(( -> z", lines={"reverse_alias": 7})
+    aliases = LibraryAliases(reverse_alias="d2l.x -> y\n -> z", lines={"reverse_alias": 7})
     found = rewriter(aliases, "library-jax", reporter)
-    assert [p.pattern for p, _ in found.reverse] == ["d2l.x"]
+    assert found.texts == (("d2l.x", "y"),)
     assert [str(d) for d in reporter.diagnostics] == [
-        "config.ini:8: [library-jax] reverse_alias: 'd2l.bad((' is not a regular expression"
-        " (missing ), unterminated subpattern at position 8): left out [polybook.config.alias]"
+        "config.ini:8: [library-jax] reverse_alias: '-> z' names no text to replace: left out"
+        " [polybook.config.alias]"
     ]

@@ -20,6 +20,7 @@ from polybook.source.book import BookInvalid
 from polybook.source.files import check_config_files, check_pages
 from polybook.source.frozen import check_frozen
 from polybook.source.references import check_references
+from polybook.source.required_libs import check_set_up_cells
 
 
 def check_book(config: BookConfig, tabs: tuple[str, ...], reporter: Reporter) -> None:
@@ -33,6 +34,7 @@ def check_book(config: BookConfig, tabs: tuple[str, ...], reporter: Reporter) ->
     found = libraries_from_pages(saves, tabs, reporter, borrowing(config.book, book))
     libraries = with_aliases(config.book, found, reporter)
     check_parity(libraries, config.library.framework_specific, reporter)
-    rewriters(config.book, tabs, reporter)  # their patterns compile
+    rewriters(config.book, tabs, reporter)  # each reverse_alias line replaces some text
     check_references(config.root, book.documents, reporter)
     check_pages(book, config.confinement, reporter)
+    check_set_up_cells(book.documents, reporter)

@@ -37,6 +37,7 @@ from polybook.execution.plan import (
     timings,
     version,
 )
+from polybook.execution.required_libs import check_required_libs
 from polybook.execution.resources import link_data, place_resources
 from polybook.execution.scheduler import Scheduler
 from polybook.fsutil import write_atomic
@@ -129,6 +130,8 @@ def build_eval(
     runner, inventory = setup.executor, setup.inventory
     try:
         found = _environments(build.device, environments, ready, runner.on_this_host)
+        if runner.on_this_host:  # where the workers hold them, they are not here to read
+            check_required_libs(notebooks, found, reporter, pages)
         report.classes = device_classes(build.device, found, inventory)
         jobs = plan(
             run,

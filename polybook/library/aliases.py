@@ -55,6 +55,15 @@ class AliasEntry(NamedTuple):
     attr: str  # what it stands for: ``<lib_name>.<attr>``, or ``x.<attr>(…)``
     line: int  # its config line
     code: str  # its line of the library
+    written: tuple[str, str]  # name and attr as d2lbook reads them (``exp(``: its call kept)
+
+
+def written_pair(entry: str) -> tuple[str, str]:
+    """``name -> attr`` as d2lbook reads it: split at its one arrow, else the entry twice."""
+    parts = entry.split("->")
+    if len(parts) == 2:
+        return parts[0].strip(), parts[1].strip()
+    return entry.strip(), entry.strip()
 
 
 def alias_entries(aliases: LibraryAliases, section: str, reporter: Reporter) -> list[AliasEntry]:
@@ -78,7 +87,7 @@ def alias_entries(aliases: LibraryAliases, section: str, reporter: Reporter) -> 
                 _warn(aliases, section, key, offset, message, reporter)
                 continue
             line = aliases.lines.get(key, 0) + offset
-            found.append(AliasEntry(key, name, attr or name, line, code))
+            found.append(AliasEntry(key, name, attr or name, line, code, written_pair(entry)))
     return found
 
 

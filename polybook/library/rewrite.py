@@ -1,16 +1,20 @@
 """Code as readers see and run it: d2lbook's aliases replaced by what they stand for.
 
 A d2lbook book writes ``%%tab all`` code once against the library (``d2l.reshape(X, s)``,
-``d2l.ones(3)``); each framework's notebook shows and runs that framework's own code, as
-d2lbook's do: in order,
+``d2l.ones(3)``); each framework's notebook shows and runs that framework's own code where
+d2lbook's do, and only there. As d2lbook's ``replace_alias``, in order:
 
-- ``reverse_alias``: ``pattern -> replacement`` regular expressions, applied to the text;
-- ``simple_alias``: ``d2l.ones`` becomes ``torch.ones`` (``<lib_name>.<attr>``);
-- ``fluent_alias``: ``d2l.reshape(X, s)`` becomes ``X.reshape(s)``.
+- ``reverse_alias``: ``text -> replacement``, one a line, replaced as written, not as a
+  regular expression (d2l-en's ``d2l.size\\((…)\\) -> \\1.size`` never matches: its pages
+  keep ``d2l.size(X)``, which the library's ``alias`` defines);
+- ``simple_alias``: the text ``d2l.<name>`` becomes ``<lib_name>.<attr>`` wherever it
+  stands, in strings and comments too, and where it begins a longer name (``ones`` makes
+  ``d2l.onesies`` ``torch.onesies``); ``exp(`` matches ``d2l.exp(`` alone;
+- ``fluent_alias``: the call ``d2l.reshape(X, s)`` becomes ``X.reshape(s)``, found in the
+  syntax tree and edited in the text, so a cell keeps its lines and its comments.
 
-The last two are found in the syntax tree (not in strings or comments, whole names only) and
-edited in the text, so a cell keeps its lines and its comments. A cell that does not parse is
-left as it is. The library keeps the code as saved: it defines the aliases.
+Without ``lib_name`` neither alias list is applied, as in d2lbook. A cell that does not
+parse keeps its fluent calls. The library keeps the code as saved: it defines the aliases.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from typing import TYPE_CHECKING
 from polybook.config import CONFIG_FILE, Book
 from polybook.config.model import LibraryAliases
 from polybook.diagnostics import Location, Reporter
-from polybook.library.aliases import alias_entries, entries
+from polybook.library.aliases import alias_entries, written_pair
 from polybook.nb import Notebooks
 
 if TYPE_CHECKING:
@@ -40,19 +44,17 @@ ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)  # take ``.attr`` as 
 class Rewriter:
     """One framework's aliases, ready to apply to code."""
 
-    module: str = ""
-    simple: dict[str, str] = field(default_factory=dict)
+    texts: tuple[tuple[str, str], ...] = ()  # (text, replacement): reverse, then simple
     fluent: dict[str, str] = field(default_factory=dict)
-    reverse: tuple[tuple[re.Pattern[str], str], ...] = ()
 
     def __bool__(self) -> bool:
-        return bool(self.simple or self.fluent or self.reverse)
+        return bool(self.texts or self.fluent)
 
     def rewrite(self, code: str) -> str:
-        """``code`` with the aliases replaced (unchanged where it does not parse)."""
-        for pattern, replacement in self.reverse:
-            code = pattern.sub(replacement, code)
-        if f"{LIBRARY}." not in code:
+        """``code`` with the aliases replaced (its fluent calls kept where it does not parse)."""
+        for text, replacement in self.texts:
+            code = code.replace(text, replacement)
+        if not self.fluent or f"{LIBRARY}." not in code:
             return code
         for _ in range(code.count(f"{LIBRARY}.")):  # one edit a round, the innermost first
             edit = self._next_edit(code)
@@ -76,9 +78,6 @@ class Rewriter:
         return max(found, default=None)  # the last to start: nested in any other
 
     def _edit(self, node: ast.AST, code: str, at: _Offsets) -> tuple[int, int, str] | None:
-        attr = _library_attribute(node)
-        if attr in self.simple and self.module:
-            return at.start(node), at.end(node), f"{self.module}.{self.simple[attr]}"
         if not isinstance(node, ast.Call) or _library_attribute(node.func) not in self.fluent:
             return None
         if not node.args or isinstance(node.args[0], ast.Starred):
@@ -125,21 +124,27 @@ class _Offsets:
 
 
 def rewriter(aliases: LibraryAliases, section: str, reporter: Reporter) -> Rewriter:
-    """The rewriter of one ``[library-<tab>]`` section: the aliases the library holds (see
-    :mod:`polybook.library.aliases`); a pattern that does not compile is warned, left out."""
-    reverse = []
-    for entry, offset in entries(aliases.reverse_alias):
-        pattern, _, replacement = (part.strip() for part in entry.partition("->"))
-        try:
-            reverse.append((re.compile(pattern), replacement or pattern))
-        except re.error as exc:
+    """The rewriter of one ``[library-<tab>]`` section: its ``reverse_alias`` lines and the
+    aliases the library holds (see :mod:`polybook.library.aliases`); a ``reverse_alias``
+    line with nothing to replace is warned, left out."""
+    texts = []
+    for offset, line in enumerate(aliases.reverse_alias.splitlines()):
+        if not line.strip():
+            continue
+        text, replacement = written_pair(line)
+        if not text:
             where = Location(CONFIG_FILE, aliases.lines.get("reverse_alias", 0) + offset)
-            message = f"[{section}] reverse_alias: {pattern!r} is not a regular expression"
-            reporter.warn(where, f"{message} ({exc}): left out", "config.alias")
-    found = alias_entries(aliases, section, reporter)
-    simple = {e.name: e.attr for e in found if e.key == "simple_alias"}
+            message = f"[{section}] reverse_alias: {line.strip()!r} names no text to replace"
+            reporter.warn(where, f"{message}: left out", "config.alias")
+            continue
+        texts.append((text, replacement))
+    found = alias_entries(aliases, section, reporter) if aliases.lib_name else []
+    for entry in found:
+        if entry.key == "simple_alias":
+            name, attr = entry.written
+            texts.append((f"{LIBRARY}.{name}", f"{aliases.lib_name}.{attr}"))
     fluent = {e.name: e.attr for e in found if e.key == "fluent_alias"}
-    return Rewriter(aliases.lib_name, simple, fluent, tuple(reverse))
+    return Rewriter(tuple(texts), fluent)
 
 
 def rewriters(book: Book, tabs: Sequence[str], reporter: Reporter) -> dict[str, Rewriter]:

@@ -1,8 +1,12 @@
-"""What a student notebook's first cell installs: the book's library and the framework.
+"""What a student notebook's first cell installs: the page's own libraries, the book's
+library and the framework.
 
-Exactly what the page needs: nothing when its code imports neither; else the library (from
-where :mod:`polybook.notebooks.library_source` says) and the framework at the version its
-pinned environment holds (spelled as the CUDA set spells it on notebooks that need a GPU:
+Exactly what the page needs: what its ``#required_libs(...)`` names, first, one at a time in
+its order, as d2lbook's Colab notebooks install them (``gym==0.21.0`` builds with the
+``setuptools`` and ``wheel`` named before it); then nothing when its code imports neither
+the library nor the framework, else the library (from where
+:mod:`polybook.notebooks.library_source` says) and the framework at the version its pinned
+environment holds (spelled as the CUDA set spells it on notebooks that need a GPU:
 ``jax[cuda12]==…``). Everything else the platform ships is used as it is.
 """
 
@@ -11,6 +15,8 @@ from __future__ import annotations
 import ast
 import re
 import shlex
+import textwrap
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from nbformat import NotebookNode
@@ -68,11 +74,28 @@ def imported_modules(nb: NotebookNode) -> set[str]:
     return found
 
 
-def install_source(requirements: list[str]) -> str:
-    """The first cell's code: one ``%pip install`` (into the kernel's own Python)."""
-    quoted = " ".join(shlex.quote(r) for r in requirements)
-    return (
-        "# What this notebook needs beyond the platform's own packages: the book's library\n"
-        "# and the framework version the book was built with.\n"
-        f"%pip install -q {quoted}"
-    )
+def install_lines(requirements: Sequence[str], page_libraries: Sequence[str] = ()) -> list[str]:
+    """What each ``pip install`` installs: the page's libraries one at a time, in their
+    order, then the library and the framework at once."""
+    lines = [shlex.quote(r) for r in page_libraries]
+    if requirements:
+        lines.append(" ".join(shlex.quote(r) for r in requirements))
+    return lines
+
+
+def install_source(requirements: Sequence[str], page_libraries: Sequence[str] = ()) -> str:
+    """The first cell's code: a ``%pip install`` (into the kernel's own Python) of each of
+    the page's libraries in turn, then of the library and the framework."""
+    if not page_libraries:
+        comment = [
+            "# What this notebook needs beyond the platform's own packages: the book's library",
+            "# and the framework version the book was built with.",
+        ]
+    else:
+        page = "the libraries its page names, one at a time in their order"
+        book = "the book's library and the framework version the book was built with"
+        what = f"{page}, then {book}" if requirements else page
+        text = f"What this notebook needs beyond the platform's own packages: {what}."
+        comment = textwrap.wrap(text, width=88, initial_indent="# ", subsequent_indent="# ")
+    commands = [f"%pip install -q {line}" for line in install_lines(requirements, page_libraries)]
+    return "\n".join([*comment, *commands])

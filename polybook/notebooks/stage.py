@@ -23,6 +23,7 @@ from polybook.fsutil import write_atomic
 from polybook.layout import DIST_LINK, Layout
 from polybook.library.package_spec import PackageSpec, package_spec
 from polybook.library.wheel import current_wheel, publish_wheel
+from polybook.meta import notebook_meta
 from polybook.nb import writes
 from polybook.notebooks.compat_line import compat_line, read_results
 from polybook.notebooks.install import Installs, imported_modules, installs
@@ -95,6 +96,7 @@ def _page_info(
             if (url := v.url(repos, page, framework))
         ),
         requirements=tuple(requirements),
+        page_libraries=notebook_meta(nb).required_libs,
         compat=compat_line(results, page, framework, info.project.site_url),
     )
 

@@ -3,7 +3,7 @@
 Outputs are kept; polybook's plumbing goes (its metadata, the skip tag, timing records,
 the project-local kernel); its prose is plain Markdown (:mod:`polybook.render.plain`); hidden
 cells stay hidden; a header links back to the page, and notebooks for a platform get an
-install cell first.
+install cell first (the page's ``#required_libs``, then the library and the framework).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from nbformat import NotebookNode
 from polybook.execution.kernels.badges import SKIP_TAG
 from polybook.meta import KEY, cell_meta
 from polybook.nb import new_code_cell, new_markdown_cell, validate
-from polybook.notebooks.install import install_source
+from polybook.notebooks.install import install_lines, install_source
 from polybook.notebooks.variants import Variant
 from polybook.render.plain import Plain
 
@@ -46,6 +46,7 @@ class PageInfo:
     site_link: str = ""  # the page on the site, "" when not published
     links: tuple[tuple[str, str, str], ...] = ()  # (variant, platform, URL) of each opening
     requirements: tuple[str, ...] = ()
+    page_libraries: tuple[str, ...] = ()  # its page's ``#required_libs``, installed first
     compat: str = ""  # the "works with" line of `polybook compat` ("" where not checked)
 
 
@@ -84,9 +85,11 @@ def _header(info: PageInfo, variant: Variant, gpu: bool) -> str:
     lines = [f"*{info.book_title}* · {title} · the {info.framework_name} notebook"]
     if info.compat:
         lines.append(f"\n{info.compat}")
-    if not variant.install_cell and info.requirements:
-        needs = " ".join(info.requirements)
-        lines.append(f"\nIt needs `pip install {needs}` (Colab and SageMaker versions install it).")
+    if not variant.install_cell and (info.requirements or info.page_libraries):
+        commands = install_lines(info.requirements, info.page_libraries)
+        needs = ", then ".join(f"`pip install {c}`" for c in commands)
+        them = "them" if len(commands) > 1 else "it"
+        lines.append(f"\nIt needs {needs} (Colab and SageMaker versions install {them}).")
     opens = [f"[Open in {name}]({url})" for v, name, url in info.links if v != variant.name]
     if opens:
         lines.append("\n" + " · ".join(opens))
@@ -117,8 +120,9 @@ def student_notebook(
             _clean_code(cell, variant)
         cells.append(cell)
     first = [new_markdown_cell(_header(info, variant, gpu), "polybook-header")]
-    if variant.install_cell and info.requirements:
-        first.append(new_code_cell(install_source(list(info.requirements)), "polybook-install"))
+    if variant.install_cell and (info.requirements or info.page_libraries):
+        code = install_source(info.requirements, info.page_libraries)
+        first.append(new_code_cell(code, "polybook-install"))
     out.cells = [*first, *cells]
     validate(out)
     return out

@@ -1,8 +1,13 @@
-"""Split stage: one :class:`Document` -> one nbformat 4.5 notebook per framework."""
+"""Split stage: one :class:`Document` -> one nbformat 4.5 notebook per framework.
+
+d2lbook's set-up cell (``%load_ext d2lbook.tab``) is in no notebook; what its
+``#required_libs(...)`` names goes into the notebook's metadata (see
+:mod:`polybook.source.required_libs`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from polybook.diagnostics import PolybookError, Reporter
@@ -20,6 +25,12 @@ from polybook.nb import (
 from polybook.source.book import ParsedBook
 from polybook.source.marks import CellMarks, Line, read_marks
 from polybook.source.model import CodeCell, Document, Prose, TabProse, Toc
+from polybook.source.required_libs import (
+    check_setup_cell,
+    check_stray_mention,
+    is_setup_cell,
+    required_libs,
+)
 from polybook.source.selected import select_branches
 
 if TYPE_CHECKING:
@@ -68,8 +79,15 @@ def code_cell(
     return node
 
 
-def split(doc: Document, fw: Framework, tabs: tuple[str, ...], check: bool = True) -> NotebookNode:
-    """The notebook of ``doc`` for ``fw``: its prose, its prose tabs and its cells."""
+def split(
+    doc: Document,
+    fw: Framework,
+    tabs: tuple[str, ...],
+    check: bool = True,
+    reporter: Reporter | None = None,
+) -> NotebookNode:
+    """The notebook of ``doc`` for ``fw``: its prose, its prose tabs and its cells; what the
+    set-up cell holds besides d2lbook's lines goes to ``reporter``."""
     framework = fw.name
     nb = new_notebook()
     nb.metadata["kernelspec"] = {
@@ -78,14 +96,20 @@ def split(doc: Document, fw: Framework, tabs: tuple[str, ...], check: bool = Tru
         "language": "python",
     }
     nb.metadata["language_info"] = {"name": "python"}
-    set_notebook_meta(nb, NotebookMeta(doc.path, framework))
+    meta = NotebookMeta(doc.path, framework)
     for index, block in enumerate(doc.blocks):
         cell_id = doc.cell_id(index)
         if isinstance(block, CodeCell):
-            if framework in block.frameworks:
-                node = code_cell(block, cell_id, fw, doc.path, tabs)
-                if node.source.strip():
-                    nb.cells.append(node)
+            if framework not in block.frameworks:
+                continue
+            if is_setup_cell(block):  # d2lbook's set-up cell: in no notebook
+                meta = _with_required_libs(meta, block, doc.path, reporter)
+                continue
+            if reporter is not None:
+                check_stray_mention(block, doc.path, reporter)
+            node = code_cell(block, cell_id, fw, doc.path, tabs)
+            if node.source.strip():
+                nb.cells.append(node)
             continue
         if isinstance(block, Toc):
             text, line = toc_markdown(block), block.line
@@ -99,9 +123,23 @@ def split(doc: Document, fw: Framework, tabs: tuple[str, ...], check: bool = Tru
             md = new_markdown_cell(text, cell_id)
             set_cell_meta(md, CellMeta(line=line))
             nb.cells.append(md)
+    set_notebook_meta(nb, meta)
     if check:  # our own output's schema: skipped by `polybook check`, which writes none
         validate(nb)
     return nb
+
+
+def _with_required_libs(
+    meta: NotebookMeta, cell: CodeCell, path: str, reporter: Reporter | None
+) -> NotebookMeta:
+    """``meta`` with what the set-up ``cell`` requires (a later such cell's replaces an
+    earlier's, as in d2lbook); what else the cell holds is warned of."""
+    if reporter is not None:
+        check_setup_cell(cell, path, reporter)
+    found = required_libs(cell, path)
+    if found is None:
+        return meta
+    return replace(meta, required_libs=found.libraries, required_line=found.line)
 
 
 def _split_once(
@@ -110,7 +148,10 @@ def _split_once(
     """:func:`split`, kept for the page as parsed (the parse of an unchanged page is kept
     too, :data:`polybook.source.book.PARSED`); a copy, which the caller may change."""
     kept = SPLIT.get(
-        (doc,), f"{fw!r}\0{tabs}\0{check}", lambda _: split(doc, fw, tabs, check), reporter
+        (doc,),
+        f"{fw!r}\0{tabs}\0{check}",
+        lambda found: split(doc, fw, tabs, check, found),
+        reporter,
     )
     return copy_notebook(kept)
 

@@ -73,9 +73,10 @@ class LibraryAliases:
     reverse_alias: str = key(
         "str",
         "",
-        "`pattern -> replacement` regular expressions applied to the framework's code cells,"
-        " before the aliases: `d2l.ones` becomes `<lib_name>.ones` and `d2l.reshape(x, s)`"
-        " becomes `x.reshape(s)` in what readers see and run",
+        "`text -> replacement`, one a line, replaced as written (not a regular expression) in"
+        " the framework's code cells, before the aliases, which d2lbook applies likewise:"
+        " `d2l.ones` becomes `<lib_name>.ones` and `d2l.reshape(x, s)` `x.reshape(s)` in what"
+        " readers see and run",
     )
     lines: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
 
