@@ -221,12 +221,15 @@ def test_a_missing_header_link_target_is_one_warning_at_its_line(site: Site) -> 
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("width", [1280, 390])
-def test_header_links_are_reachable_by_keyboard_at_any_width(site: Site, width: int) -> None:
+@pytest.mark.parametrize(("width", "theme"), [(1280, "light"), (390, "dark")])
+def test_header_links_are_reachable_by_keyboard_at_any_width(
+    site: Site, width: int, theme: str
+) -> None:
     from .browser import launch_chromium
 
     axe = node_modules() / "axe-core" / "axe.min.js"
     with launch_chromium() as browser, new_context(browser, width=width) as context:
+        context.add_init_script(f"localStorage.setItem('theme', '{theme}')")  # Furo's switch
         page = context.new_page()
         errors = watch_errors(page)
         page.goto(file_url(site.html / "c" / "one.html"))

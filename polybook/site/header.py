@@ -79,6 +79,13 @@ def _add_links(
         context[f"pb_header_{place}"] = Markup(links_markup(links, place, label, pagename))
 
 
+def _add_style(app: Sphinx) -> None:
+    """The links' style, in a book that has links: a book without pays no byte for it."""
+    if app.config.pb_header_links:
+        app.add_css_file("polybook-header.css")
+
+
 def setup(app: Sphinx) -> None:
     app.add_config_value("pb_header_links", [], "html")
+    app.connect("builder-inited", _add_style)
     app.connect("html-page-context", _add_links)
