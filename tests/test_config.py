@@ -35,7 +35,7 @@ def test_reads_d2lbook_keys_and_reports_unknown_ones_once_with_their_line(tmp_pa
         tmp_path,
         "[project]\nname = b\n\n[build]\ntabs = mxnet, jax\n"
         "max_line_length = 80\n\n[library-jax]\nlib_file = lib/j.py\n"
-        "[html]\nheader_links = x\n",
+        "[html]\ninclude_js = x\n",
     )
     config = load_config(root)
     assert config.build.tabs == ("mxnet", "jax")
@@ -45,7 +45,7 @@ def test_reads_d2lbook_keys_and_reports_unknown_ones_once_with_their_line(tmp_pa
     assert config.library_for("mxnet").lib_file == "d2l/mxnet.py"
     shown = sorted(str(d) for d in config.ignored)
     assert shown == [
-        "config.ini:11: [html] header_links is ignored [polybook.config]",
+        "config.ini:11: [html] include_js is ignored [polybook.config]",
         "config.ini:6: [build] max_line_length is ignored [polybook.config]",
     ]
 

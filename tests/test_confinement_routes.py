@@ -87,6 +87,7 @@ def test_the_keys_that_name_files_are_derived_from_the_schema() -> None:
         ("pdf", "latex_logo"),
         ("html", "favicon"),
         ("html", "html_logo"),
+        ("library", "version_file"),
         (FRAMEWORK_SECTION, "cpu_requirements"),
         (FRAMEWORK_SECTION, "cuda_requirements"),
     }

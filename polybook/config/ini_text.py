@@ -75,3 +75,26 @@ def key_lines(text: str) -> dict[tuple[str, str], int]:
             cut = min((line.find(d) for d in "=:" if d in line), default=len(line))
             lines.setdefault((section, line[:cut].strip().lower()), number)
     return lines
+
+
+def value_lines(text: str, section: str, key: str) -> list[int]:
+    """The line of each line of ``[section] key``'s value as configparser reads it: the key's
+    own, then each continuation line (comment lines are not the value's); [] when unset."""
+    found: list[int] = []
+    current = ""
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        continued = raw[:1].isspace() or not line
+        if found and (continued or line.startswith(("#", ";"))):
+            if not line.startswith(("#", ";")):
+                found.append(number)
+            continue
+        if found:
+            break
+        if line.startswith("[") and "]" in line and not raw[:1].isspace():
+            current = line[1 : line.rindex("]")]
+        elif current == section and not continued and not line.startswith(("#", ";")):
+            cut = min((line.find(d) for d in "=:" if d in line), default=len(line))
+            if line[:cut].strip().lower() == key:
+                found.append(number)
+    return found

@@ -28,6 +28,7 @@ from polybook.config.model import (
     LibraryTarget,
     default_library,
 )
+from polybook.config.presented import presented_warnings
 from polybook.config.requirements import unpinned_requirement
 from polybook.config.schema import (
     D2LBOOK_IGNORED,
@@ -102,7 +103,7 @@ def load_config(root: Path, overrides: Mapping[str, str] | None = None) -> BookC
             parser.add_section(section)
         parser.set(section, key, value)
         overridden.add((section, parser.optionxform(key)))
-    return _Reader(root.resolve(), parser, key_lines(text), overridden).config()
+    return _Reader(root.resolve(), parser, key_lines(text), overridden, text).config()
 
 
 @dataclass
@@ -113,11 +114,13 @@ class _Reader:
     parser: configparser.ConfigParser
     lines: dict[tuple[str, str], int]
     overridden: set[tuple[str, str]]
+    text: str = ""  # config.ini as written
     warnings: list[Diagnostic] = field(default_factory=list)
     errors: list[PolybookError] = field(default_factory=list)  # all reported at once
 
     def config(self) -> BookConfig:
         self._check_names()
+        self.warnings += presented_warnings(self.parser, self.text, self.root, self._where)
         sections: dict[str, Any] = {
             section.SECTION: section(**{k.name: self._value(k) for k in declared_keys(section)})
             for section in SECTIONS

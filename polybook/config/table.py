@@ -8,16 +8,16 @@ fails when it is out of date.
 from __future__ import annotations
 
 from polybook.config.schema import (
-    D2LBOOK_IGNORED,
     D2LBOOK_SECTIONS,
     FRAMEWORK_SECTION,
     KEYS,
     LIBRARY_SECTION,
 )
+from polybook.config.schema.ignored import WHY_IGNORED
 
 
 def markdown_table() -> str:
-    """The keys polybook reads, as a Markdown table, then d2lbook's keys it ignores."""
+    """The keys polybook reads, as a Markdown table, then d2lbook's keys it ignores and why."""
     rows = [
         "| key | accepts | default | meaning | read by | from |",
         "|---|---|---|---|---|---|",
@@ -28,11 +28,6 @@ def markdown_table() -> str:
             f"| `[{key.section}] {key.name}` | {key.type_text} | {key.shown_default}"
             f" | {key.help} | {key.read_by_text} | {origin} |"
         )
-    ignored = "; ".join(
-        f"`[{section}]` " + ", ".join(f"`{k}`" for k in keys)
-        for section, keys in D2LBOOK_IGNORED.items()
-        if keys
-    )
     whole = ", ".join(f"`[{s}]`" for s in D2LBOOK_SECTIONS)
     notes = [
         "",
@@ -42,8 +37,12 @@ def markdown_table() -> str:
         " separated by spaces, commas or lines; a boolean is `true`/`false`, `yes`/`no`,"
         " `on`/`off` or `1`/`0`; an empty value is the default.",
         "",
-        f"d2lbook keys polybook reads but does not implement (a warning when set): {ignored};"
-        f" and every other key of {whole}.",
+        "d2lbook keys polybook reads but does not implement (a warning at its line when set),"
+        f" and why; any other key of {whole} is ignored too:",
+        "",
+        "| key | why |",
+        "|---|---|",
+        *(f"| `[{section}] {name}` | {why} |" for (section, name), why in WHY_IGNORED.items()),
     ]
     return "\n".join(rows + notes) + "\n"
 

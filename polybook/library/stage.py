@@ -22,6 +22,7 @@ from polybook.library.head import check_library_file, library_module
 from polybook.library.model import SavedBlock
 from polybook.library.pages import PageSaves, libraries_from_pages, read_saves
 from polybook.library.rewrite import rewrite_notebooks
+from polybook.library.version import write_release
 from polybook.nb import Notebooks
 from polybook.source.book import BookInvalid, ParsedBook
 from polybook.source.files import check_config_files
@@ -54,9 +55,12 @@ def write_libraries(
     info: Book, library: LibrarySection, libraries: Blocks, reporter: Reporter
 ) -> Blocks:
     """Write the libraries extracted without errors (the others keep their last good file),
-    with the aliases the config adds; returns what was written. A name some libraries
+    with the aliases the config adds, and the release into ``version_file``; returns what
+    was written. A name some libraries
     define and others lack is warned of, unless ``library.framework_specific`` names it."""
     libraries = with_aliases(info, libraries, reporter)
+    if write_release(info, info.project.release, library.version_file, reporter):
+        logger.info("wrote release %s into %s", info.project.release, library.version_file)
     for fw, blocks in libraries.items():
         target = info.root / info.library_for(fw).lib_file
         if not info.confinement.holds(target):  # behind check_config_files

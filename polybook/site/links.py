@@ -33,6 +33,8 @@ CODE = re.compile(r"(<(?:script|style)\b[^>]*>).*?</(?:script|style)\s*>", re.S 
 TAG = re.compile(r"<[a-zA-Z][^>]*?\s(?:id|name|href|src)\s*=[^>]*>", re.I)
 ATTRIBUTE = re.compile(r"""\s(id|name|href|src)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.I)
 EDITION = "data-pb-edition"  # marks the language switcher's links (polybook.site.editions)
+# Marks the header's links (polybook.site.header): checked once, at their config.ini line.
+HEADER = "data-pb-header"
 EXTERNAL = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|//)")  # a scheme, or another host
 KIND = "site.link"
 
@@ -55,8 +57,8 @@ def read_page(text: str) -> PageLinks:
             value = html.unescape(value) if "&" in value else value
             if match.group(1).lower() in ("id", "name"):
                 anchors.add(value)
-            elif EDITION not in tag.group(0):  # another edition's site: not this one's link
-                links.append(value)
+            elif EDITION not in tag.group(0) and HEADER not in tag.group(0):
+                links.append(value)  # not another edition's site, nor the header's
     return PageLinks(frozenset(anchors), tuple(links))
 
 

@@ -31,7 +31,8 @@ def _book_assets(root: Path, pattern: str) -> list[str]:
 def _reader_config(
     site: SiteSections, notebooks: Sequence[str], generated: Sequence[str]
 ) -> dict[str, Any]:
-    """Settings of the reader's features: copy buttons, links, favicon, logo."""
+    """Settings of the reader's features: copy buttons, links, the header's links, favicon,
+    logo."""
     book = site.book
     settings: dict[str, Any] = {
         "copybutton_selector": COPY_SELECTOR,
@@ -39,6 +40,7 @@ def _reader_config(
         "pb_links": links(book, site.colab, site.sagemaker, book.tabs, notebooks),
         "pb_decks": site_decks(book),
         "pb_generated": list(generated),
+        "pb_header_links": [[link.name, link.url, link.icon] for link in site.html.links],
     }
     compat = (book.layout.site_extra / COMPAT_LINK).is_dir()
     settings["pb_compat"] = compat or (book.root / SCHEDULED).is_file()  # pages show its line

@@ -15,7 +15,7 @@ from sphinx.application import Sphinx
 from polybook.render import messages
 from polybook.render.sphinx import parallel_write
 from polybook.render.sphinx.core_ext import display_name
-from polybook.site import early, editions, math_svg, navigation, reader, search
+from polybook.site import early, editions, header, math_svg, navigation, reader, search
 from polybook.site.compat import DATA_SCRIPT
 
 
@@ -82,6 +82,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     parallel_write.setup(app)
     navigation.setup(app)
     early.setup(app)
+    header.setup(app)
     app.connect("html-page-context", _meta_tabs)
     app.connect("builder-inited", _keep_compiled_templates)
     app.connect("builder-inited", _add_messages)

@@ -42,6 +42,7 @@ from polybook.site.extras import (
     write_slides,
     write_wheel,
 )
+from polybook.site.header import missing_targets
 from polybook.site.links import check_links
 from polybook.site.publish import publish_extras
 from polybook.site.sections import SiteSections
@@ -322,6 +323,7 @@ def write_site(
         publish_extras(layout.site_extra, outdir, OWNED)
         warning_store.report(store, reporter)  # the warnings of the site as it is
         reporter.forward(_dead_links(book, reporter))
+        reporter.forward(missing_targets(site.html, outdir, book.root))
         return outdir
     fresh = fresh or store is None  # without the other pages' warnings: read them all
     write_atomic(settings_file, json.dumps(settings, indent=1))
@@ -342,6 +344,7 @@ def write_site(
         reporter.error(Diagnostic(Location("sphinx"), crash, "render", "error"))
     else:
         reporter.forward(_dead_links(book, reporter))
+        reporter.forward(missing_targets(site.html, outdir, book.root))
     return outdir
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from polybook.config.schema.book import BuildSection, ProjectSection
 from polybook.config.schema.drift import CompatSection, DriftSection
 from polybook.config.schema.editions import Edition
+from polybook.config.schema.ignored import WHY_IGNORED
 from polybook.config.schema.key import (
     EDITION_SECTION,
     ENV_SECTION,
@@ -58,6 +59,7 @@ __all__ = [
     "RENAMED",
     "SECTIONS",
     "TRUE",
+    "WHY_IGNORED",
     "BadValue",
     "BuildSection",
     "ColabSection",
@@ -124,7 +126,6 @@ D2LBOOK_IGNORED: dict[str, tuple[str, ...]] = {
         "rename",
     ),
     "library": (
-        "version_file",
         "root_dir",
         "release",
         "save_filename",
@@ -137,12 +138,11 @@ D2LBOOK_IGNORED: dict[str, tuple[str, ...]] = {
 # d2lbook's sections of which polybook reads only the keys in KEYS: each other key set in them
 # is reported as ignored.
 D2LBOOK_SECTIONS = ("html", "pdf", "deploy", "colab", "sagemaker", "slides", "translation")
-# Hints for ignored keys that polybook covers under another name.
-RENAMED = {("build", "warning_is_error"): "polybook's key is `strict`"}
-RENAMED[("colab", "gpu_pattern")] = "polybook infers GPU needs from the code, as the build does"
-RENAMED[("html", "include_css")] = (
-    "the site links every `.css` and `.js` file in the book's `static/` folder"
-)
+# Hints for ignored keys that polybook covers under another name (their reasons).
+RENAMED = {
+    k: WHY_IGNORED[k]
+    for k in (("build", "warning_is_error"), ("colab", "gpu_pattern"), ("html", "include_css"))
+}
 
 
 def keys_of(section: str) -> tuple[Key, ...]:

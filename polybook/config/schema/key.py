@@ -10,8 +10,21 @@ from dataclasses import Field, dataclass, field, fields, replace
 from pathlib import PurePosixPath
 from typing import Any, ClassVar, Literal, Protocol
 
+from polybook.config.schema.links import flat_links
+
 Kind = Literal[
-    "bool", "int", "float", "str", "choice", "words", "patterns", "path", "name", "url", "dist"
+    "bool",
+    "int",
+    "float",
+    "str",
+    "choice",
+    "words",
+    "patterns",
+    "path",
+    "name",
+    "url",
+    "dist",
+    "links",
 ]
 Value = bool | int | float | str | tuple[str, ...]
 
@@ -77,6 +90,8 @@ class Key:
             return self._words(text)
         if self.kind == "url":
             return _url(text)
+        if self.kind == "links":
+            return flat_links(raw)
         if self.kind == "dist" and not DIST_NAME.match(text):
             raise BadValue(f"{text!r} is not a distribution name (letters, digits, - _ .)")
         if self.kind == "name" and not text.isidentifier():
@@ -159,6 +174,8 @@ class Key:
             return "number ≥ 0"
         if self.kind == "patterns":
             return "regular expressions, one a line"
+        if self.kind == "links":
+            return "`name, URL, icon` links, one a line"
         listed = ", ".join(f"`{c}`" for c in self.choices)
         if self.kind == "choice":
             return f"one of {listed}"

@@ -22,6 +22,15 @@ class LibrarySection:
     framework_specific: tuple[str, ...] = key(
         "words", (), "public library names only some frameworks define", d2lbook=False
     )
+    version_file: str = key(
+        "path",
+        "",
+        'a Python file of the book (`d2l/__init__.py`) whose `__version__ = "…"` line'
+        " `build lib` (and every build that writes the library) sets to `[project] release`,"
+        " the rest of the file kept as it is; a missing file is a warning at its line",
+        suffix=".py",
+        read_by=("lib",),
+    )
     package: str = key(
         "dist",
         "",

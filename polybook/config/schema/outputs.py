@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from polybook.config.schema.key import key
+from polybook.config.schema.links import HeaderLink, header_links
 
 
 @dataclass(frozen=True)
@@ -76,17 +77,28 @@ class HtmlSection:
 
     SECTION: ClassVar[str] = "html"
 
+    header_links: tuple[str, ...] = key(
+        "links",
+        (),
+        "links in the site's header, one `name, URL, icon` a line: the icon a Font Awesome"
+        " class (`fas fa-file-pdf`, `fab fa-github`), drawn by polybook's own icons (an icon"
+        " it lacks is left out, the name kept); a relative URL is the site's file. A line that"
+        " is not whole links, or a link without a name or URL, is a warning at its line",
+        read_by=("html",),
+    )
     favicon: str = key(
         "path",
         "",
-        "the site's favicon (`.ico`, `.png` or `.svg`), relative to the book root",
+        "the site's favicon (`.ico`, `.png` or `.svg`), relative to the book root; a missing"
+        " file is a warning at its line",
         absolute=True,
         read_by=("html",),
     )
     html_logo: str = key(
         "path",
         "",
-        "the logo above the site's navigation, relative to the book root",
+        "the logo above the site's navigation, relative to the book root; a missing file is a"
+        " warning at its line",
         absolute=True,
         read_by=("html",),
     )
@@ -116,6 +128,11 @@ class HtmlSection:
         choices=("svg", "png"),
         read_by=("eval",),
     )
+
+    @property
+    def links(self) -> tuple[HeaderLink, ...]:
+        """The links of ``header_links``."""
+        return header_links(self.header_links)
 
 
 @dataclass(frozen=True)
