@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pypdf import PdfReader
@@ -32,6 +33,10 @@ mono_font = Inconsolata
 """
 MAIN_FONT_LINE, MONO_FONT_LINE = 11, 12
 INDEX = "# Moving Arguments\n\n```toc\n:numbered:\n\nchap/cited\n```\n"
+FIGURE = (
+    "![Boxes as :citet:`Doe.Roe.2020` drew them, after :cite:`Doe.Roe.2020`,"
+    " in :numref:`sec_cited`, of $x^2_{i}$](../img/stack.svg)"
+)
 PAGE = r"""# Studied by :citet:`Doe.Roe.2020` in $\ell_2$
 :label:`sec_cited`
 
@@ -39,7 +44,7 @@ PAGE = r"""# Studied by :citet:`Doe.Roe.2020` in $\ell_2$
 
 Words and `code`.
 
-![Boxes as :citet:`Doe.Roe.2020` drew them, after :cite:`Doe.Roe.2020`, in :numref:`sec_cited`, of $x^2_{i}$](../img/stack.svg)
+FIGURE
 :label:`fig_cited`
 
 : Sizes from :citet:`Doe.Roe.2020` and :cite:`Doe.Roe.2020`, see :numref:`fig_cited`, $\sqrt{a}$
@@ -65,7 +70,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     fixture = FIXTURES / "pdf_book"
     files: dict[str, str | bytes] = {
         "index.md": INDEX,
-        "chap/cited.md": PAGE,
+        "chap/cited.md": PAGE.replace("FIGURE", FIGURE),
         "refs.bib": (fixture / "refs.bib").read_bytes(),
         "img/stack.svg": (fixture / "img" / "stack.svg").read_bytes(),
     }
@@ -93,17 +98,20 @@ def test_citations_references_and_formulas_in_captions_and_titles(built: Built) 
         "Fig. 1.1.1: Boxes as Doe and Roe (2020) drew them, after (Doe and Roe, 2020),"
         " in Section 1, of x2 i" in text
     )
-    assert "Table 1.1.1: Sizes from Doe and Roe (2020) and (Doe and Roe, 2020), see Fig. 1.1.1" in text
+    assert (
+        "Table 1.1.1: Sizes from Doe and Roe (2020) and (Doe and Roe, 2020), see Fig. 1.1.1" in text
+    )
     assert "See Table 1.1.1 and Fig. 1.1.1." in text
-    bookmarks = reader.outline
-    assert bookmarks[0]["/Title"].startswith("Studied by Doe and Roe (2020) in")  # type: ignore[index]
-    assert bookmarks[1][0]["/Title"] == "After Section 1 and (Doe and Roe, 2020)"  # type: ignore[index]
+    bookmarks: list[Any] = list(reader.outline)
+    assert bookmarks[0]["/Title"].startswith("Studied by Doe and Roe (2020) in")
+    assert bookmarks[1][0]["/Title"] == "After Section 1 and (Doe and Roe, 2020)"
     # each citation is a link to the bibliography: two in titles, four in the captions
     cited = [
         annot.get_object()["/A"]["/D"]
         for page in reader.pages
         for annot in page.get("/Annots") or []
-        if "/A" in annot.get_object() and str(annot.get_object()["/A"].get("/D")).startswith("cite.")
+        if "/A" in annot.get_object()
+        and str(annot.get_object()["/A"].get("/D")).startswith("cite.")
     ]
     assert len(cited) >= 6 and set(map(str, cited)) <= set(reader.named_destinations)
 
@@ -123,10 +131,11 @@ def test_a_font_that_is_not_installed_is_a_warning_at_its_line(built: Built) -> 
         " Debian's fonts-inconsolata has it (`apt-get install fonts-inconsolata`)"
         " [polybook.pdf.font]"
     ) in built.err
+    resources: list[Any] = [page["/Resources"] for page in PdfReader(built.pdf).pages]
     fonts = {
-        str(font.get_object()["/BaseFont"]).split("+")[-1].removesuffix("-Identity-H")
-        for page in PdfReader(built.pdf).pages
-        for font in (page["/Resources"].get_object().get("/Font") or {}).values()
+        str(font["/BaseFont"]).split("+")[-1].removesuffix("-Identity-H")
+        for found in resources
+        for font in (found.get("/Font") or {}).values()
     }
     assert {"FreeSerif", "DejaVuSansMono"} <= fonts, fonts
 

@@ -110,6 +110,9 @@ class Fonts:
     diagnostics: tuple[Diagnostic, ...] = ()
 
 
+DEFAULT_FONTS = Fonts(DEFAULTS["main_font"], DEFAULTS["sans_font"], DEFAULTS["mono_font"])
+
+
 def pdf_fonts(book: Book, pdf: PdfSection, framework: str) -> Fonts:
     """The ``[pdf]`` fonts, each replaced by its default where this machine lacks it."""
     installed = installed_fonts()
@@ -129,8 +132,6 @@ def pdf_fonts(book: Book, pdf: PdfSection, framework: str) -> Fonts:
             f"[pdf] {key}: the font “{font}” is not installed (fontconfig does not list it):"
             f" the PDF is set in {instead} instead{'; ' + hint if hint else ''}"
         )
-        where = (
-            key_location(book.root, "pdf", key, framework) if configured else Location("pdf")
-        )
+        where = key_location(book.root, "pdf", key, framework) if configured else Location("pdf")
         found.append(Diagnostic(where, message, "pdf.font"))
     return Fonts(chosen["main_font"], chosen["sans_font"], chosen["mono_font"], tuple(found))

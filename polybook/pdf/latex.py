@@ -23,7 +23,7 @@ from polybook.diagnostics import Diagnostic, Location
 from polybook.fsutil import write_atomic
 from polybook.library.model import SavedBlock
 from polybook.pdf import log as latex_log
-from polybook.pdf.fonts import DEFAULTS, Fonts, pdf_fonts
+from polybook.pdf.fonts import DEFAULT_FONTS, DEFAULTS, Fonts, pdf_fonts
 from polybook.render.names import BIBFILE, INDEX_FILE
 from polybook.render.page import Page
 from polybook.render.sources import write_sources
@@ -124,12 +124,12 @@ def escape(text: str) -> str:
 def _font_commands(fonts: Fonts) -> str:
     """``\\setmainfont`` and the like; a font left "" keeps LaTeX's own."""
     commands = ""
-    for command, name, options in (
+    for command, font, options in (
         ("setmainfont", fonts.main, ""),
         ("setsansfont", fonts.sans, ""),
         ("setmonofont", fonts.mono, "[Scale=MatchLowercase]"),
     ):
-        name = "".join(c for c in name if c not in "{}\\%#")
+        name = "".join(c for c in font if c not in "{}\\%#")
         if name:
             commands += f"\\{command}{{{name}}}{options}\n"
     return commands
@@ -168,7 +168,7 @@ def latex_config(
                 "manual",
             ]
         ],
-        "latex_elements": latex_elements(book, fonts or Fonts(*FONTS), job.framework),
+        "latex_elements": latex_elements(book, fonts or DEFAULT_FONTS, job.framework),
         "latex_logo": logo or None,
         "latex_use_xindy": False,
         "latex_domain_indices": False,
