@@ -13,6 +13,9 @@ import pytest
 from pypdf import PdfReader
 
 from polybook.commands.cli import main
+from polybook.config import load_config
+from polybook.diagnostics import Location
+from polybook.pdf.cjk import cjk_settings
 from polybook.pdf.fonts import where_to_get
 
 from .books import FIXTURES, write_book
@@ -145,3 +148,25 @@ def test_where_a_font_comes_from_on_debian() -> None:
     assert "Noto Sans CJK SC" in where_to_get("Source Han Sans SC Medium")
     assert "fonts-texgyre" in where_to_get("TeX Gyre Termes")
     assert where_to_get("A Font Nobody Made") == ""
+
+
+def test_a_chinese_book_is_set_in_an_installed_chinese_font(tmp_path: Path) -> None:
+    config = "[project]\nname = zh\nlang = zh\n\n[build]\ntabs = pytorch\n"
+    root = write_book(tmp_path / "book", {"index.md": "# 书\n"}, config)
+    book = load_config(root).book
+    installed = {"notoserifcjksc", "fandolhei"}
+    found = cjk_settings(book, "pytorch", installed, xecjk=True)
+    assert found.commands.splitlines() == [
+        "\\setCJKmainfont{Noto Serif CJK SC}",
+        "\\setCJKsansfont{FandolHei}",
+        "\\setCJKmonofont{FandolHei}",
+    ]
+    (warning,) = cjk_settings(book, "pytorch", set(), xecjk=True).diagnostics
+    assert warning.location == Location("config.ini", 3, "pytorch")
+    assert "no Chinese font is installed" in warning.message
+    assert "Debian's fonts-noto-cjk" in warning.message
+    without = cjk_settings(book, "pytorch", installed, xecjk=False)  # Sphinx's xeCJK left out
+    assert without.elements["fontenc"].startswith("\\usepackage{fontspec}")
+    (warning,) = without.diagnostics
+    assert warning.location == Location("config.ini", 3, "pytorch")
+    assert "xeCJK, which is not installed (Debian's texlive-lang-chinese)" in warning.message

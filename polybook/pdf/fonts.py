@@ -93,7 +93,7 @@ def where_to_get(font: str) -> str:
     return ""
 
 
-def _is_installed(font: str, installed: Collection[str]) -> bool:
+def is_installed(font: str, installed: Collection[str]) -> bool:
     if font.lower().endswith(FONT_FILES) or "/" in font or font.startswith("["):
         return True  # a file, which TeX finds itself
     return _normal(font) in installed
@@ -113,18 +113,20 @@ class Fonts:
 DEFAULT_FONTS = Fonts(DEFAULTS["main_font"], DEFAULTS["sans_font"], DEFAULTS["mono_font"])
 
 
-def pdf_fonts(book: Book, pdf: PdfSection, framework: str) -> Fonts:
-    """The ``[pdf]`` fonts, each replaced by its default where this machine lacks it."""
-    installed = installed_fonts()
+def pdf_fonts(
+    book: Book, pdf: PdfSection, framework: str, installed: Collection[str] | None
+) -> Fonts:
+    """The ``[pdf]`` fonts, each replaced by its default where this machine lacks it;
+    ``installed``: the names fontconfig lists (None: not known, nothing is checked)."""
     chosen: dict[str, str] = {}
     found: list[Diagnostic] = []
     for key, default in DEFAULTS.items():
         configured = getattr(pdf, key).strip()
         font = configured or default
-        if installed is None or _is_installed(font, installed):
+        if installed is None or is_installed(font, installed):
             chosen[key] = font
             continue
-        fallback = default if configured and _is_installed(default, installed) else ""
+        fallback = default if configured and is_installed(default, installed) else ""
         chosen[key] = fallback
         instead = fallback or "LaTeX's default (Latin Modern)"
         hint = where_to_get(font)

@@ -18,12 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from polybook.config import Book
+from polybook.config.ini_text import key_location
 from polybook.config.schema import BuildSection, PdfSection
 from polybook.diagnostics import Diagnostic, Location
 from polybook.fsutil import write_atomic
 from polybook.library.model import SavedBlock
 from polybook.pdf import log as latex_log
-from polybook.pdf.fonts import DEFAULT_FONTS, DEFAULTS, Fonts, pdf_fonts
+from polybook.pdf.cjk import CjkSettings, cjk_settings, has_tex_file, uses_xecjk
+from polybook.pdf.fonts import DEFAULT_FONTS, DEFAULTS, Fonts, installed_fonts, pdf_fonts
 from polybook.render.names import BIBFILE, INDEX_FILE
 from polybook.render.page import Page
 from polybook.render.sources import write_sources
@@ -135,23 +137,30 @@ def _font_commands(fonts: Fonts) -> str:
     return commands
 
 
-def latex_elements(book: Book, fonts: Fonts, framework: str) -> dict[str, str]:
+def latex_elements(
+    book: Book, fonts: Fonts, framework: str, cjk: CjkSettings | None = None
+) -> dict[str, str]:
     """The LaTeX settings of the PDF: fonts, wrapping code, notes, the title page."""
     display = escape(book.framework(framework).display_name)
     # Under the release where there is one: a line break that ends no line is an error.
     info = f"\\\\[1ex]{display}" if book.project.release.strip() else display
     return {
-        "fontpkg": _font_commands(fonts),
+        "fontpkg": _font_commands(fonts) + (cjk.commands if cjk else ""),
         "sphinxsetup": "verbatimforcewraps=true, verbatimmaxoverfull=0",
         "preamble": PREAMBLE + f"\\setreleaseinfo{{{info}}}\n",
         "extraclassoptions": "openany,oneside",
         "printindex": "",
         "fncychap": "",  # chapters head "Chapter 1", then the title
-    }
+    } | (cjk.elements if cjk else {})
 
 
 def latex_config(
-    job: LatexJob, build: BuildSection, pdf: PdfSection, logo: str, fonts: Fonts | None = None
+    job: LatexJob,
+    build: BuildSection,
+    pdf: PdfSection,
+    logo: str,
+    fonts: Fonts | None = None,
+    cjk: CjkSettings | None = None,
 ) -> dict[str, Any]:
     """Sphinx's settings for ``job``: the render core's and the LaTeX ones."""
     book = job.book
@@ -168,7 +177,7 @@ def latex_config(
                 "manual",
             ]
         ],
-        "latex_elements": latex_elements(book, fonts or DEFAULT_FONTS, job.framework),
+        "latex_elements": latex_elements(book, fonts or DEFAULT_FONTS, job.framework, cjk),
         "latex_logo": logo or None,
         "latex_use_xindy": False,
         "latex_domain_indices": False,
@@ -184,7 +193,7 @@ def _logo(pdf: PdfSection, job: LatexJob) -> tuple[str, list[Diagnostic]]:
         return "", []
     source = Path(pdf.latex_logo)
     if not source.is_file():
-        where = Location("config.ini", 0, job.framework)
+        where = key_location(job.book.root, "pdf", "latex_logo", job.framework)
         return "", [Diagnostic(where, f"[pdf] latex_logo: no such file: {source}", "config")]
     if source.suffix.lower() != ".svg":
         return str(source), []
@@ -192,7 +201,7 @@ def _logo(pdf: PdfSection, job: LatexJob) -> tuple[str, list[Diagnostic]]:
     target.parent.mkdir(parents=True, exist_ok=True)
     failed = svg_to_pdf(source, target)
     if failed:
-        where = Location("config.ini", 0, job.framework)
+        where = key_location(job.book.root, "pdf", "latex_logo", job.framework)
         return "", [Diagnostic(where, f"[pdf] latex_logo: {failed}", "config")]
     return str(target), []
 
@@ -252,9 +261,12 @@ def run_job(job: LatexJob, build: BuildSection, pdf: PdfSection) -> LatexResult:
     """Sphinx, then LaTeX, for one framework whose sources are written."""
     result = LatexResult()
     logo, result.diagnostics = _logo(pdf, job)
-    fonts = pdf_fonts(job.book, pdf, job.framework)
-    result.diagnostics += fonts.diagnostics
-    latex = latex_config(job, build, pdf, logo, fonts)
+    installed = installed_fonts()
+    fonts = pdf_fonts(job.book, pdf, job.framework, installed)
+    xecjk = uses_xecjk(job.book.project.lang) and has_tex_file("xeCJK.sty")
+    cjk = cjk_settings(job.book, job.framework, installed, xecjk)
+    result.diagnostics += [*fonts.diagnostics, *cjk.diagnostics]
+    latex = latex_config(job, build, pdf, logo, fonts, cjk)
     settings = job_settings(job.work, "latex", latex, tool_digest(PDF_CODE), out="tex")
     crash, fresh = run_job_sphinx(job.work, settings, "Sphinx failed to write the LaTeX")
     result.diagnostics += job_warnings(job.work, settings, fresh, job.framework)
