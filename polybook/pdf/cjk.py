@@ -1,7 +1,8 @@
-"""Chinese books' PDFs: Sphinx sets a ``zh`` book with xeCJK, which needs Debian's
-``texlive-lang-chinese`` and a Chinese font. Both are looked for before LaTeX runs; what is
-missing is a warning at ``[project] lang`` naming the package, and the PDF is made anyway
-(without the characters it lacks a font for) instead of stopping at the preamble."""
+"""Chinese books' PDFs: Sphinx sets a ``zh`` book with xeCJK, which is in Debian's
+``texlive-lang-chinese``. It is looked for before LaTeX runs: without it, a warning at
+``[project] lang`` names the package and the PDF is made anyway, without the Chinese
+characters, instead of stopping at the preamble. The Chinese text is in Noto CJK (Debian's
+``fonts-noto-cjk``) where it is installed, else in the Fandol fonts xeCJK comes with."""
 
 from __future__ import annotations
 
@@ -27,14 +28,13 @@ class CjkSettings:
 
 
 # Serif, sans and mono faces, the first installed of each list (Source Han is Adobe's
-# name of the Noto CJK design; Fandol comes with texlive-lang-chinese).
+# name of the Noto CJK design); without any, xeCJK's own Fandol fonts (which come with it).
 CJK_FONTS = {
-    "setCJKmainfont": ("Noto Serif CJK SC", "Source Han Serif SC", "FandolSong"),
-    "setCJKsansfont": ("Noto Sans CJK SC", "Source Han Sans SC", "FandolHei"),
-    "setCJKmonofont": ("Noto Sans Mono CJK SC", "Noto Sans CJK SC", "FandolHei"),
+    "setCJKmainfont": ("Noto Serif CJK SC", "Source Han Serif SC"),
+    "setCJKsansfont": ("Noto Sans CJK SC", "Source Han Sans SC"),
+    "setCJKmonofont": ("Noto Sans Mono CJK SC", "Noto Sans CJK SC", "Source Han Sans SC"),
 }
 XECJK_PACKAGE = "texlive-lang-chinese"
-FONT_PACKAGE = "fonts-noto-cjk"
 # Sphinx's xelatex settings without xeCJK.
 WITHOUT_XECJK = {
     "fontenc": "\\usepackage{fontspec}\n\\defaultfontfeatures[\\rmfamily,\\sffamily,\\ttfamily]{}",
@@ -62,8 +62,8 @@ def cjk_settings(
     ``installed``: fontconfig's font names; ``xecjk``: whether TeX has xeCJK."""
     if not uses_xecjk(book.project.lang):
         return CjkSettings()
-    where = key_location(book.root, "project", "lang", framework)
     if not xecjk:
+        where = key_location(book.root, "project", "lang", framework)
         message = (
             f"[project] lang = {book.project.lang}: the PDF's Chinese text needs xeCJK, which is"
             f" not installed (Debian's {XECJK_PACKAGE}): the PDF is made without it, and"
@@ -72,14 +72,7 @@ def cjk_settings(
         return CjkSettings(dict(WITHOUT_XECJK), "", (Diagnostic(where, message, "pdf.font"),))
     commands = ""
     for command, candidates in CJK_FONTS.items():
-        found = next((f for f in candidates if installed is None or is_installed(f, installed)), "")
+        found = next((f for f in candidates if is_installed(f, installed or ())), "")
         if found:
             commands += f"\\{command}{{{found}}}\n"
-    if commands:
-        return CjkSettings({}, commands)
-    message = (
-        f"[project] lang = {book.project.lang}: no Chinese font is installed"
-        f" ({', '.join(CJK_FONTS['setCJKmainfont'])}; Debian's {FONT_PACKAGE}): the PDF"
-        " leaves its Chinese characters out"
-    )
-    return CjkSettings({}, "", (Diagnostic(where, message, "pdf.font"),))
+    return CjkSettings({}, commands)

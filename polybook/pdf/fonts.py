@@ -120,8 +120,9 @@ def pdf_fonts(
     ``installed``: the names fontconfig lists (None: not known, nothing is checked)."""
     chosen: dict[str, str] = {}
     found: list[Diagnostic] = []
+    keys = {"main_font": pdf.main_font, "sans_font": pdf.sans_font, "mono_font": pdf.mono_font}
     for key, default in DEFAULTS.items():
-        configured = getattr(pdf, key).strip()
+        configured = keys[key].strip()
         font = configured or default
         if installed is None or is_installed(font, installed):
             chosen[key] = font
