@@ -141,6 +141,9 @@ def test_a_font_that_is_not_installed_is_a_warning_at_its_line(built: Built) -> 
         for font in (found.get("/Font") or {}).values()
     }
     assert {"FreeSerif", "DejaVuSansMono"} <= fonts, fonts
+    # what the machine has is an input of the build: installing the font is not a no-op
+    record = (built.pdf.parents[2] / "_build" / "latex" / "fonts.txt").read_text()
+    assert "Inconsolata: False" in record.splitlines() and "FreeSerif: True" in record
 
 
 def test_where_a_font_comes_from_on_debian() -> None:
