@@ -142,7 +142,7 @@ def test_every_stage_reads_only_keys_declared_read_by_its_output() -> None:
 def test_the_check_finds_the_stages_reads() -> None:
     every = {(path, section, name) for path, r in module_reads().items() for _, section, name in r}
     assert {
-        ("pdf/latex.py", "pdf", "main_font"),  # a parameter typed as the section
+        ("pdf/fonts.py", "pdf", "main_font"),  # a parameter typed as the section
         ("notebooks/variants.py", "sagemaker", "kernel"),  # the result of a method
         ("site/extras.py", "colab", "github_repo"),  # a record's field
         ("pipeline/execution.py", "html", "figure_format"),  # config.html

@@ -311,6 +311,18 @@ def test_a_missing_glyph_is_a_warning_at_its_first_use(tmp_path: Path) -> None:
     assert found.subtype == "pdf.glyph" and "U+2603" in found.message
 
 
+def test_a_font_lacking_a_script_is_one_warning(tmp_path: Path) -> None:
+    tex = tmp_path / "book-jax.tex"
+    tex.write_text("\n".join(TEX) + "\n", encoding="utf-8")
+    chars = [chr(0x2603 + n) for n in range(20)]
+    log = "".join(
+        f"Missing character: There is no {c} (U+{ord(c):04X}) in font X!\n" for c in chars
+    )
+    (found,) = missing_glyphs(log, tex, "jax")
+    assert found.location == Location("chap/a.md", 14, "jax")
+    assert "the font X has no glyph for 20 characters: ☃ (U+2603) here" in found.message
+
+
 def test_a_pdf_page_is_one_frameworks_with_plain_text_for_html_outputs(tmp_path: Path) -> None:
     root = tmp_path / "book"
     copy_fixture(root, "pdf_book")

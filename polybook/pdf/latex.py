@@ -18,11 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from polybook.config import Book
+from polybook.config.ini_text import key_location
 from polybook.config.schema import BuildSection, PdfSection
 from polybook.diagnostics import Diagnostic, Location
 from polybook.fsutil import write_atomic
 from polybook.library.model import SavedBlock
 from polybook.pdf import log as latex_log
+from polybook.pdf.cjk import CjkSettings, cjk_settings, has_tex_file, uses_xecjk
+from polybook.pdf.fonts import DEFAULT_FONTS, DEFAULTS, Fonts, installed_fonts, pdf_fonts
 from polybook.render.names import BIBFILE, INDEX_FILE
 from polybook.render.page import Page
 from polybook.render.sources import write_sources
@@ -46,8 +49,8 @@ DEBIAN_PACKAGES = (
     "poppler-utils",
 )
 INSTALL_COMMAND = "sudo apt-get install --no-install-recommends " + " ".join(DEBIAN_PACKAGES)
+FONTS = tuple(DEFAULTS.values())  # main, sans, mono by default
 INSTALL = f"install them (Debian: {INSTALL_COMMAND}; in polybook's repository, `make pdf`)"
-FONTS = ("FreeSerif", "FreeSans", "DejaVu Sans Mono")  # main, sans, mono by default
 TEX_SPECIAL = {
     **{c: "\\" + c for c in "&%$#_{}"},
     "\\": "\\textbackslash{}",
@@ -55,7 +58,18 @@ TEX_SPECIAL = {
     "^": "\\textasciicircum{}",
 }
 # Outputs in a smaller type on a white ground; the GPU badge and provenance as short notes.
+# Citations (sphinxcontrib-bibtex's \hyperlink in a \DUrole) and references (\hyperref) may
+# be in a caption or a title, which LaTeX writes to the contents, the list of figures and
+# the labels' names: robust commands are written as they are, and the PDF's bookmarks
+# take their text.
 PREAMBLE = r"""
+\MakeRobust\hyperlink
+\MakeRobust\hyperref
+\MakeRobust\DUrole
+\makeatletter
+\AtBeginDocument{\pdfstringdefDisableCommands{\let\hyperlink\@secondoftwo
+  \def\DUrole#1#2{#2}}}
+\makeatother
 \newenvironment{sphinxclasspb-output}{\fvset{fontsize=\footnotesize}%
   \sphinxsetup{VerbatimColor={rgb}{1,1,1},VerbatimBorderColor={rgb}{0.8,0.8,0.8}}}{}
 \newenvironment{sphinxclasspb-badge}{\par\smallskip\noindent\small\sffamily
@@ -109,33 +123,45 @@ def escape(text: str) -> str:
     return "".join(TEX_SPECIAL.get(char, char) for char in text)
 
 
-def _font(name: str, default: str) -> str:
-    return "".join(c for c in name if c not in "{}\\%#") or default
+def _font_commands(fonts: Fonts) -> str:
+    """``\\setmainfont`` and the like; a font left "" keeps LaTeX's own."""
+    commands = ""
+    for command, font, options in (
+        ("setmainfont", fonts.main, ""),
+        ("setsansfont", fonts.sans, ""),
+        ("setmonofont", fonts.mono, "[Scale=MatchLowercase]"),
+    ):
+        name = "".join(c for c in font if c not in "{}\\%#")
+        if name:
+            commands += f"\\{command}{{{name}}}{options}\n"
+    return commands
 
 
-def latex_elements(book: Book, pdf: PdfSection, framework: str) -> dict[str, str]:
+def latex_elements(
+    book: Book, fonts: Fonts, framework: str, cjk: CjkSettings | None = None
+) -> dict[str, str]:
     """The LaTeX settings of the PDF: fonts, wrapping code, notes, the title page."""
-    main, sans, mono = (
-        _font(name, default)
-        for name, default in zip((pdf.main_font, pdf.sans_font, pdf.mono_font), FONTS, strict=True)
-    )
     display = escape(book.framework(framework).display_name)
     # Under the release where there is one: a line break that ends no line is an error.
     info = f"\\\\[1ex]{display}" if book.project.release.strip() else display
     return {
-        "fontpkg": (
-            f"\\setmainfont{{{main}}}\n\\setsansfont{{{sans}}}\n"
-            f"\\setmonofont{{{mono}}}[Scale=MatchLowercase]\n"
-        ),
+        "fontpkg": _font_commands(fonts) + (cjk.commands if cjk else ""),
         "sphinxsetup": "verbatimforcewraps=true, verbatimmaxoverfull=0",
         "preamble": PREAMBLE + f"\\setreleaseinfo{{{info}}}\n",
         "extraclassoptions": "openany,oneside",
         "printindex": "",
         "fncychap": "",  # chapters head "Chapter 1", then the title
-    }
+    } | (cjk.elements if cjk else {})
 
 
-def latex_config(job: LatexJob, build: BuildSection, pdf: PdfSection, logo: str) -> dict[str, Any]:
+def latex_config(
+    job: LatexJob,
+    build: BuildSection,
+    pdf: PdfSection,
+    logo: str,
+    fonts: Fonts | None = None,
+    cjk: CjkSettings | None = None,
+) -> dict[str, Any]:
     """Sphinx's settings for ``job``: the render core's and the LaTeX ones."""
     book = job.book
     settings = core_config(book, build, pdf, job.libraries)
@@ -151,7 +177,7 @@ def latex_config(job: LatexJob, build: BuildSection, pdf: PdfSection, logo: str)
                 "manual",
             ]
         ],
-        "latex_elements": latex_elements(book, pdf, job.framework),
+        "latex_elements": latex_elements(book, fonts or DEFAULT_FONTS, job.framework, cjk),
         "latex_logo": logo or None,
         "latex_use_xindy": False,
         "latex_domain_indices": False,
@@ -167,7 +193,7 @@ def _logo(pdf: PdfSection, job: LatexJob) -> tuple[str, list[Diagnostic]]:
         return "", []
     source = Path(pdf.latex_logo)
     if not source.is_file():
-        where = Location("config.ini", 0, job.framework)
+        where = key_location(job.book.root, "pdf", "latex_logo", job.framework)
         return "", [Diagnostic(where, f"[pdf] latex_logo: no such file: {source}", "config")]
     if source.suffix.lower() != ".svg":
         return str(source), []
@@ -175,7 +201,7 @@ def _logo(pdf: PdfSection, job: LatexJob) -> tuple[str, list[Diagnostic]]:
     target.parent.mkdir(parents=True, exist_ok=True)
     failed = svg_to_pdf(source, target)
     if failed:
-        where = Location("config.ini", 0, job.framework)
+        where = key_location(job.book.root, "pdf", "latex_logo", job.framework)
         return "", [Diagnostic(where, f"[pdf] latex_logo: {failed}", "config")]
     return str(target), []
 
@@ -235,7 +261,12 @@ def run_job(job: LatexJob, build: BuildSection, pdf: PdfSection) -> LatexResult:
     """Sphinx, then LaTeX, for one framework whose sources are written."""
     result = LatexResult()
     logo, result.diagnostics = _logo(pdf, job)
-    latex = latex_config(job, build, pdf, logo)
+    installed = installed_fonts()
+    fonts = pdf_fonts(job.book, pdf, job.framework, installed)
+    xecjk = uses_xecjk(job.book.project.lang) and has_tex_file("xeCJK.sty")
+    cjk = cjk_settings(job.book, job.framework, installed, xecjk)
+    result.diagnostics += [*fonts.diagnostics, *cjk.diagnostics]
+    latex = latex_config(job, build, pdf, logo, fonts, cjk)
     settings = job_settings(job.work, "latex", latex, tool_digest(PDF_CODE), out="tex")
     crash, fresh = run_job_sphinx(job.work, settings, "Sphinx failed to write the LaTeX")
     result.diagnostics += job_warnings(job.work, settings, fresh, job.framework)

@@ -26,6 +26,7 @@ SECTION = re.compile(r"^\\(?:chapter|section|subsection|subsubsection)\*?\{(.*)\
 MARKER_LINE = re.compile(rf"^{re.escape(MARKER)}(?P<path>.+):(?P<line>\d+)$")
 PARAGRAPH = "\\sphinxAtStartPar"  # the line that opens a paragraph in Sphinx's LaTeX
 LOG_LINES = 12
+GLYPHS_ONE_BY_ONE = 8  # a font lacking more characters is one warning
 MIN_NEEDLE = 6  # characters of an error's context searched for in the .tex, at least
 ENDS = (
     "Here is how much of TeX's memory you used:",
@@ -139,7 +140,8 @@ def latex_diagnostic(log: str, tex_path: Path, framework: str, fallback: str) ->
 
 
 def missing_glyphs(log: str, tex_path: Path, framework: str) -> list[Diagnostic]:
-    """A warning per character a font lacked (xelatex leaves it out), at its first use."""
+    """A warning per character a font lacked (xelatex leaves it out), at its first use; a
+    font that lacks more than a few (a script it does not cover) is one warning."""
     seen: dict[str, tuple[str, str]] = {}
     for text in log.splitlines():
         if found := MISSING_GLYPH.match(text):
@@ -147,11 +149,20 @@ def missing_glyphs(log: str, tex_path: Path, framework: str) -> list[Diagnostic]
     if not seen:
         return []
     tex = tex_path.read_text(encoding="utf-8", errors="replace").splitlines()
+    by_font: dict[str, list[str]] = {}
+    for char, (_, font) in seen.items():
+        by_font.setdefault(font, []).append(char)
     found_diags = []
-    for char, (code, font) in seen.items():
-        line = next((i + 1 for i, t in enumerate(tex) if char in t), 0)
-        place = marker_above(tex, line) if line else None
-        where = Location(place[0], place[1], framework) if place else Location(tex_path.name)
-        message = f"the font {font} has no glyph for {char} ({code}): the PDF leaves it out"
-        found_diags.append(Diagnostic(where, message, "pdf.glyph"))
+    for font, chars in by_font.items():
+        shown = chars if len(chars) <= GLYPHS_ONE_BY_ONE else chars[:1]
+        for char in shown:
+            line = next((i + 1 for i, t in enumerate(tex) if char in t), 0)
+            place = marker_above(tex, line) if line else None
+            where = Location(place[0], place[1], framework) if place else Location(tex_path.name)
+            glyph, them = f"{char} ({seen[char][0]})", "it"
+            if len(shown) < len(chars):
+                sample = " ".join(chars[1:GLYPHS_ONE_BY_ONE])
+                glyph, them = f"{len(chars)} characters: {glyph} here, {sample} …", "them"
+            message = f"the font {font} has no glyph for {glyph}: the PDF leaves {them} out"
+            found_diags.append(Diagnostic(where, message, "pdf.glyph"))
     return found_diags
