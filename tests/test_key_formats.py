@@ -1,7 +1,8 @@
 """Keys that travel: a cell's and a notebook's key are the same whichever Python (3.10–3.13)
-made them (every CPython this machine has compared on the repository's code); ``_freeze/`` entries keyed with ``ast.dump`` (format 1, whose text each Python
-writes its own way) are re-keyed, not called stale; a stale entry says what changed; the
-H200 run committed with the shipped book matches its pages."""
+made them (every CPython this machine has, compared on the repository's code); ``_freeze/``
+entries keyed with ``ast.dump`` (format 1, whose text each Python writes its own way) are
+re-keyed, not called stale; a stale entry says what changed; the H200 run committed with the
+shipped book matches its pages. The suite passes on any of those Pythons."""
 
 from __future__ import annotations
 
