@@ -61,8 +61,8 @@ def legacy_dump(node: ast.AST, dialect: str) -> str:
 
 
 def _format_spec(spec: ast.JoinedStr, ends_with_text: bool) -> ast.JoinedStr:
-    """``spec`` as a Python parses it that ends one ending with a field with an empty text
-    (``ends_with_text``) or that never does."""
+    """``spec`` without its empty texts, then with one after a last field where
+    ``ends_with_text`` (as 3.12.0 and 3.12.1 parse it)."""
     values = [v for v in spec.values if not _empty_text(v)]
     if ends_with_text and values and isinstance(values[-1], ast.FormattedValue):
         values.append(ast.Constant(value=""))
