@@ -5,6 +5,7 @@ and the comparison, what a second run keeps, the sections that newly fail, the t
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 from bs4 import BeautifulSoup
 from nbformat import NotebookNode
 
+from polybook.commands.cli import main
 from polybook.commands.compat import newly_failing, targets_of
 from polybook.config import load_config
 from polybook.diagnostics import PolybookError
@@ -27,7 +29,7 @@ from polybook.render.plain import Plain
 from polybook.site.compat import compat_page, write_compat
 from polybook.source.readable import Readable
 
-from .books import REPO, copy_fixture
+from .books import REPO, copy_fixture, pages_book
 
 
 def notebook(*cells: list[dict[str, Any]]) -> NotebookNode:
@@ -247,3 +249,19 @@ def test_the_shipped_reports_link_pages_the_site_holds() -> None:
             assert page.startswith("../../") and page.endswith(".html"), (report.name, href)
             source = REPO / page.removeprefix("../../").replace(".html", ".md")
             assert source.is_file() and query == f"tab={framework}", (report.name, href)
+
+
+@pytest.mark.slow
+def test_a_report_changed_alone_is_copied_into_the_site_again(tmp_path: Path) -> None:
+    config = "[project]\nname = c\ntitle = C\n[build]\ntabs = jax\neval_notebook = false\n"
+    root = pages_book(tmp_path / "book", {"words": "Words.\n"}, config)
+    shutil.copytree(REPO / "_compat", root / "_compat")  # a record of other pages: all it takes
+    assert main(["--quiet", "--root", str(root), "build", "html"]) == 0
+    report = "compat/reports/jax-colab.html"
+    assert (root / "_build/html" / report).read_bytes() == (
+        REPO / "_compat/reports/jax-colab.html"
+    ).read_bytes()
+    edited = (root / "_compat/reports/jax-colab.html").read_text() + "<!-- checked again -->\n"
+    (root / "_compat/reports/jax-colab.html").write_text(edited)
+    assert main(["--quiet", "--root", str(root), "build", "html"]) == 0
+    assert (root / "_build/html" / report).read_text() == edited
