@@ -5,18 +5,22 @@ and the comparison, what a second run keeps, the sections that newly fail, the t
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
+from bs4 import BeautifulSoup
 from nbformat import NotebookNode
 
+from polybook.commands.cli import main
 from polybook.commands.compat import newly_failing, targets_of
 from polybook.config import load_config
 from polybook.diagnostics import PolybookError
 from polybook.drift import compat
 from polybook.drift.compat_pins import moving, read_pins
 from polybook.drift.model import CellChange, CellDrift, DriftReport
+from polybook.drift.report_html import render_html
 from polybook.nb import new_code_cell, new_notebook, node
 from polybook.notebooks.compat_line import compat_line
 from polybook.notebooks.student import PageInfo, student_notebook
@@ -25,7 +29,7 @@ from polybook.render.plain import Plain
 from polybook.site.compat import compat_page, write_compat
 from polybook.source.readable import Readable
 
-from .books import copy_fixture
+from .books import REPO, copy_fixture, pages_book
 
 
 def notebook(*cells: list[dict[str, Any]]) -> NotebookNode:
@@ -218,3 +222,46 @@ def test_a_committed_record_shows_where_the_build_has_none(tmp_path: Path) -> No
     assert write_compat(book, srcdir)
     assert "2026-11-27" in (srcdir / "_static/polybook-compat-data.js").read_text()
     assert committed in book.layout.compat_records and built in book.layout.compat_records
+
+
+def test_a_report_read_in_the_site_links_each_cells_page_there(tmp_path: Path) -> None:
+    cell = CellDrift("chapter/a.md", 12, "jax", 1, "x", (CellChange("changed", ""),))
+    drift = DriftReport("before", "after", {}, {}, (cell,), ())
+    root = copy_fixture(tmp_path / "book", "drift_book")
+    report = root / "_build/compat/reports/jax-newest.html"
+    html = render_html(drift, load_config(root).layout, report, "compat/reports")
+    links = BeautifulSoup(html, "html.parser").select("article .links a")
+    assert [(a["href"], a.get_text()) for a in links] == [
+        ("../../chapter/a.html?tab=jax", "chapter/a.md, line 12")
+    ]
+
+
+def test_the_shipped_reports_link_pages_the_site_holds() -> None:
+    reports = sorted((REPO / "_compat/reports").glob("*.html"))
+    assert reports
+    for report in reports:
+        framework = report.name.split("-")[0]
+        for link in BeautifulSoup(report.read_text(), "html.parser").select("a[href]"):
+            href = str(link["href"])
+            if href.startswith("#"):
+                continue  # a cell of the report
+            page, _, query = href.partition("?")
+            assert page.startswith("../../") and page.endswith(".html"), (report.name, href)
+            source = REPO / page.removeprefix("../../").replace(".html", ".md")
+            assert source.is_file() and query == f"tab={framework}", (report.name, href)
+
+
+@pytest.mark.slow
+def test_a_report_changed_alone_is_copied_into_the_site_again(tmp_path: Path) -> None:
+    config = "[project]\nname = c\ntitle = C\n[build]\ntabs = jax\neval_notebook = false\n"
+    root = pages_book(tmp_path / "book", {"words": "Words.\n"}, config)
+    shutil.copytree(REPO / "_compat", root / "_compat")  # a record of other pages: all it takes
+    assert main(["--quiet", "--root", str(root), "build", "html"]) == 0
+    report = "compat/reports/jax-colab.html"
+    assert (root / "_build/html" / report).read_bytes() == (
+        REPO / "_compat/reports/jax-colab.html"
+    ).read_bytes()
+    edited = (root / "_compat/reports/jax-colab.html").read_text() + "<!-- checked again -->\n"
+    (root / "_compat/reports/jax-colab.html").write_text(edited)
+    assert main(["--quiet", "--root", str(root), "build", "html"]) == 0
+    assert (root / "_build/html" / report).read_text() == edited

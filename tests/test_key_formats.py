@@ -1,13 +1,15 @@
 """Keys that travel: a cell's and a notebook's key are the same whichever Python (3.10–3.13)
-made them; ``_freeze/`` entries keyed with ``ast.dump`` (format 1, whose text each Python
-writes its own way) are re-keyed, not called stale; a stale entry says what changed; the
-H200 run committed with the shipped book matches its pages."""
+made them (every CPython this machine has, compared on the repository's code); ``_freeze/``
+entries keyed with ``ast.dump`` (format 1, whose text each Python writes its own way) are
+re-keyed, not called stale; a stale entry says what changed; the H200 run committed with the
+shipped book matches its pages. The suite passes on any of those Pythons."""
 
 from __future__ import annotations
 
 import ast
 import json
 import logging
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,8 @@ from polybook.library.canonical import KEY_FORMAT, canonical, legacy_dump, own_d
 from polybook.library.usage import LibraryUsage, cell_digest
 from polybook.meta import RunInfo, notebook_meta, update_cell_meta, update_notebook_meta
 from polybook.nb import new_code_cell, new_notebook
+from tools.key_versions import installed
+from tools.key_versions import main as compare_keys
 
 from .books import REPO, chapter_book, code, libraries
 
@@ -62,23 +66,44 @@ SHIPPED_ENTRY = REPO / "_freeze/pytorch/chapter_builders-guide/use-gpu.json"
 
 
 def as_python(tree: ast.AST, version: str) -> ast.AST:
-    """``tree`` shaped as Python ``version`` parses it: 3.12 and later give every ``def`` and
-    ``class`` a ``type_params`` field (empty for code without type parameters)."""
+    """``tree`` (this Python's) shaped as Python ``version`` parses it: 3.12 and later give
+    every ``def`` and ``class`` a ``type_params`` field (empty for code without type
+    parameters); 3.12 ends an f-string's format spec that ends with a field with an empty
+    text."""
     if version < "3.12":
         return tree
     for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            kind = type(node)
+        kind = type(node)
+        definition = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        if definition and "type_params" not in kind._fields:  # this Python is older than 3.12
             fields = {"_fields": (*kind._fields, "type_params")}
             node.__class__ = type(kind.__name__, (kind,), fields)
             setattr(node, "type_params", [])  # noqa: B010 (a field 3.11 does not declare)
+        spec = node.format_spec if isinstance(node, ast.FormattedValue) else None
+        if version == "3.12" and isinstance(spec, ast.JoinedStr) and spec.values:
+            last = spec.values[-1]
+            spec.values += [ast.Constant(value="")] if isinstance(last, ast.FormattedValue) else []
     return tree
 
 
+# The f-strings whose format spec ends with a field, that 3.12 parses with an empty text more.
+FORMAT_SPECS = 'print(f"{name:<{width}}", f"{x=:{w}.{p}}", f"{a:{b}x}", f"{s!r:}")\n'
+
+
 def test_a_cells_key_is_the_same_whichever_python_made_it() -> None:
-    assert ast.dump(ast.parse(SOURCE)) == DUMPS["3.11"]  # this Python (3.11) writes it so
-    texts = {v: canonical(as_python(ast.parse(SOURCE), v)) for v in ("3.10", "3.11", "3.12")}
-    assert len(set(texts.values())) == 1  # the 3.12 field counts for nothing
+    if sys.version_info[:2] <= (3, 13):  # as this Python writes it (3.10: as 3.11)
+        assert ast.dump(ast.parse(SOURCE)) == DUMPS[own_dialect()]
+    for source in (SOURCE, FORMAT_SPECS):
+        shapes = ("3.10", "3.11", "3.12", "3.13")
+        texts = {v: canonical(as_python(ast.parse(source), v)) for v in shapes}
+        assert len(set(texts.values())) == 1  # 3.12's field and empty texts count for nothing
+    assert "Constant(kind=None, value='')" not in canonical(
+        as_python(ast.parse(FORMAT_SPECS), "3.12")
+    )
+    assert cell_digest('f"{a:{b}}"') != cell_digest('f"{a:{b}x}"')  # a text that says something
+    # Format 1 as 3.12.0 and 3.12.1 dumped it, whichever Python parses the cell.
+    empty_texts = {v: legacy_dump(ast.parse(FORMAT_SPECS), v).count("value='')") for v in DUMPS}
+    assert empty_texts == {"3.11": 0, "3.12": 2, "3.13": 0}
     # The old key hashed ast.dump's text, which each Python writes its own way: the
     # emulation of each (format 1, to re-key old entries) gives what they wrote.
     assert {v: legacy_dump(ast.parse(SOURCE), v) for v in DUMPS} == DUMPS
@@ -221,3 +246,19 @@ def test_a_run_cached_under_the_old_key_is_rekeyed_not_run_again(tmp_path: Path)
     assert found.run is not None and found.run.cells[2].outputs == ran.cells[2].outputs
     stored = cache.get(found.key, 0)  # stored again under today's key
     assert stored is not None and notebook_meta(stored).key_format == KEY_FORMAT
+
+
+@pytest.mark.slow  # each Python reads the repository's 1,000 trees
+def test_keys_agree_on_every_cpython_this_machine_has(capsys: pytest.CaptureFixture[str]) -> None:
+    pythons = installed()  # one of each version: python3.N on the PATH, pyenv's, uv's
+    if len(pythons) < 2:
+        pytest.skip(f"one CPython (3.10 or later) on this machine: {pythons}; nothing to compare")
+    # Every Python file and code cell of this repository (its sources, tests, shipped pages):
+    # its format-2 key, and its format-1 key as every other Python emulates this one's.
+    assert compare_keys(pythons) == 0, capsys.readouterr().out
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == len(pythons) and len({line.split(":")[0] for line in lines}) == len(lines)
+    for line in lines:
+        trees = int(line.split(": ")[1].split()[0])
+        assert trees > 500, line
+        assert line.endswith(" trees, 0 differ from the first, 0 dumps emulated otherwise"), line

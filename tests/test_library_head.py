@@ -80,6 +80,44 @@ def test_build_lib_keeps_the_head_byte_for_byte(tmp_path: Path) -> None:
     assert (root / "d2l/torch.py").read_text() == written
 
 
+BANNER_LINE = BANNER.split("\n", 1)[0]
+# Heads as editors leave them (the file's banner in the same line endings), each kept as is.
+HEADS = {
+    "crlf": (HEAD + BANNER).replace("\n", "\r\n"),
+    "cr": (HEAD + BANNER).replace("\n", "\r"),
+    "trailing spaces": HEAD.replace("\n", "  \n").replace("dict()", "dict()\t") + BANNER,
+    "bom": "\ufeff" + HEAD + BANNER,
+    "bom, no head": "\ufeff" + BANNER,
+    "mixed": HEAD.replace("\n", "\r\n", 2) + BANNER,
+}
+
+
+@pytest.mark.parametrize("kept", HEADS.values(), ids=HEADS.keys())
+def test_a_head_is_kept_byte_for_byte_whatever_its_line_endings(tmp_path: Path, kept: str) -> None:
+    root = headed_book(tmp_path / "book")
+    (root / "d2l/torch.py").write_bytes((kept + "def stale():\n    pass\n").encode())
+    assert build(root, "lib") == 0
+    written = (root / "d2l/torch.py").read_bytes()
+    assert written.startswith(kept.encode()) and b"def stale" not in written
+    compile(written, "torch.py", "exec")
+    assert build(root, "lib") == 0  # and again: the file unchanged
+    assert (root / "d2l/torch.py").read_bytes() == written
+
+
+def test_a_banner_on_the_files_last_line_keeps_the_head_and_a_line_of_its_own(
+    tmp_path: Path,
+) -> None:
+    root = headed_book(tmp_path / "book")
+    for ending in ("\n", "\r\n"):
+        kept = (HEAD + BANNER_LINE).replace("\n", ending)  # no newline at the end of the file
+        (root / "d2l/torch.py").write_bytes(kept.encode())
+        assert build(root, "lib") == 0
+        written = (root / "d2l/torch.py").read_bytes()
+        assert written.startswith((kept + ending).encode())
+        assert b"d2l.DATA_HUB['fra-eng']" in written
+        compile(written, "torch.py", "exec")
+
+
 def test_a_partial_build_writes_the_library_the_whole_book_writes(tmp_path: Path) -> None:
     whole = headed_book(tmp_path / "whole")
     assert build(whole, "lib") == 0

@@ -101,6 +101,39 @@ def test_no_output_shows_a_host_path() -> None:
     assert error["evalue"] == "~/data/x.csv" and result["data"]["text/plain"] == "'~/.cache'"
 
 
+def test_the_home_folder_of_this_environment_is_never_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = str(tmp_path / "me")
+    monkeypatch.setenv("HOME", home + "/")  # as a build finds it, a trailing slash or not
+    found = OutputFilter.of((), ())  # what every stored output goes through
+    nb = new_notebook()
+    cell = new_code_cell("f()", "c")
+    shown = [
+        f"{home}/data/x.csv",
+        f"PYTHONPATH={home}:{home}/lib",  # a list of folders
+        f"File \x1b[0;32m{home}\x1b[0m, in",  # coloured, as IPython shows a traceback
+        f"cwd ({home}), {home}",
+        f"file://{home}/data",
+    ]
+    cell.outputs = [{"output_type": "stream", "name": "stdout", "text": "\n".join(shown)}]
+    nb.cells.append(cell)
+    [out] = found.clean(nb).cells[0].outputs
+    assert out["text"].split("\n") == [
+        "~/data/x.csv",
+        "PYTHONPATH=~:~/lib",
+        "File \x1b[0;32m~\x1b[0m, in",
+        "cwd (~), ~",
+        "file://~/data",
+    ]
+
+
+def test_a_path_that_only_contains_the_home_folders_name_is_kept() -> None:
+    found = OutputFilter(home="/root")
+    text = "/root.bak /rootfs/x /srv/root/x ./root/x data/root"
+    assert found.unplaced(text) == text
+
+
 def test_the_h200_runs_jax_outputs_show_no_xla_log() -> None:
     frozen = FrozenOutputs(REPO)
     path = REPO / "_freeze/jax/chapter_builders-guide/use-gpu.json"

@@ -1,6 +1,7 @@
 """Sphinx's writers resolve and index their own pages (``render.sphinx.parallel_write``): the
 site they write is the one Sphinx writes one page at a time, byte for byte, its search
-index and copied images included."""
+index and copied images included. The writers' own processes tell that they wrote it (Sphinx
+writes serially, silently, where an extension is not parallel-safe)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,29 @@ from polybook.render.sphinx import process
 from polybook.render.sphinx.parallel_write import merge_index, shares
 from tests.books import build, pages_book
 
+# A Sphinx extension of the book: each page's writer leaves its process id beside the
+# doctrees, and so does Sphinx's main process when it loads the extension.
+WRITERS = """
+import os
+from pathlib import Path
+
+
+def _folder(app):
+    folder = Path(app.doctreedir).parent / "pb_writers"
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
+def written(app, pagename, templatename, context, doctree):
+    if doctree is not None:  # a page of the book (not the index, nor the search page)
+        (_folder(app) / (pagename.replace("/", "_") + ".pid")).write_text(str(os.getpid()))
+
+
+def setup(app):
+    (_folder(app) / "main").write_text(str(os.getpid()))
+    app.connect("html-page-context", written)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
+"""
 FIGURE = '<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"><rect width="4"/></svg>'
 
 
@@ -28,7 +52,8 @@ def _pages() -> dict[str, str]:
 
 
 def _site(root: Path, jobs: int, monkeypatch: pytest.MonkeyPatch) -> dict[str, bytes]:
-    pages_book(root, _pages())
+    pages_book(root, _pages(), "[build]\ntabs = pytorch\nsphinx_extensions = pb_writers\n")
+    (root / "pb_writers.py").write_text(WRITERS)
     (root / "img").mkdir()
     for n in range(7):
         (root / "img" / f"f{n}.svg").write_text(FIGURE)
@@ -42,13 +67,27 @@ def _site(root: Path, jobs: int, monkeypatch: pytest.MonkeyPatch) -> dict[str, b
     }
 
 
+def _writers(root: Path) -> tuple[int, dict[str, int]]:
+    """The Sphinx process of ``root``'s site build, and the process that wrote each page."""
+    [folder] = (root / "_build").rglob("pb_writers/")
+    pids = {path.stem: int(path.read_text()) for path in folder.glob("*.pid")}
+    return int((folder / "main").read_text()), pids
+
+
 @pytest.mark.slow
 def test_writers_that_resolve_their_pages_write_what_one_process_writes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     serial = _site(tmp_path / "serial", 1, monkeypatch)
+    main, pids = _writers(tmp_path / "serial")
+    assert len(pids) == 8 and set(pids.values()) == {main}  # index and 7 pages, one process
     shutil.rmtree(tmp_path / "serial")
     parallel = _site(tmp_path / "parallel", 3, monkeypatch)
+    main, pids = _writers(tmp_path / "parallel")
+    # The first page is written by Sphinx's process; the others by writers forked from it.
+    assert len(pids) == 8 and pids["index"] == main
+    writers = {pid for page, pid in pids.items() if page != "index"}
+    assert main not in writers and len(writers) >= 2, pids
     assert sorted(parallel) == sorted(serial)
     assert [name for name in serial if parallel[name] != serial[name]] == []
     index = parallel["searchindex.js"].decode()

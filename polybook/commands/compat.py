@@ -29,6 +29,7 @@ from polybook.drift.report_html import render_html
 from polybook.drift.sides import current_build
 from polybook.drift.upgrade import UpgradeRequest
 from polybook.fsutil import write_atomic
+from polybook.site.compat import COMPAT_LINK
 
 logger = logging.getLogger("polybook")
 COMPAT = "compat.json"
@@ -199,7 +200,8 @@ class Checker:
             return
         drift = compare_with(before, after, self.config, self.reporter)
         report = _reports(self.config) / f"{fw}-{name}.html"
-        write_atomic(report, render_html(drift, self.config.layout, report))
+        in_site = f"{COMPAT_LINK}/{report.parent.name}"  # where the site holds it
+        write_atomic(report, render_html(drift, self.config.layout, report, in_site))
         link = report.relative_to(self.folder).as_posix()
         today = compat.today()
         found = compat.judge_target(

@@ -10,6 +10,7 @@ import base64
 import difflib
 import html
 import os
+import posixpath
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -91,7 +92,17 @@ def _site_link(report_file: Path, layout: Layout, cell: CellDrift) -> str:
     return f'<a href="{_e(relative)}?tab={_e(cell.framework)}">the page on the site</a> · '
 
 
-def _cell(index: int, cell: CellDrift, report_file: Path, layout: Layout) -> str:
+def _in_site(site_folder: str, cell: CellDrift) -> str:
+    """The link to ``cell``'s page from a report read in the site's ``site_folder``."""
+    page = cell.page.removesuffix(".md") + ".html"
+    relative = posixpath.relpath(page, site_folder)
+    return (
+        f'<p class="links"><a href="{_e(relative)}?tab={_e(cell.framework)}">'
+        f"{_e(cell.page)}, line {cell.line}</a></p>"
+    )
+
+
+def _cell(index: int, cell: CellDrift, report_file: Path, layout: Layout, site_folder: str) -> str:
     kinds = "".join(
         f'<p class="detail"><span class="kind {_e(c.kind)}">{_e(c.kind)}</span>{_e(c.detail)}</p>'
         for c in cell.changes
@@ -102,6 +113,8 @@ def _cell(index: int, cell: CellDrift, report_file: Path, layout: Layout) -> str
         f'<p class="links">{_site_link(report_file, layout, cell)}'
         f'<a href="{_e(source)}">{_e(cell.page)}, line {cell.line}</a></p>'
     )
+    if site_folder:  # the site holds the pages, not their sources
+        links = _in_site(site_folder, cell)
     differences = "".join(
         f'<div class="difference"><h4>difference</h4>'
         f"{_image('image/png', c.difference, 'the pixels that changed, marked')}</div>"
@@ -187,8 +200,12 @@ def _section(title: str, entries: Iterable[str]) -> str:
     return f"<section><h2>{_e(title)}</h2>\n{body}</section>" if body else ""
 
 
-def render_html(report: DriftReport, layout: Layout, report_file: Path) -> str:
-    """The report as one HTML page, to be written at ``report_file`` (links are relative)."""
+def render_html(
+    report: DriftReport, layout: Layout, report_file: Path, site_folder: str = ""
+) -> str:
+    """The report as one HTML page, to be written at ``report_file`` (links are relative):
+    read in the site's ``site_folder`` where one is named (each cell links its page there),
+    else beside the book (each cell links its source line, and the built page)."""
     indexed = list(enumerate(report.cells, start=1))
     anchors: dict[tuple[str, str], int] = {}
     for index, cell in indexed:
@@ -209,7 +226,7 @@ def render_html(report: DriftReport, layout: Layout, report_file: Path) -> str:
 ({len(calm)} only within tolerance) · {_e(settings)} · made {_e(made)}</p>
 <section><h2>Packages</h2>{_versions(report)}</section>
 <section><h2>Pages</h2>{_table(report, anchors)}</section>
-{_section("Changed cells", (_cell(i, c, report_file, layout) for i, c in changed))}
-{_section("Within tolerance", (_cell(i, c, report_file, layout) for i, c in calm))}
+{_section("Changed cells", (_cell(i, c, report_file, layout, site_folder) for i, c in changed))}
+{_section("Within tolerance", (_cell(i, c, report_file, layout, site_folder) for i, c in calm))}
 </body></html>
 """

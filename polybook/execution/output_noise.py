@@ -24,6 +24,9 @@ SITE_PACKAGES = re.compile(r"(?:\$\w+|~)?(?:/[^\s'\"()\[\]<>,:;\x1b/]+)+?/(?:sit
 # ``warnings``' record: ``FILE:LINE: CategoryWarning: message`` (the message may run on).
 WARNING = re.compile(r"^\S+:\d+: \w*Warning: ")
 TEXT_MIMES = ("text/plain", "text/html", "text/markdown", "text/latex")
+# The home folder as a whole path: not inside another one (``/srv/root``; ``file:///root`` is
+# it), nor the start of a longer name (``/rootfs``); after a colour code or any other mark.
+_AT_EDGES = r"(\x1b\[[\d;]*m|(?<![\w.~/-])|(?<=//)){}(?![\w.~-])"
 
 
 @dataclass(frozen=True)
@@ -73,7 +76,7 @@ class OutputFilter:
         """``text`` without this machine's paths."""
         text = SITE_PACKAGES.sub("", text)
         if self.home and self.home in text:
-            text = re.sub(re.escape(self.home) + r"(?=[/\s'\"]|$)", "~", text)
+            text = re.sub(_AT_EDGES.format(re.escape(self.home)), r"\1~", text)
         return text
 
     def clean(self, nb: NotebookNode) -> NotebookNode:

@@ -1,9 +1,10 @@
 """A library file is the author's head and the generated body: whatever a ``lib_file``
 holds above d2lbook's banner (``#################   WARNING   ################``) or above
-polybook's own first line is the author's, kept byte for byte at the top of every library
-made from it (the written ``d2l/<fw>.py``, the snapshot the notebooks import, and so the
-wheel and the students' notebooks' library). The banner stays, so that d2lbook still finds
-it.
+polybook's own first line is the author's, kept byte for byte (CRLF or CR line endings,
+trailing spaces, a BOM) at the top of every library made from it (the written
+``d2l/<fw>.py``, the snapshot the notebooks import, and so the wheel and the students'
+notebooks' library). The banner stays, so that d2lbook still finds it; on the file's last
+line, it gets a line ending of its own.
 
 A file with neither, which holds code that no page saves, is the author's too: a located
 error, the file left as it is.
@@ -12,6 +13,7 @@ error, the file left as it is.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +22,7 @@ from polybook.diagnostics import Location, PolybookError
 from polybook.library.compose import HEADER, library_text
 from polybook.library.model import SavedBlock
 
+BOM = "\ufeff"  # the mark some editors put first in a UTF-8 file: kept, not read
 BANNER = "#################   WARNING   ################"
 MARKER = HEADER.partition("{")[0]  # polybook's first line, up to the framework's name
 
@@ -40,7 +43,7 @@ def split_library(text: str) -> LibraryFile:
     """``text`` in its parts (see :class:`LibraryFile`)."""
     lines = text.splitlines(keepends=True)
     for k, line in enumerate(lines):
-        if line.strip() == BANNER:
+        if line.removeprefix(BOM).strip() == BANNER:
             end = k + 1
             while end < len(lines) and lines[end].startswith("#"):
                 end += 1
@@ -48,15 +51,16 @@ def split_library(text: str) -> LibraryFile:
                 end += 1
             head, banner, body = lines[:k], lines[k:end], lines[end:]
             return LibraryFile("".join(head), "".join(banner), "".join(body), True)
-        if line.startswith(MARKER):
+        if line.removeprefix(BOM).startswith(MARKER):
             return LibraryFile("".join(lines[:k]), "", "".join(lines[k:]), True)
     return LibraryFile("", "", text, False)
 
 
 def read_library(path: Path) -> LibraryFile:
-    """The parts of the library file at ``path`` (none where it is missing or unreadable)."""
+    """The parts of the library file at ``path`` (none where it is missing or unreadable), as
+    its bytes hold them: its line endings are not translated."""
     try:
-        return split_library(path.read_text(encoding="utf-8"))
+        return split_library(path.read_bytes().decode("utf-8"))
     except (OSError, UnicodeDecodeError):
         return LibraryFile("", "", "", False)
 
@@ -121,4 +125,13 @@ def library_module(path: Path, blocks: Sequence[SavedBlock], display: str) -> st
     it: the author's head and d2lbook's banner from the file at ``path``, then the generated
     module."""
     part = read_library(path)
-    return part.head + part.banner + library_text(blocks, display)
+    banner = part.banner
+    if banner and not banner.endswith(("\n", "\r")):  # the file's last line
+        banner += _line_end(part.head + banner)
+    return part.head + banner + library_text(blocks, display)
+
+
+def _line_end(text: str) -> str:
+    """The line ending ``text`` uses (its first), ``\n`` where it has none."""
+    found = re.search(r"\r\n?|\n", text)
+    return found.group() if found else "\n"

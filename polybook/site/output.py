@@ -35,7 +35,9 @@ def _linked(config: BookConfig) -> list[Path]:
     ]
     decks = layout.built_decks(config.build.tabs)
     built += [layout.deck(fw, page, ".html") for fw, pages in decks.items() for page in pages]
-    return [*built, *layout.compat_records]  # `polybook compat`'s record
+    records = layout.compat_records  # `polybook compat`'s record, and the reports it links
+    reports = [path for record in records for path in sorted(record.parent.glob("reports/*"))]
+    return [*built, *records, *reports]
 
 
 def site_sections(config: BookConfig) -> SiteSections:
