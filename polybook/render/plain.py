@@ -132,7 +132,7 @@ class Plain:
         lines: list[str | None] = list(source.split("\n"))
         index = scan(source, 0)
         found = _Found()
-        for number, line in index.lines:
+        for number, line in index.lines():
             if (plain := self._line(line, page, found)) is not None:
                 plain = self.refs.line(plain)
             lines[number] = plain

@@ -143,7 +143,7 @@ def numbering(book: ParsedBook) -> dict[str, Target]:
     found: dict[str, Target] = {}
     for doc in book.documents:
         scan = _Page(doc.path.removesuffix(".md"), numbers.get(doc.path), counters)
-        for _, text in doc.index.lines:
+        for _, text in doc.index.lines():
             labelled = scan.line(text.strip())
             if labelled is not None:
                 found.setdefault(*labelled)

@@ -21,16 +21,7 @@ from polybook.diagnostics import Diagnostic, Location, PolybookError
 from polybook.source.marks import TAB_LINE
 from polybook.source.model import Block, CodeCell, Document, Prose, TabProse, Toc
 from polybook.source.page_tabs import keep_page_frameworks, page_frameworks
-from polybook.source.scan import (
-    END_TAB,
-    Index,
-    Line,
-    TabMark,
-    fences,
-    index_lines,
-    literal_lines,
-    tab_marks,
-)
+from polybook.source.scan import END_TAB, Fence, Index, TabMark, code_spans, fence, tab_marks
 from polybook.source.slide_marks import SlideMark, may_hold_marks, read_slide_marks
 
 CODE_INFO = re.compile(r"^\{\s*\.python\s+\.input\b[^}]*\}$")
@@ -51,9 +42,10 @@ _exact_fence = make_fence_rule(markers=("`",), exact_match=True)
 def _cell_fence(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     """A code cell or toc block as d2lbook reads it: closed only by its own backtick run
     alone on a line, so that other fences inside (longer, shorter, ``~~~``) are content."""
-    if state.is_code_block(start):
-        return False
-    line = state.src[state.bMarks[start] + state.tShift[start] : state.eMarks[start]]
+    begin = state.bMarks[start] + state.tShift[start]
+    if state.src[begin : begin + 3] != "```" or state.is_code_block(start):
+        return False  # most lines
+    line = state.src[begin : state.eMarks[start]]
     opener = FENCE_OPEN.match(line)
     if not opener or opener.group(1)[0] != "`" or not _kind(opener.group(2)):
         return False
@@ -213,8 +205,14 @@ class _Prose:
         self.warnings: list[Diagnostic] = []
         self.dropped: set[str] = set()  # frameworks named that the book does not build
         self.named: set[str] = set()  # frameworks the page's cells and tab prose name
-        self.literal = literal_lines(tokens)
-        self.sorted_literal = sorted(n - 1 for n in self.literal) if may_hold_marks(text) else []
+        self.code = code_spans(tokens)
+        self.fences: list[Fence] = []  # the prose's
+        # 0-based lines inside code, for the slide marks' scan.
+        self.sorted_literal = (
+            sorted(n - 1 for first, end in self.code for n in range(first, end))
+            if may_hold_marks(text)
+            else []
+        )
 
     def _block(self, text: str, line: int, frameworks: tuple[str, ...] | None) -> Block:
         """Shared prose (``frameworks`` None) or tab prose, its slide marks read."""
@@ -288,12 +286,14 @@ def parse(text: str, path: str, tabs: tuple[str, ...]) -> Document:
     d2lbook = False  # a page of d2lbook's (its `%load_ext d2lbook.tab` cell)
     cursor = 0
     for token in tokens:
-        if token.type != "fence" or token.level != 0 or token.map is None:
+        if token.type != "fence" or token.map is None:
             continue
         start, end = token.map
-        _check_fence(token, (start, end), lines, path)
-        kind = _kind(token.info.strip())
+        kind = _kind(token.info.strip()) if token.level == 0 else ""
+        if token.level == 0:
+            _check_fence(token, (start, end), lines, path)
         if not kind:
+            prose.fences.append(fence(token, start, end))
             continue
         blocks.extend(prose.blocks(cursor, start))
         if prose.open is not None and kind == "code cell":
@@ -318,20 +318,7 @@ def parse(text: str, path: str, tabs: tuple[str, ...]) -> Document:
     selected = page_frameworks(tabs, prose.named, d2lbook)
     if selected != tabs:
         blocks = keep_page_frameworks(blocks, selected)
-    index = _index(blocks, prose.literal, tokens, tuple(prose.marks.values()))
+    texts = tuple((b.line, b.text) for b in blocks if isinstance(b, Prose | TabProse))
+    index = Index(texts, prose.code, tuple(prose.fences), tuple(prose.marks.values()))
     found = tuple(prose.warnings)
     return Document(path, tuple(blocks), found, tuple(sorted(prose.dropped)), index)
-
-
-def _index(
-    blocks: list[Block], literal: frozenset[int], tokens: list[Token], marks: tuple[TabMark, ...]
-) -> Index:
-    """The index of the page's prose as the book shows it (slide marks read, the prose of
-    frameworks the book does not build left out)."""
-    lines: list[Line] = [
-        numbered
-        for block in blocks
-        if isinstance(block, Prose | TabProse)
-        for numbered in enumerate(block.text.split("\n"), start=block.line)
-    ]
-    return index_lines(lines, literal, fences(tokens), marks)

@@ -155,7 +155,7 @@ class Readable:
         if ":" not in source or not ROLE.search(source):
             return source
         lines = source.split("\n")
-        for number, text in scan(source, 0).lines:
+        for number, text in scan(source, 0).lines():
             lines[number] = self.line(text)
         return "\n".join(lines)
 

@@ -10,8 +10,9 @@ index from its tokens; :func:`scan` parses a text alone, a notebook's Markdown c
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from markdown_it import MarkdownIt
@@ -34,6 +35,8 @@ CAPTION = re.compile(r"^(?::(?![\w-]+:`)|Table:)\s*(.+)$")  # a table's caption,
 BEGIN_TAB = re.compile(r"^:begin_tab:(\s*)`([^`]*)`$")
 END_TAB = ":end_tab:"
 FENCE_MARKS = ("```", "~~~")
+# Where a mark may be: a role's or label's name, an image, a heading.
+CANDIDATE = re.compile(r":[a-z]+:`|!\[|^[ \t]*#", re.M)
 
 # Block structure alone (see :mod:`polybook.source.parse`, which adds d2lbook's cells).
 _blocks = MarkdownIt("commonmark").disable(["inline", "lheading"])
@@ -111,21 +114,61 @@ class Fence:
 
 
 @dataclass(frozen=True)
-class Index:
-    """What a text's prose marks, with the lines of its code.
+class Marks:
+    """What prose marks, in order of lines."""
 
-    ``lines`` are the prose lines outside code, in order; ``literal`` the lines inside
-    code (a fence's own lines too) and ``fences`` the fenced blocks.
-    """
-
-    lines: tuple[Line, ...] = ()
-    literal: frozenset[int] = frozenset()
-    fences: tuple[Fence, ...] = ()
     roles: tuple[Role, ...] = ()
     labels: tuple[Label, ...] = ()
     images: tuple[Image, ...] = ()
     headings: tuple[Heading, ...] = ()
+
+
+@dataclass(frozen=True)
+class Index:
+    """What a text's prose marks, with the lines of its code.
+
+    ``prose`` holds the text read, as (first line, text) blocks; ``code`` the spans of
+    lines inside code ([first, end), a fence's own lines too); ``fences`` the fenced blocks
+    of its prose. What the prose marks is found when first asked for.
+    """
+
+    prose: tuple[Line, ...] = ()
+    code: tuple[tuple[int, int], ...] = ()
+    fences: tuple[Fence, ...] = ()
     tab_marks: tuple[TabMark, ...] = ()
+
+    @functools.cached_property
+    def literal(self) -> frozenset[int]:
+        """The lines inside code."""
+        return frozenset(n for first, end in self.code for n in range(first, end))
+
+    @functools.cached_property
+    def marks(self) -> Marks:
+        return _marks(self.prose, self.literal)
+
+    @property
+    def roles(self) -> tuple[Role, ...]:
+        return self.marks.roles
+
+    @property
+    def labels(self) -> tuple[Label, ...]:
+        return self.marks.labels
+
+    @property
+    def images(self) -> tuple[Image, ...]:
+        return self.marks.images
+
+    @property
+    def headings(self) -> tuple[Heading, ...]:
+        return self.marks.headings
+
+    def lines(self) -> Iterator[Line]:
+        """The prose lines outside code, in order."""
+        literal = self.literal
+        for first, text in self.prose:
+            for number, line in enumerate(text.split("\n"), start=first):
+                if number not in literal:
+                    yield number, line
 
     def cited(self) -> tuple[str, ...]:
         """The BibTeX keys its citations name, in order, once each."""
@@ -142,27 +185,25 @@ class Index:
 EMPTY = Index()
 
 
-def literal_lines(tokens: Iterable[Token], first: int = 1) -> frozenset[int]:
-    """Lines (numbered from ``first``) inside fences and indented code."""
-    return frozenset(
-        number + first
+def code_spans(tokens: Iterable[Token], first: int = 1) -> tuple[tuple[int, int], ...]:
+    """The spans of lines (numbered from ``first``) of fences and indented code."""
+    return tuple(
+        (token.map[0] + first, token.map[1] + first)
         for token in tokens
-        if token.type in ("fence", "code_block") and token.map
-        for number in range(*token.map)
+        if token.map and token.type in ("fence", "code_block")
     )
 
 
 def fences(tokens: Iterable[Token], first: int = 1) -> tuple[Fence, ...]:
-    found: list[Fence] = []
-    for token in tokens:
-        if token.type == "fence" and token.map:
-            start, end = token.map
-            # markdown-it maps a closed fence to one line more than its content: the closer.
-            closed = token.content.count("\n") == end - start - 2
-            found.append(
-                Fence(start + first, end - 1 + first, token.markup, token.info.strip(), closed)
-            )
-    return tuple(found)
+    return tuple(fence(t, t.map[0], t.map[1], first) for t in tokens if t.type == "fence" and t.map)
+
+
+def fence(token: Token, start: int, end: int, first: int = 1) -> Fence:
+    """The fence of a ``fence`` token mapped to 0-based lines [start, end), its lines
+    numbered from ``first``."""
+    # markdown-it maps a closed fence to one line more than its content: the closer.
+    closed = token.content.count("\n") == end - start - 2
+    return Fence(start + first, end - 1 + first, token.markup, token.info.strip(), closed)
 
 
 def tab_marks(tokens: Iterable[Token], lines: Sequence[str]) -> tuple[TabMark, ...]:
@@ -180,27 +221,37 @@ def tab_marks(tokens: Iterable[Token], lines: Sequence[str]) -> tuple[TabMark, .
     return tuple(marks)
 
 
-def index_lines(
-    lines: Iterable[Line],
-    literal: frozenset[int],
-    found_fences: tuple[Fence, ...] = (),
-    marks: tuple[TabMark, ...] = (),
-) -> Index:
-    """The index of ``lines`` (numbered), those in ``literal`` being code."""
-    prose: list[Line] = []
+def _candidates(prose: Iterable[Line], literal: frozenset[int]) -> Iterator[Line]:
+    """The prose lines outside code that may hold a mark (most lines hold none)."""
+    for first, text in prose:
+        if ":" not in text and "![" not in text and "#" not in text:
+            continue
+        number, counted, line_end = first, 0, -1
+        for found in CANDIDATE.finditer(text):
+            at = found.start()
+            if at <= line_end:
+                continue  # a line already given
+            number += text.count("\n", counted, at)
+            counted = at
+            line_end = text.find("\n", at)
+            line_end = len(text) if line_end < 0 else line_end
+            if number not in literal:
+                yield number, text[text.rfind("\n", 0, at) + 1 : line_end]
+
+
+def _marks(prose: tuple[Line, ...], literal: frozenset[int]) -> Marks:
+    """What ``prose`` (blocks of text, each with its first line) marks outside the lines in
+    ``literal``."""
     roles: list[Role] = []
     labels: list[Label] = []
     images: list[Image] = []
     headings: list[Heading] = []
-    for number, text in lines:
-        if number in literal:
-            continue
-        prose.append((number, text))
-        if ":" in text:
+    for number, text in _candidates(prose, literal):
+        if ":" in text and "`" in text:  # a mark's name and its target
             if label := LABEL.match(text):
                 labels.append(Label(number, label.group(1), label.group(2).strip()))
                 continue
-            if trailing := TRAILING_EQLABEL.match(text):
+            if ":eqlabel:" in text and (trailing := TRAILING_EQLABEL.match(text)):
                 labels.append(Label(number, "eqlabel", trailing.group("label").strip()))
             roles.extend(
                 Role(number, m.group(1), m.group(3))
@@ -209,18 +260,9 @@ def index_lines(
             )
         if "![" in text:
             images.extend(Image(number, m.group(2)) for m in IMAGE.finditer(text))
-        if "#" in text and (heading := HEADING.match(text.strip())):
+        if text.lstrip().startswith("#") and (heading := HEADING.match(text.strip())):
             headings.append(Heading(number, len(heading.group(1)), heading.group(2)))
-    return Index(
-        tuple(prose),
-        literal,
-        found_fences,
-        tuple(roles),
-        tuple(labels),
-        tuple(images),
-        tuple(headings),
-        marks,
-    )
+    return Marks(tuple(roles), tuple(labels), tuple(images), tuple(headings))
 
 
 def may_hold_code(text: str) -> bool:
@@ -230,9 +272,7 @@ def may_hold_code(text: str) -> bool:
 
 def scan(text: str, first: int = 1) -> Index:
     """The index of a Markdown text whose first line is line ``first``."""
-    lines = text.split("\n")
-    numbered = list(enumerate(lines, start=first))
     if not may_hold_code(text):
-        return index_lines(numbered, frozenset())
+        return Index(((first, text),))
     tokens = _blocks.parse(text if text.endswith("\n") else text + "\n")
-    return index_lines(numbered, literal_lines(tokens, first), fences(tokens, first))
+    return Index(((first, text),), code_spans(tokens, first), fences(tokens, first))
