@@ -3,6 +3,8 @@
 The page's structure comes from markdown-it's tokens and their line maps only. Lines are
 split on ``\\n`` alone after CRLF and lone CR become ``\\n`` (as markdown-it does), so that
 line numbers agree with markdown-it's and with editors' (a form feed is not a line break).
+Where d2lbook and CommonMark differ, the page is read as d2lbook reads it: a code cell ends
+only at its own run of backticks, other fences inside it being its content.
 """
 
 from __future__ import annotations

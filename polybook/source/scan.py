@@ -2,10 +2,11 @@
 
 The marks d2l prose writes — roles (``:numref:``, ``:ref:``, ``:eqref:``, ``:cite:``…),
 labels (``:label:``, ``:eqlabel:``, ``$$ … $$ :eqlabel:``), tab marks, images and headings —
-are defined here once, and found once per text with their 1-based source lines. Lines
-inside code (fenced examples, indented code) hold none: which lines those are comes from
-markdown-it's block parse, the parser's own (:mod:`polybook.source.parse` builds a page's
-index from its tokens; :func:`scan` parses a text alone, a notebook's Markdown cell).
+are defined here once, and found once per text (when first asked for) with their 1-based
+source lines. Lines inside code (fenced examples, indented code) hold none: which lines
+those are comes from markdown-it's block parse (:mod:`polybook.source.parse` makes a page's
+index from the tokens it reads the page with; :func:`scan` parses a text alone, such as a
+notebook's Markdown cell).
 """
 
 from __future__ import annotations
