@@ -1,7 +1,8 @@
 """``make bench``: build-time figures of the embedded book, then of a synthetic 200-page
 book (``benchmarks/make_book.py``), then of ``polybook diff`` on a synthetic build of as many
 pages (``tools/bench_drift.py``), then of setting the environments up, by uv and by pip, and
-of a fresh clone's ``make html`` (``tools/bench_envs.py``), each measured in one run
+of a fresh clone's ``make html`` (``tools/bench_envs.py``), then of the Markdown parse of
+d2l-en (``D2L_EN``, ``tools/bench_parse.py``), each measured in one run
 (``--only SECTION`` for one alone; ``book`` and ``drift`` execute nothing). The embedded
 book's site is also weighed and timed in Chromium (``tools/bench_reader.py``; ``--only
 reader`` for the site ``make html`` built).
@@ -15,6 +16,7 @@ import argparse
 import ast
 import compileall
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -329,7 +331,7 @@ def big_book(pages: int = BOOK_PAGES) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="build-time figures, measured in one run")
-    sections = ["embedded", "reader", "book", "drift", "envs", "clone", "d2lbook", "d2l"]
+    sections = ["embedded", "reader", "book", "drift", "envs", "clone", "d2lbook", "d2l", "parse"]
     parser.add_argument(
         "--only",
         choices=sections,
@@ -364,6 +366,13 @@ def main(argv: list[str] | None = None) -> int:
         from tools.bench_d2l_html import TITLE, d2l_figures
 
         show(TITLE, d2l_figures())
+    if args.only in (None, "parse"):
+        from tools.bench_parse import TITLE as PARSE_TITLE
+        from tools.bench_parse import parse_figures
+
+        book = os.environ.get("D2L_EN", "")
+        rows = parse_figures(Path(book)) if book else [("parse", "set D2L_EN", "")]
+        show(PARSE_TITLE, rows)
     return 0
 
 

@@ -15,13 +15,12 @@ from markdown_it.token import Token
 
 from polybook.diagnostics import Location, Reporter
 from polybook.render.rst_files import PageFiles, rst_lines
-from polybook.source.references import TRAILING_EQLABEL
+from polybook.source.scan import ROLE, TRAILING_EQLABEL
 
 LABEL = re.compile(r"^:label:`([^`]+)`\s*$")
 WIDTH = re.compile(r"^:width:`([^`]+)`\s*$")
 EQLABEL = re.compile(r"^:eqlabel:`([^`]+)`\s*$")
 FIGURE = re.compile(r"^!\[(?P<caption>.*)\]\((?P<src>[^)\s]+)\)\s*$")
-ROLE = re.compile(r":(numref|ref|eqref|cite|citet|citep):(``?)([^`]+)\2")
 CITATION = re.compile(r"\s*:(cite|citet|citep):(``?)[^`]+\2")
 LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 MYST_ROLE = {"numref": "numref", "ref": "ref", "eqref": "eq"}

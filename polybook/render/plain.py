@@ -28,18 +28,14 @@ from polybook.layout import NOTEBOOKS_LINK
 from polybook.memo import digest
 from polybook.nb import new_markdown_cell
 from polybook.source.book import ParsedBook
-from polybook.source.model import Prose
 from polybook.source.numbering import numbering, page_numbers
-from polybook.source.readable import ROLE_OR_CODE, Readable, read_citations, site_link
-from polybook.source.references import TRAILING_EQLABEL
+from polybook.source.readable import Readable, read_citations, site_link
+from polybook.source.scan import IMAGE, TRAILING_EQLABEL, scan
 
 # d2l's marks on lines of their own: polybook reads them, a notebook would show them raw.
 MARK_LINE = re.compile(r"^\s*:(label|eqlabel|width|height):`[^`]*`\s*$")
 # An image's options written on its own line, after it.
 IMAGE_OPTIONS = re.compile(r"(\)|>)\s*(?::(?:label|width|height):`[^`]*`\s*)+$")
-FENCE = re.compile(r"^\s*(```+|~~~+)")
-IMAGE = re.compile(r"(!\[[^\]]*\]\(\s*)<?([^)\s>]+)>?")
-CITE_ROLES = ("cite", "citet", "citep")
 EVAL_RST, TOC = "eval_rst", "toc"
 REFERENCES_ID = "polybook-references"
 
@@ -133,32 +129,22 @@ class Plain:
 
     def markdown(self, source: str, page: str) -> PlainText:
         """One Markdown cell of ``page`` (``chap/x.md``) as readers read it."""
-        kept: list[str] = []
-        block: list[str] = []  # the lines of a toc or eval_rst block being read
-        fence, kind = "", ""
+        lines: list[str | None] = list(source.split("\n"))
+        index = scan(source, 0)
         found = _Found()
-        for line in source.split("\n"):
-            opened = FENCE.match(line)
-            if not fence and opened:
-                fence, kind = opened.group(1), line.strip()[len(opened.group(1)) :].strip()
-                if kind not in (EVAL_RST, TOC):
-                    kept.append(line)
-            elif not fence:
-                if (plain := self._line(line, page, found)) is not None:
-                    kept.append(plain)
-            elif opened and opened.group(1).startswith(fence) and not line.strip()[len(fence) :]:
-                if kind == TOC:
-                    kept += ["", *self._toc(page, block), ""]
-                elif kind != EVAL_RST:
-                    kept.append(line)
-                fence, kind, block = "", "", []
-            elif kind in (EVAL_RST, TOC):
-                block.append(line)
-            else:
-                kept.append(line)  # code, as written
-        text = "\n".join(kept).strip("\n")
-        shown = tuple(found.shown)
-        return PlainText(self.refs.text(text), found.attachments, shown, cited_keys(text))
+        for number, line in index.lines():
+            if (plain := self._line(line, page, found)) is not None:
+                plain = self.refs.line(plain)
+            lines[number] = plain
+        for fence in index.fences:
+            if fence.info not in (EVAL_RST, TOC):
+                continue  # code, as written
+            inner = [lines[n] or "" for n in fence.body]
+            toc = self._toc(page, inner) if fence.info == TOC else []
+            lines[fence.line : fence.end + 1] = [None] * (fence.end + 1 - fence.line)
+            lines[fence.line] = "\n".join(["", *toc, ""]) if fence.info == TOC else None
+        text = "\n".join(x for x in lines if x is not None).strip("\n")
+        return PlainText(text, found.attachments, tuple(found.shown), index.cited())
 
     def references(self, keys: list[str]) -> str:
         """The last cell of a notebook that cites ``keys``: their entries."""
@@ -189,45 +175,13 @@ class Plain:
         return out, list(dict.fromkeys(shown))
 
 
-def cited_keys(text: str) -> tuple[str, ...]:
-    """The BibTeX keys ``text`` cites (outside code), in order."""
-    keys: list[str] = []
-    for line in _outside_fences(text):
-        for match in ROLE_OR_CODE.finditer(line):
-            if match.group(1) in CITE_ROLES:
-                keys += [k.strip() for k in match.group(3).split(",") if k.strip()]
-    return tuple(dict.fromkeys(keys))
-
-
-def _outside_fences(text: str) -> list[str]:
-    lines, fence = [], ""
-    for line in text.split("\n"):
-        opener = FENCE.match(line)
-        if fence:
-            fence = "" if opener and opener.group(1).startswith(fence) else fence
-        elif opener:
-            fence = opener.group(1)
-        else:
-            lines.append(line)
-    return lines
-
-
 def page_titles(book: ParsedBook) -> dict[str, str]:
     """Each page's title as a toc lists it: "1.2 Title" where the site numbers it."""
     numbers = page_numbers(book)
     titles = {}
     for doc in book.documents:
         title = doc.docname.rsplit("/", 1)[-1]
-        found = next(
-            (
-                line[2:].strip()
-                for block in doc.blocks
-                if isinstance(block, Prose)
-                for line in block.text.split("\n")
-                if line.startswith("# ")
-            ),
-            title,
-        )
+        found = next((h.title for h in doc.index.headings if h.depth == 1), title)
         number = ".".join(map(str, numbers.get(doc.path, ())))
         titles[doc.path.removesuffix(".md")] = f"{number} {found}" if number else found
     return titles

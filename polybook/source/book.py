@@ -180,6 +180,7 @@ def read_book(
     order: list[str] = []
     seen: set[str] = set()
     outside: dict[str, Location] = {}  # pages on disk that the build does not take
+    missing: set[str] = set()  # toc entries naming no file
     pending = [ROOT_DOC] if ROOT_DOC in parsed else []
     while pending:  # depth first, in toc order
         path = pending.pop()
@@ -195,17 +196,18 @@ def read_book(
                 continue
             elif (info.root / target).is_file():
                 outside.setdefault(target, Location(path, line))
-            else:
-                where = Location(path, line)
-                message = f"toc entry {target!r} is not a page of the book"
-                reporter.error(PolybookError(where, message, "toc"))
+            else:  # left out with a warning, as Sphinx does
+                message = f"toc entry {target!r} is not a page of the book: left out"
+                reporter.warn(Location(path, line), message, "toc")
+                missing.add(target)
         pending.extend(reversed(linked))
     if len(reporter.errors) > errors:
         raise BookInvalid()
     if outside:
         _report_outside(outside, reporter)
+    if outside or missing:
         for path in order:
-            parsed[path] = _prune_toc(parsed[path], set(outside))
+            parsed[path] = _prune_toc(parsed[path], {*outside, *missing})
     for rel in files:
         if rel not in seen:
             reporter.warn(Location(rel), "page is in no toc", "toc")

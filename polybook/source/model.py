@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from polybook.diagnostics import Diagnostic
+from polybook.source.scan import EMPTY, Index
 from polybook.source.slide_marks import SlideMark
 
 
@@ -60,13 +61,15 @@ Block = Prose | TabProse | CodeCell | Toc
 class Document:
     """One parsed source page; ``path`` is relative to the book root, POSIX style.
 
-    ``warnings`` are what parsing found wrong but could read past (a tab left open).
+    ``warnings`` are what parsing found wrong but could read past (a tab left open);
+    ``index`` what its prose blocks mark (roles, labels, images, headings), by source line.
     """
 
     path: str
     blocks: tuple[Block, ...]
     warnings: tuple[Diagnostic, ...] = ()
     dropped: tuple[str, ...] = ()  # frameworks its blocks name that the book does not build
+    index: Index = EMPTY
 
     @property
     def docname(self) -> str:

@@ -11,17 +11,12 @@ lists count their labelled figures across the book, unnumbered.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from polybook.source.book import ParsedBook, toc_targets
-from polybook.source.model import Document, Prose, TabProse, Toc
-from polybook.source.references import TRAILING_EQLABEL
+from polybook.source.model import Document, Toc
+from polybook.source.scan import CAPTION, HEADING, LABEL, TRAILING_EQLABEL
 
-HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
-LABEL = re.compile(r"^\s*:(label|eqlabel):`([^`]+)`\s*$")
-FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
-CAPTION = re.compile(r"^(?::(?![\w-]+:`)|Table:)\s*(.+)$")  # a table's caption, pandoc's way
 SECNUM_DEPTH = 2  # numfig_secnum_depth
 
 
@@ -79,23 +74,6 @@ def page_numbers(book: ParsedBook) -> dict[str, tuple[int, ...]]:
     if root is not None:
         walk(root, (), False)
     return numbers
-
-
-def _lines(doc: Document) -> Iterator[str]:
-    """The page's prose lines outside code, in order (every framework's tab prose too)."""
-    for block in doc.blocks:
-        if not isinstance(block, (Prose, TabProse)):
-            continue
-        fence = ""
-        for text in block.text.split("\n"):
-            opener = FENCE.match(text)
-            if fence:
-                fence = "" if opener and opener.group(1).startswith(fence) else fence
-                continue
-            if opener:
-                fence = opener.group(1)
-                continue
-            yield text
 
 
 def _caption(text: str) -> str:
@@ -165,7 +143,7 @@ def numbering(book: ParsedBook) -> dict[str, Target]:
     found: dict[str, Target] = {}
     for doc in book.documents:
         scan = _Page(doc.path.removesuffix(".md"), numbers.get(doc.path), counters)
-        for text in _lines(doc):
+        for _, text in doc.index.lines():
             labelled = scan.line(text.strip())
             if labelled is not None:
                 found.setdefault(*labelled)

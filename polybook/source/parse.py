@@ -3,6 +3,8 @@
 The page's structure comes from markdown-it's tokens and their line maps only. Lines are
 split on ``\\n`` alone after CRLF and lone CR become ``\\n`` (as markdown-it does), so that
 line numbers agree with markdown-it's and with editors' (a form feed is not a line break).
+Where d2lbook and CommonMark differ, the page is read as d2lbook reads it: a code cell ends
+only at its own run of backticks, other fences inside it being its content.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import re
 from difflib import get_close_matches
 
 from markdown_it import MarkdownIt
+from markdown_it.rules_block.fence import make_fence_rule
+from markdown_it.rules_block.state_block import StateBlock
 from markdown_it.token import Token
 
 from polybook import frameworks
@@ -19,11 +23,10 @@ from polybook.diagnostics import Diagnostic, Location, PolybookError
 from polybook.source.marks import TAB_LINE
 from polybook.source.model import Block, CodeCell, Document, Prose, TabProse, Toc
 from polybook.source.page_tabs import keep_page_frameworks, page_frameworks
+from polybook.source.scan import END_TAB, Fence, Index, TabMark, code_spans, fence, tab_marks
 from polybook.source.slide_marks import SlideMark, may_hold_marks, read_slide_marks
 
 CODE_INFO = re.compile(r"^\{\s*\.python\s+\.input\b[^}]*\}$")
-BEGIN_TAB = re.compile(r"^:begin_tab:`([^`]*)`$")
-END_TAB = ":end_tab:"
 D2LBOOK_TAB = "%load_ext d2lbook.tab"  # the first cell of d2lbook's pages
 # A line that opens a fence: up to three spaces, a run of ``` or ~~~, an info string.
 FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([^`]*?)\s*$")
@@ -35,6 +38,25 @@ ALIASES = {"torch": "pytorch", "tf": "tensorflow", "flax": "jax", "mx": "mxnet"}
 # headings (a line of text over `---` or `===`): a paragraph and an hr mark the same lines
 # as not being code, and looking for the underline costs a third of the parse.
 _markdown = MarkdownIt("commonmark").disable(["inline", "lheading"])
+_exact_fence = make_fence_rule(markers=("`",), exact_match=True)
+
+
+def _cell_fence(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+    """A code cell or toc block as d2lbook reads it: closed only by its own backtick run
+    alone on a line, so that other fences inside (longer, shorter, ``~~~``) are content."""
+    begin = state.bMarks[start] + state.tShift[start]
+    if state.src[begin : begin + 3] != "```" or state.is_code_block(start):
+        return False  # most lines
+    line = state.src[begin : state.eMarks[start]]
+    opener = FENCE_OPEN.match(line)
+    if not opener or opener.group(1)[0] != "`" or not _kind(opener.group(2)):
+        return False
+    return _exact_fence(state, start, end, silent)
+
+
+_markdown.block.ruler.before(
+    "fence", "cell_fence", _cell_fence, {"alt": ["paragraph", "reference", "blockquote", "list"]}
+)
 
 Span = tuple[int, int]  # a token's map: 0-based lines [start, end)
 OpenTab = tuple[tuple[str, ...], int]  # frameworks of an open :begin_tab:, its 1-based line
@@ -106,9 +128,12 @@ def _check_fence(token: Token, span: Span, lines: list[str], path: str) -> None:
         opens = _kind(match.group(2)) if match else ""
         if not match or not opens:
             continue
-        # A longer or other fence may show a cell's opener as an example; a cell may not.
         run = match.group(1)
-        if kind or (run[0] == token.markup[0] and len(run) >= len(token.markup)):
+        # A cell closes on its own run at a line's start, as d2lbook reads it: another
+        # cell's opener there means it was left open. Other runs are its content.
+        mine = run == token.markup and lines[number].startswith(run)
+        # A longer or other fence may show a cell's opener as an example.
+        if mine if kind else run[0] == token.markup[0] and len(run) >= len(token.markup):
             other = "another" if kind else f"a {opens}"
             message = f"{what} opened here is never closed (line {number + 1} opens {other})"
             raise PolybookError(where, message, "parse.fence")
@@ -151,22 +176,11 @@ def _toc(token: Token, start: int) -> Toc:
     return Toc(tuple(options), tuple(entries), start + 1, tuple(entry_lines))
 
 
-def _tab_marks(tokens: list[Token], lines: list[str]) -> dict[int, str | None]:
-    """Paragraph lines that are ``:begin_tab:`` (-> its names) or ``:end_tab:`` (-> None)."""
-    marks: dict[int, str | None] = {}
-    text = "\n".join(lines)
+def _tab_marks(tokens: list[Token], text: str, lines: list[str]) -> dict[int, TabMark]:
+    """The page's tab marks, by 0-based line."""
     if ":begin_tab:" not in text and END_TAB not in text:
-        return marks  # most pages
-    for token in tokens:
-        if token.type != "paragraph_open" or token.map is None:
-            continue
-        for number in range(*token.map):
-            stripped = lines[number].strip()
-            if begin := BEGIN_TAB.match(stripped):
-                marks[number] = begin.group(1)
-            elif stripped == END_TAB:
-                marks[number] = None
-    return marks
+        return {}  # most pages
+    return {mark.line - 1: mark for mark in tab_marks(tokens, lines)}
 
 
 def _text(lines: list[str], start: int, end: int) -> tuple[str, int]:
@@ -178,16 +192,6 @@ def _text(lines: list[str], start: int, end: int) -> tuple[str, int]:
     return "\n".join(lines[start:end]), start + 1
 
 
-def _literal_lines(tokens: list[Token]) -> set[int]:
-    """0-based lines inside code: fences (a cell's, or an example's) and indented code."""
-    return {
-        number
-        for token in tokens
-        if token.type in ("fence", "code_block") and token.map
-        for number in range(*token.map)
-    }
-
-
 class _Prose:
     """Splits the prose between cells into shared and per-framework blocks, their slide
     marks read."""
@@ -196,28 +200,54 @@ class _Prose:
         self, text: str, lines: list[str], tokens: list[Token], path: str, tabs: tuple[str, ...]
     ):
         self.lines = lines
-        self.marks = _tab_marks(tokens, lines)
+        self.marks = _tab_marks(tokens, text, lines)
         self.path = path
         self.tabs = tabs
         self.open: OpenTab | None = None
         self.warnings: list[Diagnostic] = []
         self.dropped: set[str] = set()  # frameworks named that the book does not build
         self.named: set[str] = set()  # frameworks the page's cells and tab prose name
-        self.literal = sorted(_literal_lines(tokens)) if may_hold_marks(text) else []
+        self.code = code_spans(tokens)
+        self.fences: list[Fence] = []  # the prose's
+        # 0-based lines inside code, for the slide marks' scan.
+        self.sorted_literal = (
+            sorted(n - 1 for first, end in self.code for n in range(first, end))
+            if may_hold_marks(text)
+            else []
+        )
 
     def _block(self, text: str, line: int, frameworks: tuple[str, ...] | None) -> Block:
         """Shared prose (``frameworks`` None) or tab prose, its slide marks read."""
         marked: tuple[SlideMark, ...] = ()
         if may_hold_marks(text):
-            first = bisect.bisect_left(self.literal, line - 1)
-            last = bisect.bisect_left(self.literal, line - 1 + text.count("\n") + 1)
-            literal = [n - line + 1 for n in self.literal[first:last]]
+            first = bisect.bisect_left(self.sorted_literal, line - 1)
+            last = bisect.bisect_left(self.sorted_literal, line - 1 + text.count("\n") + 1)
+            literal = [n - line + 1 for n in self.sorted_literal[first:last]]
             found = read_slide_marks(text, line, self.path, literal)
             text, marked = found.book, found.marks
             self.warnings.extend(found.problems)
         if frameworks is None:
             return Prose(text, line, marked)
         return TabProse(frameworks, text, line, marked)
+
+    def _begin(self, mark: TabMark, text: str, line: int, out: list[Block]) -> None:
+        """A ``:begin_tab:``; ``text`` (at ``line``) is the prose before it."""
+        names = mark.names or ""
+        where = Location(self.path, mark.line)
+        if mark.spaced:  # d2lbook reads it as a tab
+            message = f"write :begin_tab:`{names}`, without a space before the backtick"
+            self.warnings.append(Diagnostic(where, message, "parse.tab"))
+        if self.open is not None:  # closed by the next one, as d2lbook does
+            out.append(self._block(text, line, self.open[0]))
+            message = f":begin_tab: opened here has no :end_tab: before line {mark.line}"
+            opened = Location(self.path, self.open[1])
+            self.warnings.append(Diagnostic(opened, message, "parse.tab"))
+        elif text:
+            out.append(self._block(text, line, None))
+        named = parse_tab_names(names, self.tabs, where, ":begin_tab:", self.dropped)
+        if not is_all(names):
+            self.named.update(named)
+        self.open = (named, mark.line)
 
     def blocks(self, start: int, end: int) -> list[Block]:
         """The blocks of lines [start, end); an open ``:begin_tab:`` carries over."""
@@ -226,24 +256,17 @@ class _Prose:
         for number in range(start, end):
             if number not in self.marks:
                 continue
-            names = self.marks[number]
+            mark = self.marks[number]
             where = Location(self.path, number + 1)
             text, line = _text(self.lines, chunk, number)
-            if names is not None:
-                if self.open is not None:  # closed by the next one, as d2lbook does
-                    out.append(self._block(text, line, self.open[0]))
-                    message = f":begin_tab: opened here has no :end_tab: before line {number + 1}"
-                    opened = Location(self.path, self.open[1])
-                    self.warnings.append(Diagnostic(opened, message, "parse.tab"))
-                elif text:
+            if mark.names is not None:
+                self._begin(mark, text, line, out)
+            elif self.open is None:  # d2lbook reads on past it, as two cells
+                message = ":end_tab: without :begin_tab:"
+                self.warnings.append(Diagnostic(where, message, "parse.tab"))
+                if text:
                     out.append(self._block(text, line, None))
-                named = parse_tab_names(names, self.tabs, where, ":begin_tab:", self.dropped)
-                if not is_all(names):
-                    self.named.update(named)
-                self.open = (named, number + 1)
             else:
-                if self.open is None:
-                    raise PolybookError(where, ":end_tab: without :begin_tab:", "parse.tab")
                 out.append(self._block(text, line, self.open[0]))
                 self.open = None
             chunk = number + 1
@@ -265,12 +288,14 @@ def parse(text: str, path: str, tabs: tuple[str, ...]) -> Document:
     d2lbook = False  # a page of d2lbook's (its `%load_ext d2lbook.tab` cell)
     cursor = 0
     for token in tokens:
-        if token.type != "fence" or token.level != 0 or token.map is None:
+        if token.type != "fence" or token.map is None:
             continue
         start, end = token.map
-        _check_fence(token, (start, end), lines, path)
-        kind = _kind(token.info.strip())
+        kind = _kind(token.info.strip()) if token.level == 0 else ""
+        if token.level == 0:
+            _check_fence(token, (start, end), lines, path)
         if not kind:
+            prose.fences.append(fence(token, start, end))
             continue
         blocks.extend(prose.blocks(cursor, start))
         if prose.open is not None and kind == "code cell":
@@ -295,4 +320,7 @@ def parse(text: str, path: str, tabs: tuple[str, ...]) -> Document:
     selected = page_frameworks(tabs, prose.named, d2lbook)
     if selected != tabs:
         blocks = keep_page_frameworks(blocks, selected)
-    return Document(path, tuple(blocks), tuple(prose.warnings), tuple(sorted(prose.dropped)))
+    texts = tuple((b.line, b.text) for b in blocks if isinstance(b, Prose | TabProse))
+    index = Index(texts, prose.code, tuple(prose.fences), tuple(prose.marks.values()))
+    found = tuple(prose.warnings)
+    return Document(path, tuple(blocks), found, tuple(sorted(prose.dropped)), index)

@@ -14,12 +14,8 @@ from typing import Any
 
 from polybook.fsutil import file_stamp
 from polybook.source.numbering import Target
+from polybook.source.scan import CITE_ROLES, EXPLICIT, ROLE, ROLE_OR_CODE, scan
 
-ROLE = re.compile(r":(numref|ref|eqref|cite|citet|citep):(``?)([^`]+)\2")
-EXPLICIT = re.compile(r"^(.*?)\s*<([^<>]+)>\s*$", re.S)  # :numref:`Title %s <label>`
-# A role, or a code span (whose roles stay as written): the first that starts, roles first.
-ROLE_OR_CODE = re.compile(ROLE.pattern + r"|(`+).+?(?<!`)\4(?!`)")
-FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 FORMATS = {"section": "Section {}", "figure": "Fig. {}", "table": "Table {}", "equation": "({})"}
 KINDS = {"fig": "Fig.", "tab": "Table", "sec": "Section", "subsec": "Section", "chap": "Chapter"}
 REFERENCES_PAGE = "references"
@@ -144,26 +140,24 @@ class Readable:
 
     def _role(self, match: re.Match[str]) -> str:
         role, spec = match.group(1), match.group(3)
-        if role in ("cite", "citet", "citep"):
+        if role in CITE_ROLES:
             return self._citation(role, spec)
         return self._reference(role, spec)
 
-    def _line(self, text: str) -> str:
+    def line(self, text: str) -> str:
+        """One prose line (outside code) with its roles as readers read them."""
+        if ":" not in text:
+            return text
         return ROLE_OR_CODE.sub(lambda m: m.group(0) if m.group(4) else self._role(m), text)
 
     def text(self, source: str) -> str:
         """``source`` (Markdown) with its roles as readers read them."""
         if ":" not in source or not ROLE.search(source):
             return source
-        out, fence = [], ""
-        for line in source.split("\n"):
-            opener = FENCE.match(line)
-            if fence:
-                fence = "" if opener and opener.group(1).startswith(fence) else fence
-            elif opener:
-                fence = opener.group(1)
-            out.append(line if fence or opener else self._line(line))
-        return "\n".join(out)
+        lines = source.split("\n")
+        for number, text in scan(source, 0).lines():
+            lines[number] = self.line(text)
+        return "\n".join(lines)
 
 
 def site_link(site_url: str, framework: str) -> Link:

@@ -7,21 +7,13 @@ with its page and line, so problems are reported where the author wrote them.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from polybook.diagnostics import Location, Reporter
-from polybook.source.model import Document, Prose, TabProse
+from polybook.source.model import Document
 
-LABEL = re.compile(r"^\s*:(label|eqlabel):`([^`]+)`\s*$")
-# An equation's label on its closing line, as some d2l pages write it: `$$ … $$ :eqlabel:`x``.
-TRAILING_EQLABEL = re.compile(r"^(?P<math>.*\$\$)\s*:eqlabel:`(?P<label>[^`]+)`\s*$")
-# A role's target is between backticks, one each side (some d2l pages write two).
-REF = re.compile(r":(numref|ref|eqref):(``?)([^`]+)\2")
-IMAGE = re.compile(r"!\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
-EXPLICIT = re.compile(r"<([^<>]+)>\s*$")  # :numref:`Title %s <label>`
-FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+REFERENCE_ROLES = ("numref", "ref", "eqref")
 
 
 @dataclass(frozen=True)
@@ -33,44 +25,22 @@ class Mention:
     location: Location
 
 
-def _prose_lines(doc: Document) -> list[tuple[int, str]]:
-    """(source line, text) of every prose line outside fenced examples."""
-    found: list[tuple[int, str]] = []
-    for block in doc.blocks:
-        if not isinstance(block, (Prose, TabProse)):
-            continue
-        fence = ""
-        for offset, text in enumerate(block.text.split("\n")):
-            opener = FENCE.match(text)
-            if fence:
-                if opener and opener.group(1).startswith(fence):
-                    fence = ""
-                continue
-            if opener:
-                fence = opener.group(1)
-                continue
-            found.append((block.line + offset, text))
-    return found
-
-
 def mentions(doc: Document) -> list[Mention]:
     """Labels, references and images of one page, in order."""
-    found: list[Mention] = []
-    for line, text in _prose_lines(doc):
-        where = Location(doc.path, line)
-        label = LABEL.match(text)
-        if label:
-            found.append(Mention(label.group(2).strip(), label.group(1), where))
-            continue
-        if trailing := TRAILING_EQLABEL.match(text):
-            found.append(Mention(trailing.group("label").strip(), "eqlabel", where))
-        for role, _, target in REF.findall(text):
-            explicit = EXPLICIT.search(target)
-            name = explicit.group(1) if explicit else target
-            found.append(Mention(name.strip(), role, where))
-        for src in IMAGE.findall(text):
-            found.append(Mention(src, "image", where))
-    return found
+    index = doc.index
+    found = [
+        *(
+            Mention(label.name, label.kind, Location(doc.path, label.line))
+            for label in index.labels
+        ),
+        *(
+            Mention(role.target, role.role, Location(doc.path, role.line))
+            for role in index.roles
+            if role.role in REFERENCE_ROLES
+        ),
+        *(Mention(image.src, "image", Location(doc.path, image.line)) for image in index.images),
+    ]
+    return sorted(found, key=lambda mention: mention.location.line)
 
 
 def check_references(root: Path, documents: tuple[Document, ...], reporter: Reporter) -> None:
@@ -88,7 +58,7 @@ def check_references(root: Path, documents: tuple[Document, ...], reporter: Repo
                 "ref.duplicate",
             )
     for mention in all_mentions:
-        if mention.kind in ("numref", "ref", "eqref") and mention.name not in labels:
+        if mention.kind in REFERENCE_ROLES and mention.name not in labels:
             reporter.warn(
                 mention.location,
                 f":{mention.kind}:`{mention.name}` points to no :label: or :eqlabel:",
