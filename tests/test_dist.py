@@ -133,9 +133,9 @@ def test_a_book_without_a_release_cannot_be_packaged(
 
 
 def test_a_tab_no_environment_pins_shares_the_others_pins(tmp_path: Path) -> None:
-    """An undeclared tab (d2l-zh's ``paddle``) has no pins: a package every declared
+    """An undeclared tab (a label, ``plain``) pins no numpy: a package every declared
     framework pins is still declared at its lowest pin, not a KeyError."""
-    book = "[project]\nrelease = 1.0\n[build]\ntabs = pytorch, paddle\n"
+    book = "[project]\nrelease = 1.0\n[build]\ntabs = pytorch, plain\n"
     save = (
         "%%tab all",
         "import numpy as np  #@save",

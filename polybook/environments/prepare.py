@@ -12,7 +12,13 @@ from polybook.config import Book
 from polybook.config.schema import EnvSettings
 from polybook.environments import devices
 from polybook.environments.existing import existing_environment
-from polybook.environments.venvs import Environment, book_environment, ensure, is_ready
+from polybook.environments.venvs import (
+    Environment,
+    book_environment,
+    describe,
+    ensure,
+    is_ready,
+)
 
 logger = logging.getLogger("polybook")
 
@@ -38,15 +44,23 @@ def ensure_all(
     ]
     ours = [name for name in names if name not in dict(given)]
     envs = [book_environment(book, name, resolved, folder, extras[name]) for name in ours]
+    labels = [env for env in envs if not env.spec.declared]
+    if labels:
+        tabs = ", ".join(env.framework for env in labels)
+        said = f"tabs {tabs} are" if len(labels) > 1 else f"tab {tabs} is"
+        logger.info(
+            "%s declared by no framework: %s in the default Python environment (%s)",
+            said,
+            "they run" if len(labels) > 1 else "it runs",
+            labels[0].path,
+        )
     missing = [env for env in envs if verify or not is_ready(env)]
     # Installs are mostly downloads and unpacking: set environments up side by side.
     with ThreadPoolExecutor(max_workers=max(1, len(missing))) as pool:
         done_list = pool.map(lambda env: ensure(env, verify), missing)
         for env, done in zip(missing, done_list, strict=True):
             if done == "installed":
-                logger.info(
-                    "set up the %s environment (%s) in %s", env.framework, resolved, env.path
-                )
+                logger.info("set up the %s (%s) in %s", describe(env), resolved, env.path)
             elif done:
                 logger.info("refreshed the %s kernelspec in %s", env.framework, env.kernels_dir)
     envs += [
