@@ -54,15 +54,23 @@ def ensure_all(
             "they run" if len(labels) > 1 else "it runs",
             labels[0].path,
         )
-    missing = [env for env in envs if verify or not is_ready(env)]
+    missing: dict[Path, list[Environment]] = {}  # tabs sharing a venv: one set-up, in turn
+    for env in envs:
+        if verify or not is_ready(env):
+            missing.setdefault(env.path, []).append(env)
+
+    def set_up(shared: list[Environment]) -> list[str]:
+        return [ensure(env, verify) for env in shared]
+
     # Installs are mostly downloads and unpacking: set environments up side by side.
     with ThreadPoolExecutor(max_workers=max(1, len(missing))) as pool:
-        done_list = pool.map(lambda env: ensure(env, verify), missing)
-        for env, done in zip(missing, done_list, strict=True):
-            if done == "installed":
-                logger.info("set up the %s (%s) in %s", describe(env), resolved, env.path)
-            elif done:
-                logger.info("refreshed the %s kernelspec in %s", env.framework, env.kernels_dir)
+        done_lists = pool.map(set_up, missing.values())
+        for shared, done_list in zip(missing.values(), done_lists, strict=True):
+            for env, done in zip(shared, done_list, strict=True):
+                if done == "installed":
+                    logger.info("set up the %s (%s) in %s", describe(env), resolved, env.path)
+                elif done:
+                    logger.info("refreshed the %s kernelspec in %s", env.framework, env.kernels_dir)
     envs += [
         existing_environment(book, name, settings, folder.path, fresh=verify)
         for name, settings in given
