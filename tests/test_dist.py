@@ -150,6 +150,17 @@ def test_a_tab_no_environment_pins_shares_the_others_pins(tmp_path: Path) -> Non
     assert numpy and numpy[0].version == lowest, spec.dependencies
 
 
+def test_a_framework_whose_module_is_not_its_distribution_is_its_extra(tmp_path: Path) -> None:
+    """PaddlePaddle is imported as ``paddle``, a name another PyPI package has: the wheel
+    requires ``paddlepaddle`` in the paddle extra, never ``paddle``."""
+    book = "[project]\nrelease = 1.0\n[build]\ntabs = paddle\n"
+    root = pages_book(tmp_path / "book", {"index": code("import paddle  #@save")}, book)
+    assert build(root, "lib") == 0
+    spec = package_spec(load_config(root).book)
+    assert [r.name for r in spec.extras["paddle"]] == ["paddlepaddle"]
+    assert "paddle" not in {r.name for r in spec.dependencies}
+
+
 def test_optional_imports_are_those_guarded_by_import_error() -> None:
     source = (
         "import os, numpy\nfrom torch import nn\nfrom . import x\n"

@@ -157,6 +157,8 @@ def package_spec(book: Book, tabs: tuple[str, ...] = ()) -> PackageSpec:
         own = [Requirement(n, pins[fw][n]) for n in framework.distribution if n in pins[fw]]
         own_modules = {framework.lib_name, *(r.name.replace("-", "_") for r in own)}
         for module in sorted(required - {folder.name}):
+            if module == framework.lib_name and own:
+                continue  # the framework, its extra's already (paddle: paddlepaddle)
             name = pin_name(distribution_of(module, fw, book.envs))
             if name in shared:
                 lowest = min((p[name] for p in pins.values() if name in p), key=Version)
