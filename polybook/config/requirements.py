@@ -39,7 +39,7 @@ BUILD_VARIANT = re.compile(r"\[[^\]]*\]|[-_](cpu|gpu|cu\d+)(?=\s*==)")
 
 def normalized_pin(line: str) -> str:
     """``tensorflow[and-cuda]==2.21`` / ``tensorflow_cpu==2.21`` -> ``tensorflow==2.21``;
-    ``paddlepaddle-gpu==3.3.1`` -> ``paddlepaddle==3.3.1``."""
+    ``paddlepaddle-gpu==2.6.2`` -> ``paddlepaddle==2.6.2``."""
     name, _, version = line.strip().partition("==")
     name = BUILD_VARIANT.sub("", name.strip() + "==").removesuffix("==")
     return f"{name.lower().replace('_', '-')}=={version.strip()}"
