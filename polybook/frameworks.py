@@ -1,9 +1,10 @@
 """The frameworks polybook knows, described as data.
 
 A framework is a declaration: ``[framework-<name>]`` in a book's ``config.ini``, with the keys of
-:data:`polybook.config.schema.FRAMEWORK_KEYS`. The four polybook ships are the same declarations,
+:data:`polybook.config.schema.FRAMEWORK_KEYS`. The five polybook ships are the same declarations,
 in ``frameworks.ini`` beside this module; a book's section overrides them key by key. A tab with
-no declaration still splits, extracts its library and renders; only running it needs one.
+no declaration is a label, as in d2lbook: it splits, extracts its library (``d2l/<tab>.py``),
+renders, and runs in the default Python environment, which every such tab of a book shares.
 """
 
 from __future__ import annotations
@@ -19,6 +20,10 @@ from polybook.paths import PACKAGE_ROOT, REQUIREMENTS
 
 SECTION_PREFIX = "framework-"
 DEVICES = ("cpu", "cuda")
+# The environment of the tabs no framework declares: hidden, so that no package's name is its
+# name; a plain Python with ipykernel, and the book's ``[build] requirements``.
+DEFAULT_ENVIRONMENT = ".default"
+DEFAULT_REQUIREMENTS = REQUIREMENTS / "default" / "python.txt"
 
 
 @dataclass(frozen=True)
@@ -35,7 +40,7 @@ class Framework:
     device_errors: tuple[str, ...] = ()  # regexes of its errors that say a device is missing
     output_noise: tuple[str, ...] = ()  # regexes of the log lines dropped from outputs
     share_variables: tuple[tuple[str, str], ...] = ()  # a kernel sharing its GPU: {fraction}
-    declared: bool = True  # False: known only as a tab name, cannot be executed
+    declared: bool = True  # False: known only as a tab name, run in the default environment
 
     @property
     def kernel_env(self) -> dict[str, str]:
@@ -57,6 +62,17 @@ class Framework:
     def kernel_name(self) -> str:
         return f"polybook-{self.name}"
 
+    @property
+    def environment_name(self) -> str:
+        """The name of the environment its notebooks run in: its own, or the default one
+        that the tabs no framework declares share."""
+        return self.name if self.declared else DEFAULT_ENVIRONMENT
+
+    @property
+    def module(self) -> str:
+        """The module its environment must import ("" for an undeclared tab: none)."""
+        return self.lib_name if self.declared else ""
+
     def requirements(self, device: str) -> Path:
         """The pinned requirement file of ``device``'s environment (absolute): the CPU set
         when the declaration names none for ``device``; it may not exist when it names none."""
@@ -73,8 +89,10 @@ class Framework:
 
 
 def undeclared(name: str) -> Framework:
-    """A tab the book uses without declaring it: named after the tab, not executable."""
-    return Framework(name, name, name, (name,), declared=False)
+    """A tab the book uses without declaring it: named after the tab, its library module
+    too, run in the default environment."""
+    default = tuple((device, str(DEFAULT_REQUIREMENTS)) for device in DEVICES)
+    return Framework(name, name, name, requirement_files=default, declared=False)
 
 
 def declare(
@@ -82,7 +100,7 @@ def declare(
 ) -> Framework:
     """A framework from a ``[framework-<name>]`` section's parsed ``values`` (set keys only),
     over ``inherit``'s; relative paths are resolved against ``base``."""
-    fw = inherit or undeclared(name)
+    fw = inherit or Framework(name, name, name, (name,))
     module = str(values.get("module", "")) or fw.lib_name
     changes: dict[str, object] = {"declared": True, "lib_name": module}
     if "display_name" in values:

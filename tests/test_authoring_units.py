@@ -73,7 +73,7 @@ def test_a_page_with_mixed_line_endings_does_not_open() -> None:
 
 def test_tab_names_and_selected_follow_the_frameworks() -> None:
     assert tab_names("pytorch, jax") == ("pytorch", "jax")
-    assert tab_names("all") == ("pytorch", "mxnet", "jax", "tensorflow")
+    assert tab_names("all") == ("pytorch", "mxnet", "jax", "tensorflow", "paddle")
     tab = Tab("jax")
     assert tab.selected("jax") and tab.selected(["mxnet", "jax"]) and not tab.selected("mxnet")
     with pytest.raises(ValueError, match="framework names"):

@@ -63,17 +63,19 @@ def test_warnings_can_be_suppressed_by_subtype(tmp_path: Path) -> None:
 def test_an_undeclared_tab_is_accepted_and_a_likely_typo_is_a_warning_at_its_line(
     tmp_path: Path,
 ) -> None:
-    root = write(tmp_path, "[build]\n\ntabs = pytorch, paddle\n")
+    root = write(tmp_path, "[build]\n\ntabs = pytorch, plain\n")
     config = load_config(root)
-    assert config.build.tabs == ("pytorch", "paddle") and config.ignored == ()
-    assert not config.framework("paddle").declared
-    assert config.framework("paddle").display_name == "paddle"
-    assert config.library_for("paddle").lib_file == "d2l/paddle.py"
+    assert config.build.tabs == ("pytorch", "plain") and config.ignored == ()
+    assert not config.framework("plain").declared
+    assert config.framework("plain").display_name == "plain"
+    assert config.library_for("plain").lib_file == "d2l/plain.py"
     assert [str(d) for d in warnings("[build]\ntabs = jax, pytorh\n", root)] == [
         "config.ini:2: tab 'pytorh' is not a declared framework; did you mean 'pytorch'? (an"
-        " undeclared tab is rendered but not executed: declare [framework-pytorh])"
-        " [polybook.config]"
+        " undeclared tab runs in the default Python environment: declare"
+        " [framework-pytorh] to give it its own) [polybook.config]"
     ]
+    # d2lbook's own tabs are labels, no typos of a framework's name.
+    assert warnings("[build]\ntabs = python, numpy, cpython\n", root) == []
     write(root, "[build]\ntabs = jax jax\n")
     assert "'jax' is named twice" in error(root)
     write(root, "[build]\ntabs = ,\n")

@@ -133,9 +133,9 @@ def test_a_book_without_a_release_cannot_be_packaged(
 
 
 def test_a_tab_no_environment_pins_shares_the_others_pins(tmp_path: Path) -> None:
-    """An undeclared tab (d2l-zh's ``paddle``) has no pins: a package every declared
+    """An undeclared tab (a label, ``plain``) pins no numpy: a package every declared
     framework pins is still declared at its lowest pin, not a KeyError."""
-    book = "[project]\nrelease = 1.0\n[build]\ntabs = pytorch, paddle\n"
+    book = "[project]\nrelease = 1.0\n[build]\ntabs = pytorch, plain\n"
     save = (
         "%%tab all",
         "import numpy as np  #@save",
@@ -148,6 +148,17 @@ def test_a_tab_no_environment_pins_shares_the_others_pins(tmp_path: Path) -> Non
     numpy = [r for r in spec.dependencies if r.name == "numpy"]
     lowest = min((cpu_pins(f)["numpy"] for f in frameworks.REGISTRY), key=Version)
     assert numpy and numpy[0].version == lowest, spec.dependencies
+
+
+def test_a_framework_whose_module_is_not_its_distribution_is_its_extra(tmp_path: Path) -> None:
+    """PaddlePaddle is imported as ``paddle``, a name another PyPI package has: the wheel
+    requires ``paddlepaddle`` in the paddle extra, never ``paddle``."""
+    book = "[project]\nrelease = 1.0\n[build]\ntabs = paddle\n"
+    root = pages_book(tmp_path / "book", {"index": code("import paddle  #@save")}, book)
+    assert build(root, "lib") == 0
+    spec = package_spec(load_config(root).book)
+    assert [r.name for r in spec.extras["paddle"]] == ["paddlepaddle"]
+    assert "paddle" not in {r.name for r in spec.dependencies}
 
 
 def test_optional_imports_are_those_guarded_by_import_error() -> None:

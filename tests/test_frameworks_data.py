@@ -2,7 +2,8 @@
 still splits, extracts its library and renders.
 
 The fixture (``fixtures/fifth_book``) has the tabs ``numpy`` (declared: its own environment
-from the book's pinned file) and ``paddle`` (undeclared, as in a d2lbook book).
+from the book's pinned file) and ``plain`` (undeclared, a label as in a d2lbook book: it runs
+in the default Python environment).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from polybook.diagnostics import PolybookError
 from polybook.environments import venvs
 from polybook.source.marks import infer_gpus
 
-from .books import Collect
+from .books import Collect, code, pages_book
 from .books import copy_fixture as copy_book
 
 
@@ -66,7 +67,7 @@ def test_a_declared_framework_is_read_from_the_book_and_overrides_are_key_by_key
     assert (numpy.declared, numpy.display_name, numpy.lib_name) == (True, "NumPy", "numpy")
     assert numpy.requirements("cpu") == config.root / "requirements/numpy.txt"
     assert numpy.requirements("cuda") == numpy.requirements("cpu")  # none of its own
-    assert config.framework("paddle").declared is False
+    assert config.framework("plain").declared is False
     torch = config.framework("pytorch")
     assert torch.display_name == "Torch"
     assert torch.requirements("cpu") == frameworks.get("pytorch").requirements("cpu")
@@ -126,13 +127,38 @@ def test_an_undeclared_tab_splits_extracts_and_renders_without_execution(
     root = fifth_book(tmp_path, build="eval_notebook = false\n")
     assert build(root) == 0
     assert messages.messages == []
-    assert "paddle.to_tensor(values).sum()" in (root / "d2l/paddle.py").read_text()
+    assert "math.fsum(values)" in (root / "d2l/plain.py").read_text()
     assert "np.asarray(values).sum()" in (root / "d2l/numpy.py").read_text()
     html = (root / "_build/html/chapter_arrays/sums.html").read_text(encoding="utf-8")
     soup = BeautifulSoup(html, "html.parser")
     labels = {b.get_text(strip=True): b["data-pb-tab"] for b in soup.select("button.pb-tab")}
-    assert labels == {"NumPy": "numpy", "paddle": "paddle"}
-    assert "Paddle tensors may live on a GPU." in html
+    assert labels == {"NumPy": "numpy", "plain": "plain"}
+    assert "Plain Python needs no framework." in html
+
+
+def test_a_declaration_overrides_the_default_environment_and_paddle_is_known(
+    tmp_path: Path,
+) -> None:
+    root = fifth_book(tmp_path, build="tabs = plain, paddle\n")
+    config = load_config(root)
+    plain, paddle = config.framework("plain"), config.framework("paddle")
+    assert (plain.declared, plain.environment_name) == (False, ".default")
+    assert plain.requirements("cpu") == frameworks.DEFAULT_REQUIREMENTS
+    assert config.library_for("plain").lib_file == "d2l/plain.py"
+    # d2l-zh's tab needs no [framework-paddle]: polybook ships it.
+    assert (paddle.declared, paddle.display_name, paddle.lib_name) == (
+        True,
+        "PaddlePaddle",
+        "paddle",
+    )
+    assert paddle.requirements("cuda").name == "paddle.txt"
+    envs = config.envs
+    assert venvs.environment(plain, "cpu", envs).path.name.startswith(".default")
+    declared = "\n[framework-plain]\nmodule = math\ncpu_requirements = requirements/numpy.txt\n"
+    config = load_config(fifth_book(tmp_path / "again", build="tabs = plain\n", extra=declared))
+    plain = config.framework("plain")
+    assert (plain.declared, plain.environment_name, plain.module) == (True, "plain", "math")
+    assert venvs.environment(plain, "cpu", config.envs).path.name.startswith("plain")
 
 
 @pytest.mark.slow
@@ -177,14 +203,20 @@ def test_a_fifth_framework_runs_in_its_own_environment_with_the_books_packages(
 
 
 @pytest.mark.slow
-def test_executing_an_undeclared_tab_is_an_error_naming_the_section_to_add(
+def test_undeclared_tabs_run_in_one_default_python_environment(
     tmp_path: Path, messages: Collect
 ) -> None:
-    root = fifth_book(tmp_path)
-    assert build(root) == 1
-    (error,) = [m for m in messages.messages if "[framework-paddle]" in m]
-    assert error.startswith("config.ini:7 [paddle]: tab 'paddle' is not a declared framework")
-    # The declared framework still ran, and the page renders with both tabs.
-    html = (root / "_build/html/chapter_arrays/sums.html").read_text(encoding="utf-8")
-    text = BeautifulSoup(html, "html.parser").get_text()
-    assert "total: 10" in text and "paddle.to_tensor(values).sum()" in text
+    """d2lbook's own manual has the tabs ``python, numpy, cpython``: labels, run in the
+    Python d2lbook runs in; here, one default environment that they share."""
+    cells = "".join(
+        code(f"%%tab {tab}", "import sys", f"print({tab!r}, 1+1, sys.prefix)")
+        for tab in ("python", "cpython")
+    )
+    root = pages_book(tmp_path / "book", {"add": cells}, "[build]\ntabs = python, cpython\n")
+    assert main(["--root", str(root), "build", "html"]) == 0, messages.messages
+    html = (root / "_build/html/add.html").read_text(encoding="utf-8")
+    found = dict(re.findall(r"\b(c?python) 2 (\S*/\.default(?:-[0-9a-f]{16})?)\n", html))
+    assert found.keys() == {"python", "cpython"} and len(set(found.values())) == 1, found
+    said = [m for m in messages.messages if "declared by no framework" in m]
+    assert len(said) == 1, messages.messages
+    assert said[0].startswith("tabs python, cpython are declared by no framework: they run")

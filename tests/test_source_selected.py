@@ -94,7 +94,7 @@ def test_comments_may_name_tab_selected_and_cells_without_it_are_untouched() -> 
         ("if tab.selected(name):\n    pass", "takes framework names as strings"),
         ("if tab.selected('jax') == True:\n    pass", "mixes tab.selected() with other names"),
         ("if tab.selected('jax'):\nx = 1", "cannot read this `if`"),
-        ("if tab.selected('paddle'):\n    pass", "unknown framework 'paddle'"),
+        ("if tab.selected('chainer'):\n    pass", "unknown framework 'chainer'"),
     ],
 )
 def test_what_cannot_be_decided_is_an_error_at_its_line(code: str, message: str) -> None:

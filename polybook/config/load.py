@@ -106,6 +106,11 @@ def load_config(root: Path, overrides: Mapping[str, str] | None = None) -> BookC
     return _Reader(root.resolve(), parser, key_lines(text), overridden, text).config()
 
 
+# How close an undeclared tab's name must be to a framework's to be reported as its typo:
+# `pytroch` (0.86) and `torch` (0.83) are; `python` (0.62 to `pytorch`) is not.
+TYPO_CUTOFF = 0.8
+
+
 @dataclass
 class _Reader:
     """One reading of a parsed ``config.ini``; collects its warnings."""
@@ -211,13 +216,15 @@ class _Reader:
             self._fail(self._where(section, key), message)
 
     def _check_tabs(self, tabs: tuple[str, ...], declared: Mapping[str, Framework]) -> None:
-        """A tab that is no declared framework but close to one is likely a typo."""
+        """A tab that is no declared framework but very close to one is likely a typo (a tab
+        is a label in d2lbook: `python` is no misspelt `pytorch`)."""
         for tab in tabs:
-            close = nearest(tab, declared)
+            close = nearest(tab, declared, cutoff=TYPO_CUTOFF)
             if tab not in declared and close:
                 message = (
                     f"tab {tab!r} is not a declared framework; did you mean {close!r}? (an"
-                    f" undeclared tab is rendered but not executed: declare [framework-{tab}])"
+                    " undeclared tab runs in the default Python environment: declare"
+                    f" [framework-{tab}] to give it its own)"
                 )
                 self._warn("build", "tabs", message)
 

@@ -65,7 +65,7 @@ class BookConfig:
     libraries: Mapping[str, LibraryTarget] = field(default_factory=lambda: MappingProxyType({}))
     env_settings: Mapping[str, EnvSettings] = field(default_factory=lambda: MappingProxyType({}))
     editions: tuple[Edition, ...] = ()  # [edition-<name>] sections
-    # The declared frameworks: polybook's four with the book's [framework-<name>] over them.
+    # The declared frameworks: polybook's with the book's [framework-<name>] over them.
     frameworks: Mapping[str, Framework] = field(default_factory=lambda: frameworks.REGISTRY)
     # Warnings found reading config.ini: ignored and unknown keys and sections, and the like.
     ignored: tuple[Diagnostic, ...] = ()
@@ -140,10 +140,14 @@ class BookConfig:
         return self.book.framework(name)
 
     def extra_requirements(self, framework: str) -> tuple[Path, ...]:
-        """The book's requirement files for ``framework``'s environment, in config order."""
-        found = []
+        """The book's requirement files for ``framework``'s environment, in config order:
+        for a tab no framework declares, those of every such tab (they share the default
+        environment)."""
+        shared = not self.framework(framework).declared
+        tabs = {t for t in self.build.tabs if not self.framework(t).declared} if shared else set()
+        found: list[Path] = []
         for word in self.build.requirements:
             tab, _, name = word.rpartition(":")
-            if tab in ("", framework):
+            if (tab in ("", framework) or tab in tabs) and self.root / name not in found:
                 found.append(self.root / name)
         return tuple(found)

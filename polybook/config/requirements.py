@@ -33,11 +33,13 @@ def unpinned_requirement(path: Path) -> None:
             raise PolybookError(Location(str(path), number), message, "config.requirements")
 
 
-BUILD_VARIANT = re.compile(r"\[[^\]]*\]|[-_](cpu|cu\d+)(?=\s*==)")
+# A build of one release: `[and-cuda]`, `_cpu`, `-cu112`, `-gpu` (paddlepaddle-gpu)
+BUILD_VARIANT = re.compile(r"\[[^\]]*\]|[-_](cpu|gpu|cu\d+)(?=\s*==)")
 
 
 def normalized_pin(line: str) -> str:
-    """``tensorflow[and-cuda]==2.21`` / ``tensorflow_cpu==2.21`` -> ``tensorflow==2.21``."""
+    """``tensorflow[and-cuda]==2.21`` / ``tensorflow_cpu==2.21`` -> ``tensorflow==2.21``;
+    ``paddlepaddle-gpu==2.6.2`` -> ``paddlepaddle==2.6.2``."""
     name, _, version = line.strip().partition("==")
     name = BUILD_VARIANT.sub("", name.strip() + "==").removesuffix("==")
     return f"{name.lower().replace('_', '-')}=={version.strip()}"

@@ -32,7 +32,7 @@ def markdown_table() -> str:
     notes = [
         "",
         f"`[{LIBRARY_SECTION}]` is one section per framework, e.g. `[library-jax]`;"
-        f" `[{FRAMEWORK_SECTION}]` declares a framework (polybook's four are declared the same"
+        f" `[{FRAMEWORK_SECTION}]` declares a framework (those polybook ships are declared the same"
         " way, in `polybook/frameworks.ini`, and a book's section overrides their keys). Words are"
         " separated by spaces, commas or lines; a boolean is `true`/`false`, `yes`/`no`,"
         " `on`/`off` or `1`/`0`; an empty value is the default.",

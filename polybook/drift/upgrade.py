@@ -45,8 +45,6 @@ def side_environment(
     its requirement files for the tab), in a folder named by their content (the same pins
     find the same environment)."""
     fw = book.framework(request.tab)
-    if not fw.declared:
-        raise venvs.undeclared(fw)
     pins = request.requirements.resolve()
     if not pins.is_file():
         message = "no such requirements file: --requirements names the new pins"

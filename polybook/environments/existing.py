@@ -117,7 +117,8 @@ def _probe(interpreter: Path, fw: Framework) -> dict[str, Any]:
     """Run :data:`PROBE` in ``interpreter``; ``{"error": …}`` when it does not run at all."""
     environ = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     environ.update(fw.kernel_env)
-    command = [str(interpreter), "-c", PROBE, fw.lib_name, str(IMPORT_ROOT), MARK]
+    module = fw.module or "sys"  # an undeclared tab imports no framework
+    command = [str(interpreter), "-c", PROBE, module, str(IMPORT_ROOT), MARK]
     try:
         done = subprocess.run(
             command, capture_output=True, text=True, timeout=600, check=False, env=environ

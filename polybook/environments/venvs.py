@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from polybook import frameworks
-from polybook.config import CONFIG_FILE, Book
+from polybook.config import Book
 from polybook.config.requirements import pins
 from polybook.diagnostics import Location, PolybookError
 from polybook.environments import atomic
@@ -97,27 +97,15 @@ def environment(
     """The environment of ``framework`` (a built-in one, when given by name) on ``device``,
     in ``folder``."""
     fw = frameworks.get(framework) if isinstance(framework, str) else framework
-    if not fw.declared:
-        raise undeclared(fw)
     requirements = fw.requirements(device)
     if not requirements.is_file():
         raise PolybookError(
             Location(str(requirements)), f"no {device} requirements for {fw.name}", "env"
         )
-    named = Environment(fw, folder.path / fw.name, folder.path, requirements, extras)
-    path = folder.environment(fw.name, named.requirements_hash())
+    name = fw.environment_name  # the tabs no framework declares share one
+    named = Environment(fw, folder.path / name, folder.path, requirements, extras)
+    path = folder.environment(name, named.requirements_hash())
     return Environment(fw, path, folder.kernels(path), requirements, extras)
-
-
-def undeclared(fw: Framework, where: Location | None = None) -> PolybookError:
-    """Why a tab with no declaration cannot run, and the section that fixes it."""
-    message = (
-        f"tab {fw.name!r} is not a declared framework, so its notebooks cannot run: add a"
-        f" [framework-{fw.name}] section naming its pinned `cpu_requirements` (and its"
-        " `module`), or set [build] eval_notebook = false"
-    )
-    where = where or Location(CONFIG_FILE, 0, fw.name)
-    return PolybookError(where, message, "env.undeclared")
 
 
 def book_environment(
@@ -192,10 +180,13 @@ def is_ready(env: Environment) -> bool:
 
 
 def _record(env: Environment) -> str:
+    """The record a host without the book reads. The default environment's names no
+    framework and no kernel (its tabs' kernels are the book's): hosts do not offer it."""
+    shared = not env.spec.declared
     made = {
-        "framework": env.framework,
+        "framework": env.spec.environment_name,
         "identity": env.identity(),
-        "kernel_name": env.kernel_name,
+        "kernel_name": "" if shared else env.kernel_name,
         "requirements_hash": env.requirements_hash(),
     }
     return json.dumps(made, indent=1, sort_keys=True) + "\n"
@@ -216,7 +207,8 @@ def set_up_environments(root: Path) -> list[SetUpEnvironment]:
             continue  # not polybook's
         kernels = EnvsFolder(root, shared=record.parent.name != fw).kernels(record.parent)
         python = record.parent / "bin" / "python"
-        if complete and python.exists() and (kernels / str(kernel) / "kernel.json").is_file():
+        offered = bool(kernel) and (kernels / str(kernel) / "kernel.json").is_file()
+        if complete and python.exists() and offered:
             found.append(
                 SetUpEnvironment(str(fw), str(identity), str(kernel), record.parent, kernels)
             )
@@ -259,10 +251,11 @@ def write_kernelspec(env: Environment) -> bool:
 def import_problem(env: Environment) -> str:
     """Why the environment's Python does not import its framework and ipykernel ("": it
     does)."""
-    module = env.spec.lib_name
+    module = env.spec.module
+    imports = f"ipykernel, {module}" if module else "ipykernel"
     try:
         done = subprocess.run(
-            [str(env.python), "-c", f"import ipykernel, {module}"],
+            [str(env.python), "-c", f"import {imports}"],
             capture_output=True,
             text=True,
             timeout=300,
@@ -273,7 +266,12 @@ def import_problem(env: Environment) -> str:
     if done.returncode == 0:
         return ""
     last = (done.stderr.strip().splitlines() or ["?"])[-1]
-    return f"it cannot import ipykernel and {module} ({last})"
+    return f"it cannot import {imports.replace(', ', ' and ')} ({last})"
+
+
+def describe(env: Environment) -> str:
+    """``the pytorch environment``'s words: the framework's, else the default one's."""
+    return f"{env.framework} environment" if env.spec.declared else "default Python environment"
 
 
 def lock_file(env: Environment) -> Path:
@@ -285,7 +283,7 @@ def ensure(env: Environment, verify: bool = False) -> Literal["", "kernelspec", 
     """Set ``env`` up where it cannot be trusted (with ``verify``, also where it no longer
     imports its framework), rebuilt whole and put in place at once; what was done: nothing
     (""), the kernelspec rewritten alone, or the environment (re)built."""
-    what = f"the {env.framework} environment ({env.path})"
+    what = f"the {describe(env)} ({env.path})"
     with atomic.locked(lock_file(env), what):
         for stale in atomic.clear_leftovers(env.path):
             logger.warning("removed %s, left by a set-up of %s that did not finish", stale, what)
@@ -296,7 +294,7 @@ def ensure(env: Environment, verify: bool = False) -> Literal["", "kernelspec", 
         if env.path.exists() or env.path.is_symlink():
             logger.warning("rebuilding %s: %s", what, why)
         failed = (
-            f"the {env.framework} environment could not be set up in {env.path} from "
+            f"the {describe(env)} could not be set up in {env.path} from "
             f"{env.requirements.name} ({setup_command(env.framework)} retries)"
         )
         marks = {STAMP: env.requirements_hash() + "\n", RECORD: _record(env)}
@@ -326,7 +324,7 @@ def compile_kernel_imports(env: Environment) -> None:
     environ = {
         k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPATH")
     }
-    command = [str(env.python), "-c", IMPORT_EACH, *modules, env.spec.lib_name]
+    command = [str(env.python), "-c", IMPORT_EACH, *modules, *filter(None, [env.spec.module])]
     logger.info("compiling what a %s kernel imports: %s", env.framework, " ".join(command[3:]))
     with contextlib.suppress(OSError, subprocess.TimeoutExpired):
         subprocess.run(command, capture_output=True, timeout=600, check=False, env=environ)

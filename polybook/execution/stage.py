@@ -17,7 +17,6 @@ from pathlib import Path
 
 from nbformat import NotebookNode
 
-from polybook.config import key_location
 from polybook.diagnostics import Location, Reporter
 from polybook.environments import devices, venvs
 from polybook.environments.existing import ExistingEnvironment
@@ -120,12 +119,6 @@ def build_eval(
     cache = execution_cache(book, build.cache, run.editions)
     expected = timings(book)
     ready = tuple(fw for fw in notebooks if fw in libraries)
-    for fw in [fw for fw in ready if not book.framework(fw).declared]:
-        where = key_location(book.root, "build", "tabs", fw)
-        reporter.error(venvs.undeclared(book.framework(fw), where))
-        for path, nb in notebooks[fw]:
-            report.executed[(path, fw)] = nb  # rendered without outputs
-    ready = tuple(fw for fw in ready if book.framework(fw).declared)
     setup = create_executor(book, build, inventory)
     runner, inventory = setup.executor, setup.inventory
     try:

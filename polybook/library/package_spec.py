@@ -136,7 +136,9 @@ def package_spec(book: Book, tabs: tuple[str, ...] = ()) -> PackageSpec:
     folder = package_folder(book)
     named = {*book.tabs, *tabs, *frameworks.REGISTRY}
     pins = {fw: cpu_pins(book.framework(fw)) for fw in sorted(named)}
-    shared = set.intersection(*(set(p) for p in pins.values() if p))
+    # What every framework pins (the default environment of undeclared tabs pins none).
+    declared = [set(p) for fw, p in pins.items() if p and book.framework(fw).declared]
+    shared = set.intersection(*declared)
     modules: dict[str, str] = {}
     sources: list[str] = []
     base: dict[str, Requirement] = {}
@@ -155,6 +157,8 @@ def package_spec(book: Book, tabs: tuple[str, ...] = ()) -> PackageSpec:
         own = [Requirement(n, pins[fw][n]) for n in framework.distribution if n in pins[fw]]
         own_modules = {framework.lib_name, *(r.name.replace("-", "_") for r in own)}
         for module in sorted(required - {folder.name}):
+            if module == framework.lib_name and own:
+                continue  # the framework, its extra's already (paddle: paddlepaddle)
             name = pin_name(distribution_of(module, fw, book.envs))
             if name in shared:
                 lowest = min((p[name] for p in pins.values() if name in p), key=Version)
@@ -170,14 +174,14 @@ def package_spec(book: Book, tabs: tuple[str, ...] = ()) -> PackageSpec:
     init = book.root / folder / "__init__.py"
     if init.is_file():
         sources.append(init.read_text(encoding="utf-8"))
-    declared = [*base.values(), *(r for own in extras.values() for r in own)]
+    listed = [*base.values(), *(r for own in extras.values() for r in own)]
     return PackageSpec(
         name=folder.name,
         version=book.project.release,
         source=book.root / folder,
         modules=modules,
         requires_python=_python_floor(
-            tuple(sources), _python_floor_of_pins(pins, declared, book.envs)
+            tuple(sources), _python_floor_of_pins(pins, listed, book.envs)
         ),
         dependencies=tuple(base[n] for n in sorted(base)),
         extras=extras,

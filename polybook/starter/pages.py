@@ -13,6 +13,7 @@ EXAMPLES: Mapping[str, tuple[str, str]] = {
     "mxnet": ("from mxnet import np, npx\n\nnpx.set_np()", "np.ones(n)"),
     "jax": ("import jax.numpy as jnp", "jnp.ones(n)"),
     "tensorflow": ("import tensorflow as tf", "tf.ones(n)"),
+    "paddle": ("import paddle", "paddle.ones([n])"),
 }
 
 

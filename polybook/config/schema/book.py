@@ -75,8 +75,9 @@ class BuildSection:
         "words",
         ("pytorch",),
         "frameworks in tab order; the first is the one of untagged code cells. polybook"
-        " declares `pytorch`, `mxnet`, `jax` and `tensorflow`; `[framework-<name>]` declares"
-        " another",
+        " declares `pytorch`, `mxnet`, `jax`, `tensorflow` and `paddle`; `[framework-<name>]`"
+        " declares another; a tab no framework declares runs in the default Python"
+        " environment",
         names=True,
         required=True,
     )

@@ -286,9 +286,9 @@ def split_words(text: str) -> tuple[str, ...]:
     return tuple(text.replace(",", " ").split())
 
 
-def nearest(word: str, candidates: Iterable[str]) -> str | None:
+def nearest(word: str, candidates: Iterable[str], cutoff: float = 0.6) -> str | None:
     """The candidate closest to ``word`` (a likely typo of it), if any is close."""
-    close = difflib.get_close_matches(word.lower(), list(candidates), n=1, cutoff=0.6)
+    close = difflib.get_close_matches(word.lower(), list(candidates), n=1, cutoff=cutoff)
     return close[0] if close else None
 
 

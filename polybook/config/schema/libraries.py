@@ -105,7 +105,8 @@ class LibraryTarget:
         "the file the framework's `#@save` code is written to",
         suffix=".py",
         default_text="`d2l/<module>.py`, the framework's `module`: `torch`, `mxnet`, `jax`,"
-        " `tensorflow` for polybook's four",
+        " `tensorflow`, `paddle` for those polybook ships; the tab's name for a tab no"
+        " framework declares",
     )
     aliases: LibraryAliases = LibraryAliases()
 

@@ -3,7 +3,7 @@ GPUs" and its notebook goes on, as on a host without GPUs its author expects.
 
 Every cell runs: whether a cell needs a GPU is known only once it has tried. The patterns
 here are the CUDA stack's own, shared by every framework; a framework adds its own words
-(``[framework-<name>] device_errors``, in ``frameworks.ini`` for the four polybook ships).
+(``[framework-<name>] device_errors``, in ``frameworks.ini`` for those polybook ships).
 """
 
 from __future__ import annotations
