@@ -155,3 +155,21 @@ def test_an_exception_in_a_writer_process_is_an_error_at_its_line(
     assert f"{expected} [polybook.sphinx.exception]" in err
     assert "Traceback" not in err and "site written" not in err
     assert (root / "_build" / "html" / "c" / "p08.html").is_file()  # the others are written
+
+
+@pytest.mark.slow
+def test_an_extension_that_fails_to_set_up_is_one_line_not_a_traceback(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = figure_book(tmp_path / "book", "# Page\n\nText.\n")
+    (root / "config.ini").write_text(CONFIG + "sphinx_extensions = pb_bad_setup\n")
+    (tmp_path / "ext").mkdir()
+    broken = "def setup(app):\n    raise RuntimeError('setup broke')\n"
+    (tmp_path / "ext" / "pb_bad_setup.py").write_text(broken)
+    paths = [str(tmp_path / "ext"), os.environ.get("PYTHONPATH", "")]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in paths if p))
+    status, err = build_said(root, capfd)
+    assert status == 1
+    assert "Sphinx failed to start (its traceback is in " in err
+    assert "): RuntimeError: setup broke [polybook.render]" in err
+    assert "Traceback" not in err and "File " not in err and "site written" not in err

@@ -105,18 +105,26 @@ def main(settings_path: str, fresh: bool = False, jobs: int = 1, when_told: bool
         "pb_builder": settings["builder"],
     }
     with open(settings["log"] + aside, "w", encoding="utf-8") as log:
-        app = Sphinx(
-            srcdir=settings["srcdir"],
-            confdir=None,
-            outdir=settings["outdir"],
-            doctreedir=settings["doctreedir"],
-            buildername=settings["builder"],
-            confoverrides=overrides,
-            status=log,
-            warning=log,
-            freshenv=fresh,
-            parallel=jobs,
-        )
+        try:
+            app = Sphinx(
+                srcdir=settings["srcdir"],
+                confdir=None,
+                outdir=settings["outdir"],
+                doctreedir=settings["doctreedir"],
+                buildername=settings["builder"],
+                confoverrides=overrides,
+                status=log,
+                warning=log,
+                freshenv=fresh,
+                parallel=jobs,
+            )
+        except Exception as err:  # an extension's setup, the environment: no page yet
+            from polybook.render.sphinx.failures import one_line, traceback_text
+
+            log.write(traceback_text(err))
+            where = f"its traceback is in {settings['log']}"
+            sys.stderr.write(f"Sphinx failed to start ({where}): {one_line(err)}\n")
+            return 1
         if not when_told:
             return _build(app, log, settings["log"])
         while sys.stdin.readline().strip() == GO:
