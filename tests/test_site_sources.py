@@ -22,7 +22,6 @@ from polybook.render.myst import Lines
 from polybook.render.names import OUTPUT_DIR
 from polybook.render.page import Page
 from polybook.render.sources import page_files
-from polybook.render.sphinx import process as sphinx_process
 from polybook.render.sphinx.config import RENDER_CODE, core_config, tool_digest
 from polybook.site import settings as site_settings
 from polybook.site.output import site_sections
@@ -172,13 +171,10 @@ def test_pages_no_longer_in_the_book_are_removed_but_resources_stay(
 
 
 @pytest.mark.slow
-def test_a_crash_is_one_error_with_the_end_of_its_traceback(history: dict[str, Step]) -> None:
+def test_an_exception_on_a_page_is_one_error_at_its_line(history: dict[str, Step]) -> None:
     [error] = history["crash"].reporter.errors
-    assert error.location == Location("sphinx") and error.subtype == "render"
-    lines = error.message.splitlines()
-    assert lines[0] == "the HTML build failed"
-    assert lines[-1] == "KeyError: 'nokey'"
-    assert 1 < len(lines) <= 1 + sphinx_process.CRASH_LINES
+    assert error.location == Location("bad.md", 2) and error.subtype == "sphinx.exception"
+    assert error.message == "Sphinx failed on this page: KeyError: 'nokey'"
     # The next build runs Sphinx again though nothing changed (and crashes again).
     again = history["crash again"]
     assert again.ran and [e.message for e in again.reporter.errors] == [error.message]

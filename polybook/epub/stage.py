@@ -28,6 +28,7 @@ from polybook.render.page import REFERENCES, references_page, with_toctree
 from polybook.render.sources import write_sources
 from polybook.render.sphinx.config import bibfile, core_config, tool_digest
 from polybook.render.sphinx.job import job_settings, job_warnings, run_job_sphinx
+from polybook.render.sphinx.process import REPORTED_FAILURE
 
 if TYPE_CHECKING:
     from polybook.execution.stage import Executed
@@ -140,8 +141,10 @@ def run_job(
     found = job_warnings(job.work, settings, fresh, job.framework)
     built = job.work / "out" / f"{job.basename}.epub"
     if crash or not built.is_file():
-        where = Location("sphinx", 0, job.framework)
-        found.append(Diagnostic(where, crash or f"no epub in {built.parent}", "epub", "error"))
+        if crash != REPORTED_FAILURE:  # else its located error is among the warnings
+            where = Location("sphinx", 0, job.framework)
+            message = crash or f"no epub in {built.parent}"
+            found.append(Diagnostic(where, message, "epub", "error"))
         return found, None
     target = job.book.layout.epub(job.framework)
     write_atomic(target, built.read_bytes())

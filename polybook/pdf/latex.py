@@ -31,7 +31,7 @@ from polybook.render.page import Page
 from polybook.render.sources import write_sources
 from polybook.render.sphinx.config import bibfile, core_config, tool_digest
 from polybook.render.sphinx.job import job_settings, job_warnings, run_job_sphinx
-from polybook.render.sphinx.process import CRASH_LINES
+from polybook.render.sphinx.process import CRASH_LINES, REPORTED_FAILURE
 
 PDF_CODE = Path(__file__).resolve().parent
 TOOLS = ("xelatex", "latexmk", "rsvg-convert")
@@ -271,8 +271,9 @@ def run_job(job: LatexJob, build: BuildSection, pdf: PdfSection) -> LatexResult:
     crash, fresh = run_job_sphinx(job.work, settings, "Sphinx failed to write the LaTeX")
     result.diagnostics += job_warnings(job.work, settings, fresh, job.framework)
     if crash:
-        where = Location("sphinx", 0, job.framework)
-        result.diagnostics.append(Diagnostic(where, crash, "pdf", "error"))
+        if crash != REPORTED_FAILURE:  # else its located error is among the warnings
+            where = Location("sphinx", 0, job.framework)
+            result.diagnostics.append(Diagnostic(where, crash, "pdf", "error"))
         return result
     done = _latexmk(job)
     log_file = job.tex.with_suffix(".log")

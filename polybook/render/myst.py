@@ -20,7 +20,8 @@ from polybook.source.scan import ROLE, TRAILING_EQLABEL
 LABEL = re.compile(r"^:label:`([^`]+)`\s*$")
 WIDTH = re.compile(r"^:width:`([^`]+)`\s*$")
 EQLABEL = re.compile(r"^:eqlabel:`([^`]+)`\s*$")
-FIGURE = re.compile(r"^!\[(?P<caption>.*)\]\((?P<src>[^)\s]+)\)\s*$")
+FIGURE = re.compile(r"^!\[(?P<caption>.*)\]\((?P<src>[^)\s]+)\)(?:\{(?P<attrs>[^{}]*)\})?\s*$")
+ATTR_WIDTH = re.compile(r"(?:^|\s)width=(\S+)")  # pandoc's attribute: ![](x.svg){width=86%}
 CITATION = re.compile(r"\s*:(cite|citet|citep):(``?)[^`]+\2")
 LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 MYST_ROLE = {"numref": "numref", "ref": "ref", "eqref": "eq"}
@@ -82,7 +83,9 @@ def _figure(match: re.Match[str], label: str, width: str, alt: str) -> list[str]
         head.append(f":name: {label}")
     if width:
         head.append(f":width: {width}")
-    return [*head, "", match.group("caption"), "```"]
+    caption = match.group("caption")
+    # No caption: no content (an empty one is a caption that docutils cannot parse).
+    return [*head, *(["", caption] if caption.strip() else []), "```"]
 
 
 def _figure_lines(
@@ -93,6 +96,8 @@ def _figure_lines(
     caption = inline(figure.group("caption"), where, reporter)
     fixed = FIGURE.match(f"![{caption}]({figure.group('src')})")
     alt = plain_text(figure.group("caption"))
+    if not marks[1] and (width := ATTR_WIDTH.search(figure.group("attrs") or "")):
+        marks = (marks[0], width.group(1))
     if not alt:
         reporter.warn(where, NO_ALT.format(src=figure.group("src")), "render.alt")
     if fixed:

@@ -69,8 +69,10 @@ class _SiteRun:
     def __call__(self, made: Made, config: BookConfig, reporter: Reporter) -> bool:
         from polybook.site.stage import build_site
 
+        errors = len(reporter.errors)
         site = build_site(made.executed, site_sections(config), reporter, self.early)
-        logger.info("site written to %s", site.index)
+        if len(reporter.errors) == errors:  # else Sphinx failed: the site is not all written
+            logger.info("site written to %s", site.index)
         return True
 
     def close(self) -> None:

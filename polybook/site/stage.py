@@ -28,7 +28,13 @@ from polybook.render.page import Page, render_page, with_toctree
 from polybook.render.plain import bib_file, plain_book, site_address
 from polybook.render.sources import keepable, write_sources
 from polybook.render.sphinx.config import bibfile
-from polybook.render.sphinx.process import EarlySphinx, ReadySphinx, WarmSphinx, run_sphinx
+from polybook.render.sphinx.process import (
+    REPORTED_FAILURE,
+    EarlySphinx,
+    ReadySphinx,
+    WarmSphinx,
+    run_sphinx,
+)
 from polybook.site.api import documented_modules
 from polybook.site.api_prose import prose_index
 from polybook.site.compat import write_compat
@@ -341,7 +347,8 @@ def write_site(
     warning_store.report(store, reporter)
     if crash:
         settings_file.unlink(missing_ok=True)  # the next build runs Sphinx again, afresh
-        reporter.error(Diagnostic(Location("sphinx"), crash, "render", "error"))
+        if crash != REPORTED_FAILURE:  # else the diagnostics have it, located
+            reporter.error(Diagnostic(Location("sphinx"), crash, "render", "error"))
     else:
         reporter.forward(_dead_links(book, reporter))
         reporter.forward(missing_targets(site.html, outdir, book.root))

@@ -22,6 +22,7 @@ from polybook.render.outputs import sanitize_html
 from polybook.render.sphinx import (
     cite,
     doctrees,
+    failures,
     files,
     html_writer,
     library_links,
@@ -275,6 +276,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     library_stubs.install(app.config.pb_library_files)
     if app.config.pb_diagnostics:
         sphinx_log.install(app, app.config.pb_diagnostics)
+        failures.guard_pages(app)
     doctrees.setup(app)
     library_links.setup(app)
     unresolved.setup(app)

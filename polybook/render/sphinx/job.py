@@ -14,7 +14,8 @@ from polybook.diagnostics import Diagnostic
 from polybook.fsutil import write_atomic
 from polybook.nb import strip_ansi
 from polybook.render import warning_store
-from polybook.render.sphinx.process import CRASH_LINES, sphinx_command
+from polybook.render.sphinx.process import CRASH_LINES, REPORTED_FAILURE, sphinx_command
+from polybook.render.sphinx.run import REPORTED
 
 
 def job_settings(
@@ -36,7 +37,8 @@ def job_settings(
 
 def run_job_sphinx(work: Path, settings: dict[str, Any], failed: str) -> tuple[str, bool]:
     """Run Sphinx in a process of its own, which dies with this one: (the crash's message,
-    starting with ``failed``, or "", whether it read every page). A new tool reads every
+    starting with ``failed``, or :data:`REPORTED_FAILURE`, or ""; whether it read every
+    page). A new tool reads every
     page: Sphinx does not know when its extensions change."""
     settings_file = work / "sphinx.json"
     try:
@@ -55,6 +57,8 @@ def run_job_sphinx(work: Path, settings: dict[str, Any], failed: str) -> tuple[s
     if done.returncode == 0:
         return "", fresh
     settings_file.unlink(missing_ok=True)  # the next run reads every page again
+    if done.returncode == REPORTED:  # its located error is among the job's warnings
+        return REPORTED_FAILURE, fresh
     tail = strip_ansi(done.stderr).strip().splitlines()[-CRASH_LINES:]
     return "\n".join([failed, *tail]), fresh
 

@@ -41,7 +41,7 @@ PAGE_BEING_READ = "pb_docname"  # set on each log record
 TEXT_FILTERS = (sphinx_logging.WarningLogRecordTranslator, sphinx_logging.MessagePrefixFilter)
 
 
-def _node_place(node: nodes.Node) -> tuple[str | None, int | None]:
+def node_place(node: nodes.Node) -> tuple[str | None, int | None]:
     """Source and line of ``node``, each from the nearest ancestor that has one. Content
     parsed from a string (``<unknown>``, ``<autodoc>``) is placed at what holds it."""
     source: str | None = None
@@ -108,7 +108,7 @@ class Mapper:
         """The author's place of a record's location."""
         where: str | None
         if isinstance(location, nodes.Node):
-            where, line = _node_place(location)
+            where, line = node_place(location)
         elif isinstance(location, tuple):
             where, line = location[0], location[1]
         elif isinstance(location, str) and location:
@@ -129,6 +129,7 @@ class Mapper:
         return Place(docname + ".md", line or 0, docname)
 
 
+OWN_TYPE = "pb"  # the type of a record that polybook logs in Sphinx (see .failures)
 FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+)')
 RAISED = "; the following exception was raised:"
 
@@ -152,8 +153,11 @@ def condensed(message: str) -> str:
 
 
 def subtype(record: logging.LogRecord) -> str:
-    """``render.<type>.<subtype>`` from Sphinx's warning type, else ``render``."""
+    """``render.<type>.<subtype>`` from Sphinx's warning type, else ``render``; polybook's
+    own records keep theirs."""
     parts = [str(getattr(record, k, "") or "") for k in ("type", "subtype")]
+    if parts[0] == OWN_TYPE:  # polybook's own, its subtype in full
+        return parts[1]
     return ".".join(["render", *(p for p in parts if p)]) if parts[0] else "render"
 
 
@@ -179,6 +183,7 @@ class DiagnosticsHandler(sphinx_logging.WarningStreamHandler):
         self.file = stream
         self.mapper = mapper
         self.phase = "run"  # set by the build's events: read, check, write
+        self.failed = False  # whether a page failed (see .failures) in this run
 
     def diagnostic(self, record: logging.LogRecord, place: Place) -> dict[str, Any]:
         diag = Diagnostic(
@@ -190,21 +195,23 @@ class DiagnosticsHandler(sphinx_logging.WarningStreamHandler):
         phase = self.phase if place.docname else "run"
         return {**diag.to_json(), "docname": place.docname, "phase": phase}
 
-    def _write(self, data: dict[str, Any]) -> None:
+    def write_record(self, data: dict[str, Any]) -> None:
         self.stream.write(json.dumps(data) + "\n")
         self.flush()
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
             place = self.mapper.place(_location(record))
+            own = getattr(record, "type", "") == OWN_TYPE
+            self.failed = self.failed or (own and record.levelno >= logging.ERROR)
             if not _generated_duplicate(record, place):
-                self._write(self.diagnostic(record, place))
+                self.write_record(self.diagnostic(record, place))
         except Exception:
             self.handleError(record)
 
     def event(self, name: str, **data: Any) -> None:
         """Record what the build did (pages read, written, the consistency check)."""
-        self._write({"event": name, **data})
+        self.write_record({"event": name, **data})
 
 
 def _track(app: Sphinx, handler: DiagnosticsHandler) -> None:
@@ -262,6 +269,7 @@ def restart(app: Sphinx) -> None:
     handler.file.truncate()
     handler.mapper = Mapper(Path(app.srcdir))
     handler.phase = "run"
+    handler.failed = False
     for keep in handler.filters:
         if isinstance(keep, sphinx_logging.OnceFilter):
             keep.messages.clear()

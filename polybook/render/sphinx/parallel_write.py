@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from sphinx import builders
 from sphinx.application import Sphinx
-from sphinx.builders import _write_docname
 from sphinx.builders.html import StandaloneHTMLBuilder
 from sphinx.util.parallel import ParallelTasks
 
@@ -63,7 +63,8 @@ class ResolvingHTMLBuilder(StandaloneHTMLBuilder):
     def _write_parallel(self, docnames: Any, nproc: int) -> None:
         names = list(docnames)
         first, rest = names[0], names[1:]  # in this process: warms the templates' caches
-        _write_docname(first, env=self.env, builder=self, tags=self.tags)
+        write = builders._write_docname  # the guarded one (see .failures)
+        write(first, env=self.env, builder=self, tags=self.tags)
         if not rest:
             return
 
@@ -71,7 +72,7 @@ class ResolvingHTMLBuilder(StandaloneHTMLBuilder):
             self.images = {}
             _fresh_index(self.indexer)
             for docname in share:
-                _write_docname(docname, env=self.env, builder=self, tags=self.tags)
+                write(docname, env=self.env, builder=self, tags=self.tags)
             return self.images, _index_parts(self.indexer)
 
         def merge(share: list[str], written: Written) -> None:

@@ -26,9 +26,11 @@ from typing import Any
 
 from polybook.nb import strip_ansi
 from polybook.parallel import usable_cpus
-from polybook.render.sphinx.run import DONE, GO, NEXT, READY
+from polybook.render.sphinx.run import DONE, GO, NEXT, READY, REPORTED
 
 CRASH_LINES = 20  # lines of a crashed Sphinx's stderr shown in the error
+# What a run that failed says when its diagnostics say where and why (a located error).
+REPORTED_FAILURE = "Sphinx failed (see its located error)"
 SPHINX_JOBS = 0  # Sphinx's processes (its -j); 0: see sphinx_jobs
 
 
@@ -53,6 +55,8 @@ def _command(settings_file: Path, *options: str) -> list[str]:
 def _crash(returncode: int, stderr: str) -> str:
     if returncode == 0:
         return ""
+    if returncode == REPORTED:
+        return REPORTED_FAILURE
     tail = strip_ansi(stderr).strip().splitlines()[-CRASH_LINES:]
     return "\n".join(["the HTML build failed", *tail])
 
@@ -189,7 +193,9 @@ class WarmSphinx:
         if status:
             self.stop()
             self.errors.seek(0)
-            return _crash(process.returncode or 1, self.errors.read())
+            return _crash(
+                status if status == REPORTED else process.returncode or 1, self.errors.read()
+            )
         return ""
 
     def stop(self) -> None:

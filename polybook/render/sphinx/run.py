@@ -16,8 +16,9 @@ so that nothing writes into ``_build/`` after the build that owns it is gone
 
 Sphinx and docutils keep registries at module level; a process of its own keeps them, and
 their memory, out of the orchestrator. Warnings go, located, to the settings' ``diagnostics``
-file (written by the extension); Sphinx's other messages to its ``log`` file; stderr carries
-only a crash's traceback.
+file (written by the extension), and so does an exception, as a located error (the process
+ends with ``REPORTED``; its traceback goes to the log); Sphinx's other messages go
+to its ``log`` file; stderr carries only the traceback of a crash before the extension is in.
 """
 
 from __future__ import annotations
@@ -37,17 +38,24 @@ READY = "-"  # in place of the settings file: import first, then read it from st
 
 
 DONE = "polybook-sphinx-done"
+REPORTED = 3  # the status of a run that failed and wrote where, located, in the diagnostics
 
 
-def _build(app: Any) -> int:
-    """One build of ``app``; its status (a crash's traceback goes to stderr)."""
-    from sphinx.errors import SphinxParallelError
+def _build(app: Any, log: Any, log_name: str) -> int:
+    """One build of ``app``; its status. An exception (here or in a worker process) is a
+    located error in the diagnostics (status REPORTED), its traceback in the log; where
+    it cannot be, the traceback goes to stderr."""
+    from polybook.render.sphinx import failures
 
     try:
         app.build()
-    except SphinxParallelError as err:  # a crash in a worker: its own traceback, as serial
-        sys.stderr.write(err.traceback)
+    except Exception as err:
+        if failures.report(app, err, log, log_name):
+            return REPORTED
+        sys.stderr.write(failures.traceback_text(err))
         return 1
+    if failures.page_failed(app):  # said, located; the next build runs Sphinx again
+        return REPORTED
     return 0 if app.statuscode == 0 else 1
 
 
@@ -97,25 +105,33 @@ def main(settings_path: str, fresh: bool = False, jobs: int = 1, when_told: bool
         "pb_builder": settings["builder"],
     }
     with open(settings["log"] + aside, "w", encoding="utf-8") as log:
-        app = Sphinx(
-            srcdir=settings["srcdir"],
-            confdir=None,
-            outdir=settings["outdir"],
-            doctreedir=settings["doctreedir"],
-            buildername=settings["builder"],
-            confoverrides=overrides,
-            status=log,
-            warning=log,
-            freshenv=fresh,
-            parallel=jobs,
-        )
+        try:
+            app = Sphinx(
+                srcdir=settings["srcdir"],
+                confdir=None,
+                outdir=settings["outdir"],
+                doctreedir=settings["doctreedir"],
+                buildername=settings["builder"],
+                confoverrides=overrides,
+                status=log,
+                warning=log,
+                freshenv=fresh,
+                parallel=jobs,
+            )
+        except Exception as err:  # an extension's setup, the environment: no page yet
+            from polybook.render.sphinx.failures import one_line, traceback_text
+
+            log.write(traceback_text(err))
+            where = f"its traceback is in {settings['log']}"
+            sys.stderr.write(f"Sphinx failed to start ({where}): {one_line(err)}\n")
+            return 1
         if not when_told:
-            return _build(app)
+            return _build(app, log, settings["log"])
         while sys.stdin.readline().strip() == GO:
             log.seek(0)
             log.truncate()
             sphinx_log.restart(app)
-            status = _build(app)
+            status = _build(app, log, settings["log"])
             log.flush()
             sphinx_log.flush(app)
             print(f"{DONE} {status}", flush=True)
