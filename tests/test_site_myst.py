@@ -129,3 +129,39 @@ def test_a_raw_file_is_read_relative_to_its_page_and_only_inside_the_book(
 )
 def test_a_reference_to_nothing_reads_as_words(target: str, reftype: str, text: str) -> None:
     assert readable(target, reftype) == text
+
+
+DISPLAY_IN_PARAGRAPH = """\
+The product of $\\mathbf{A}$ and $\\mathbf{B}$ is:
+$$
+\\mathbf{A} \\odot \\mathbf{B} =
+\\begin{bmatrix}
+    a_{11} b_{11} & a_{12} b_{12} \\\\
+\\end{bmatrix}.
+$$
+
+So it goes on."""
+
+
+def test_a_display_equation_continuing_a_paragraph_is_read_as_one_equation() -> None:
+    """d2l books open display math on the line after a paragraph's text; MyST read the
+    ``\\begin{bmatrix}`` line as an amsmath block that ended the paragraph, and showed the
+    ``$$`` lines as text."""
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.amsmath import amsmath_plugin
+    from mdit_py_plugins.dollarmath import dollarmath_plugin
+
+    out = convert(DISPLAY_IN_PARAGRAPH)
+    texts = [text for _, text in out]
+    assert texts[:3] == [DISPLAY_IN_PARAGRAPH.split("\n", maxsplit=1)[0], "", "$$"]
+    assert [origin for origin, _ in out][:3] == [10, 10, 11]  # the blank line is the text's
+    myst = MarkdownIt("commonmark").use(dollarmath_plugin).use(amsmath_plugin)
+    tokens = myst.parse("\n".join(texts))
+    (math,) = [t for t in tokens if t.type == "math_block"]
+    assert "\\begin{bmatrix}" in math.content and "\\odot" in math.content
+    assert not [t for t in tokens if t.type == "amsmath"]
+    inline = [t.content for t in tokens if t.type == "inline"]
+    assert not any("$$" in text for text in inline)
+    # An equation already apart, and one inside a paragraph's line, are left as they are.
+    assert [t for _, t in convert("Text.\n\n$$x$$")] == ["Text.", "", "$$x$$"]
+    assert [t for _, t in convert("Inline $$x$$ math.")] == ["Inline $$x$$ math."]

@@ -216,12 +216,17 @@ def prose_to_myst(
     drop = {n for table in scan.tables.values() for n in table.drop}
     out = Lines()
     index = 0
+    in_math = False  # inside a display equation opened by a line starting with ``$$``
     while index < len(raw):
         offset = index
         line, number = raw[offset], first_line + offset
         where = Location(path, number)
         stripped = line.strip()
         index += 1
+        if offset not in scan.literal and (in_math or stripped.startswith("$$")):
+            if not in_math:
+                _display_math_apart(out)
+            in_math = in_math != (stripped.count("$$") % 2 == 1)
         if offset in scan.eval_rst:  # reStructuredText, as MyST reads it
             index = scan.eval_rst[offset]
             _eval_rst(raw[offset:index], number, path, reporter, files, out)
@@ -254,6 +259,15 @@ def prose_to_myst(
             continue
         out.add(inline(line, where, reporter), number)
     return out
+
+
+def _display_math_apart(out: Lines) -> None:
+    """A display equation that continues a paragraph (``text:`` then ``$$`` on the next line,
+    as d2l books write it) gets a blank line before it: MyST reads it as display math, and a
+    ``\\begin{…}`` line inside it cannot end the paragraph and start an amsmath block."""
+    if out.text and out.text[-1].strip():
+        out.text.append("")
+        out.origin.append(out.origin[-1])
 
 
 def _eval_rst(
