@@ -165,3 +165,14 @@ def test_a_display_equation_continuing_a_paragraph_is_read_as_one_equation() -> 
     # An equation already apart, and one inside a paragraph's line, are left as they are.
     assert [t for _, t in convert("Text.\n\n$$x$$")] == ["Text.", "", "$$x$$"]
     assert [t for _, t in convert("Inline $$x$$ math.")] == ["Inline $$x$$ math."]
+
+
+def test_a_citation_key_split_by_a_space_is_read_whole_with_a_warning() -> None:
+    """d2l-pt writes ``:cite:`Bay.Tuytelaars.Van- Gool.2006```: sphinxcontrib-bibtex raised
+    on it and the page failed; d2lbook reads on."""
+    reporter = Reporter()
+    text = "SURF :cite:`Bay.Tuytelaars.Van- Gool.2006, Lowe.2004` and :citet:`a,` here."
+    (line,) = prose_to_myst(text, 3, "p.md", reporter).text
+    assert line == "SURF {cite:p}`Bay.Tuytelaars.Van-Gool.2006,Lowe.2004` and {cite:t}`a` here."
+    said = [(str(w.location), w.subtype) for w in reporter.warnings]
+    assert said == [("p.md:3", "cite.key"), ("p.md:3", "cite.key")]

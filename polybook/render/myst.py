@@ -22,6 +22,7 @@ WIDTH = re.compile(r"^:width:`([^`]+)`\s*$")
 EQLABEL = re.compile(r"^:eqlabel:`([^`]+)`\s*$")
 FIGURE = re.compile(r"^!\[(?P<caption>.*)\]\((?P<src>[^)\s]+)\)(?:\{(?P<attrs>[^{}]*)\})?\s*$")
 ATTR_WIDTH = re.compile(r"(?:^|\s)width=(\S+)")  # pandoc's attribute: ![](x.svg){width=86%}
+SPLIT_KEY = re.compile(r"[\s{}]+")  # what no bibtex key holds
 CITATION = re.compile(r"\s*:(cite|citet|citep):(``?)[^`]+\2")
 LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 MYST_ROLE = {"numref": "numref", "ref": "ref", "eqref": "eq"}
@@ -60,8 +61,16 @@ def inline(text: str, where: Location, reporter: Reporter) -> str:
         name, target = match.group(1), match.group(3)
         if name in MYST_ROLE:
             return f"{{{MYST_ROLE[name]}}}`{target}`"
-        keys = ",".join(k.strip() for k in target.split(","))  # linked by sphinxcontrib-bibtex
-        return f"{{cite:{'t' if name == 'citet' else 'p'}}}`{keys}`"
+        keys = [k.strip() for k in target.split(",")]  # linked by sphinxcontrib-bibtex
+        for at, key in enumerate(keys):
+            if SPLIT_KEY.search(key):  # d2l-pt's `Van- Gool`: bibtex cannot read it as one key
+                keys[at] = SPLIT_KEY.sub("", key)
+                message = f":{name}: key {key!r} holds spaces or braces: read as {keys[at]!r}"
+                reporter.warn(where, message, "cite.key")
+        if not all(keys):
+            reporter.warn(where, f":{name}:`{target}` names an empty key: left out", "cite.key")
+            keys = [k for k in keys if k]
+        return f"{{cite:{'t' if name == 'citet' else 'p'}}}`{','.join(keys)}`" if keys else ""
 
     return ROLE.sub(role, text)
 
