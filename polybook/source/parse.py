@@ -261,6 +261,12 @@ class _Prose:
             text, line = _text(self.lines, chunk, number)
             if mark.names is not None:
                 self._begin(mark, text, line, out)
+                if mark.rest:  # the tab's prose starts on the mark's line
+                    message = "write the tab's text on the line after :begin_tab:"
+                    self.warnings.append(Diagnostic(where, message, "parse.tab"))
+                    self.lines[number] = mark.rest
+                    chunk = number
+                    continue
             elif self.open is None:  # d2lbook reads on past it, as two cells
                 message = ":end_tab: without :begin_tab:"
                 self.warnings.append(Diagnostic(where, message, "parse.tab"))

@@ -33,7 +33,8 @@ IMAGE = re.compile(r"(!\[[^\]]*\]\(\s*)<?([^)\s>]+)>?")
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 CAPTION = re.compile(r"^(?::(?![\w-]+:`)|Table:)\s*(.+)$")  # a table's caption, pandoc's way
 # d2lbook reads ":begin_tab: `pytorch`" too (a space before the names): so does polybook.
-BEGIN_TAB = re.compile(r"^:begin_tab:(\s*)`([^`]*)`$")
+# Text after the mark on its line is the tab's first line (d2l-pt writes it so; d2lbook drops it).
+BEGIN_TAB = re.compile(r"^:begin_tab:(\s*)`([^`]*)`(?:\s+(\S.*))?$")
 END_TAB = ":end_tab:"
 FENCE_MARKS = ("```", "~~~")
 # Where a mark may be: a role's or label's name, an image, a heading.
@@ -96,6 +97,7 @@ class TabMark:
     line: int
     names: str | None
     spaced: bool = False
+    rest: str = ""  # text after the mark on its line, the tab's first line
 
 
 @dataclass(frozen=True)
@@ -216,7 +218,8 @@ def tab_marks(tokens: Iterable[Token], lines: Sequence[str]) -> tuple[TabMark, .
         for number in range(*token.map):
             stripped = lines[number].strip()
             if begin := BEGIN_TAB.match(stripped):
-                marks.append(TabMark(number + 1, begin.group(2), bool(begin.group(1))))
+                spaced, rest = bool(begin.group(1)), begin.group(3) or ""
+                marks.append(TabMark(number + 1, begin.group(2), spaced, rest))
             elif stripped == END_TAB:
                 marks.append(TabMark(number + 1, None))
     return tuple(marks)
