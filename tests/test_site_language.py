@@ -42,7 +42,13 @@ def test_a_language_falls_back_to_its_base_then_to_english() -> None:
     assert messages.catalog("xx") == messages.catalog("en")
     assert messages.message("zh", "open_in", label="Colab") == "在 Colab 中打开"
     assert sphinx_language("zh") == "zh_CN" and sphinx_language("ja") == "ja"
-    assert sphinx_language("pt-BR") == "pt_BR"
+    assert sphinx_language("pt-BR") == "pt_BR" == sphinx_language("pt")
+    # Each is a language docutils has its words for (d2l-pt's `pt` warned on every page).
+    from docutils.languages import get_language
+
+    for lang in ("zh", "pt", "ja", "de"):
+        code = sphinx_language(lang).lower()
+        assert get_language(code).__name__.endswith(code), lang
     names = [messages.language_name(lang) for lang in ("zh", "en", "pt", "ja", "xx-yy")]
     assert names == ["中文", "English", "português", "日本語", "xx-yy"]
 

@@ -27,7 +27,15 @@ PACKAGES = (
     *("sphinxcontrib-bibtex", "pybtex", "nh3", "rjieba"),
 )
 # d2lbook's ``lang = zh`` is Sphinx's and docutils' ``zh_CN`` (their own strings, the search)
-SPHINX_LANGUAGES = {"zh": "zh_CN", "zh-cn": "zh_CN", "zh-tw": "zh_TW", "pt-br": "pt_BR"}
+# Docutils knows Portuguese only as pt_br (its words for "Figure", "Contents"): a plain `pt`
+# book (d2l-pt) is read as Brazilian Portuguese, not warned about on every page.
+SPHINX_LANGUAGES = {
+    "zh": "zh_CN",
+    "zh-cn": "zh_CN",
+    "zh-tw": "zh_TW",
+    "pt": "pt_BR",
+    "pt-br": "pt_BR",
+}
 
 
 def sphinx_language(lang: str) -> str:
