@@ -15,11 +15,9 @@ from markdown_it.token import Token
 
 from polybook.diagnostics import Location, Reporter
 from polybook.render.rst_files import PageFiles, rst_lines
-from polybook.source.scan import ROLE, TRAILING_EQLABEL
+from polybook.source.scan import CAPTION, LABEL, ROLE, TRAILING_EQLABEL
 
-LABEL = re.compile(r"^:label:`([^`]+)`\s*$")
 WIDTH = re.compile(r"^:width:`([^`]+)`\s*$")
-EQLABEL = re.compile(r"^:eqlabel:`([^`]+)`\s*$")
 FIGURE = re.compile(r"^!\[(?P<caption>.*)\]\((?P<src>[^)\s]+)\)(?:\{(?P<attrs>[^{}]*)\})?\s*$")
 ATTR_WIDTH = re.compile(r"(?:^|\s)width=(\S+)")  # pandoc's attribute: ![](x.svg){width=86%}
 SPLIT_KEY = re.compile(r"[\s{}]+")  # what no bibtex key holds
@@ -28,7 +26,6 @@ LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 MYST_ROLE = {"numref": "numref", "ref": "ref", "eqref": "eq"}
 # A table's caption, pandoc's way as d2lbook reads it: a paragraph before the table that
 # starts with ":" (not a mark such as ":label:`x`") or "Table:".
-CAPTION = re.compile(r"^(?::(?![\w-]+:`)|Table:)\s*(.*)$")
 EVAL_RST = "eval_rst"
 NO_ALT = (
     "the figure {src} has no caption, which is its text for readers who cannot see it:"
@@ -164,8 +161,8 @@ def _table(raw: list[str], before: list[Token], span: list[int]) -> _Table | Non
     # GFM reads the lines after the rows, up to a blank line, as more rows: a label there
     # ends the table, and what follows it is prose again.
     for number in range(start + 2, min(end + 1, len(raw))):
-        if match := LABEL.match(raw[number].strip()):
-            label, end = match.group(1), number
+        if name := _marked("label", raw[number].strip()):
+            label, end = name, number
             drop.add(number)
             break
     caption = ""
@@ -174,8 +171,8 @@ def _table(raw: list[str], before: list[Token], span: list[int]) -> _Table | Non
     if previous and previous.type == "paragraph_open" and previous.level == 0 and previous.map:
         first, last = previous.map
         head = CAPTION.match(raw[first].strip())
-        if head and not label and (match := LABEL.match(raw[last - 1].strip())):
-            label, last = match.group(1), last - 1  # `:Caption` then `:label:` (d2l's way)
+        if head and not label and (name := _marked("label", raw[last - 1].strip())):
+            label, last = name, last - 1  # `:Caption` then `:label:` (d2l's way)
             drop.add(last)
         if head and first < last:
             caption = " ".join([head.group(1), *(t.strip() for t in raw[first + 1 : last])])
@@ -254,13 +251,11 @@ def prose_to_myst(
             label, width, index = _figure_marks(raw, index)
             _figure_lines(match, (label, width), where, reporter, out)
             continue
-        heading_label = LABEL.match(stripped)
-        if heading_label:
-            _attach_label(out, heading_label.group(1), where, reporter)
+        if heading_label := _marked("label", stripped):
+            _attach_label(out, heading_label, where, reporter)
             continue
-        eqlabel = EQLABEL.match(stripped)
-        if eqlabel:
-            _attach_eqlabel(out, eqlabel.group(1), where, reporter)
+        if eqlabel := _marked("eqlabel", stripped):
+            _attach_eqlabel(out, eqlabel, where, reporter)
             continue
         if trailing := TRAILING_EQLABEL.match(line):  # the label on the math's own line
             out.add(inline(trailing.group("math"), where, reporter), number)
@@ -323,14 +318,20 @@ def _figure_marks(raw: list[str], index: int) -> tuple[str, str, int]:
         while ahead < len(raw) and not raw[ahead].strip():
             ahead += 1
         following = raw[ahead].strip() if ahead < len(raw) else ""
-        if m := LABEL.match(following):
-            label = m.group(1)
+        if name := _marked("label", following):
+            label = name
         elif m := WIDTH.match(following):
             width = m.group(1)
         else:
             break
         index = ahead + 1
     return label, width, index
+
+
+def _marked(kind: str, text: str) -> str:
+    """The name a ``:label:`` or ``:eqlabel:`` line (``kind``) gives, or ``""``."""
+    match = LABEL.match(text)
+    return match.group(2) if match and match.group(1) == kind else ""
 
 
 def _previous(out: Lines) -> int:
