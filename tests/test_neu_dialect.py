@@ -4,12 +4,17 @@ Markdown."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from polybook import frameworks
-from polybook.source.model import CodeCell, Document, Prose
+from polybook.config import load_config
+from polybook.diagnostics import Reporter
+from polybook.source.model import CodeCell, Document, Prose, Toc
 from polybook.source.parse import parse
 from polybook.source.split import split
 
-FENCE = "`" * 3
+from .books import FENCE, load_parsed, write_book
+
 TABS = ("pytorch", "jax")
 
 
@@ -81,3 +86,31 @@ def test_a_page_with_slides_reads_parenthesised_bold_as_text() -> None:
 def test_a_markdown_fence_may_show_a_cell_s_opener() -> None:
     doc = page(f"{FENCE}markdown\n# Chapter\n\n{FENCE}{{.python .input #x}}\nx = 1\n{FENCE}\n")
     assert len(doc.blocks) == 1 and isinstance(doc.blocks[0], Prose)
+
+
+def test_quarto_s_chapter_list_orders_the_book_and_its_tocs(tmp_path: Path) -> None:
+    quarto = (
+        "book:\n  chapters:\n    - index.qmd\n    - part: ch/index.qmd\n      chapters:\n"
+        "        - ch/saves.qmd\n        - ch/uses.qmd\n"
+    )
+    index = f"# Book\n\n{FENCE}toc\nch/index\n{FENCE}\n"
+    chapter = f"# Chapter\n\n{FENCE}toc\nuses\nsaves\n{FENCE}\n"
+    root = write_book(
+        tmp_path,
+        {
+            "_quarto.yml": quarto,
+            "index.md": index,
+            "ch/index.md": chapter,
+            "ch/uses.md": "# Uses\n",
+            "ch/saves.md": "# Saves\n",
+        },
+    )
+    book = load_parsed(load_config(root), Reporter())
+    assert [doc.path for doc in book.documents] == [
+        "index.md",
+        "ch/index.md",
+        "ch/saves.md",
+        "ch/uses.md",
+    ]
+    (toc,) = [b for b in book.documents[1].blocks if isinstance(b, Toc)]
+    assert (toc.entries, toc.entry_lines) == (("saves", "uses"), (5, 4))
