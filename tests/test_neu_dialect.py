@@ -114,3 +114,8 @@ def test_quarto_s_chapter_list_orders_the_book_and_its_tocs(tmp_path: Path) -> N
     ]
     (toc,) = [b for b in book.documents[1].blocks if isinstance(b, Toc)]
     assert (toc.entries, toc.entry_lines) == (("saves", "uses"), (5, 4))
+
+
+def test_a_heading_s_unnumbered_mark_is_left_off() -> None:
+    doc = page("# Title\n\n## Further Reading {.unnumbered}\n\n## Notes {-}\n\nText {.x}\n")
+    assert doc.blocks == (Prose("# Title\n\n## Further Reading\n\n## Notes\n\nText {.x}", 1),)

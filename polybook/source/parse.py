@@ -31,6 +31,8 @@ CODE_INFO = re.compile(r"^\{\s*\.python\s+\.input\b[^}]*\}$")
 CELL_ID = re.compile(r"(?:^|[\s{])#([A-Za-z][\w-]*)(?=[\s}])")
 # Fences that show Markdown (or plain text) may show a cell's opener as an example.
 SHOWS_MARKDOWN = frozenset({"", "markdown", "md", "text", "{.markdown}", "{.md}"})
+# Pandoc's mark on a heading that takes no number: `## Notes {.unnumbered}`, `{-}`.
+UNNUMBERED = re.compile(r"\s*\{(?:-|[^{}]*\.unnumbered\b[^{}]*)\}\s*$")
 # Everything after this comment (outside code) is the page's slides, never its text.
 SLIDES_SECTION = re.compile(r"^<!--\s*slides\s*-->\s*$")
 D2LBOOK_TAB = "%load_ext d2lbook.tab"  # the first cell of d2lbook's pages
@@ -320,6 +322,8 @@ def parse(text: str, path: str, tabs: tuple[str, ...]) -> Document:
         tokens = _markdown.parse(text)
     # Pages whose cells carry ids: a cell without a tab line is every framework's.
     untagged = tabs if _names_cells(tokens) else tabs[:1]
+    if "{" in text:
+        _drop_heading_marks(tokens, lines)
     prose = _Prose(text, lines, tokens, path, tabs, slides_at is not None)
     blocks: list[Block] = []
     d2lbook = False  # a page of d2lbook's (its `%load_ext d2lbook.tab` cell)
@@ -363,6 +367,14 @@ def parse(text: str, path: str, tabs: tuple[str, ...]) -> Document:
     slides_line = 0 if slides_at is None else slides_at + 1
     dropped = tuple(sorted(prose.dropped))
     return Document(path, tuple(blocks), found, dropped, index, slides, slides_line)
+
+
+def _drop_heading_marks(tokens: list[Token], lines: list[str]) -> None:
+    """``lines`` with Pandoc's ``{.unnumbered}`` (``{-}``) left off its headings' lines."""
+    for token in tokens:
+        if token.type == "heading_open" and token.markup.startswith("#") and token.map:
+            number = token.map[0]
+            lines[number] = UNNUMBERED.sub("", lines[number])
 
 
 def _slides_section(tokens: list[Token], lines: list[str]) -> int | None:
