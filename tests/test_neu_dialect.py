@@ -9,6 +9,7 @@ from pathlib import Path
 from polybook import frameworks
 from polybook.config import load_config
 from polybook.diagnostics import Reporter
+from polybook.render.myst import prose_to_myst
 from polybook.source.model import CodeCell, Document, Prose, Toc
 from polybook.source.parse import parse
 from polybook.source.split import split
@@ -119,3 +120,25 @@ def test_quarto_s_chapter_list_orders_the_book_and_its_tocs(tmp_path: Path) -> N
 def test_a_heading_s_unnumbered_mark_is_left_off() -> None:
     doc = page("# Title\n\n## Further Reading {.unnumbered}\n\n## Notes {-}\n\nText {.x}\n")
     assert doc.blocks == (Prose("# Title\n\n## Further Reading\n\n## Notes\n\nText {.x}", 1),)
+
+
+def test_pandoc_notes_are_admonitions_and_other_divs_containers() -> None:
+    text = (
+        '::: {.d2l-note}\nA note.\n:::\n\n::: {.callout-tip title="Two clocks"}\nTip.\n:::\n\n'
+        "::: {.cols .vc}\nText.\n:::"
+    )
+    lines = prose_to_myst(text, 10, "p.md", Reporter())
+    assert list(zip(lines.origin, lines.text, strict=True)) == [
+        (10, ":::{note}"),
+        (11, "A note."),
+        (12, ":::"),
+        (13, ""),
+        (14, ":::{admonition} Two clocks"),
+        (14, ":class: tip"),
+        (15, "Tip."),
+        (16, ":::"),
+        (17, ""),
+        (18, ":::{container} cols vc"),
+        (19, "Text."),
+        (20, ":::"),
+    ]

@@ -19,6 +19,7 @@ from nbformat import NotebookNode
 
 from polybook.slides.deck import Deck, DeckCell, code_source, make_deck, page_title
 from polybook.source.model import Document
+from polybook.source.pandoc_attrs import attributes
 from polybook.source.readable import Readable
 
 DIV_OPEN = re.compile(r"^(:{3,})\s*(?:\{([^}]*)\}|([A-Za-z][\w-]*))\s*$")
@@ -26,8 +27,6 @@ DIV_CLOSE = re.compile(r"^:{3,}\s*$")
 PAUSE = re.compile(r"^\.\s\.\s\.\s*$")
 PLACEHOLDER = re.compile(r"^@(!?)([A-Za-z][\w-]*)(?:@([\w-]+))?\s*$")
 SPAN = re.compile(r"\[([^\]\n]+)\]\{\s*\.([\w-]+)[^}]*\}")
-CLASS = re.compile(r"(?:^|\s)\.([\w-]+)")
-ATTRIBUTE = re.compile(r"([\w-]+)=\"([^\"]*)\"")
 SLIDE_CLASSES = ("slide", "cover", "divider")
 
 
@@ -36,10 +35,6 @@ class _Div:
     classes: tuple[str, ...]
     shown: bool  # ``only=`` holds this deck's framework (or there is none)
     wrapped: bool  # written as an HTML div around its text
-
-
-def _attributes(spec: str) -> tuple[tuple[str, ...], dict[str, str]]:
-    return tuple(CLASS.findall(spec)), dict(ATTRIBUTE.findall(spec))
 
 
 def _plain(lines: list[str], start: int) -> bool:
@@ -135,8 +130,8 @@ def section_deck(
         opened = DIV_OPEN.match(line)
         hidden = not all(div.shown for div in stack)
         if opened:
-            classes, attributes = _attributes(opened.group(2) or f".{opened.group(3)}")
-            only = attributes.get("only", "").replace(",", " ").split()
+            classes, values = attributes(opened.group(2) or f".{opened.group(3)}")
+            only = values.get("only", "").replace(",", " ").split()
             shown = not only or framework in only
             starts = any(c in SLIDE_CLASSES for c in classes)
             wrapped = not starts and bool(classes) and _plain(lines, number)
@@ -145,7 +140,7 @@ def section_deck(
                 continue
             if starts:
                 slides += 1
-                builder.slide(attributes.get("title", ""))
+                builder.slide(values.get("title", ""))
             elif wrapped:
                 names = " ".join(f"pb-{c}" for c in classes)
                 builder.text(f'\n<div class="{html.escape(names)}">\n')
