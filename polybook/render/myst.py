@@ -12,9 +12,11 @@ from dataclasses import dataclass, field
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
+from mdit_py_plugins.colon_fence import colon_fence_plugin
 
 from polybook.diagnostics import Location, Reporter
 from polybook.render.rst_files import PageFiles, rst_lines
+from polybook.source.pandoc_attrs import attributes
 from polybook.source.scan import CAPTION, LABEL, ROLE, TRAILING_EQLABEL
 
 WIDTH = re.compile(r"^:width:`([^`]+)`\s*$")
@@ -32,6 +34,11 @@ NO_ALT = (
     " write one between the brackets, ![Caption](…)"
 )
 _markdown = MarkdownIt("commonmark").enable("table").disable("inline")
+# Pandoc's fenced divs (`::: {.d2l-note}`): notes become admonitions, others containers.
+_divs = MarkdownIt("commonmark").disable("inline").use(colon_fence_plugin)
+ADMONITIONS = {"d2l-note": "note", "callout-note": "note", "callout-tip": "tip"}
+ADMONITIONS |= {"callout-important": "important", "callout-warning": "warning"}
+ADMONITIONS |= {"callout-caution": "caution"}
 
 
 @dataclass
@@ -127,6 +134,7 @@ class _Scan:
     literal: set[int] = field(default_factory=set)  # lines inside code
     eval_rst: dict[int, int] = field(default_factory=dict)  # ```eval_rst fences: [start, end)
     tables: dict[int, _Table] = field(default_factory=dict)  # by first row
+    divs: dict[int, list[str]] = field(default_factory=dict)  # Pandoc div openers, as MyST's
 
 
 def _scan(raw: list[str]) -> _Scan:
@@ -150,7 +158,25 @@ def _scan_text(text: str) -> _Scan:
             table = _table(raw, tokens[:index], token.map)
             if table:
                 scan.tables[table.rows[0]] = table
+    if ":::" in text:
+        for token in _divs.parse(text if text.endswith("\n") else text + "\n"):
+            spec = token.info.strip()
+            if token.type == "colon_fence" and token.map and spec.startswith("{."):
+                scan.divs[token.map[0]] = _div_opener(token.markup, spec[1:-1])
     return scan
+
+
+def _div_opener(fence: str, spec: str) -> list[str]:
+    """``::: {.d2l-note}`` as MyST reads it: ``:::{note}``, a titled ``:::{admonition}``, or
+    a ``:::{container}`` of its classes."""
+    classes, values = attributes(spec)
+    kind = next((ADMONITIONS[c] for c in classes if c in ADMONITIONS), "")
+    title = values.get("title", "")
+    if kind and title:
+        return [f"{fence}{{admonition}} {title}", f":class: {kind}"]
+    if kind:
+        return [f"{fence}{{{kind}}}"]
+    return [f"{fence}{{container}} {' '.join(classes)}"]
 
 
 def _table(raw: list[str], before: list[Token], span: list[int]) -> _Table | None:
@@ -241,6 +267,10 @@ def prose_to_myst(
             out.add(line, number)
             continue
         if offset in drop:
+            continue
+        if opener := scan.divs.get(offset):
+            for made in opener:
+                out.add(made, number)
             continue
         if table := scan.tables.get(offset):
             out.extend(_table_lines(table, raw, first_line, where, reporter))

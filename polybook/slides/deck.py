@@ -5,7 +5,8 @@ and a ``(`` mark adds to the current one; the section's code cells follow the ma
 come after, with their outputs, consecutive cells without outputs merged into one;
 ``#@save`` lines are dropped. Marks of one paragraph read as one paragraph, a sentence's
 first letter capitalized and its trailing comma or period dropped. A section without marks
-gets no deck.
+gets no deck. A page with a ``<!-- slides -->`` section gets its deck from there
+(:mod:`polybook.slides.section`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ class DeckCell:
     source: str
     new_slide: bool = False  # starts a slide
     outputs: list[NotebookNode] = field(default_factory=list)
+    fragment: bool = False  # shown after a pause, within its slide
 
 
 @dataclass(frozen=True)
@@ -56,7 +58,7 @@ class Deck:
         return grouped
 
 
-def _title(doc: Document) -> tuple[str, int]:
+def page_title(doc: Document) -> tuple[str, int]:
     """The page's title and its line (the first ``#`` heading of its shared prose)."""
     for block in doc.blocks:
         if isinstance(block, Prose):
@@ -154,7 +156,7 @@ class _Builder:
 def make_deck(doc: Document, notebook: NotebookNode, framework: str, refs: Readable) -> Deck | None:
     """The deck of ``doc`` for ``framework`` from its executed ``notebook``; None when the
     page marks nothing for this framework's slides."""
-    title, title_line = _title(doc)
+    title, title_line = page_title(doc)
     builder = _Builder(title, title_line, refs)
     cells = {cell.id: cell for cell in notebook.cells}
     marked = False

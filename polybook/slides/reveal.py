@@ -123,6 +123,11 @@ def _pre(text: str, classes: str) -> str:
 
 
 def _cell(cell: DeckCell, md: MarkdownIt) -> str:
+    shown = _shown(cell, md)
+    return f'<div class="fragment">\n{shown}\n</div>' if cell.fragment else shown
+
+
+def _shown(cell: DeckCell, md: MarkdownIt) -> str:
     if cell.kind == "markdown":
         return str(md.render(cell.source))
     parts = [_code(cell.source)] if cell.source else []

@@ -45,7 +45,8 @@ def rise_notebook(
     for number, cell in enumerate(deck.cells):
         make = new_markdown_cell if cell.kind == "markdown" else new_code_cell
         node = make(cell.source, f"slide-{number}")
-        node.metadata["slideshow"] = {"slide_type": "slide" if cell.new_slide else "-"}
+        kind = "slide" if cell.new_slide else "fragment" if cell.fragment else "-"
+        node.metadata["slideshow"] = {"slide_type": kind}
         if cell.kind == "code":
             node.outputs = copy.deepcopy(cell.outputs)
         nb.cells.append(node)

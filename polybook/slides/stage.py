@@ -23,9 +23,10 @@ from polybook.render.assets import INSTALL, mathjax, reveal, write_mathjax, writ
 from polybook.render.outputs import clean_for_book, path_roots
 from polybook.render.plain import Plain, bib_file, image_sources, plain_book, site_address
 from polybook.render.plain_files import last_good, remove_stale
-from polybook.slides.deck import Deck, make_deck
+from polybook.slides.deck import Deck
 from polybook.slides.reveal import STATIC, reveal_html, slides_css
 from polybook.slides.rise import RISE_CSS, rise_notebook
+from polybook.slides.section import page_deck
 
 if TYPE_CHECKING:
     from polybook.execution.stage import Executed
@@ -124,7 +125,7 @@ def build_slides(
             if nb is None:
                 continue
             cleaned = clean_for_book(book, output_limit, nb, roots, doc.path, fw, reporter)
-            deck = make_deck(doc, cleaned, fw, plain.refs)
+            deck = page_deck(doc, cleaned, fw, plain.refs)
             if deck is None:
                 continue
             files |= deck_files(book, slides, deck, plain)

@@ -19,6 +19,7 @@ from polybook.memo import Memo
 from polybook.parallel import map_pages
 from polybook.source.model import Block, Document, Toc
 from polybook.source.parse import parse, source_text
+from polybook.source.quarto import first_difference, follow, follow_tocs, note_order, quarto_pages
 
 logger = logging.getLogger("polybook")
 
@@ -212,8 +213,26 @@ def read_book(
         if rel not in seen:
             reporter.warn(Location(rel), "page is in no toc", "toc")
             order.append(rel)
+    order = _follow_quarto(info.root, order, parsed, reporter)
     _note_dropped(info.tabs, parsed.values())
     return ParsedBook(info, tuple(parsed[p] for p in order), tuple(outside)), derived
+
+
+def _follow_quarto(
+    root: Path, order: list[str], parsed: dict[str, Document], reporter: Reporter
+) -> list[str]:
+    """``order`` and the toc blocks in ``parsed`` put in the order of the book's
+    ``_quarto.yml`` where it has one (noted once when that moves a page)."""
+    pages = quarto_pages(root, reporter)
+    rank = {page: k for k, page in enumerate(p for p in pages if p in parsed)}
+    first = first_difference(order, rank)
+    if first is None:
+        return order
+    note_order(first)
+    for path, doc in parsed.items():
+        base = PurePosixPath(path).parent
+        parsed[path] = follow_tocs(doc, rank, partial(_target, base))
+    return follow(order, rank)
 
 
 def _note_dropped(tabs: tuple[str, ...], documents: Iterable[Document]) -> None:

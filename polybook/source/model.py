@@ -3,11 +3,17 @@ parser finds them, and what a build asks the stage to read."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from functools import cached_property
 
 from polybook.diagnostics import Diagnostic
 from polybook.source.scan import EMPTY, Index
 from polybook.source.slide_marks import SlideMark
+
+# What nbformat allows as a cell id; ``b<n>`` is what polybook names other blocks.
+NOTEBOOK_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+GENERATED_ID = re.compile(r"^b[0-9]+$")
 
 
 @dataclass(frozen=True)
@@ -34,11 +40,14 @@ class TabProse:
 
 @dataclass(frozen=True)
 class CodeCell:
-    """A ``{.python .input}`` cell; ``source`` has the ``%%tab`` line removed."""
+    """A ``{.python .input}`` cell; ``source`` has the ``%%tab`` line removed; ``name`` is
+    the id its info string gives it (``{.python .input #name}``), shared by the variants of
+    one cell for several frameworks."""
 
     frameworks: tuple[str, ...]
     source: str
     line: int
+    name: str | None = None
 
 
 @dataclass(frozen=True)
@@ -62,7 +71,9 @@ class Document:
     """One parsed source page; ``path`` is relative to the book root, POSIX style.
 
     ``warnings`` are what parsing found wrong but could read past (a tab left open);
-    ``index`` what its prose blocks mark (roles, labels, images, headings), by source line.
+    ``index`` what its prose blocks mark (roles, labels, images, headings), by source line;
+    ``slides`` what follows its ``<!-- slides -->`` comment (at ``slides_line``, 1-based),
+    which is not the page's text.
     """
 
     path: str
@@ -70,14 +81,32 @@ class Document:
     warnings: tuple[Diagnostic, ...] = ()
     dropped: tuple[str, ...] = ()  # frameworks its blocks name that the book does not build
     index: Index = EMPTY
+    slides: str = ""
+    slides_line: int = 0
 
     @property
     def docname(self) -> str:
         return self.path.removesuffix(".md")
 
     def cell_id(self, index: int) -> str:
-        """Stable id of block ``index``, shared by the notebooks of all frameworks."""
-        return f"b{index}"
+        """Stable id of block ``index``, shared by the notebooks of all frameworks: the
+        cell's own name where it has one that no other cell of a framework of its holds and
+        that a notebook may carry, else ``b<index>``."""
+        return self._names.get(index, f"b{index}")
+
+    @cached_property
+    def _names(self) -> dict[int, str]:
+        names: dict[int, str] = {}
+        taken: set[tuple[str, str]] = set()  # (name, framework)
+        for index, block in enumerate(self.blocks):
+            if not isinstance(block, CodeCell) or block.name is None:
+                continue
+            name = block.name
+            keys = {(name, fw) for fw in block.frameworks}
+            if NOTEBOOK_ID.match(name) and not GENERATED_ID.match(name) and not keys & taken:
+                names[index] = name
+                taken |= keys
+        return names
 
 
 @dataclass(frozen=True)

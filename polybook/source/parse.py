@@ -27,6 +27,14 @@ from polybook.source.scan import END_TAB, Fence, Index, TabMark, code_spans, fen
 from polybook.source.slide_marks import SlideMark, may_hold_marks, read_slide_marks
 
 CODE_INFO = re.compile(r"^\{\s*\.python\s+\.input\b[^}]*\}$")
+# A cell's id in its info string: `{.python .input #gpus-devices-1}`.
+CELL_ID = re.compile(r"(?:^|[\s{])#([A-Za-z][\w-]*)(?=[\s}])")
+# Fences that show Markdown (or plain text) may show a cell's opener as an example.
+SHOWS_MARKDOWN = frozenset({"", "markdown", "md", "text", "{.markdown}", "{.md}"})
+# Pandoc's mark on a heading that takes no number: `## Notes {.unnumbered}`, `{-}`.
+UNNUMBERED = re.compile(r"\s*\{(?:-|[^{}]*\.unnumbered\b[^{}]*)\}\s*$")
+# Everything after this comment (outside code) is the page's slides, never its text.
+SLIDES_SECTION = re.compile(r"^<!--\s*slides\s*-->\s*$")
 D2LBOOK_TAB = "%load_ext d2lbook.tab"  # the first cell of d2lbook's pages
 # A line that opens a fence: up to three spaces, a run of ``` or ~~~, an info string.
 FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([^`]*?)\s*$")
@@ -126,7 +134,7 @@ def _check_fence(token: Token, span: Span, lines: list[str], path: str) -> None:
     for number in inner:
         match = FENCE_OPEN.match(lines[number])
         opens = _kind(match.group(2)) if match else ""
-        if not match or not opens:
+        if not match or not opens or (not kind and token.info.strip() in SHOWS_MARKDOWN):
             continue
         run = match.group(1)
         # A cell closes on its own run at a line's start, as d2lbook reads it: another
@@ -142,12 +150,25 @@ def _check_fence(token: Token, span: Span, lines: list[str], path: str) -> None:
         raise PolybookError(where, f"{what} opened here is never closed", "parse.fence")
 
 
+def cell_name(info: str) -> str | None:
+    """The id a cell's info string gives it (``#gpus-devices-1``), if any."""
+    found = CELL_ID.search(info)
+    return found.group(1) if found else None
+
+
 def _code_cell(
-    token: Token, start: int, path: str, tabs: tuple[str, ...], dropped: set[str], named: set[str]
+    token: Token,
+    start: int,
+    path: str,
+    tabs: tuple[str, ...],
+    dropped: set[str],
+    named: set[str],
+    untagged: tuple[str, ...],
 ) -> CodeCell:
     """A code cell; its first line that is not blank may name its frameworks (none: the
     cell is for frameworks the book does not build); those it names (not ``all``) are added
-    to ``named``."""
+    to ``named``. A cell without a tab line is ``untagged``'s."""
+    name = cell_name(token.info.strip())
     body = _content(token)
     first = start + 2
     lead = next((k for k, text in enumerate(body) if text.strip()), 0)
@@ -157,8 +178,8 @@ def _code_cell(
         names = parse_tab_names(match.group(1), tabs, where, "%%tab", dropped)
         if not is_all(match.group(1)):
             named.update(names)
-        return CodeCell(names, "\n".join(body[lead + 1 :]), first + lead + 1)
-    return CodeCell((tabs[0],), "\n".join(body), first)
+        return CodeCell(names, "\n".join(body[lead + 1 :]), first + lead + 1, name)
+    return CodeCell(untagged, "\n".join(body), first, name)
 
 
 def _toc(token: Token, start: int) -> Toc:
@@ -197,9 +218,17 @@ class _Prose:
     marks read."""
 
     def __init__(
-        self, text: str, lines: list[str], tokens: list[Token], path: str, tabs: tuple[str, ...]
+        self,
+        text: str,
+        lines: list[str],
+        tokens: list[Token],
+        path: str,
+        tabs: tuple[str, ...],
+        own_slides: bool = False,
     ):
         self.lines = lines
+        # A page with a slides section: its prose marks no slides, `(**x**)` is bold text.
+        self.own_slides = own_slides
         self.marks = _tab_marks(tokens, text, lines)
         self.path = path
         self.tabs = tabs
@@ -223,8 +252,9 @@ class _Prose:
             first = bisect.bisect_left(self.sorted_literal, line - 1)
             last = bisect.bisect_left(self.sorted_literal, line - 1 + text.count("\n") + 1)
             literal = [n - line + 1 for n in self.sorted_literal[first:last]]
-            found = read_slide_marks(text, line, self.path, literal)
-            text, marked = found.book, found.marks
+            parentheses = not self.own_slides
+            found = read_slide_marks(text, line, self.path, literal, parentheses)
+            text, marked = found.book, () if self.own_slides else found.marks
             self.warnings.extend(found.problems)
         if frameworks is None:
             return Prose(text, line, marked)
@@ -289,7 +319,18 @@ def parse(text: str, path: str, tabs: tuple[str, ...]) -> Document:
     lines = text.split("\n")
     # A final newline lets a fence left open at the end be told from a closed one.
     tokens = _markdown.parse(text if text.endswith("\n") else text + "\n")
-    prose = _Prose(text, lines, tokens, path, tabs)
+    slides_at = _slides_section(tokens, lines) if "slides" in text else None
+    slides = ""
+    if slides_at is not None:  # the page is what comes before it
+        slides = "\n".join(lines[slides_at + 1 :]).strip("\n")
+        text = "\n".join(lines[:slides_at]) + "\n"
+        lines = text.split("\n")
+        tokens = _markdown.parse(text)
+    # Pages whose cells carry ids: a cell without a tab line is every framework's.
+    untagged = tabs if _names_cells(tokens) else tabs[:1]
+    if "{" in text:
+        _drop_heading_marks(tokens, lines)
+    prose = _Prose(text, lines, tokens, path, tabs, slides_at is not None)
     blocks: list[Block] = []
     d2lbook = False  # a page of d2lbook's (its `%load_ext d2lbook.tab` cell)
     cursor = 0
@@ -311,7 +352,7 @@ def parse(text: str, path: str, tabs: tuple[str, ...]) -> Document:
                 "parse.tab",
             )
         if kind == "code cell":
-            cell = _code_cell(token, start, path, tabs, prose.dropped, prose.named)
+            cell = _code_cell(token, start, path, tabs, prose.dropped, prose.named, untagged)
             d2lbook = d2lbook or D2LBOOK_TAB in token.content
             if cell.frameworks:
                 blocks.append(cell)
@@ -329,4 +370,35 @@ def parse(text: str, path: str, tabs: tuple[str, ...]) -> Document:
     texts = tuple((b.line, b.text) for b in blocks if isinstance(b, Prose | TabProse))
     index = Index(texts, prose.code, tuple(prose.fences), tuple(prose.marks.values()))
     found = tuple(prose.warnings)
-    return Document(path, tuple(blocks), found, tuple(sorted(prose.dropped)), index)
+    slides_line = 0 if slides_at is None else slides_at + 1
+    dropped = tuple(sorted(prose.dropped))
+    return Document(path, tuple(blocks), found, dropped, index, slides, slides_line)
+
+
+def _drop_heading_marks(tokens: list[Token], lines: list[str]) -> None:
+    """``lines`` with Pandoc's ``{.unnumbered}`` (``{-}``) left off its headings' lines."""
+    for token in tokens:
+        if token.type == "heading_open" and token.markup.startswith("#") and token.map:
+            number = token.map[0]
+            lines[number] = UNNUMBERED.sub("", lines[number])
+
+
+def _slides_section(tokens: list[Token], lines: list[str]) -> int | None:
+    """The 0-based line of the page's ``<!-- slides -->`` comment (outside code), if any."""
+    for token in tokens:
+        if token.type != "html_block" or token.level != 0 or token.map is None:
+            continue
+        if SLIDES_SECTION.match(lines[token.map[0]].strip()):
+            return token.map[0]
+    return None
+
+
+def _names_cells(tokens: list[Token]) -> bool:
+    """Whether a code cell of the page carries an id (``{.python .input #name}``)."""
+    return any(
+        token.type == "fence"
+        and token.level == 0
+        and _kind(token.info.strip()) == "code cell"
+        and cell_name(token.info.strip()) is not None
+        for token in tokens
+    )

@@ -96,8 +96,11 @@ def _literal_spans(text: str, literal: Collection[int]) -> list[tuple[int, int]]
 class _Scan:
     """One pass over a block's tokens: marks paired, problems located."""
 
-    def __init__(self, text: str, first_line: int, path: str, literal: Collection[int]):
+    def __init__(
+        self, text: str, first_line: int, path: str, literal: Collection[int], parentheses: bool
+    ):
         self.text = text
+        self.parentheses = parentheses  # whether `(**` and `(~~` open marks
         self.first_line = first_line
         self.path = path
         self.skip = _literal_spans(text, literal) if literal else []
@@ -131,6 +134,8 @@ class _Scan:
                 continue
             if single and text.count("`", text.rfind("\n\n", 0, start) + 1, start) % 2:
                 continue  # inside `code`: an odd number of backticks since the paragraph began
+            if not self.parentheses and (token[0] == "(" or token[-1] == ")"):
+                continue
             if token in OPENERS:
                 self.opener(token, start)
             else:
@@ -143,6 +148,8 @@ class _Scan:
         before = self.text[start - 1 : start]
         if token[0] == "(" and before.isascii() and (before.isalnum() or before == "_"):
             return  # a call's `f(**kwargs)`, not a mark (text in any script may precede one)
+        if token == "(**" and self.bold_in_parentheses(start):
+            return
         if self.current is None:
             self.current = _Open(token, start, self.line(start))
             return
@@ -157,7 +164,7 @@ class _Scan:
         if self.nested and self.nested[-1] == token:  # a nested mark's: reported with it
             self.nested.pop()
         elif current is None:
-            if not link:
+            if not link and not (token == "**)" and self.closes_bold(start)):
                 self.warn(start, f"`{token}` closes no slide mark (`{opener}` opens one)")
         elif current.token != opener:
             closes = OPENERS[current.token]
@@ -168,6 +175,18 @@ class _Scan:
             if not link:
                 self.marks.append((current.start, end, self.mark(current, start)))
             self.current = None
+
+    def bold_in_parentheses(self, start: int) -> bool:
+        """Whether `(**` at ``start`` opens bold text in parentheses, as in ``(**SIFT**,
+        2004)``: the next ``**`` is not followed by ``)``."""
+        end = self.text.find("**", start + 3)
+        return end >= 0 and self.text[end : end + 3] != "**)"
+
+    def closes_bold(self, start: int) -> bool:
+        """Whether ``**`` at ``start`` closes bold text opened earlier in its paragraph
+        (``(**SIFT**, a **detector**)``), an odd number of ``**`` standing before it."""
+        paragraph = self.text.rfind("\n\n", 0, start) + 1
+        return self.text.count("**", paragraph, start) % 2 == 1
 
     def mark(self, opened: _Open, end: int) -> SlideMark:
         text = self.text
@@ -182,13 +201,18 @@ class _Scan:
 
 
 def read_slide_marks(
-    text: str, first_line: int, path: str, literal: Collection[int] = ()
+    text: str,
+    first_line: int,
+    path: str,
+    literal: Collection[int] = (),
+    parentheses: bool = True,
 ) -> MarkedText:
     """The marks of a prose block whose first line is ``first_line``; ``literal`` holds the
-    0-based lines of the block inside code fences or indented code, which hold no marks."""
+    0-based lines of the block inside code fences or indented code, which hold no marks.
+    Without ``parentheses``, ``(**…**)`` and ``(~~…~~)`` are text, not marks."""
     if not may_hold_marks(text):
         return MarkedText(text)
-    scan = _Scan(text, first_line, path, literal)
+    scan = _Scan(text, first_line, path, literal, parentheses)
     scan.run()
     marks = scan.marks
     return MarkedText(_book_text(text, marks), tuple(m for _, _, m in marks), tuple(scan.problems))
