@@ -176,3 +176,15 @@ def test_a_citation_key_split_by_a_space_is_read_whole_with_a_warning() -> None:
     assert line == "SURF {cite:p}`Bay.Tuytelaars.Van-Gool.2006,Lowe.2004` and {cite:t}`a` here."
     said = [(str(w.location), w.subtype) for w in reporter.warnings]
     assert said == [("p.md:3", "cite.key"), ("p.md:3", "cite.key")]
+
+
+def test_a_footnote_reference_the_page_does_not_define_stays_text() -> None:
+    """A regex in prose (``[^A-Za-z]``, d2l-neu's syntax notes) is no footnote: docutils
+    failed the page with "Too many autonumbered footnote references"; a defined one stays."""
+    text = "Keep [^A-Za-z]+ and `[^x]` as written, and note this[^1].\n\n[^1]: A footnote."
+    lines = prose_to_myst(text, 1, "p.md", Reporter(), footnotes={"1"}).text
+    assert lines == [
+        "Keep \\[^A-Za-z]+ and `[^x]` as written, and note this[^1].",
+        "",
+        "[^1]: A footnote.",
+    ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -16,7 +16,7 @@ from polybook.diagnostics import Reporter
 from polybook.environments import devices
 from polybook.meta import RunInfo, cell_meta, notebook_meta
 from polybook.nb import strip_ansi
-from polybook.render.myst import Lines, prose_to_myst
+from polybook.render.myst import Lines, footnote_labels, prose_to_myst
 from polybook.render.names import OUTPUT_DIR
 from polybook.render.rst_files import PageFiles
 from polybook.source.model import Block, CodeCell, Document, Prose, TabProse, Toc
@@ -189,15 +189,16 @@ def render_page(
     page = Page(doc.docname, Lines())
     out = page.lines
     files = PageFiles(root, doc.path) if root is not None else None
+    notes = footnote_labels(b.text for b in doc.blocks if isinstance(b, (Prose, TabProse)))
     for group in _groups(doc.blocks, tabs):
         index, block = group[0]
         out.add("", block.line)
         if isinstance(block, Prose):
-            out.extend(prose_to_myst(block.text, block.line, doc.path, reporter, files))
+            out.extend(prose_to_myst(block.text, block.line, doc.path, reporter, files, notes))
         elif isinstance(block, Toc):
             _toc_lines(block, out)
         elif isinstance(block, TabProse):
-            _tab_prose(group, doc.path, tabs, reporter, out, files)
+            _tab_prose(group, doc.path, tabs, reporter, out, (files, notes))
         elif isinstance(block, CodeCell):
             cells = [(i, b) for i, b in group if isinstance(b, CodeCell)]
             data = _code_group(cells, doc, notebooks, tabs, page, host_gpus)
@@ -219,13 +220,15 @@ def _tab_prose(
     tabs: tuple[str, ...],
     reporter: Reporter,
     out: Lines,
-    files: PageFiles | None,
+    read: tuple[PageFiles | None, Collection[str]],
 ) -> None:
+    """Tab prose as a tabset; ``read``: the page's raw files and its footnotes' labels."""
+    files, notes = read
     by_tab: dict[str, Lines] = {}
     for _, block in group:
         if isinstance(block, TabProse) and block.text.strip():  # not all for slides alone
             for fw in block.frameworks:
-                converted = prose_to_myst(block.text, block.line, path, reporter, files)
+                converted = prose_to_myst(block.text, block.line, path, reporter, files, notes)
                 by_tab.setdefault(fw, Lines()).extend(converted)
     if not by_tab:
         return
