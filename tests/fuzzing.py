@@ -16,6 +16,7 @@ import hashlib
 import io
 import logging
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -37,11 +38,15 @@ from .grammar import Book
 
 SAVED = Path(__file__).parent / "fuzz-examples"  # failing examples, committed
 REPO = Path(__file__).resolve().parent.parent
-FAST_EXAMPLES = 40
+FAST_EXAMPLES = 50
 _QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 
 settings.register_profile(
-    "fast", max_examples=FAST_EXAMPLES, derandomize=True, deadline=None, suppress_health_check=_QUIET
+    "fast",
+    max_examples=FAST_EXAMPLES,
+    derandomize=True,
+    deadline=None,
+    suppress_health_check=_QUIET,
 )
 settings.register_profile(
     "fuzz",
@@ -66,13 +71,21 @@ KNOWN: list[tuple[str, tuple[str, ...]]] = [
 TestFunction = TypeVar("TestFunction", bound=Callable[..., None])
 
 
-def fuzzed(strategy: st.SearchStrategy[Any], scale: int = 1) -> Callable[[Callable[[Any], None]], Any]:
+def _profile() -> settings:
+    loaded = settings.default
+    assert loaded is not None
+    return loaded
+
+
+def fuzzed(
+    strategy: st.SearchStrategy[Any], scale: int = 1
+) -> Callable[[Callable[[Any], None]], Any]:
     """``given(strategy)`` under the profile loaded (``scale``: its examples divided by)."""
 
     def decorate(prop: Callable[[Any], None]) -> Any:
         test = given(strategy)(prop)
         if scale > 1:
-            test = settings(max_examples=max(2, settings.default.max_examples // scale))(test)
+            test = settings(max_examples=max(2, _profile().max_examples // scale))(test)
         return test
 
     return decorate
@@ -88,6 +101,14 @@ def replayed(strategy: st.SearchStrategy[Any]) -> Callable[[Callable[[Any], None
         return only_saved(given(strategy)(prop))
 
     return decorate
+
+
+# A Python traceback, or a frame of one, in what a command printed.
+TRACEBACK = re.compile(r'^Traceback \(most recent call last\)|^\s*File "[^"]+", line \d+', re.M)
+
+
+def shows_traceback(output: str) -> bool:
+    return TRACEBACK.search(output) is not None
 
 
 class Hang(Exception):
@@ -147,11 +168,13 @@ def run_subprocess(root: Path, *argv: str, seconds: int = 300) -> Outcome:
     except subprocess.TimeoutExpired as exc:
         return Outcome(-1, str(exc.output or ""), f"no answer after {seconds} s")
     output = done.stdout + done.stderr
-    crash = output if "Traceback (most recent call last)" in output else ""
+    crash = output if shows_traceback(output) else ""
     return Outcome(done.returncode, output, crash)
 
 
-def write(book: Book, root: Path, fill: Callable[[str, str | bytes], str | bytes] | None = None) -> None:
+def write(
+    book: Book, root: Path, fill: Callable[[str, str | bytes], str | bytes] | None = None
+) -> None:
     """``book``'s files under ``root`` (paths may lead to its siblings: ``../other/``);
     ``fill`` may complete a file's text once the book is there."""
     for rel, content in book.files.items():
@@ -190,7 +213,7 @@ def holds(book: Book, outcome: Outcome, before: dict[str, str], after: dict[str,
             event(f"known bug: {why}")
             return
         raise AssertionError(f"crashed:\n{shown}")
-    assert "Traceback (most recent call last)" not in outcome.output, shown
+    assert not shows_traceback(outcome.output), shown
     assert outcome.code in (0, 1), f"exit status {outcome.code}:\n{shown}"
     if outcome.code == 1:
         assert "[polybook." in outcome.output, f"exit 1 and no located error:\n{shown}"

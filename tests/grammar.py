@@ -11,12 +11,25 @@ from dataclasses import dataclass, field
 from hypothesis import strategies as st
 
 FRAMEWORKS = ("pytorch", "mxnet", "jax", "tensorflow")
-SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="5" height="5"/></svg>\n'
+SVG = (
+    '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10">'
+    '<rect width="5" height="5"/></svg>\n'
+)
 
 # -- Markdown pages -------------------------------------------------------------------------
 
 tab_names = st.sampled_from(
-    [*FRAMEWORKS, "all", "paddle", "PyTorch", "", "pytorch, jax", "pytorch,jax", "jax mxnet", "all, jax"]
+    [
+        *FRAMEWORKS,
+        "all",
+        "paddle",
+        "PyTorch",
+        "",
+        "pytorch, jax",
+        "pytorch,jax",
+        "jax mxnet",
+        "all, jax",
+    ]
 )
 labels = st.sampled_from(["fig_a", "sec_p", "eq_a", "tab_a", "fig_b", "a b", "", "x:y", "fig_a"])
 words = st.sampled_from(
@@ -260,7 +273,9 @@ class Book:
 def markdown_books(draw: st.DrawFn) -> Book:
     """A book of one to three generated pages listed (with missing entries, sometimes) by the
     ``toc`` of its ``index.md``, an SVG figure, and a config of one or more tabs."""
-    names = draw(st.lists(st.sampled_from(["p", "q", "chap/r"]), min_size=1, max_size=3, unique=True))
+    names = draw(
+        st.lists(st.sampled_from(["p", "q", "chap/r"]), min_size=1, max_size=3, unique=True)
+    )
     entries = names + draw(st.sampled_from([[], [], ["missing"], ["p"]]))
     tabs = draw(st.sampled_from(["pytorch", "pytorch, jax", "pytorch, mxnet, jax, tensorflow"]))
     files: dict[str, str | bytes] = {
@@ -271,5 +286,3 @@ def markdown_books(draw: st.DrawFn) -> Book:
     for name in names:
         files[f"{name}.md"] = draw(page(name))
     return Book(files)
-
-

@@ -135,9 +135,10 @@ SIMPLE_PAGE = "# P\n:label:`sec_p`\n\n```{.python .input}\n#@save\ndef f():\n   
 @st.composite
 def config_books(draw: st.DrawFn) -> Book:
     """A small valid book under a generated ``config.ini``."""
-    config: str | bytes = draw(config_text())
+    text = draw(config_text())
+    config: str | bytes = text
     if draw(st.integers(0, 19)) == 0:
-        config = config.encode("utf-8") + draw(st.sampled_from([b"\xff", b"\xe9", b"\x00"]))
+        config = text.encode("utf-8") + draw(st.sampled_from([b"\xff", b"\xe9", b"\x00"]))
     return Book(
         {
             "config.ini": config,
@@ -212,16 +213,32 @@ def frozen_output(draw: st.DrawFn) -> Any:
     kind = draw(st.sampled_from(["stream", "execute_result", "display_data", "error", "bogus"]))
     out: dict[str, Any] = {"output_type": kind}
     if kind == "stream":
-        out |= {"name": draw(st.sampled_from(["stdout", "stderr", 1])), "text": draw(st.sampled_from(["a\n", ["a", "b"], 3]))}
+        out |= {
+            "name": draw(st.sampled_from(["stdout", "stderr", 1])),
+            "text": draw(st.sampled_from(["a\n", ["a", "b"], 3])),
+        }
     elif kind == "error":
-        out |= {"ename": "E", "evalue": draw(json_scalars), "traceback": draw(st.sampled_from([[], ["x"], "x"]))}
+        out |= {
+            "ename": "E",
+            "evalue": draw(json_scalars),
+            "traceback": draw(st.sampled_from([[], ["x"], "x"])),
+        }
     else:
         data: dict[str, Any] = {}
-        for mime in draw(st.lists(st.sampled_from(["text/plain", "image/png", "image/svg+xml", "text/html", "application/json"]), max_size=3)):
+        for mime in draw(
+            st.lists(
+                st.sampled_from(
+                    ["text/plain", "image/png", "image/svg+xml", "text/html", "application/json"]
+                ),
+                max_size=3,
+            )
+        ):
             data[mime] = draw(
                 st.one_of(
                     st.sampled_from(["x", ["a", "b"], "iVBORw0KGgo=", "!!notbase64", 5, None]),
-                    st.sampled_from([PNG_NAME, "files/../../etc/passwd", "/etc/passwd", "files/x.png", 3]).map(lambda f: {"file": f}),
+                    st.sampled_from(
+                        [PNG_NAME, "files/../../etc/passwd", "/etc/passwd", "files/x.png", 3]
+                    ).map(lambda f: {"file": f}),
                 )
             )
         out["data"] = draw(st.sampled_from([data, data, [], "x"]))
@@ -252,7 +269,9 @@ def frozen_cell(draw: st.DrawFn) -> Any:
 def frozen_entry(draw: st.DrawFn) -> Any:
     entry: dict[str, Any] = {
         "format": draw(st.sampled_from([2, 1, "x", None])),
-        "key_format": draw(st.sampled_from([KEY_FORMAT, KEY_FORMAT, 1, 99, "2", "x", None, [], 1.5])),
+        "key_format": draw(
+            st.sampled_from([KEY_FORMAT, KEY_FORMAT, 1, 99, "2", "x", None, [], 1.5])
+        ),
         "code": draw(st.sampled_from([MATCHING, MATCHING, "", "0" * 64, 7, None])),
         "library": draw(st.sampled_from(["", "x", None, 3])),
         "figures": draw(st.sampled_from(["svg", "png", None, 1])),
@@ -307,7 +326,16 @@ def freeze_books(draw: st.DrawFn) -> Book:
     }
     for path in draw(
         st.lists(
-            st.sampled_from(["pytorch/p.json", "pytorch/p.json", "jax/p.json", "pytorch/q.json", "files/x.json", "p.json"]),
+            st.sampled_from(
+                [
+                    "pytorch/p.json",
+                    "pytorch/p.json",
+                    "jax/p.json",
+                    "pytorch/q.json",
+                    "files/x.json",
+                    "p.json",
+                ]
+            ),
             min_size=1,
             max_size=3,
             unique=True,
@@ -324,7 +352,7 @@ def freeze_books(draw: st.DrawFn) -> Book:
 def saved_notebook(draw: st.DrawFn) -> dict[str, Any]:
     """A notebook as JupyterLab saves a page opened as one: nbformat 4 JSON, source as a
     string or a list of lines, ``polybook`` metadata as polybook wrote it, or edited."""
-    meta_values = st.one_of(
+    meta_values: st.SearchStrategy[Any] = st.one_of(
         st.sampled_from(
             [
                 {},
@@ -359,7 +387,7 @@ def saved_notebook(draw: st.DrawFn) -> dict[str, Any]:
         if draw(st.booleans()):
             cell["metadata"]["polybook"] = draw(meta_values)
         cells.append(cell)
-    page_meta = draw(
+    page_meta: Any = draw(
         st.sampled_from(
             [
                 {},
@@ -385,7 +413,13 @@ def saved_notebook(draw: st.DrawFn) -> dict[str, Any]:
 def notebook_books(draw: st.DrawFn) -> Book:
     """A markdown book with notebooks beside its pages (as Lab saves them, or broken)."""
     book = draw(markdown_books())
-    for name in draw(st.lists(st.sampled_from(["p.ipynb", "q.ipynb", "index.ipynb", "img/n.ipynb"]), max_size=2, unique=True)):
+    for name in draw(
+        st.lists(
+            st.sampled_from(["p.ipynb", "q.ipynb", "index.ipynb", "img/n.ipynb"]),
+            max_size=2,
+            unique=True,
+        )
+    ):
         text = json.dumps(draw(saved_notebook()), indent=1)
         book.files[name] = draw(st.sampled_from([text, text, text[:20], "", "{}"]))
     return book

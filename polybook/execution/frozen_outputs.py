@@ -198,7 +198,7 @@ class FrozenOutputs:
             reporter.warn(where, f"names {missing[0]}, which is missing: not shown", "freeze")
             return None
         try:  # outputs as a notebook holds them, or none
-            nbformat.validate(self.as_notebook(entry))  # type: ignore[no-untyped-call]
+            nbformat.validate(self.as_notebook(entry))
         except (ValueError, TypeError, nbformat.ValidationError) as exc:
             message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             reporter.warn(where, f"unreadable, not shown: {message}", "freeze")
