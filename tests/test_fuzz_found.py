@@ -45,6 +45,23 @@ def test_a_frozen_entry_of_another_shape_is_a_located_warning_not_a_crash(
 
 
 @pytest.mark.parametrize(
+    ("saved", "where"),
+    [
+        (b"\xef\xbb\xbf\n\xff", "config.ini:2: not UTF-8: byte 0xff at column 1"),
+        (b"\xef\xbb\xbf[build]\ntabs = py\xe9", "config.ini:2: not UTF-8: byte 0xe9 at column 10"),
+    ],
+)
+def test_a_config_with_a_byte_order_mark_and_a_byte_not_utf8_is_an_error_at_that_byte(
+    tmp_path: Path, saved: bytes, where: str
+) -> None:
+    root = write_book(tmp_path / "book", {**ONE_PAGE, "config.ini": saved}, config=None)
+    outcome = run_in_process(root, "check")
+    assert not outcome.crash, outcome.crash
+    assert outcome.code == 1
+    assert where in outcome.output and "[polybook.config]" in outcome.output
+
+
+@pytest.mark.parametrize(
     ("where", "value"),
     [
         ("cell", {"before": [1]}),
