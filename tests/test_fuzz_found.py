@@ -61,6 +61,18 @@ def test_a_config_with_a_byte_order_mark_and_a_byte_not_utf8_is_an_error_at_that
     assert where in outcome.output and "[polybook.config]" in outcome.output
 
 
+@pytest.mark.parametrize("key", ["[html]\nfavicon", "[pdf]\nbibfile", "[project]\nname"])
+def test_a_config_value_holding_a_nul_character_is_an_error_at_its_line(
+    tmp_path: Path, key: str
+) -> None:
+    config = f"[build]\ntabs = pytorch\n{key} = a\x00b\n"
+    root = write_book(tmp_path / "book", ONE_PAGE, config=config)
+    outcome = run_in_process(root, "check")
+    assert not outcome.crash, outcome.crash
+    assert outcome.code == 1
+    assert "config.ini:4:" in outcome.output and "NUL character" in outcome.output
+
+
 @pytest.mark.parametrize(
     ("where", "value"),
     [
