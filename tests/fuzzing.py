@@ -196,6 +196,23 @@ def digest(folder: Path) -> dict[str, str]:
     return found
 
 
+def code_key(root: Path, page: str, framework: str = "pytorch") -> str:
+    """The code key of ``page``'s notebook in the book at ``root``, as a build makes it (and
+    ``polybook freeze`` records)."""
+    from polybook.config import load_config
+    from polybook.diagnostics import Reporter
+    from polybook.execution.cache import CacheKey
+    from polybook.library.usage import LibraryUsage
+
+    from .books import libraries
+
+    config = load_config(root)
+    notebooks, found = libraries(root, Reporter())
+    nb = dict(notebooks[framework])[page]
+    usage = LibraryUsage.of(config.book, framework, found[framework])
+    return CacheKey.of(nb, framework, usage.key(nb), config.html.figure_format).digest
+
+
 def known_bug(crash: str) -> str:
     """The reported bug ``crash`` is, or ""."""
     for why, marks in KNOWN:

@@ -15,13 +15,8 @@ import nbformat
 import pytest
 
 from polybook.authoring.pages import PageError, to_notebook, to_page
-from polybook.config import load_config
-from polybook.diagnostics import Reporter
-from polybook.execution.cache import CacheKey
-from polybook.library.usage import LibraryUsage
 
-from .books import libraries
-from .fuzzing import check_build, fuzzed, replayed, write
+from .fuzzing import check_build, code_key, fuzzed, replayed, write
 from .grammar import Book, markdown_books, page
 from .grammar_files import (
     FREEZE_PAGE,
@@ -58,11 +53,7 @@ def freeze_code() -> str:
     with tempfile.TemporaryDirectory(prefix="fuzz-") as temp:
         root = Path(temp)
         write(Book({"config.ini": "[build]\ntabs = pytorch\n", "p.md": FREEZE_PAGE}), root)
-        config = load_config(root)
-        notebooks, found = libraries(root, Reporter())
-        nb = dict(notebooks["pytorch"])["p.md"]
-        usage = LibraryUsage.of(config.book, "pytorch", found["pytorch"])
-        return CacheKey.of(nb, "pytorch", usage.key(nb), config.html.figure_format).digest
+        return code_key(root, "p.md")
 
 
 def _matching(root: Path) -> Any:

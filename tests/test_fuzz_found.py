@@ -4,15 +4,17 @@ place it is reported for."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from polybook.authoring.pages import PageError, to_notebook, to_page
+from polybook.library.canonical import KEY_FORMAT
 from polybook.nb import reads, writes
 
 from .books import pages_book, write_book
-from .fuzzing import run_in_process, run_subprocess, shows_traceback
+from .fuzzing import code_key, run_in_process, run_subprocess, shows_traceback
 
 ONE_PAGE = {
     "index.md": "# Book\n\n```toc\np\n```\n",
@@ -59,6 +61,20 @@ def test_a_config_with_a_byte_order_mark_and_a_byte_not_utf8_is_an_error_at_that
     assert not outcome.crash, outcome.crash
     assert outcome.code == 1
     assert where in outcome.output and "[polybook.config]" in outcome.output
+
+
+def test_a_frozen_entry_whose_key_matches_and_whose_cells_do_not_is_a_warning_not_a_crash(
+    tmp_path: Path,
+) -> None:
+    page = "# P\n\n```{.python .input}\nx = d2l.try_gpu()\n```\n"
+    entry = {"key_format": KEY_FORMAT, "code": "", "run": {"device_class": "cuda"}, "cells": []}
+    root = write_book(tmp_path / "book", {**ONE_PAGE, "p.md": page})
+    entry["code"] = code_key(root, "p.md")
+    (root / "_freeze" / "pytorch").mkdir(parents=True)
+    (root / "_freeze" / "pytorch" / "p.json").write_text(json.dumps(entry), encoding="utf-8")
+    outcome = run_in_process(root, "build", "eval", "--executor", "none")
+    assert not outcome.crash, outcome.crash
+    assert "p.json: unreadable, not shown: it holds 0 cells, the page 1" in outcome.output
 
 
 @pytest.mark.parametrize("key", ["[html]\nfavicon", "[pdf]\nbibfile", "[project]\nname"])

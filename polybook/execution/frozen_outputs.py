@@ -193,6 +193,11 @@ class FrozenOutputs:
                 found.dialect,
             )
             entry["code"] = code.digest
+        code_cells = sum(1 for cell in nb.cells if cell.cell_type == "code")
+        if len(entry.get("cells", [])) != code_cells:  # its key matches: edited by hand
+            held = f"it holds {len(entry.get('cells', []))} cells, the page {code_cells}"
+            reporter.warn(where, f"unreadable, not shown: {held}", "freeze")
+            return None
         missing = sorted(f for f in entry_images(entry) if not (self.folder / f).is_file())
         if missing:
             reporter.warn(where, f"names {missing[0]}, which is missing: not shown", "freeze")
