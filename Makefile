@@ -10,7 +10,7 @@ TABS ?= all
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all html lib eval check test lint bench bench-book clean setup envs system-deps serve screenshots \
-	notebooks dist lab pdf pdf-deps epub linkcheck slides mutants d2lbook-reader
+	notebooks dist lab pdf pdf-deps epub linkcheck slides mutants d2lbook-reader fuzz
 
 all: html
 
@@ -155,6 +155,14 @@ $(ENVS)/mutants.stamp: $(TOOL)/.stamp requirements/mutants.txt
 
 mutants: $(ENVS)/mutants.stamp
 	$(TOOL)/bin/python -m tools.mutants $(MUTANTS)
+
+# Property-based fuzzing (Hypothesis; tests/test_fuzz.py, docs/reliability.md): books, configs,
+# _freeze/ entries and notebooks generated from their grammar, 10,000 of each fast kind (the
+# site: 100), built; each failing example is saved in tests/fuzz-examples/, which `make test`
+# replays. Slow (CPU-bound, tens of minutes): not part of `test`.
+fuzz: setup
+	$(TOOL)/bin/python -m pytest tests/test_fuzz.py -p no:cacheprovider --timeout=0 \
+	  --hypothesis-profile=fuzz --hypothesis-show-statistics
 
 # Removes build outputs; the execution cache (_build/cache) and the saved baselines
 # (_build/baselines, see `polybook baseline save`) survive.

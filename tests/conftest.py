@@ -17,6 +17,7 @@ from polybook.layout import ENVS_VARIABLE
 
 from .books import Built, Collect, build, copy_fixture, shipped_with_cache, tree_digest
 from .environments import REPO_ENVS, link_environments
+from .fuzzing import FAST_EXAMPLES  # noqa: F401  (registers Hypothesis' profiles, loads `fast`)
 
 if TYPE_CHECKING:  # Playwright is imported by the browser tests alone
     from playwright.sync_api import Browser, BrowserContext, Page

@@ -63,7 +63,11 @@ class PageContentsManager(AsyncLargeFileManager):
         if not os_path.endswith(PAGE_SUFFIX):
             await super()._save_notebook(os_path, nb, capture_validation_error)
             return
-        write_atomic(Path(os_path), to_page(nb))
+        try:
+            text = to_page(nb)
+        except PageError as exc:  # its metadata edited by hand: the page is left as it was
+            raise HTTPError(400, f"{Path(os_path).name} cannot be saved: {exc}") from exc
+        write_atomic(Path(os_path), text)
 
     async def save(self, model: dict[str, Any], path: str = "") -> dict[str, Any]:
         saved: dict[str, Any] = await super().save(model, path)

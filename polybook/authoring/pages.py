@@ -140,11 +140,40 @@ def _text(cell: NotebookNode) -> str:
     return "".join(source) if isinstance(source, list) else str(source)
 
 
+def _lines(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(line, str) for line in value)
+
+
+# What each field of the ``polybook`` metadata holds, as :func:`to_notebook` writes it.
+_CELL_FIELDS = {
+    "before": _lines,
+    "fence": lambda v: _lines(v) and len(v) == 2,
+    "empty": lambda v: isinstance(v, bool),
+}
+_PAGE_FIELDS = {
+    "end": _lines,
+    "newline": lambda v: v in ("\n", "\r\n", "\r"),
+    "bom": lambda v: isinstance(v, bool),
+}
+
+
+def _meta(holder: Any, fields: dict[str, Any], what: str) -> dict[str, Any]:
+    """The ``polybook`` metadata of a cell or notebook (``holder``), checked: a notebook
+    saved after its metadata was edited by hand writes no page (:class:`PageError`)."""
+    meta = holder.get("metadata", {}).get(KEY, {})
+    if not isinstance(meta, dict):
+        raise PageError(f"{what}: its `{KEY}` metadata is not an object")
+    for name, valid in fields.items():
+        if name in meta and not valid(meta[name]):
+            raise PageError(f"{what}: its `{KEY}` metadata's {name!r} is not as polybook wrote it")
+    return meta
+
+
 def to_page(nb: NotebookNode) -> str:
     """The page text of ``nb``: the inverse of :func:`to_notebook`; outputs are left out."""
     out: list[str] = []
-    for cell in nb.cells:
-        meta = cell.get("metadata", {}).get(KEY, {})
+    for number, cell in enumerate(nb.cells, start=1):
+        meta = _meta(cell, _CELL_FIELDS, f"cell {number}")
         source = _text(cell)
         if cell.cell_type != "code" and not source.strip():
             continue  # a text cell left empty (a page's text cells never are)
@@ -158,7 +187,7 @@ def to_page(nb: NotebookNode) -> str:
             while lines and _blank(lines[-1]):
                 lines.pop()
             out += [*before, *lines]
-    page = nb.metadata.get(KEY, {})
+    page = _meta(nb, _PAGE_FIELDS, "the notebook")
     out += page.get("end", [""])
     text = "\n".join(out)
     newline = page.get("newline", "\n")

@@ -4,6 +4,7 @@ section and key (configparser keeps no line numbers)."""
 from __future__ import annotations
 
 import ast
+import codecs
 import configparser
 from pathlib import Path
 
@@ -14,13 +15,14 @@ CONFIG_FILE = "config.ini"
 
 def decode_config(data: bytes) -> str:
     """The text of ``config.ini``: UTF-8, with or without a byte order mark."""
+    body = data.removeprefix(codecs.BOM_UTF8)  # the decoder's offsets count from after it
     try:
-        return data.decode("utf-8-sig")
+        return body.decode("utf-8")
     except UnicodeDecodeError as exc:
-        before = data[: exc.start].decode("utf-8-sig").split("\n")
+        before = body[: exc.start].decode("utf-8").split("\n")
         line, column = len(before), len(before[-1]) + 1
         message = (
-            f"not UTF-8: byte 0x{data[exc.start]:02x} at column {column} ({exc.reason});"
+            f"not UTF-8: byte 0x{body[exc.start]:02x} at column {column} ({exc.reason});"
             " save the file as UTF-8"
         )
         raise PolybookError(Location(CONFIG_FILE, line), message, "config") from exc

@@ -40,6 +40,7 @@ from polybook.source.frozen import (
     entry_files,
     entry_images,
     frozen_image,
+    read_entry,
     report_refused,
 )
 
@@ -146,7 +147,7 @@ class FrozenOutputs:
         """Remove the files no entry names; returns how many files are kept."""
         named: set[str] = set()
         for path in self._entry_files():
-            named |= entry_images(json.loads(path.read_text(encoding="utf-8")))
+            named |= entry_images(read_entry(path)[0])
         kept = 0
         for path in sorted((self.folder / "files").glob("*")):
             if f"files/{path.name}" in named:
@@ -172,11 +173,10 @@ class FrozenOutputs:
         path = self.entry_path(page, framework)
         if not path.is_file():
             return None
-        try:
-            entry: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            where = Location(str(path.relative_to(self.folder.parent)))
-            reporter.warn(where, f"unreadable, not shown: {exc}", "freeze")
+        where = Location(str(path.relative_to(self.folder.parent)))
+        entry, problem = read_entry(path)
+        if problem:
+            reporter.warn(where, f"unreadable, not shown: {problem}", "freeze")
             return None
         if self._report(path, reporter):  # each at its line; nothing of the entry is read
             return None
@@ -193,10 +193,20 @@ class FrozenOutputs:
                 found.dialect,
             )
             entry["code"] = code.digest
+        code_cells = sum(1 for cell in nb.cells if cell.cell_type == "code")
+        if len(entry.get("cells", [])) != code_cells:  # its key matches: edited by hand
+            held = f"it holds {len(entry.get('cells', []))} cells, the page {code_cells}"
+            reporter.warn(where, f"unreadable, not shown: {held}", "freeze")
+            return None
         missing = sorted(f for f in entry_images(entry) if not (self.folder / f).is_file())
         if missing:
-            where = Location(str(path.relative_to(self.folder.parent)))
             reporter.warn(where, f"names {missing[0]}, which is missing: not shown", "freeze")
+            return None
+        try:  # outputs as a notebook holds them, or none
+            nbformat.validate(self.as_notebook(entry))
+        except (ValueError, TypeError, nbformat.ValidationError) as exc:
+            message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            reporter.warn(where, f"unreadable, not shown: {message}", "freeze")
             return None
         return entry
 
@@ -233,10 +243,9 @@ class FrozenOutputs:
         """Every entry of the folder that reads, in the order of their files."""
         found = []
         for path in self._entry_files():
-            try:
-                found.append(json.loads(path.read_text(encoding="utf-8")))
-            except (OSError, ValueError):
-                continue
+            entry, problem = read_entry(path)
+            if not problem:
+                found.append(entry)
         return found
 
     def _restore(self, out: dict[str, Any]) -> NotebookNode:

@@ -74,6 +74,8 @@ class Key:
         text = raw.strip()
         if not text:
             return self.default
+        if "\x00" in text:  # no name, word or number holds one; a path with one is none
+            raise BadValue(f"{text!r} holds a NUL character")
         if self.kind == "bool":
             return _boolean(text)
         if self.kind == "int" and self.auto and text.lower() == "auto":
