@@ -61,12 +61,7 @@ settings.load_profile("fast")  # `--hypothesis-profile=fuzz` loads the other aft
 # A bug reported to the engineers who own the code it is in: (why, what the traceback
 # holds). A run that meets one is counted (Hypothesis' events), not failed, so that fuzzing
 # goes on to find others; its minimal input is a test of its own, marked xfail.
-KNOWN: list[tuple[str, tuple[str, ...]]] = [
-    (
-        "a figure without a caption crashes docutils' figure directive",
-        ("docutils/parsers/rst/directives/images.py", "UnboundLocalError"),
-    ),
-]
+KNOWN: list[tuple[str, tuple[str, ...]]] = []  # none open
 
 TestFunction = TypeVar("TestFunction", bound=Callable[..., None])
 

@@ -96,9 +96,6 @@ def saves_back(saved: dict[str, Any]) -> None:
 
 def html_pages(book: Book) -> None:
     book.files["config.ini"] = str(book.files["config.ini"]) + "eval_notebook = false\n"
-    for name, text in book.files.items():  # the known crash of a figure without a caption
-        if name.endswith(".md") and isinstance(text, str):  # stops Sphinx: masks the rest
-            book.files[name] = text.replace("![](", "![Figure](")
     check_build(book, "build", "html", in_process=False)
 
 

@@ -1,6 +1,5 @@
 """The smallest inputs fuzzing found (``tests/test_fuzz.py``) that crashed a build or an
-author's save, each held as a test of its own; one still open is marked xfail with the
-place it is reported for."""
+author's save, each held as a test of its own."""
 
 from __future__ import annotations
 
@@ -117,11 +116,6 @@ def test_a_notebook_polybook_wrote_still_writes_back_its_page() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=False,
-    reason="docutils' figure directive raises UnboundLocalError on a figure without a caption"
-    " (images.py:184), reported as a traceback naming no page; being fixed in render/sphinx",
-)
 def test_a_figure_without_a_caption_builds_or_is_an_error_at_its_line(tmp_path: Path) -> None:
     svg = '<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>\n'
     root = pages_book(tmp_path / "book", {"P": "![](img/x.svg)\n"})
