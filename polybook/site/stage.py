@@ -328,8 +328,7 @@ def write_site(
         downloads()
         publish_extras(layout.site_extra, outdir, OWNED)
         warning_store.report(store, reporter)  # the warnings of the site as it is
-        reporter.forward(_dead_links(book, reporter))
-        reporter.forward(missing_targets(site.html, outdir, book.root))
+        _check_links(site, outdir, reporter)
         return outdir
     fresh = fresh or store is None  # without the other pages' warnings: read them all
     write_atomic(settings_file, json.dumps(settings, indent=1))
@@ -350,9 +349,14 @@ def write_site(
         if crash != REPORTED_FAILURE:  # else the diagnostics have it, located
             reporter.error(Diagnostic(Location("sphinx"), crash, "render", "error"))
     else:
-        reporter.forward(_dead_links(book, reporter))
-        reporter.forward(missing_targets(site.html, outdir, book.root))
+        _check_links(site, outdir, reporter)
     return outdir
+
+
+def _check_links(site: SiteSections, outdir: Path, reporter: Reporter) -> None:
+    """The written site's internal links, and the header links' targets, checked."""
+    reporter.forward(_dead_links(site.book, reporter))
+    reporter.forward(missing_targets(site.html, outdir, site.book.root))
 
 
 def _dead_links(book: Book, reporter: Reporter) -> list[Diagnostic]:
