@@ -180,7 +180,11 @@ class _Scan:
         """Whether `(**` at ``start`` opens bold text in parentheses, as in ``(**SIFT**,
         2004)``: the next ``**`` is not followed by ``)``."""
         end = self.text.find("**", start + 3)
-        return end >= 0 and self.text[end : end + 3] != "**)"
+        if end < 0:
+            return False
+        while self.text[end : end + 1] == "*":  # `*emphasis***)` closes the mark too
+            end += 1
+        return self.text[end : end + 1] != ")"
 
     def closes_bold(self, start: int) -> bool:
         """Whether ``**`` at ``start`` closes bold text opened earlier in its paragraph
