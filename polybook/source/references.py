@@ -12,6 +12,7 @@ from pathlib import Path, PurePosixPath
 
 from polybook.diagnostics import Location, Reporter
 from polybook.source.model import Document
+from polybook.source.scan import ROLE_OR_CODE, UNCLOSED_ROLE
 
 REFERENCE_ROLES = ("numref", "ref", "eqref")
 
@@ -43,8 +44,24 @@ def mentions(doc: Document) -> list[Mention]:
     return sorted(found, key=lambda mention: mention.location.line)
 
 
+def unclosed_roles(doc: Document) -> list[tuple[int, str]]:
+    """(line, role) of each role whose backtick never closes on its line (``:numref:`fig_a,``
+    read on as text): what is left of a prose line once its roles and code spans are out."""
+    found: list[tuple[int, str]] = []
+    for number, text in doc.index.lines():
+        if ":`" in text:
+            rest = ROLE_OR_CODE.sub("", text)
+            found.extend((number, m.group(1)) for m in UNCLOSED_ROLE.finditer(rest))
+    return found
+
+
 def check_references(root: Path, documents: tuple[Document, ...], reporter: Reporter) -> None:
-    """Duplicate labels, references to no label, and images that are not there."""
+    """Duplicate labels, references to no label, roles never closed, and images that are
+    not there."""
+    for doc in documents:
+        for number, role in unclosed_roles(doc):
+            message = f":{role}:` opened here has no closing backtick: it shows as text"
+            reporter.warn(Location(doc.path, number), message, "ref.unclosed")
     all_mentions = [m for doc in documents for m in mentions(doc)]
     labels: dict[str, Mention] = {}
     for mention in all_mentions:

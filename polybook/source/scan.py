@@ -23,6 +23,7 @@ from markdown_it.token import Token
 ROLE = re.compile(r":(numref|ref|eqref|cite|citet|citep):(``?)([^`]+)\2")
 CITE_ROLES = ("cite", "citet", "citep")
 # A role, or a code span (whose roles stay as written): the first that starts, roles first.
+UNCLOSED_ROLE = re.compile(r":(numref|ref|eqref|cite|citet|citep):`")  # what is left of one
 ROLE_OR_CODE = re.compile(ROLE.pattern + r"|(`+).+?(?<!`)\4(?!`)")
 EXPLICIT = re.compile(r"^(.*?)\s*<([^<>]+)>\s*$", re.S)  # :numref:`Title %s <label>`
 LABEL = re.compile(r"^\s*:(label|eqlabel):`([^`]+)`\s*$")
