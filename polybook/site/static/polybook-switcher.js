@@ -23,7 +23,8 @@
 
   function choose(event) {
     const button = event.target.closest && event.target.closest('[data-pb-choose]');
-    if (button) tabs.select(button.getAttribute('data-pb-choose'));
+    // The text being read stays where it is on screen, as when a code tab is clicked.
+    if (button) tabs.selectInPlace(button.getAttribute('data-pb-choose'));
   }
 
   function make() {

@@ -20,7 +20,8 @@
  *   <a data-pb-follow="jax" ...>: shown only while jax is chosen (notebook links)
  *
  * Behaviour:
- *  - on load the framework is `?tab=NAME` (NAME or a display name, in any case), else
+ *  - on load the framework is `?tab=NAME` (NAME, a display name or a short name such as
+ *    `tf`, `torch`, `mx`, `flax`, in any case), else
  *    localStorage['polybook.tab'], else the default; a valid `?tab=` is also stored;
  *  - the latest explicit choice wins: a page reached with Back or Forward, reloaded, or
  *    restored from the back-forward cache (`pageshow`) follows the stored choice, not the
@@ -43,7 +44,7 @@
  * keydown(event, tab) -> whether it handled them, and params() -> {name: value or null}
  * for the links.
  *
- * Its only global is window.polybookTabs = {select(name), current(), frameworks(),
+ * Its only global is window.polybookTabs = {select(name), selectInPlace(name), current(), frameworks(),
  * label(name), resolve(value), setParam(key, value), readParam(key), register(view),
  * tabsOf(tabset), panelsOf(tabset), tabsets(), apply()}.
  */
@@ -113,9 +114,20 @@
     return String(text).toLowerCase().replace(/[^a-z0-9]/g, '');
   }
 
+  /* Short names readers type for the frameworks (`?tab=tf`), by the framework's name. */
+  const SHORT = {
+    pytorch: ['torch', 'pt'],
+    tensorflow: ['tf'],
+    mxnet: ['mx'],
+    jax: ['flax'],
+  };
+
   function bookAliases() {
     const found = {};
     frameworks.forEach((name) => {
+      (SHORT[name] || []).forEach((short) => {
+        found[short] = name;
+      });
       found[normalise(name)] = name;
     });
     const meta = document.querySelector('meta[name="pb-tab-labels"]');
@@ -264,6 +276,25 @@
     return true;
   }
 
+  /* The first block of the page's text in view below the sticky bars: an element that
+   * stays shown when `name` is chosen (not inside a tab set; a tab set only where it has
+   * `name`), or null. */
+  const BLOCKS = 'p, li, h1, h2, h3, h4, h5, h6, figure, table, dt, .math, .pb-tabset';
+
+  function blockInView(name) {
+    const main = document.querySelector('article') || document.body;
+    const top = parseFloat(getComputedStyle(document.body).getPropertyValue('--pb-sticky-top'));
+    const below = isNaN(top) ? 0 : top;
+    const found = Array.prototype.find.call(main.querySelectorAll(BLOCKS), (el) => {
+      if (el.parentElement && el.parentElement.closest('.pb-tabset')) return false;
+      const stays = (tab) => tab.getAttribute('data-pb-tab') === name;
+      if (el.classList.contains('pb-tabset') && !tabsOf(el).some(stays)) return false;
+      const box = el.getBoundingClientRect();
+      return box.height > 0 && box.bottom > below;
+    });
+    return found || null;
+  }
+
   function onTabClick(event) {
     const tab = event.target.closest && event.target.closest('.pb-tab');
     if (!tab || !tab.parentElement || !tab.parentElement.classList.contains('pb-tabbar')) {
@@ -368,6 +399,8 @@
 
   window.polybookTabs = {
     select: (name) => choose(name, null),
+    /* Select `name` keeping the block of text in view where it is (the sticky switcher). */
+    selectInPlace: (name) => choose(name, blockInView(name)),
     current: () => current,
     frameworks: () => frameworks.slice(),
     label: (name) => labels[name] || name,
