@@ -319,9 +319,10 @@ def write_site(
     book, pdf = site.book, site.pdf
     layout = book.layout
     extras = extras or SiteExtras()
-    frameworks = tuple(fw for fw in book.tabs if fw in extras.held)
-    taken = {p.docname for p in pages}
-    generated = generated_pages(book, pdf, extras, taken, run_page(site, frameworks))
+    frameworks = tuple(fw for fw in book.tabs if fw in extras.held)  # notebooks offered
+    generated = generated_pages(
+        book, pdf, extras, {p.docname for p in pages}, run_page(site, frameworks)
+    )
     names = [p.docname for p in generated]
     pages = [with_toctree(p, names) if p.docname == "index" else p for p in pages]
     # The books and decks built before the site, copied before the settings, which link them.
