@@ -1,26 +1,22 @@
 """What the shipped book's site offers a reader who wants to run its notebooks (the
 ``shipped_site`` fixture): the downloaded notebooks install the book's library and the
 framework in their first cell (run here in a fresh venv, from the wheel the site holds),
-the "Run the notebooks" page with the book's own wheel and pins, no notebook offered for a
-page without code, and a Kaggle button wherever Colab's is."""
+the "Run the notebooks" page with the book's own wheel and pins, and no notebook offered
+for a page without code."""
 
 from __future__ import annotations
 
 import json
 import shlex
 import subprocess
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
 from nbformat import NotebookNode
 
-from polybook.config import load_config
 from polybook.nb import reads
-from polybook.site.extras import links
 
-from .books import copy_fixture
 from .test_students_site import platform_venv, student_environ
 
 pytestmark = pytest.mark.slow
@@ -104,17 +100,3 @@ def test_no_notebook_is_offered_for_a_page_without_code(shipped_site: Path) -> N
         assert not (html / "_notebooks" / "pytorch" / f"{page}.ipynb").exists()
     shown = _soup(html / f"{PAGE}.html").select(".pb-download")
     assert [a["data-pb-follow"] for a in shown] == list(FRAMEWORKS)
-
-
-def test_kaggle_opens_the_notebooks_colab_opens(tmp_path: Path) -> None:
-    book = copy_fixture(tmp_path / "book")
-    config = load_config(book)
-    colab = replace(config.colab, github_repo=("someone/notebooks",))
-    made = links(config.book, colab, config.sagemaker, ("pytorch", "jax"), ())
-    assert made["kaggle"] == {
-        fw: f"https://kaggle.com/kernels/welcome?src=https://github.com/someone/notebooks"
-        f"/blob/{colab.branch}/{fw}/colab/"
-        for fw in ("pytorch", "jax")
-    }
-    colab_link = f"https://colab.research.google.com/github/someone/notebooks/blob/{colab.branch}"
-    assert made["colab"]["pytorch"] == f"{colab_link}/pytorch/colab/"  # the same notebooks
