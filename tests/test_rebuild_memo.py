@@ -74,7 +74,8 @@ def test_a_rebuild_in_one_process_warns_again_and_attaches_the_changed_figure(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     body = f"A figure:\n\n![Blocks](img/blocks.svg)\n\n{SCRIPTED}"
-    root = pages_book(tmp_path / "book", {"figure": body, "other": "Words.\n"})
+    pages = {"figure": body, "other": "Words.\n", "kept": code("1 + 1")}  # kept: a memo hit
+    root = pages_book(tmp_path / "book", pages)
     figure = root / "img" / "blocks.svg"
     figure.parent.mkdir()
     downloaded = root / "_build/html/_notebooks/pytorch/figure.ipynb"

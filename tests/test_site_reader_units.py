@@ -165,6 +165,7 @@ def test_notebook_platform_links_follow_the_repositories_configured(tmp_path: Pa
         "slides": {"pytorch": "", "jax": ""},  # nor slides
         "colab": {"pytorch": "", "jax": ""},
         "sagemaker": {"pytorch": "", "jax": ""},
+        "kaggle": {"pytorch": "", "jax": ""},
     }
     one = replace(
         config,
@@ -238,3 +239,16 @@ def test_the_preview_watches_pages_config_figures_static_and_library(tmp_path: P
     assert shallow == [root]  # config.ini, pages, refs.bib and new folders
     (root / "static" / "book.css").write_text("p {}")
     assert site_inputs(config.root) == [root / "static" / "book.css"]
+
+
+def test_kaggle_opens_the_notebooks_colab_opens(tmp_path: Path) -> None:
+    config = load_config(_book(tmp_path))
+    colab = replace(config.colab, github_repo=("someone/notebooks",))
+    made = links(config.book, colab, config.sagemaker, ("pytorch", "jax"), ())
+    assert made["kaggle"] == {
+        fw: f"https://kaggle.com/kernels/welcome?src=https://github.com/someone/notebooks"
+        f"/blob/{colab.branch}/{fw}/colab/"
+        for fw in ("pytorch", "jax")
+    }
+    colab_link = f"https://colab.research.google.com/github/someone/notebooks/blob/{colab.branch}"
+    assert made["colab"]["pytorch"] == f"{colab_link}/pytorch/colab/"  # the same notebooks

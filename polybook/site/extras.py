@@ -28,6 +28,9 @@ REFERENCES = "references"
 STATIC_FOLDER = "_static"  # the decks' shared assets, beside their framework folders
 COLAB = "https://colab.research.google.com/github"
 SAGEMAKER = "https://studiolab.sagemaker.aws/import/github"
+# Kaggle opens a notebook from its address on GitHub: the Colab notebooks, which install
+# what they need.
+KAGGLE = "https://kaggle.com/kernels/welcome?src=https://github.com"
 BOOK_KINDS = ("pdf", "epub")  # the books built per framework that the site links
 
 
@@ -44,8 +47,9 @@ class Downloads:
 @dataclass(frozen=True)
 class SiteExtras:
     """The build's libraries, the library modules the book's pages document themselves
-    (module -> page), the frameworks whose notebooks the site offers (``held``), and how
-    the downloads are made (``downloads``: while Sphinx writes the pages)."""
+    (module -> page), the frameworks whose notebooks the site offers (``held``), how
+    the downloads are made (``downloads``: while Sphinx writes the pages) and which pages
+    have code of each framework (``coded``; None: not known)."""
 
     libraries: Mapping[str, Sequence[SavedBlock]] = field(default_factory=dict)
     tabs: tuple[str, ...] = ()
@@ -53,6 +57,7 @@ class SiteExtras:
     prose: ProseIndex = field(default_factory=dict)  # describes names without a docstring
     held: frozenset[str] = frozenset()
     downloads: Callable[[], Downloads] = Downloads
+    coded: Mapping[str, Sequence[str]] | None = None  # per framework, its pages with code
 
 
 def _platform(base: str, repos: tuple[str, ...], branch: str, folder: str, fw: str) -> str:
@@ -84,6 +89,7 @@ def links(
     site's root for the notebooks it holds, of ``notebooks``' frameworks); "" for none."""
     on_colab = (COLAB, colab.github_repo, colab.branch, "colab")
     on_sagemaker = (SAGEMAKER, sagemaker.github_repo, sagemaker.branch, "sagemaker")
+    on_kaggle = (KAGGLE, colab.github_repo, colab.branch, "colab")
     books = {kind: site_books(book, kind) for kind in BOOK_KINDS}
     return {
         "notebooks": {fw: f"{NOTEBOOKS_LINK}/{fw}/" if fw in notebooks else "" for fw in tabs},
@@ -93,17 +99,26 @@ def links(
             kind: {
                 fw: _platform(*on, fw) if published(book, on[1], on[3], fw) else "" for fw in tabs
             }
-            for kind, on in (("colab", on_colab), ("sagemaker", on_sagemaker))
+            for kind, on in (
+                ("colab", on_colab),
+                ("sagemaker", on_sagemaker),
+                ("kaggle", on_kaggle),
+            )
         },
     }
 
 
 def generated_pages(
-    book: Book, pdf: PdfSection, extras: SiteExtras, taken: Collection[str]
+    book: Book,
+    pdf: PdfSection,
+    extras: SiteExtras,
+    taken: Collection[str],
+    first: Sequence[Page] = (),
 ) -> list[Page]:
-    """The API pages and the references page (with ``pdf``'s BibTeX file), leaving out
-    docnames the book uses."""
-    pages = api_pages(book, extras.libraries, extras.tabs, extras.documented, extras.prose)
+    """``first``, the API pages and the references page (with ``pdf``'s BibTeX file),
+    leaving out docnames the book uses."""
+    pages = [*first]
+    pages += api_pages(book, extras.libraries, extras.tabs, extras.documented, extras.prose)
     if bibfile(pdf):
         pages.append(references_page())
     compat = compat_page(book)

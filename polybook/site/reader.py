@@ -23,6 +23,7 @@ from polybook.render.sphinx.library_links import api, skip
 logger = logging.getLogger(__name__)
 SEARCH_DATA = "pb-search-data.js"  # written into _static: each page's text, by section
 SNIPPET_CHARS = 4000  # text kept per section for the search's snippets
+PLATFORMS = (("colab", "Colab"), ("sagemaker", "SageMaker Studio Lab"), ("kaggle", "Kaggle"))
 
 
 class pb_downloads(nodes.General, nodes.Element):
@@ -39,7 +40,11 @@ def visit_downloads_html(self: Any, node: pb_downloads) -> None:
     page = self.builder.get_target_uri(node["docname"])
     lang = str(config.language)
     parts = []
+    coded = config.pb_code_pages  # None: every page has code
     for fw in config.pb_tabs:
+        if coded is not None and node["docname"] not in coded.get(fw, ()):
+            parts += _books_and_slides(config, node["docname"], page, lang, fw)
+            continue
         shown = str(config.pb_tab_names.get(fw, fw))
         name = html.escape(shown)
         hidden = "" if fw == config.pb_tabs[0] else " hidden"  # the script shows the reader's
@@ -51,23 +56,9 @@ def visit_downloads_html(self: Any, node: pb_downloads) -> None:
                 f'<a class="pb-download" {follow} href="{html.escape(href)}" download>'
                 f"{html.escape(message(lang, 'download_notebook', name=shown))}</a>"
             )
-        if node["docname"] in config.pb_decks.get(fw, ()):
-            href = relative_uri(page, links["slides"][fw] + node["docname"] + ".html")
-            parts.append(
-                f'<a class="pb-slides" {follow} href="{html.escape(href)}">'
-                f"{html.escape(message(lang, 'slides'))}"
-                f'<span class="pb-fw"> ({name})</span></a>'
-            )
-        for kind, label in (("pdf", "PDF"), ("epub", "EPUB")):
-            if links.get(kind, {}).get(fw):
-                href = relative_uri(page, links[kind][fw])
-                parts.append(
-                    f'<a class="pb-{kind}" {follow} href="{html.escape(href)}">'
-                    f"{html.escape(message(lang, 'book_as', label=label))}"
-                    f'<span class="pb-fw"> ({name})</span></a>'
-                )
-        for key, label in (("colab", "Colab"), ("sagemaker", "SageMaker Studio Lab")):
-            if links[key].get(fw):
+        parts += _books_and_slides(config, node["docname"], page, lang, fw)
+        for key, label in PLATFORMS:
+            if links.get(key, {}).get(fw):
                 href = html.escape(links[key][fw] + notebook)
                 parts.append(
                     f'<a class="pb-{key}" {follow} href="{href}" rel="noopener">'
@@ -82,6 +73,30 @@ def visit_downloads_html(self: Any, node: pb_downloads) -> None:
             + "</div>"
         )
     raise nodes.SkipNode
+
+
+def _books_and_slides(config: Any, docname: str, page: str, lang: str, fw: str) -> list[str]:
+    """The page's deck and the books of ``fw``: offered whether or not the page has code."""
+    links = config.pb_links
+    follow = f'data-pb-follow="{html.escape(fw)}"' + ("" if fw == config.pb_tabs[0] else " hidden")
+    name = html.escape(str(config.pb_tab_names.get(fw, fw)))
+    parts = []
+    if docname in config.pb_decks.get(fw, ()):
+        href = relative_uri(page, links["slides"][fw] + docname + ".html")
+        parts.append(
+            f'<a class="pb-slides" {follow} href="{html.escape(href)}">'
+            f"{html.escape(message(lang, 'slides'))}"
+            f'<span class="pb-fw"> ({name})</span></a>'
+        )
+    for kind, label in (("pdf", "PDF"), ("epub", "EPUB")):
+        if links.get(kind, {}).get(fw):
+            href = relative_uri(page, links[kind][fw])
+            parts.append(
+                f'<a class="pb-{kind}" {follow} href="{html.escape(href)}">'
+                f"{html.escape(message(lang, 'book_as', label=label))}"
+                f'<span class="pb-fw"> ({name})</span></a>'
+            )
+    return parts
 
 
 class DefinedRole(SphinxRole):
@@ -234,6 +249,7 @@ def on_page_context(
 def setup(app: Sphinx) -> None:
     app.add_config_value("pb_links", {}, "html")
     app.add_config_value("pb_decks", {}, "html")  # framework -> pages with a deck
+    app.add_config_value("pb_code_pages", None, "html")  # framework -> pages with code
     app.add_config_value("pb_generated", [], "env")
     app.add_node(
         pb_downloads, html=(visit_downloads_html, None), latex=(skip, None), text=(skip, None)

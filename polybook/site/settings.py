@@ -29,7 +29,10 @@ def _book_assets(root: Path, pattern: str) -> list[str]:
 
 
 def _reader_config(
-    site: SiteSections, notebooks: Sequence[str], generated: Sequence[str]
+    site: SiteSections,
+    notebooks: Sequence[str],
+    generated: Sequence[str],
+    coded: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[str, Any]:
     """Settings of the reader's features: copy buttons, links, the header's links, favicon,
     logo."""
@@ -39,6 +42,8 @@ def _reader_config(
         "html_use_index": any(d.startswith("api/") for d in generated),
         "pb_links": links(book, site.colab, site.sagemaker, book.tabs, notebooks),
         "pb_decks": site_decks(book),
+        # Per framework, the pages offered as notebooks (those with code); None: every page.
+        "pb_code_pages": {fw: list(p) for fw, p in coded.items()} if coded is not None else None,
         "pb_generated": list(generated),
         "pb_header_links": [[link.name, link.url, link.icon] for link in site.html.links],
     }
@@ -59,9 +64,11 @@ def html_config(
     notebooks: Sequence[str] = (),
     generated: Sequence[str] = (),
     libraries: Mapping[str, Sequence[SavedBlock]] | None = None,
+    coded: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[str, Any]:
     """The site's Sphinx settings; ``notebooks`` names the frameworks whose notebooks the
-    site holds, ``generated`` the pages it adds (API pages, references)."""
+    site holds, ``generated`` the pages it adds (API pages, references), ``coded`` the
+    pages with code of each framework (None: not known, every page)."""
     book = site.book
     sitemap = ["sphinx_sitemap"] if site.html.base_url else []
     core = core_config(
@@ -92,7 +99,7 @@ def html_config(
         "html_search_scorer": str(STATIC / "polybook-scorer.js"),  # the search's ranking
         "html_css_files": _book_assets(book.root, "*.css"),
         "html_js_files": _book_assets(book.root, "*.js"),
-        **_reader_config(site, notebooks, generated),
+        **_reader_config(site, notebooks, generated, coded),
         **_published(site.html),
         **editions_config(book, site.editions),
         "pb_inputs": str(book.layout.sphinx_inputs()),
@@ -131,6 +138,7 @@ def site_settings(
     notebooks: Sequence[str] = (),
     generated: Sequence[str] = (),
     libraries: Mapping[str, Sequence[SavedBlock]] | None = None,
+    coded: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[str, Any]:
     """What the Sphinx process is given; any change to it means Sphinx runs again."""
     layout = site.book.layout
@@ -141,7 +149,7 @@ def site_settings(
         "doctreedir": str(layout.doctrees),
         "diagnostics": str(layout.sphinx_file("html", ".diagnostics.jsonl")),
         "log": str(layout.sphinx_file("html", ".log")),
-        "config": html_config(site, notebooks, generated, libraries),
+        "config": html_config(site, notebooks, generated, libraries, coded),
         "assets": _assets_digest(site.book.root, site.html),
         "inputs": inputs_digest([layout.sphinx_inputs()]),  # the files the pages read
         "tool": site_digest(),

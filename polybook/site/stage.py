@@ -21,6 +21,9 @@ from polybook.environments import devices
 from polybook.fsutil import file_stamp, write_atomic
 from polybook.layout import DIST_LINK, EPUBS_LINK, NOTEBOOKS_LINK, PDFS_LINK, SLIDES_LINK, Layout
 from polybook.memo import HeldMemo, Memo, digest
+from polybook.notebooks.download import download_installs, has_code, with_install_cell
+from polybook.notebooks.library_source import InstallSettings
+from polybook.notebooks.variants import Repositories
 from polybook.render import warning_store
 from polybook.render.assets import INSTALL, mathjax, write_mathjax
 from polybook.render.outputs import clean_for_book, path_roots
@@ -51,6 +54,7 @@ from polybook.site.extras import (
 from polybook.site.header import missing_targets
 from polybook.site.links import check_links
 from polybook.site.publish import publish_extras
+from polybook.site.run_page import run_page
 from polybook.site.sections import SiteSections
 from polybook.site.settings import site_digest, site_settings
 
@@ -115,12 +119,14 @@ def build_site(
     def downloads() -> Downloads:  # made while Sphinx writes the pages
         from polybook.library.wheel import current_wheel
 
+        wheel = current_wheel(book, site.library, reporter)  # the library files it reads
         notebooks, images = plain_downloads(site, library.book, cleaned, reporter)
-        return Downloads(notebooks, images, current_wheel(book, site.library, reporter))
+        return Downloads(notebooks, images, wheel)
 
     prose = prose_index(library.book.documents, library.tabs)
     held = frozenset(fw for _, fw in cleaned)
-    extras = SiteExtras(library.blocks, library.tabs, documented, prose, held, downloads)
+    coded = code_pages(cleaned)
+    extras = SiteExtras(library.blocks, library.tabs, documented, prose, held, downloads, coded)
     stale = frozenset(page.removesuffix(".md") for page, _ in executed.failed)
     return Site(write_site(site, pages, reporter, stale, extras, early))
 
@@ -174,29 +180,48 @@ def plain_downloads(
     notebooks: Mapping[tuple[str, str], NotebookNode],
     reporter: Reporter | None = None,
 ) -> tuple[dict[tuple[str, str], NotebookNode], tuple[str, ...]]:
-    """The notebooks offered for download, their prose plain Markdown
-    (:mod:`polybook.render.plain`), and the book's images they link on the site; each made
-    once per content, its images unchanged."""
+    """The notebooks offered for download, those with code, their prose plain Markdown
+    (:mod:`polybook.render.plain`) and an install cell first (:mod:`polybook.notebooks.download`),
+    and the book's images they link on the site; each made once per content, its images
+    unchanged."""
     address = site_address(site.html.base_url, site.book.project.site_url)
+    notebooks = {key: nb for key, nb in notebooks.items() if has_code(nb)}
     tabs = {fw for _, fw in notebooks}
+    settings = InstallSettings(
+        site.library, site.book.project, site.html, Repositories(site.colab, site.sagemaker)
+    )
+    needs = download_installs(site.book, settings, sorted(tabs))
     plain = {fw: plain_book(parsed, address, bib_file(site.pdf), fw) for fw in tabs}
     identity = {fw: plain[fw].identity() for fw in tabs}
     root = parsed.info.root
     made: dict[tuple[str, str], NotebookNode] = {}
     images: list[str] = []
     for (page, fw), nb in notebooks.items():
+        install = needs.source(nb, fw)
 
-        def make(_: Reporter, fw: str = fw, nb: NotebookNode = nb, page: str = page) -> Any:
+        def make(
+            _: Reporter, fw: str = fw, nb: NotebookNode = nb, page: str = page, cell: str = install
+        ) -> Any:
             out, shown = plain[fw].notebook(nb, page)
-            return out, shown, _stamps(root, shown)
+            return with_install_cell(out, cell), shown, _stamps(root, shown)
 
         def fresh(kept: tuple[NotebookNode, list[str], tuple[Any, ...]]) -> bool:
             return _stamps(root, kept[1]) == kept[2]
 
-        key = digest("plain", identity[fw], page, nb)
+        key = digest("plain", identity[fw], page, nb, install)
         made[(page, fw)], shown, _ = PLAIN.get(key, make, reporter or Reporter(), fresh)
         images += shown
     return made, tuple(dict.fromkeys(images))
+
+
+def code_pages(notebooks: Mapping[tuple[str, str], NotebookNode]) -> dict[str, list[str]]:
+    """Per framework, the pages (docnames) whose notebook has code: those offered as
+    notebooks."""
+    found: dict[str, list[str]] = {}
+    for (page, fw), nb in notebooks.items():
+        if has_code(nb):
+            found.setdefault(fw, []).append(page.removesuffix(".md"))
+    return {fw: sorted(pages) for fw, pages in sorted(found.items())}
 
 
 def plan_run(
@@ -300,13 +325,15 @@ def write_site(
     book, pdf = site.book, site.pdf
     layout = book.layout
     extras = extras or SiteExtras()
-    generated = generated_pages(book, pdf, extras, {p.docname for p in pages})
+    frameworks = tuple(fw for fw in book.tabs if fw in extras.held)  # notebooks offered
+    generated = generated_pages(
+        book, pdf, extras, {p.docname for p in pages}, run_page(site, frameworks)
+    )
     names = [p.docname for p in generated]
     pages = [with_toctree(p, names) if p.docname == "index" else p for p in pages]
     # The books and decks built before the site, copied before the settings, which link them.
     copies_changed = write_books(book) | write_slides(book) | write_compat(book, layout.site_src)
-    frameworks = [fw for fw in book.tabs if fw in extras.held]
-    settings = site_settings(site, frameworks, names, extras.libraries)
+    settings = site_settings(site, list(frameworks), names, extras.libraries, extras.coded)
     srcdir, outdir = Path(settings["srcdir"]), Path(settings["outdir"])
     keep = keepable(srcdir, stale)
     for name in sorted(keep):

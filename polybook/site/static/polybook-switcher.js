@@ -3,16 +3,14 @@
  *
  * A bar of one button per framework at the top of the page's content, which stays on screen
  * (position: sticky, under the theme's header where it has one). Choosing there switches
- * every tab set of the page, as a tab does; choosing a tab updates the bar.
+ * every tab set of the page, as a tab does, keeping the block being read in place (the
+ * first in view that stays shown); choosing a tab updates the bar.
  *
  * It also sets --pb-sticky-top on <body>: how far from the top of the window the page's
  * sticky headers end, where each tab set's own bar sticks while its block is on screen.
  *
- * Markup (written into the page by polybook.site.early, else made here):
- *   <nav class="pb-switcher" aria-label="Framework">
- *     <span class="pb-switcher-label">Framework</span>
- *     <button type="button" data-pb-choose="pytorch" aria-pressed="true">PyTorch</button> ...
- *   </nav>
+ * Markup (written by polybook.site.early, else made here): nav.pb-switcher holding
+ * button[data-pb-choose=NAME][aria-pressed] per framework.
  */
 (function () {
   'use strict';
@@ -21,9 +19,21 @@
   if (!tabs) return;
   let bar = null;
 
+  function inView(name) {
+    const below = bar.getBoundingClientRect().bottom;
+    const blocks = document.querySelectorAll('article :is(p, li, h2, h3, table, .pb-tabset)');
+    return [...blocks].find(
+      (el) =>
+        !el.parentElement.closest('.pb-tabset') &&
+        (!el.matches('.pb-tabset') || el.querySelector(`.pb-tab[data-pb-tab="${name}"]`)) &&
+        el.getBoundingClientRect().bottom > below
+    );
+  }
+
   function choose(event) {
     const button = event.target.closest && event.target.closest('[data-pb-choose]');
-    if (button) tabs.select(button.getAttribute('data-pb-choose'));
+    const name = button && button.getAttribute('data-pb-choose');
+    if (name) tabs.select(name, inView(name));
   }
 
   function make() {

@@ -4,24 +4,16 @@
  * Plain ES2017, no dependencies; works from file:// without a network. Where the choice is
  * kept (localStorage, the address, links) is polybook-address.js's, loaded before it.
  *
- * Markup (emitted by the polybook renderer):
- *
- *   <meta name="pb-tabs" content="pytorch,mxnet,jax,tensorflow">   (first = default)
- *   <div class="pb-tabset" data-pb-kind="code|prose">
- *     <div class="pb-tabbar" role="tablist">
- *       <button type="button" class="pb-tab" role="tab" data-pb-tab="pytorch"
- *               aria-selected="true">PyTorch</button> ...
- *     </div>
- *     <div class="pb-panel" role="tabpanel" data-pb-tab="pytorch"> ... </div>
- *     <div class="pb-panel" role="tabpanel" data-pb-tab="jax" hidden> ... </div>
- *   </div>
- *
- *   <meta name="pb-tab-labels" content="PyTorch,MXNet,JAX,TensorFlow">  (display names)
- *   <a data-pb-follow="jax" ...>: shown only while jax is chosen (notebook links)
+ * Markup (emitted by the polybook renderer): <meta name="pb-tabs" content="pytorch,jax">
+ * (the first is the default) and <meta name="pb-tab-labels" content="PyTorch,JAX">; each
+ * div.pb-tabset[data-pb-kind=code|prose] holds a div.pb-tabbar[role=tablist] of
+ * button.pb-tab[data-pb-tab=NAME] and a div.pb-panel[data-pb-tab=NAME] per tab, all but one
+ * hidden; an element [data-pb-follow=NAME] is shown only while NAME is chosen.
  *
  * Behaviour:
- *  - on load the framework is `?tab=NAME` (NAME or a display name, in any case), else
- *    localStorage['polybook.tab'], else the default; a valid `?tab=` is also stored;
+ *  - on load the framework is `?tab=NAME` (NAME, a display name or `tf`, `torch`, `mx`,
+ *    `flax`, in any case), else localStorage['polybook.tab'], else the default; a valid
+ *    `?tab=` is also stored;
  *  - the latest explicit choice wins: a page reached with Back or Forward, reloaded, or
  *    restored from the back-forward cache (`pageshow`) follows the stored choice, not the
  *    older `?tab=` of its address, and its address is brought up to date;
@@ -36,14 +28,12 @@
  *  - code and output boxes that scroll are put in the tab order (tabindex=0), so that a
  *    keyboard can scroll them, and taken out again when they no longer scroll.
  *
- * Other scripts add views of the tab sets (polybook-compare.js) with `register(view)`, before
- * the page is loaded; a view may have prepare() (once, before the tab sets are first
- * shown), start(fresh) -> a framework to start on, before(name, previous), applyTo(tabset,
- * name) -> whether it showed the set itself, applied(name, previous), click(tab) and
- * keydown(event, tab) -> whether it handled them, and params() -> {name: value or null}
- * for the links.
+ * Other scripts add views of the tab sets (polybook-compare.js) with `register(view)` before
+ * the page loads; a view may have prepare() (before the sets are first shown), start(fresh)
+ * -> a framework, before(name, previous), applyTo(tabset, name) -> handled, applied(name,
+ * previous), click(tab) and keydown(event, tab) -> handled, params() -> {name: value|null}.
  *
- * Its only global is window.polybookTabs = {select(name), current(), frameworks(),
+ * Its only global is window.polybookTabs = {select(name, anchor), current(), frameworks(),
  * label(name), resolve(value), setParam(key, value), readParam(key), register(view),
  * tabsOf(tabset), panelsOf(tabset), tabsets(), apply()}.
  */
@@ -113,9 +103,12 @@
     return String(text).toLowerCase().replace(/[^a-z0-9]/g, '');
   }
 
+  const SHORT = { pytorch: ['torch'], tensorflow: ['tf'], mxnet: ['mx'], jax: ['flax'] };
+
   function bookAliases() {
     const found = {};
     frameworks.forEach((name) => {
+      (SHORT[name] || []).forEach((short) => (found[short] = name));
       found[normalise(name)] = name;
     });
     const meta = document.querySelector('meta[name="pb-tab-labels"]');
@@ -367,7 +360,7 @@
   }
 
   window.polybookTabs = {
-    select: (name) => choose(name, null),
+    select: (name, anchor) => choose(name, anchor || null),
     current: () => current,
     frameworks: () => frameworks.slice(),
     label: (name) => labels[name] || name,
