@@ -58,9 +58,9 @@ settings.register_profile(
 )
 settings.load_profile("fast")  # `--hypothesis-profile=fuzz` loads the other after this
 
-# A bug reported to the engineers who own the code it is in: (why, what the traceback
-# holds). A run that meets one is counted (Hypothesis' events), not failed, so that fuzzing
-# goes on to find others; its minimal input is a test of its own, marked xfail.
+# A known bug not yet fixed: (why, what its traceback holds). A run that meets one is
+# counted (Hypothesis' events), not failed, so that fuzzing goes on to find others; its
+# minimal input is a test of its own, marked xfail.
 KNOWN: list[tuple[str, tuple[str, ...]]] = []  # none open
 
 TestFunction = TypeVar("TestFunction", bound=Callable[..., None])
