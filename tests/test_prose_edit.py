@@ -81,7 +81,7 @@ def test_sphinx_starts_while_pages_are_prepared_and_runs_only_on_the_same_settin
     assert seen == ["stop"]
     assert "Renamed" in html.read_text(encoding="utf-8")
     # A build that stops before the site stops it too.
-    page.write_text(page.read_text() + "\n:end_tab:\n")
+    page.write_text(page.read_text() + "\n```{.python .input}\nx = 1\n")  # never closed
     seen.clear()
     assert main(build) == 1
     assert seen == ["stop"]
