@@ -100,7 +100,7 @@ def test_query_overrides_storage(open_page: OpenPage) -> None:
     assert state(open_page(PAGE2)) == {"set-e": "mxnet"}
 
 
-@pytest.mark.parametrize("bad", ["foo", "torch", ""])
+@pytest.mark.parametrize("bad", ["foo", "pytroch", ""])  # `torch` is PyTorch's short name
 def test_unknown_query_falls_back(open_page: OpenPage, bad: str) -> None:
     fresh = open_page(PAGE1, query={"tab": bad})
     assert state(fresh) == expected("pytorch")  # no storage: the default
@@ -112,7 +112,13 @@ def test_unknown_query_falls_back(open_page: OpenPage, bad: str) -> None:
 
 @pytest.mark.parametrize(
     ("value", "name"),
-    [("JAX", "jax"), ("Jax", "jax"), ("TensorFlow", "tensorflow"), ("MXNET", "mxnet")],
+    [
+        ("JAX", "jax"),
+        ("Jax", "jax"),
+        ("TensorFlow", "tensorflow"),
+        ("MXNET", "mxnet"),
+        ("TF", "tensorflow"),
+    ],
 )
 def test_query_names_a_framework_in_any_case_or_by_its_display_name(
     open_page: OpenPage, value: str, name: str
