@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from markdown_it import MarkdownIt
@@ -16,6 +16,7 @@ from markdown_it.token import Token
 from mdit_py_plugins.colon_fence import colon_fence_plugin
 
 from polybook.diagnostics import Location, Reporter
+from polybook.render.footnotes import undefined_footnotes_as_text
 from polybook.render.rst_files import PageFiles, rst_lines
 from polybook.source.pandoc_attrs import attributes
 from polybook.source.scan import CAPTION, LABEL, ROLE, TRAILING_EQLABEL
@@ -23,9 +24,6 @@ from polybook.source.scan import CAPTION, LABEL, ROLE, TRAILING_EQLABEL
 WIDTH = re.compile(r"^:width:`([^`]+)`\s*$")
 FIGURE = re.compile(r"^!\[(?P<caption>.*)\]\((?P<src>[^)\s]+)\)(?:\{(?P<attrs>[^{}]*)\})?\s*$")
 ATTR_WIDTH = re.compile(r"(?:^|\s)width=(\S+)")  # pandoc's attribute: ![](x.svg){width=86%}
-# A footnote's reference, or a code span (left alone); and a footnote's definition line.
-FOOTNOTE_OR_CODE = re.compile(r"(`+).+?(?<!`)\1(?!`)|\[\^([^\]\s]+)\](?!:)")
-FOOTNOTE_DEFINITION = re.compile(r"^ {0,3}\[\^([^\]\s]+)\]:", re.M)
 SPLIT_KEY = re.compile(r"[\s{}]+")  # what no bibtex key holds
 CITATION = re.compile(r"\s*:(cite|citet|citep):(``?)[^`]+\2")
 LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
@@ -239,22 +237,6 @@ def _table_lines(
     return out
 
 
-def footnote_labels(texts: Iterable[str]) -> frozenset[str]:
-    """The footnotes a page defines (``[^label]: text``) in its prose ``texts``."""
-    return frozenset(m.group(1) for text in texts for m in FOOTNOTE_DEFINITION.finditer(text))
-
-
-def _undefined_footnotes_as_text(line: str, footnotes: Collection[str]) -> str:
-    """``[^x]`` that names no footnote of the page stays text, as pandoc (and so d2lbook)
-    reads it: a regex such as ``[^A-Za-z]`` in prose is no footnote."""
-
-    def escape(match: re.Match[str]) -> str:
-        label = match.group(2)
-        return match.group(0) if label is None or label in footnotes else "\\" + match.group(0)
-
-    return FOOTNOTE_OR_CODE.sub(escape, line) if "[^" in line else line
-
-
 def prose_to_myst(
     text: str,
     first_line: int,
@@ -317,7 +299,7 @@ def prose_to_myst(
             out.add(inline(trailing.group("math"), where, reporter), number)
             _attach_eqlabel(out, trailing.group("label"), where, reporter)
             continue
-        out.add(inline(_undefined_footnotes_as_text(line, footnotes), where, reporter), number)
+        out.add(inline(undefined_footnotes_as_text(line, footnotes), where, reporter), number)
     return out
 
 

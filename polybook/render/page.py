@@ -16,7 +16,8 @@ from polybook.diagnostics import Reporter
 from polybook.environments import devices
 from polybook.meta import RunInfo, cell_meta, notebook_meta
 from polybook.nb import strip_ansi
-from polybook.render.myst import Lines, footnote_labels, prose_to_myst
+from polybook.render.footnotes import footnote_labels
+from polybook.render.myst import Lines, prose_to_myst
 from polybook.render.names import OUTPUT_DIR
 from polybook.render.rst_files import PageFiles
 from polybook.source.model import Block, CodeCell, Document, Prose, TabProse, Toc
