@@ -227,3 +227,16 @@ def test_attached_methods_are_written_into_their_class_body(tmp_path: Path) -> N
     assert (trainer.fit(), trainer.report(), trainer.wrapped()) == ("second", "second after 3", 0)
     public = {n for n in vars(lib) if not n.startswith("_")}
     assert public == {"d2l", "sys", "add_to_class", "some_decorator", "Trainer"}
+
+
+def test_a_framework_that_saves_nothing_gets_no_library_file(tmp_path: Path) -> None:
+    """As d2lbook: no empty module is made; one the author keeps stays as it is."""
+    page = "# A\n\n" + _cell("def f():  #@save\n    return 1", "pytorch") + _cell("x = 1", "jax")
+    root = _small_book(tmp_path / "book", {"a.md": page})
+    reporter, counts = _lib(root)
+    assert not reporter.errors and counts == {"pytorch": 1, "jax": 0}
+    assert (root / "d2l" / "torch.py").is_file()
+    assert not (root / "d2l" / "jax.py").exists()
+    (root / "d2l" / "jax.py").write_text("# the author's\n")
+    _lib(root)
+    assert (root / "d2l" / "jax.py").is_file()

@@ -68,6 +68,8 @@ def write_libraries(
             message = f"[library-{fw}] lib_file: {target} is outside the book: not written"
             reporter.error(PolybookError(where, message, "source.outside"))
             continue
+        if not blocks and not target.exists():
+            continue  # nothing saved: no empty module is made (as d2lbook)
         try:
             check_library_file(target, info.library_for(fw).lib_file, blocks)
         except PolybookError as err:

@@ -108,7 +108,12 @@ def core_config(
         "pb_allowed_paths": [str(p) for p in book.confinement.allowed],
         "pb_tabs": list(book.tabs),
         "pb_tab_names": {t: book.framework(t).display_name for t in book.tabs},
-        "suppress_warnings": ["myst.header", *sphinx_suppressed(build.suppress_warnings)],
+        # toc.not_included: the reader says so at the page ([polybook.toc]), once
+        "suppress_warnings": [
+            "myst.header",
+            "toc.not_included",
+            *sphinx_suppressed(build.suppress_warnings),
+        ],
         "add_module_names": False,  # API entries read as readers call them: d2l.try_gpu
         "pb_bibliography": cited,
         **autodoc_settings(book, libraries or {}),
