@@ -55,6 +55,14 @@ def _text(value: Any) -> str:
     return "".join(value) if isinstance(value, list) else str(value)
 
 
+def _provenance(run: RunInfo) -> dict[str, Any]:
+    """What an entry records of its run: not how long it took, which a new run of the same
+    code changes (an entry changes when its outputs do)."""
+    data = run.to_json()
+    del data["seconds"]
+    return data
+
+
 class FrozenOutputs:
     """The ``_freeze/`` folder of a book."""
 
@@ -106,7 +114,6 @@ class FrozenOutputs:
                 "code": cell_digest(cell.source),
                 "source": cell.source,
                 "line": cell_meta(cell).line,
-                "execution_count": cell.get("execution_count"),
                 "outputs": [self._output(o) for o in cell.get("outputs", [])],
                 "skipped": cell_meta(cell).skipped,
             }
@@ -117,7 +124,7 @@ class FrozenOutputs:
             "format": FORMAT,
             "page": page,
             "framework": framework,
-            "run": (meta.run or RunInfo()).to_json(),
+            "run": _provenance(meta.run or RunInfo()),
             "cells": cells,
         }
         return self._save(entry, code)
@@ -210,11 +217,14 @@ class FrozenOutputs:
             return None
         return entry
 
-    def lend(self, entry: dict[str, Any], own_class: str) -> NotebookNode | None:
+    def lend(
+        self, entry: dict[str, Any], own_class: str, same: bool = False
+    ) -> NotebookNode | None:
         """The entry as a notebook of outputs (as the cache holds them) when its run was on a
-        bigger device class than ``own_class``; else None."""
+        bigger device class than ``own_class`` (``same``: or on the same one); else None."""
         run = RunInfo.from_json(entry.get("run", {}))
-        if devices.rank(run.device_class) <= devices.rank(own_class):
+        ranks = devices.rank(run.device_class), devices.rank(own_class)
+        if ranks[0] < ranks[1] or (ranks[0] == ranks[1] and not same):
             return None
         return self.as_notebook(entry)
 
@@ -271,6 +281,7 @@ class Found:
     code: str
     run: NotebookNode | None = None
     frozen: bool = False
+    stale: bool = False  # ``_freeze/`` holds an entry of it that is not shown
 
 
 def find_run(
@@ -293,12 +304,15 @@ def find_run(
     code key in format 1 as a Python made it, to re-key an entry of that format."""
     wanted = gpus_wanted(nb)
     entry = frozen.find(place, nb, code, legacy, reporter) if frozen else None
+    stale = frozen is not None and entry is None and frozen.entry_path(*place).is_file()
     if not devices.device_dependent(nb):
         key = code.on(identity).digest
         run = cache.get(key, gpus, wanted) or _rekeyed(
             cache, legacy, key, (identity, ""), (gpus, wanted)
         )
-        return Found(key, code.digest, run)
+        if run is None and frozen and entry is not None:  # [build] freeze = all
+            return Found(key, code.digest, frozen.as_notebook(entry), frozen=True)
+        return Found(key, code.digest, run, stale=stale)
     key = code.on(identity, own_class).digest
     for bigger in devices.bigger(own_class):
         lent = cache.get(code.on(identity, bigger).digest, gpus, wanted)
@@ -310,7 +324,11 @@ def find_run(
     run = cache.get(key, gpus, wanted) or _rekeyed(
         cache, legacy, key, (identity, own_class), (gpus, wanted)
     )
-    return Found(key, code.digest, run)
+    if run is None and frozen and entry is not None:  # this class's run, frozen
+        lent = frozen.lend(entry, own_class, same=True)
+        if lent is not None:
+            return Found(key, code.digest, lent, frozen=True)
+    return Found(key, code.digest, run, stale=stale)
 
 
 def _rekeyed(
