@@ -190,3 +190,15 @@ def test_status_lists_the_stale_pages_and_the_host_that_refreshes_each(
         "stale  pytorch  chap/plain.md  any host (a CPU host)",
         "stale  pytorch  chap/two.md    a host with 2 GPUs",
     ]
+
+
+def test_the_github_workflow_renders_the_site_from_the_committed_outputs_alone() -> None:
+    import yaml
+
+    from polybook.starter.github import workflow
+
+    render = yaml.safe_load(workflow(("pytorch", "jax")))["jobs"]["render"]
+    assert "needs" not in render  # no framework job before it
+    steps = " ".join(str(step.get("run", "")) for step in render["steps"])
+    assert "polybook build html --executor none" in steps
+    assert "env setup" not in steps and "build eval" not in steps

@@ -18,7 +18,7 @@ from polybook.config.schema import Edition
 from polybook.diagnostics import Location, Reporter
 from polybook.environments import devices, venvs
 from polybook.environments.existing import ExistingEnvironment
-from polybook.execution.cache import CacheKey, ExecutionCache, adopt_outputs, gpus_wanted
+from polybook.execution.cache import CacheKey, ExecutionCache, adopt_outputs
 from polybook.execution.frozen_keys import legacy_key
 from polybook.execution.frozen_outputs import FrozenOutputs, find_run
 from polybook.execution.inputs import Execution
@@ -152,7 +152,7 @@ def plan(
                     report.frozen.append(place)
                     logger.debug("%s [%s]: outputs from _freeze/", path, fw)
                 report.executed[place] = done
-            elif found.stale and gpus_wanted(nb) > inventory.gpus:
+            elif found.stale and declared_gpus(nb) > inventory.gpus:
                 report.stale.append(place)
                 reporter.warn(
                     Location(path, 0, fw), beyond_host(path, nb, inventory), "freeze.host"
@@ -175,6 +175,13 @@ def plan(
     return jobs
 
 
+def declared_gpus(nb: NotebookNode) -> int:
+    """The most GPUs a cell of ``nb`` declares (``#@requires gpus=N``): a host with fewer
+    cannot run it (a cell whose need is inferred runs anywhere, see the badges)."""
+    needs = (cell_meta(c).requires for c in nb.cells if c.cell_type == "code")
+    return max((r.gpus for r in needs if r is not None and r.declared), default=0)
+
+
 def host_class(gpus: int) -> str:
     """The smallest host that runs a notebook needing ``gpus`` GPUs, in words."""
     return "any host (a CPU host)" if gpus <= 0 else f"a host with {_gpus(gpus)}"
@@ -182,7 +189,7 @@ def host_class(gpus: int) -> str:
 
 def beyond_host(path: str, nb: NotebookNode, inventory: Inventory) -> str:
     """What a build says of a stale frozen notebook this host cannot run."""
-    need, have = gpus_wanted(nb), inventory.gpus
+    need, have = declared_gpus(nb), inventory.gpus
     return (
         f"not run and shown without outputs: its frozen outputs are stale and it needs"
         f" {_gpus(need)}, this host has {_gpus(have) if have else 'none'};"
