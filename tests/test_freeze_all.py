@@ -93,6 +93,17 @@ def test_a_refreeze_of_what_a_build_showed_changes_no_byte(
     assert snapshot(clone / "_freeze") == before
 
 
+def test_a_refreeze_of_a_new_run_of_the_same_code_changes_no_byte(tmp_path: Path) -> None:
+    root = chapter_book(tmp_path / "book", {"plain": PLAIN}, "freeze = all\n")
+    evaluate(root)
+    assert freeze_all(root) == 0
+    before = snapshot(root / "_freeze")
+    assert main(["--quiet", "--root", str(root), "cache", "clear"]) == 0
+    assert ran(evaluate(root)) == {"chap/plain.md"}  # run again: another date and duration
+    assert freeze_all(root) == 0
+    assert snapshot(root / "_freeze") == before
+
+
 def test_an_entry_stored_with_noise_a_build_hides_is_not_rewritten(
     frozen_all: Path, tmp_path: Path
 ) -> None:

@@ -63,6 +63,25 @@ def _provenance(run: RunInfo) -> dict[str, Any]:
     return data
 
 
+def _same_outputs(held: dict[str, Any], entry: dict[str, Any], code: CacheKey) -> bool:
+    """Whether the entry ``held`` already says what ``entry`` (of the key ``code``) would:
+    the same key, a run on the same device class, the same cells and outputs (their source
+    lines aside, which prose above them moves). Its date and versions then stay: an entry
+    changes when its outputs do."""
+
+    def cells(found: dict[str, Any]) -> list[dict[str, Any]]:
+        return [{k: v for k, v in c.items() if k != "line"} for c in found.get("cells", [])]
+
+    run = held.get("run", {})
+    return (
+        held.get("code") == code.digest
+        and held.get("key_format") == KEY_FORMAT
+        and "seconds" not in run
+        and run.get("device_class") == entry["run"].get("device_class")
+        and cells(held) == cells(entry)
+    )
+
+
 class FrozenOutputs:
     """The ``_freeze/`` folder of a book."""
 
@@ -127,6 +146,9 @@ class FrozenOutputs:
             "run": _provenance(meta.run or RunInfo()),
             "cells": cells,
         }
+        held, _ = read_entry(self.entry_path(page, framework))
+        if _same_outputs(held, entry, code):  # a new run of the same code, the same outputs
+            return self.entry_path(page, framework)
         return self._save(entry, code)
 
     def _save(self, entry: dict[str, Any], code: CacheKey) -> Path:
