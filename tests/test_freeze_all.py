@@ -25,6 +25,7 @@ from .test_freeze import GPU_PAGE, build_html, html
 pytestmark = pytest.mark.slow
 
 PLAIN = code("print(6 * 7)")
+RESULT = code("6 * 9")
 # A page that needs two GPUs: a one-GPU host runs it with that cell badged.
 TWO_GPUS = code("#@requires gpus=2", "print('on two GPUs')")
 # A framework's log line, dropped from what a build shows.
@@ -48,7 +49,7 @@ def fresh_copy(root: Path, target: Path) -> Path:
 @pytest.fixture(scope="module")
 def frozen_all(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A book run on a (simulated) GPU host, then ``polybook freeze --all``."""
-    pages = {"gpus": GPU_PAGE, "plain": PLAIN, "noisy": NOISY}
+    pages = {"gpus": GPU_PAGE, "plain": PLAIN, "noisy": NOISY, "result": RESULT}
     root = chapter_book(tmp_path_factory.mktemp("all") / "book", pages, "freeze = all\n")
     assert ran(evaluate(root, Inventory(gpus=1))) == {f"chap/{p}.md" for p in pages}
     assert freeze_all(root) == 0
@@ -57,10 +58,15 @@ def frozen_all(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_freeze_all_stores_every_notebook_without_volatile_fields(frozen_all: Path) -> None:
     folder = frozen_all / "_freeze/pytorch/chap"
-    assert sorted(p.name for p in folder.iterdir()) == ["gpus.json", "noisy.json", "plain.json"]
+    names = ["gpus.json", "noisy.json", "plain.json", "result.json"]
+    assert sorted(p.name for p in folder.iterdir()) == names
     plain = json.loads((folder / "plain.json").read_text())
     assert [o["text"] for o in plain["cells"][0]["outputs"]] == ["42\n"]
     assert "seconds" not in plain["run"] and "execution_count" not in plain["cells"][0]
+    result = json.loads((folder / "result.json").read_text())["cells"][0]["outputs"]
+    assert result == [
+        {"data": {"text/plain": "54"}, "metadata": {}, "output_type": "execute_result"}
+    ]
 
 
 def test_a_fresh_copy_renders_with_no_framework_environment(
@@ -80,6 +86,7 @@ def test_a_fresh_copy_renders_with_no_framework_environment(
     assert not [p.name for p in envs.iterdir() if p.name.startswith("pytorch")]
     assert "no framework environment is set up" in caplog.text
     assert "42" in html(clone, "chap/plain.html").get_text()
+    assert "54" in html(clone, "chap/result.html").get_text()
     assert "cuda:0" in html(clone, "chap/gpus.html").get_text()
 
 
@@ -99,7 +106,9 @@ def test_a_refreeze_of_a_new_run_of_the_same_code_changes_no_byte(tmp_path: Path
     assert freeze_all(root) == 0
     before = snapshot(root / "_freeze")
     assert main(["--quiet", "--root", str(root), "cache", "clear"]) == 0
+    aside = (root / "_freeze").rename(root / "aside")
     assert ran(evaluate(root)) == {"chap/plain.md"}  # run again: another date and duration
+    aside.rename(root / "_freeze")
     assert freeze_all(root) == 0
     assert snapshot(root / "_freeze") == before
 

@@ -119,6 +119,7 @@ class FrozenOutputs:
 
     def _output(self, output: NotebookNode) -> dict[str, Any]:
         out: dict[str, Any] = json.loads(json.dumps(output))  # a plain copy
+        out.pop("execution_count", None)  # a count of the run, not an output
         data = out.get("data", {})
         for mime in [m for m in data if m in TEXT_IMAGES or m in BINARY_IMAGES]:
             data[mime] = self._store(mime, data[mime])
@@ -281,6 +282,8 @@ class FrozenOutputs:
         return found
 
     def _restore(self, out: dict[str, Any]) -> NotebookNode:
+        if out.get("output_type") == "execute_result":
+            out.setdefault("execution_count", None)
         data = out.get("data", {})
         for mime, value in list(data.items()):
             if isinstance(value, dict) and "file" in value:
