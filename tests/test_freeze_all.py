@@ -214,12 +214,10 @@ def test_status_lists_the_stale_pages_and_the_host_that_refreshes_each(
 
 
 def test_the_github_workflow_renders_the_site_from_the_committed_outputs_alone() -> None:
-    import yaml
-
     from polybook.starter.github import workflow
 
-    render = yaml.safe_load(workflow(("pytorch", "jax")))["jobs"]["render"]
-    assert "needs" not in render  # no framework job before it
-    steps = " ".join(str(step.get("run", "")) for step in render["steps"])
-    assert "polybook build html --executor none" in steps
-    assert "env setup" not in steps and "build eval" not in steps
+    text = workflow(("pytorch", "jax"))
+    render = text[text.index("\n  render:\n") : text.index("\n  build:\n")]
+    assert "needs:" not in render  # no framework job before it
+    assert "run: polybook build html --executor none" in render
+    assert "env setup" not in render and "build eval" not in render
