@@ -49,8 +49,12 @@ system-deps:
 	@[ -f /usr/share/java/epubcheck.jar ] || { $(SUDO) apt-get update -q && \
 	  $(SUDO) apt-get install -y -q --no-install-recommends epubcheck; }
 
-html: envs
-	$(POLYBOOK) build html --tab $(TABS)
+# The outputs' builds need only the tool's environment: polybook sets up a framework's
+# environment when one of its notebooks must run (none when every output is in the cache or
+# in _freeze/, `[build] freeze = all`).
+BUILD_DEVICE := $(if $(DEVICE),--device $(DEVICE))
+html: setup
+	$(POLYBOOK) build html --tab $(TABS) $(BUILD_DEVICE)
 
 # TeX Live's xelatex, latexmk, the fonts, the SVG converter and poppler (pdftoppm), for the
 # PDFs; installed once, so that later builds need no network.
@@ -69,13 +73,13 @@ pdf-deps:
 
 # A PDF per framework, _build/pdf/<name>-<framework>.pdf, from the executed notebooks.
 # `make pdf html` builds both, and the site links the PDFs.
-pdf: envs pdf-deps
-	$(POLYBOOK) build pdf --tab $(TABS)
+pdf: setup pdf-deps
+	$(POLYBOOK) build pdf --tab $(TABS) $(BUILD_DEVICE)
 
 # An epub per framework, _build/epub/<name>-<framework>.epub (math as MathML). `make epub html`
 # builds both, and the site links the epubs.
-epub: envs
-	$(POLYBOOK) build epub --tab $(TABS)
+epub: setup
+	$(POLYBOOK) build epub --tab $(TABS) $(BUILD_DEVICE)
 
 # The site built, then its external links checked (skipped, with a note, without a network).
 # Internal links are checked by every build of the site.
@@ -100,14 +104,14 @@ eval: envs
 
 # Students' notebooks (Jupyter, Colab, SageMaker) and a zip per framework, in
 # _build/notebooks/; executes only what the cache lacks.
-notebooks: envs
-	$(POLYBOOK) build notebooks --tab $(TABS)
+notebooks: setup
+	$(POLYBOOK) build notebooks --tab $(TABS) $(BUILD_DEVICE)
 
 # A deck per section per framework, in _build/slides/<framework>/: RISE notebooks and
 # reveal.js pages (reveal.js and MathJax from requirements/node); `make slides html` links
 # them from the site.
-slides: envs
-	$(POLYBOOK) build slides --tab $(TABS)
+slides: setup
+	$(POLYBOOK) build slides --tab $(TABS) $(BUILD_DEVICE)
 
 # The d2l package as an sdist and a wheel, in _build/dist/.
 dist: setup

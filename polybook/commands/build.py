@@ -113,12 +113,16 @@ def freeze_command(
     pages: frozenset[str] | None,
     reporter: Reporter,
     rekey: bool = False,
+    status: bool = False,
 ) -> int:
     """``polybook freeze``: ``pages`` (None: every page) into ``_freeze/``; ``rekey``: the
-    entries of an older key format stored under today's key instead."""
-    from polybook.commands.freeze_pages import freeze_pages, rekey_pages
+    entries of an older key format stored under today's key instead; ``status``: the
+    stale and missing entries listed, nothing written."""
+    from polybook.commands.freeze_pages import freeze_pages, freeze_status, rekey_pages
 
-    if rekey:
+    if status:
+        freeze_status(config, tabs, reporter)
+    elif rekey:
         rekey_pages(config, tabs, reporter)
     else:
         freeze_pages(config, tabs, set(pages) if pages is not None else None, reporter)

@@ -141,7 +141,7 @@ def _parser(outputs: tuple[Output, ...] = OUTPUTS) -> argparse.ArgumentParser:
         help="setup: trust environments that look set up (skip importing each framework)",
     )
     _starting(sub)
-    freeze = sub.add_parser("freeze", help="commit a GPU host's outputs of pages in _freeze/")
+    freeze = sub.add_parser("freeze", help="commit the outputs of pages in _freeze/")
     _common(freeze, top=False)
     freeze.add_argument("pages", nargs="*", help="the pages whose outputs to freeze")
     freeze.add_argument("--all", action="store_true", help="every page")
@@ -150,6 +150,11 @@ def _parser(outputs: tuple[Output, ...] = OUTPUTS) -> argparse.ArgumentParser:
         action="store_true",
         help="store entries frozen with an older key format under today's key (checked"
         " against the pages first)",
+    )
+    freeze.add_argument(
+        "--status",
+        action="store_true",
+        help="list the stale and missing entries, each with the smallest host that refreshes it",
     )
     freeze.add_argument("--tab", default="", help="framework(s), default: the book's tabs")
     cache = sub.add_parser("cache", help="the execution cache")

@@ -1,5 +1,6 @@
 """``polybook freeze PAGE…``: the outputs of a GPU host's last build of those pages, written
-into ``_freeze/`` to be committed (see :mod:`polybook.execution.frozen_outputs`);
+into ``_freeze/`` to be committed (see :mod:`polybook.execution.frozen_outputs`) — with
+``[build] freeze = all``, every notebook's; ``polybook freeze --status``: what is stale;
 ``polybook freeze --rekey``: entries of an older key format stored under today's key, once
 checked against the pages (:mod:`polybook.execution.frozen_keys`)."""
 
@@ -17,23 +18,29 @@ from nbformat import NotebookNode
 from polybook.config import BookConfig
 from polybook.diagnostics import Location, PolybookError, Reporter
 from polybook.environments import devices
-from polybook.execution.cache import CacheKey
+from polybook.execution.cache import CacheKey, gpus_wanted
 from polybook.execution.frozen_keys import key_format, legacy_key, match
 from polybook.execution.frozen_outputs import FrozenOutputs
+from polybook.execution.output_noise import OutputFilter
+from polybook.execution.plan import host_class
 from polybook.layout import FREEZE_DIR
 from polybook.library.canonical import KEY_FORMAT
 from polybook.library.stage import build_library
 from polybook.library.usage import LibraryUsage
 from polybook.meta import notebook_meta
 from polybook.nb import reads
+from polybook.source.frozen import read_entry
 from polybook.source.model import SourceRequest
 from polybook.source.stage import read_sources
 
 logger = logging.getLogger("polybook")
 
 
-def _last_run(config: BookConfig, path: str, fw: str, code: str) -> NotebookNode | str:
-    """The last build's run of ``path`` to freeze, or why there is none."""
+def _last_run(
+    config: BookConfig, path: str, fw: str, code: str, any_host: bool
+) -> NotebookNode | str:
+    """The last build's run of ``path`` to freeze, or why there is none (``any_host``: a
+    CPU host's run is frozen too)."""
     executed = config.layout.executed(path, fw)
     build = f"build it on a GPU host first (`polybook build eval {path}`)"
     try:
@@ -45,9 +52,21 @@ def _last_run(config: BookConfig, path: str, fw: str, code: str) -> NotebookNode
         return f"its last run failed: {build}"
     if meta.code != code:
         return f"its code changed since the last build: {build}"
-    if devices.rank(meta.run.device_class) <= devices.rank(devices.CPU):
+    if not any_host and devices.rank(meta.run.device_class) <= devices.rank(devices.CPU):
         return f"its last run was on a CPU host: {build}"
     return nb
+
+
+def _smaller_than_frozen(frozen: FrozenOutputs, path: str, fw: str, run: NotebookNode) -> str:
+    """The device class of the entry ``run`` would replace when that entry is of the same
+    code and a bigger class (a CPU host never replaces a GPU host's run); else ""."""
+    entry, problem = read_entry(frozen.entry_path(path, fw))
+    if problem or entry.get("code") != notebook_meta(run).code:
+        return ""
+    held = str(entry.get("run", {}).get("device_class", ""))
+    ran = notebook_meta(run).run
+    own = ran.device_class if ran else ""
+    return held if devices.rank(held) > devices.rank(own) else ""
 
 
 def _notebooks(
@@ -73,29 +92,52 @@ def _notebooks(
 def freeze_pages(
     config: BookConfig, tabs: tuple[str, ...], pages: set[str] | None, reporter: Reporter
 ) -> list[Path]:
-    """Freeze the device-dependent notebooks of ``pages`` (None: every page); returns the
-    entries written."""
+    """Freeze the notebooks of ``pages`` (None: every page): with ``[build] freeze =
+    device`` the device-dependent ones a GPU host ran, with ``all`` every one; returns the
+    entries written. Their outputs are stored as builds show them (without their
+    framework's noise), so a freeze of what a build showed from ``_freeze/`` writes the
+    same bytes."""
     frozen = FrozenOutputs(config.root)
+    every = config.build.freeze == "all"
     written: list[Path] = []
+    kept: list[Path] = []  # entries of the same run, left as they are
     for path, fw, nb, usage in _notebooks(config, tabs, pages, reporter):
-        if not devices.device_dependent(nb):
+        dependent = devices.device_dependent(nb)
+        if not dependent and not every:
             logger.info("%s [%s]: not frozen: its outputs do not depend on the device", path, fw)
             continue
         code = CacheKey.of(nb, fw, usage.key(nb), config.html.figure_format)
-        executed = _last_run(config, path, fw, code.digest)
+        executed = _last_run(config, path, fw, code.digest, every)
         if isinstance(executed, str):
             reporter.warn(Location(path, 0, fw), f"not frozen: {executed}", "freeze")
             continue
+        if notebook_meta(executed).key.startswith("frozen:"):  # shown from _freeze/ itself
+            kept.append(frozen.entry_path(path, fw))
+            continue
+        bigger = _smaller_than_frozen(frozen, path, fw, executed) if dependent else ""
+        if bigger:
+            logger.info("%s [%s]: kept: _freeze/ holds a %s host's run", path, fw, bigger)
+            kept.append(frozen.entry_path(path, fw))
+            continue
+        noise = config.book.framework(fw).output_noise
+        OutputFilter.of(noise, config.build.keep_output).clean(executed)
         written.append(frozen.write(path, fw, executed, code))
     if reporter.errors:
         return []
-    kept = frozen.collect() if frozen.folder.is_dir() else 0
-    if not written:
+    files = frozen.collect() if frozen.folder.is_dir() else 0
+    if not written and not kept:
         named = ", ".join(sorted(pages)) if pages else "polybook freeze --all"
-        message = "nothing frozen: no notebook of these pages has a GPU host's run to freeze"
+        host = "" if every else "a GPU host's "
+        message = f"nothing frozen: no notebook of these pages has {host}run to freeze"
         reporter.error(PolybookError(Location(named), message, "freeze"))
     else:
-        logger.info("froze %d notebooks into %s/ (%d image files)", len(written), FREEZE_DIR, kept)
+        logger.info(
+            "froze %d notebooks into %s/ (%d unchanged, %d image files)",
+            len(written),
+            FREEZE_DIR,
+            len(kept),
+            files,
+        )
     return written
 
 
@@ -140,3 +182,39 @@ def rekey_pages(config: BookConfig, tabs: tuple[str, ...], reporter: Reporter) -
         written.append(frozen.rekey(entry, nb, code, note))
     logger.info("re-keyed %d entries of %s/", len(written), FREEZE_DIR)
     return written
+
+
+def freeze_status(config: BookConfig, tabs: tuple[str, ...], reporter: Reporter) -> list[str]:
+    """``polybook freeze --status``: the notebooks whose entry in ``_freeze/`` is stale or
+    missing (those ``[build] freeze`` stores), each with its framework and the smallest
+    host that refreshes it; the lines printed."""
+    frozen = FrozenOutputs(config.root)
+    every = config.build.freeze == "all"
+    figures = config.html.figure_format
+    counts = {"current": 0, "stale": 0, "missing": 0}
+    rows: list[tuple[str, str, str, str]] = []
+    for path, fw, nb, usage in _notebooks(config, tabs, None, reporter):
+        if not every and not devices.device_dependent(nb):
+            continue
+        entry, problem = read_entry(frozen.entry_path(path, fw))
+        if problem:
+            state = "missing" if not frozen.entry_path(path, fw).is_file() else "stale"
+        else:
+            code = CacheKey.of(nb, fw, usage.key(nb), figures)
+            shown = match(entry, nb, (path, fw), code, legacy_key(nb, fw, usage, figures)).shown
+            state = "current" if shown else "stale"
+        counts[state] += 1
+        if state != "current":
+            rows.append((state, fw, path, host_class(gpus_wanted(nb))))
+    lines = [", ".join(f"{n} {state}" for state, n in counts.items()) + f" ({FREEZE_DIR}/)"]
+    if rows:
+        widths = [max(len(row[i]) for row in rows) for i in range(3)]
+        lines += [
+            "  ".join(
+                cell.ljust(width) for cell, width in zip(row, [*widths, 0], strict=True)
+            ).rstrip()
+            for row in sorted(rows, key=lambda r: (r[1], r[2]))
+        ]
+    for line in lines:
+        print(line)
+    return lines

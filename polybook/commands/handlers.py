@@ -195,12 +195,15 @@ def linkcheck(args: argparse.Namespace, reporter: Reporter | None) -> int:
 
 def freeze(args: argparse.Namespace, reporter: Reporter | None) -> int:
     book = open_book(args, reporter)
-    if not args.pages and not args.all and not args.rekey:
-        message = "name the pages, or --all (or --rekey)"
+    if not args.pages and not args.all and not args.rekey and not args.status:
+        message = "name the pages, or --all (or --rekey, --status)"
         raise PolybookError(Location("polybook freeze"), message, "cli")
+    whole = args.all or args.rekey or args.status
     with commands.locked(book.config):
-        pages = None if args.all or args.rekey else commands.resolve_pages(book.config, args.pages)
-        return commands.freeze_command(book.config, book.tabs, pages, book.reporter, args.rekey)
+        pages = None if whole else commands.resolve_pages(book.config, args.pages)
+        return commands.freeze_command(
+            book.config, book.tabs, pages, book.reporter, args.rekey, args.status
+        )
 
 
 def diff(args: argparse.Namespace, reporter: Reporter | None) -> int:

@@ -95,12 +95,12 @@ def _changed(
         if number <= len(frozen) and frozen[number - 1] != cell_digest(cell.source, dialect):
             where = Location(page, cell_meta(cell).line, framework, number)
             return KeyMatch(
-                False, where=where, message=_stale(page, "the code of this cell changed")
+                False, where=where, message=_stale(page, "the code of this cell changed", entry)
             )
     if len(frozen) != len(cells):
         what = "removed" if len(frozen) > len(cells) else "added"
         where = Location(page, 0, framework)
-        return KeyMatch(False, where=where, message=_stale(page, f"cells were {what}"))
+        return KeyMatch(False, where=where, message=_stale(page, f"cells were {what}", entry))
     if code is None or entry.get("library", code.library) != code.library:
         why = "the library code it uses changed"
         why += "" if code is not None else " (or a cell's needs or time limit)"
@@ -108,10 +108,12 @@ def _changed(
         why = "[html] figure_format changed"
     else:
         why = "a cell's needs or time limit changed"
-    return KeyMatch(False, where=Location(page, 0, framework), message=_stale(page, why))
+    return KeyMatch(False, where=Location(page, 0, framework), message=_stale(page, why, entry))
 
 
-def _stale(page: str, why: str) -> str:
-    rerun = f"build it on a GPU host, then run `polybook freeze {page}`"
+def _stale(page: str, why: str, entry: dict[str, Any]) -> str:
+    run = entry.get("run", {})
+    gpu = isinstance(run, dict) and run.get("device_class", "cuda") != "cpu"
+    rerun = f"build it{' on a GPU host' if gpu else ''}, then run `polybook freeze {page}`"
     message = f"the frozen outputs in {FREEZE_DIR}/ are stale: {why} since they were frozen"
     return f"{message}; they are not shown ({rerun})"

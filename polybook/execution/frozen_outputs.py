@@ -55,6 +55,33 @@ def _text(value: Any) -> str:
     return "".join(value) if isinstance(value, list) else str(value)
 
 
+def _provenance(run: RunInfo) -> dict[str, Any]:
+    """What an entry records of its run: not how long it took, which a new run of the same
+    code changes (an entry changes when its outputs do)."""
+    data = run.to_json()
+    del data["seconds"]
+    return data
+
+
+def _same_outputs(held: dict[str, Any], entry: dict[str, Any], code: CacheKey) -> bool:
+    """Whether the entry ``held`` already says what ``entry`` (of the key ``code``) would:
+    the same key, a run on the same device class, the same cells and outputs (their source
+    lines aside, which prose above them moves). Its date and versions then stay: an entry
+    changes when its outputs do."""
+
+    def cells(found: dict[str, Any]) -> list[dict[str, Any]]:
+        return [{k: v for k, v in c.items() if k != "line"} for c in found.get("cells", [])]
+
+    run = held.get("run", {})
+    return (
+        held.get("code") == code.digest
+        and held.get("key_format") == KEY_FORMAT
+        and "seconds" not in run
+        and run.get("device_class") == entry["run"].get("device_class")
+        and cells(held) == cells(entry)
+    )
+
+
 class FrozenOutputs:
     """The ``_freeze/`` folder of a book."""
 
@@ -92,6 +119,7 @@ class FrozenOutputs:
 
     def _output(self, output: NotebookNode) -> dict[str, Any]:
         out: dict[str, Any] = json.loads(json.dumps(output))  # a plain copy
+        out.pop("execution_count", None)  # a count of the run, not an output
         data = out.get("data", {})
         for mime in [m for m in data if m in TEXT_IMAGES or m in BINARY_IMAGES]:
             data[mime] = self._store(mime, data[mime])
@@ -106,7 +134,6 @@ class FrozenOutputs:
                 "code": cell_digest(cell.source),
                 "source": cell.source,
                 "line": cell_meta(cell).line,
-                "execution_count": cell.get("execution_count"),
                 "outputs": [self._output(o) for o in cell.get("outputs", [])],
                 "skipped": cell_meta(cell).skipped,
             }
@@ -117,9 +144,12 @@ class FrozenOutputs:
             "format": FORMAT,
             "page": page,
             "framework": framework,
-            "run": (meta.run or RunInfo()).to_json(),
+            "run": _provenance(meta.run or RunInfo()),
             "cells": cells,
         }
+        held, _ = read_entry(self.entry_path(page, framework))
+        if _same_outputs(held, entry, code):  # a new run of the same code, the same outputs
+            return self.entry_path(page, framework)
         return self._save(entry, code)
 
     def _save(self, entry: dict[str, Any], code: CacheKey) -> Path:
@@ -210,11 +240,14 @@ class FrozenOutputs:
             return None
         return entry
 
-    def lend(self, entry: dict[str, Any], own_class: str) -> NotebookNode | None:
+    def lend(
+        self, entry: dict[str, Any], own_class: str, same: bool = False
+    ) -> NotebookNode | None:
         """The entry as a notebook of outputs (as the cache holds them) when its run was on a
-        bigger device class than ``own_class``; else None."""
+        bigger device class than ``own_class`` (``same``: or on the same one); else None."""
         run = RunInfo.from_json(entry.get("run", {}))
-        if devices.rank(run.device_class) <= devices.rank(own_class):
+        ranks = devices.rank(run.device_class), devices.rank(own_class)
+        if ranks[0] < ranks[1] or (ranks[0] == ranks[1] and not same):
             return None
         return self.as_notebook(entry)
 
@@ -249,6 +282,8 @@ class FrozenOutputs:
         return found
 
     def _restore(self, out: dict[str, Any]) -> NotebookNode:
+        if out.get("output_type") == "execute_result":
+            out.setdefault("execution_count", None)
         data = out.get("data", {})
         for mime, value in list(data.items()):
             if isinstance(value, dict) and "file" in value:
@@ -271,6 +306,7 @@ class Found:
     code: str
     run: NotebookNode | None = None
     frozen: bool = False
+    stale: bool = False  # ``_freeze/`` holds an entry of it that is not shown
 
 
 def find_run(
@@ -293,12 +329,15 @@ def find_run(
     code key in format 1 as a Python made it, to re-key an entry of that format."""
     wanted = gpus_wanted(nb)
     entry = frozen.find(place, nb, code, legacy, reporter) if frozen else None
+    stale = frozen is not None and entry is None and frozen.entry_path(*place).is_file()
     if not devices.device_dependent(nb):
         key = code.on(identity).digest
         run = cache.get(key, gpus, wanted) or _rekeyed(
             cache, legacy, key, (identity, ""), (gpus, wanted)
         )
-        return Found(key, code.digest, run)
+        if run is None and frozen and entry is not None:  # [build] freeze = all
+            return Found(key, code.digest, frozen.as_notebook(entry), frozen=True)
+        return Found(key, code.digest, run, stale=stale)
     key = code.on(identity, own_class).digest
     for bigger in devices.bigger(own_class):
         lent = cache.get(code.on(identity, bigger).digest, gpus, wanted)
@@ -310,7 +349,11 @@ def find_run(
     run = cache.get(key, gpus, wanted) or _rekeyed(
         cache, legacy, key, (identity, own_class), (gpus, wanted)
     )
-    return Found(key, code.digest, run)
+    if run is None and frozen and entry is not None:  # this class's run, frozen
+        lent = frozen.lend(entry, own_class, same=True)
+        if lent is not None:
+            return Found(key, code.digest, lent, frozen=True)
+    return Found(key, code.digest, run, stale=stale)
 
 
 def _rekeyed(

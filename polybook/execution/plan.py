@@ -48,6 +48,7 @@ class EvalReport:
     classes: dict[str, str] = field(default_factory=dict)  # the device class of each framework
     codes: dict[tuple[str, str], str] = field(default_factory=dict)  # code keys (freeze.py)
     editions: dict[tuple[str, str], str] = field(default_factory=dict)  # runs of an edition's
+    stale: list[tuple[str, str]] = field(default_factory=list)  # stale, beyond this host
 
 
 def edition_caches(editions: tuple[Edition, ...]) -> dict[str, Path]:
@@ -149,8 +150,13 @@ def plan(
                 report.cached.append(place)
                 if found.frozen:
                     report.frozen.append(place)
-                    logger.info("%s [%s]: outputs frozen on a GPU host, from _freeze/", path, fw)
+                    logger.debug("%s [%s]: outputs from _freeze/", path, fw)
                 report.executed[place] = done
+            elif found.stale and declared_gpus(nb) > inventory.gpus:
+                report.stale.append(place)
+                reporter.warn(
+                    Location(path, 0, fw), beyond_host(path, nb, inventory), "freeze.host"
+                )
             elif pages is None or path in pages:
                 snapshot = snapshot or str(_lib_snapshot(book, fw, libraries[fw]))
                 folder = Path(path).parent
@@ -167,6 +173,33 @@ def plan(
                 seconds = expected.get(f"{path}|{fw}", 0.0)
                 jobs.append(Job(path, fw, found.key, nb, kernel, seconds, identity))
     return jobs
+
+
+def declared_gpus(nb: NotebookNode) -> int:
+    """The most GPUs a cell of ``nb`` declares (``#@requires gpus=N``): a host with fewer
+    cannot run it (a cell whose need is inferred runs anywhere, see the badges)."""
+    needs = (cell_meta(c).requires for c in nb.cells if c.cell_type == "code")
+    return max((r.gpus for r in needs if r is not None and r.declared), default=0)
+
+
+def host_class(gpus: int) -> str:
+    """The smallest host that runs a notebook needing ``gpus`` GPUs, in words."""
+    return "any host (a CPU host)" if gpus <= 0 else f"a host with {_gpus(gpus)}"
+
+
+def beyond_host(path: str, nb: NotebookNode, inventory: Inventory) -> str:
+    """What a build says of a stale frozen notebook this host cannot run."""
+    need, have = declared_gpus(nb), inventory.gpus
+    return (
+        f"not run and shown without outputs: its frozen outputs are stale and it needs"
+        f" {_gpus(need)}, this host has {_gpus(have) if have else 'none'};"
+        f" {host_class(need)} refreshes it (`polybook build eval {path}`, then"
+        f" `polybook freeze {path}`)"
+    )
+
+
+def _gpus(count: int) -> str:
+    return f"{count} GPU{'s' if count != 1 else ''}"
 
 
 def version(env: venvs.Environment) -> str:

@@ -123,8 +123,6 @@ def build_eval(
     runner, inventory = setup.executor, setup.inventory
     try:
         found = _environments(build.device, environments, ready, runner.on_this_host)
-        if runner.on_this_host:  # where the workers hold them, they are not here to read
-            check_required_libs(notebooks, found, reporter, pages)
         report.classes = device_classes(build.device, found, inventory)
         jobs = plan(
             run,
@@ -138,6 +136,10 @@ def build_eval(
             report,
             reporter,
         )
+        if runner.on_this_host:  # where the workers hold them, they are not here to read
+            found.update(_set_up(environments, ready, {job.framework for job in jobs}))
+            running = {fw: env for fw, env in found.items() if fw in {j.framework for j in jobs}}
+            check_required_libs(notebooks, running, reporter, pages)
         if jobs and runner.on_this_host:  # a Dask worker places them itself
             place_resources(book, build.resources, {job.framework for job in jobs})
             link_data(book, build.data, {job.framework for job in jobs})
@@ -165,12 +167,30 @@ def build_eval(
 def _environments(
     device: str, environments: Environments, ready: tuple[str, ...], here: bool
 ) -> dict[str, venvs.Environment]:
-    """The frameworks' environments: set up here for an executor that runs ``here``, else
-    (the workers, or no one, hold them) named by their pins on ``device`` (``[build]
-    device``)."""
-    if not here:
-        return dict(environments.named(ready, devices.resolve_device(device)))
-    return dict(environments.ready(ready))
+    """The frameworks' environments named by their pins on ``device`` (``[build] device``),
+    nothing set up: the plan needs only their identities, and those whose notebooks must
+    run here are set up afterwards (:func:`_set_up`). An interpreter of the author's
+    (``[env-<tab>] python``) is read at once where it runs ``here``: its identity is what it
+    holds."""
+    named = dict(environments.named(ready, devices.resolve_device(device)))
+    if here:
+        own = tuple(fw for fw in ready if environments.existing(fw))
+        named.update(environments.ready(own) if own else {})
+    return named
+
+
+def _set_up(
+    environments: Environments, ready: tuple[str, ...], running: set[str]
+) -> dict[str, venvs.Environment]:
+    """The environments of the frameworks with notebooks to ``run`` here, set up where
+    missing; when there are none, one line says that nothing was set up."""
+    wanted = tuple(fw for fw in ready if fw in running and not environments.existing(fw))
+    if ready and not running:
+        logger.info(
+            "every notebook's outputs come from the execution cache or _freeze/:"
+            " no framework environment is set up"
+        )
+    return dict(environments.ready(wanted)) if wanted else {}
 
 
 def _run(

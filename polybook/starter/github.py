@@ -1,7 +1,8 @@
 """The GitHub Actions workflow of a new book, as d2l's books run theirs: a job per framework
 executes its notebooks (the execution cache restored and saved by ``actions/cache``, keyed
 on the requirement files), one job builds every output from those executions with no
-framework installed (``--executor none``) and uploads them, and the default branch deploys
+framework installed (``--executor none``) and uploads them, one builds the site from the
+outputs committed in ``_freeze/`` alone (``render``), and the default branch deploys
 the site to GitHub Pages and publishes the students' notebooks to a branch of the book's own
 repository (``[project] notebooks_branch``), which the “Open in Colab / SageMaker Studio
 Lab” buttons open."""
@@ -25,7 +26,8 @@ EXEC_CACHE = "_build/cache/exec"
 TEMPLATE = """\
 # Builds the book: a job per framework executes its notebooks, keeping the execution cache
 # between runs; one job builds the notebooks, PDFs and site from those executions and uploads
-# them; the default branch deploys the site to GitHub Pages and publishes the Colab and
+# them; one (render) builds the site from the outputs committed in _freeze/ alone; the
+# default branch deploys the site to GitHub Pages and publishes the Colab and
 # SageMaker notebooks to the @BRANCH@ branch, which the pages' “Open in …” buttons open.
 # Made by `polybook new --ci github`.
 name: book
@@ -91,6 +93,31 @@ jobs:
           path: @EXEC_CACHE@
           if-no-files-found: error
           retention-days: 7
+
+  # The site from the outputs committed in _freeze/ (`[build] freeze = all`, then
+  # `polybook freeze --all` on the host that executes them) alone: no framework installed,
+  # nothing executed. It fails where a page's committed outputs are missing or stale (and
+  # builds nothing while the book commits none).
+  render:
+    runs-on: ubuntu-latest
+    timeout-minutes: 60
+    steps:
+      - uses: actions/checkout@v5
+      - uses: actions/setup-python@v6
+        with:
+          python-version: ${{ env.PYTHON_VERSION }}
+          cache: pip
+          cache-dependency-path: requirements/polybook.txt
+      - name: Install polybook and MathJax
+        run: |
+          python -m pip install -r requirements/polybook.txt
+          polybook env assets
+      - name: Build the site from the committed outputs
+        if: hashFiles('_freeze/**/*.json') != ''
+        run: polybook build html --executor none
+      - name: List the stale and missing outputs
+        if: always() && hashFiles('_freeze/**/*.json') != ''
+        run: polybook freeze --status
 
   build:
     needs: execute

@@ -40,6 +40,9 @@ tabs = {", ".join(frameworks)}
 # Environments live in .envs/ (one per framework). To share them between books (one per
 # requirement set), name a folder of your own:
 # envs_dir = ~/.cache/polybook/envs
+# Commit every notebook's outputs (`polybook freeze --all` after a build, then commit
+# _freeze/): the site, the PDFs and the slides then build anywhere with no framework.
+# freeze = all
 
 # Each framework runs in its own environment, from the pinned packages of these files:
 # the CPU set, and the CUDA set where nvidia-smi finds a GPU (or [build] device = cuda).

@@ -120,6 +120,15 @@ class BuildSection:
         d2lbook=False,
         choices=("auto", "cpu", "cuda"),
     )
+    freeze: str = key(
+        "choice",
+        "device",
+        "what `polybook freeze --all` stores in `_freeze/`: `device`, the runs of the"
+        " device-dependent notebooks made on a GPU host; `all`, every notebook's run, so that"
+        " the book renders from its committed outputs with no framework installed",
+        d2lbook=False,
+        choices=("device", "all"),
+    )
     gpu_share: int = key(
         "int",
         0,
