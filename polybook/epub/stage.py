@@ -18,8 +18,8 @@ from polybook.config import Book
 from polybook.config.schema import BuildSection, HtmlSection, PdfSection
 from polybook.diagnostics import Diagnostic, Location, Reporter
 from polybook.environments import devices
+from polybook.epub.shape import PER_FRAMEWORK, SITE_FOLDER
 from polybook.fsutil import write_atomic
-from polybook.layout import EPUBS_LINK
 from polybook.library.model import SavedBlock
 from polybook.render.names import BIBFILE, INDEX_FILE
 from polybook.render.one_framework import framework_pages
@@ -60,7 +60,7 @@ def identifier(book: Book, html: HtmlSection, framework: str) -> str:
     """The epub's identifier: where the site holds it when ``[html] base_url`` says where the
     site is, else a URN of the book, the framework and the release."""
     if html.base_url:
-        return f"{html.base_url}{EPUBS_LINK}/{book.layout.epub_name(framework)}"
+        return f"{html.base_url}{SITE_FOLDER}/{book.layout.epub_name(framework)}"
     return f"urn:polybook:{book.project.name}:{framework}:{book.project.release or '0'}"
 
 
@@ -94,6 +94,7 @@ def epub_config(
         "html_math_renderer": "pb-svg",  # drawn at build time, as the site's (site.math_svg)
         "pb_math_cache": str(book.layout.math_cache),  # the site's drawings
         "pb_inert_cache": str(book.layout.inert_cache),
+        "pb_tabbed": not PER_FRAMEWORK,  # one framework's pages: no tab bars
     }
     return settings
 

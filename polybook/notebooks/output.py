@@ -52,4 +52,5 @@ OUTPUT = Output(
     build=_build,
     reads=lambda config: config.layout.compat_records,
     all_requirement_sets=True,
+    per_framework=True,
 )

@@ -15,6 +15,7 @@ from polybook.config.schema import (
     PdfSection,
     SagemakerSection,
 )
+from polybook.output import Output
 
 
 @dataclass(frozen=True)
@@ -29,3 +30,4 @@ class SiteSections:
     colab: ColabSection  # the links that open a page's notebook on Colab
     sagemaker: SagemakerSection  # ... and on SageMaker Studio Lab
     editions: tuple[Edition, ...]  # the language switcher's other editions
+    linked: tuple[Output, ...] = ()  # the outputs built before it that it holds and links

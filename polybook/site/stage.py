@@ -19,7 +19,7 @@ from polybook.config.schema import PdfSection
 from polybook.diagnostics import Diagnostic, Location, Reporter
 from polybook.environments import devices
 from polybook.fsutil import file_stamp, write_atomic
-from polybook.layout import DIST_LINK, EPUBS_LINK, NOTEBOOKS_LINK, PDFS_LINK, SLIDES_LINK, Layout
+from polybook.layout import DIST_LINK, NOTEBOOKS_LINK, Layout
 from polybook.memo import HeldMemo, Memo, digest
 from polybook.notebooks.download import download_installs, has_code, with_install_cell
 from polybook.notebooks.library_source import InstallSettings
@@ -45,10 +45,9 @@ from polybook.site.extras import (
     Downloads,
     SiteExtras,
     generated_pages,
-    write_books,
+    write_held,
     write_index,
     write_notebooks,
-    write_slides,
     write_wheel,
 )
 from polybook.site.header import missing_targets
@@ -67,9 +66,9 @@ if TYPE_CHECKING:
 
 STALE = "page kept from the last good build: its inputs failed"
 CLEANED: Memo[NotebookNode] = Memo(4096)  # by the executed notebook and how it is cleaned
-# The site's folders of extra files that only the build writes: files gone from the extra
-# files go from the site too.
-OWNED = (NOTEBOOKS_LINK, PDFS_LINK, EPUBS_LINK, SLIDES_LINK, DIST_LINK)
+# The site's folders of extra files that only the build writes (and those of the outputs it
+# holds): files gone from the extra files go from the site too.
+OWNED = (NOTEBOOKS_LINK, DIST_LINK)
 RENDERED: HeldMemo[Page] = HeldMemo(4096)  # by the page's parse and its cleaned notebooks
 PLAIN: Memo[tuple[NotebookNode, list[str], tuple[Any, ...]]] = Memo(4096)
 
@@ -332,7 +331,7 @@ def write_site(
     names = [p.docname for p in generated]
     pages = [with_toctree(p, names) if p.docname == "index" else p for p in pages]
     # The books and decks built before the site, copied before the settings, which link them.
-    copies_changed = write_books(book) | write_slides(book) | write_compat(book, layout.site_src)
+    copies_changed = write_held(book, site.linked) | write_compat(book, layout.site_src)
     settings = site_settings(site, list(frameworks), names, extras.libraries, extras.coded)
     srcdir, outdir = Path(settings["srcdir"]), Path(settings["outdir"])
     keep = keepable(srcdir, stale)
@@ -351,9 +350,10 @@ def write_site(
     def downloads() -> None:
         _write_downloads(book, extras, keep)
 
+    owned = (*OWNED, *(o.site.folder for o in site.linked if o.site is not None))
     if not run and store is not None and (outdir / "index.html").is_file():
         downloads()
-        publish_extras(layout.site_extra, outdir, OWNED)
+        publish_extras(layout.site_extra, outdir, owned)
         warning_store.report(store, reporter)  # the warnings of the site as it is
         _check_links(site, outdir, reporter)
         return outdir
@@ -366,7 +366,7 @@ def write_site(
         crash = early.run(settings_file, settings, fresh, downloads)
     else:
         crash = run_sphinx(settings_file, settings, fresh, downloads)
-    publish_extras(layout.site_extra, outdir, OWNED)
+    publish_extras(layout.site_extra, outdir, owned)
     sphinx_run = warning_store.read_run(Path(settings["diagnostics"]))
     store = warning_store.merge(store or {}, sphinx_run, fresh)
     warning_store.save(store_file, store)
