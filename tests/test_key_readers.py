@@ -12,15 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from polybook.config import KEYS, Key, load_config
-from polybook.config.schema import (
-    ColabSection,
-    DriftSection,
-    HtmlSection,
-    PdfSection,
-    SagemakerSection,
-    SlidesSection,
-)
+from polybook.config import KEYS, Key, load_config, schema
 from polybook.output import Output
 from polybook.pipeline import state
 from polybook.pipeline.registry import OUTPUTS
@@ -30,10 +22,7 @@ from .books import pages_book
 
 REPO = Path(__file__).resolve().parent.parent
 PACKAGE = REPO / "polybook"
-SECTIONS = {
-    c.__name__: c.SECTION
-    for c in (ColabSection, SagemakerSection, HtmlSection, PdfSection, SlidesSection, DriftSection)
-}
+SECTIONS = {c.__name__: c.SECTION for c in schema.SECTIONS}  # every section of one per book
 CHECKED = {section for section in SECTIONS.values()}
 # The stages' packages beside the outputs' own: what they read, their outputs read.
 EVERY = ("source", "library")  # the pages and the library: every output
@@ -137,6 +126,10 @@ def undeclared(keys: tuple[Key, ...] = KEYS) -> list[str]:
 
 def test_every_stage_reads_only_keys_declared_read_by_its_output() -> None:
     assert undeclared() == [], "declare the readers in the key's read_by"
+
+
+def test_every_key_declares_its_readers() -> None:
+    assert [f"[{key.section}] {key.name}" for key in KEYS if not key.read_by] == []
 
 
 def test_the_check_finds_the_stages_reads() -> None:

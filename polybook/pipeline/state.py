@@ -56,8 +56,8 @@ def files_read(config: BookConfig, output: Output) -> list[Path]:
     file, the favicon, the logos)."""
     found = []
     for key in KEYS:
-        section = getattr(config, key.section, None)
-        if key.read_by and key.names_files and key.read_for(output.name, output.executes):
+        section = getattr(config, key.section, None)  # None: a section per framework
+        if section is not None and key.names_files and key.read_for(output.name, output.executes):
             found += [config.root / p for p in key.named_files(getattr(section, key.name))]
     return found
 
