@@ -139,7 +139,7 @@ def test_the_check_finds_the_stages_reads() -> None:
         ("notebooks/variants.py", "sagemaker", "kernel"),  # the result of a method
         ("site/extras.py", "colab", "github_repo"),  # a record's field
         ("pipeline/execution.py", "html", "figure_format"),  # config.html
-        ("render/plain.py", "pdf", "bibfile"),
+        ("config/book.py", "project", "bibfile"),  # the book-level bibliography
         ("drift/compare.py", "drift", "image_threshold"),
     } <= every
     assert {o.name for o in readers("render/sphinx/config.py")} == {"html", "pdf", "epub", "slides"}

@@ -26,9 +26,7 @@ def _built(layout: Layout, tabs: tuple[str, ...]) -> dict[str, dict[str, Path]]:
 def _build(made: Made, config: BookConfig, reporter: Reporter) -> bool:
     from polybook.epub.stage import build_epub
 
-    written = build_epub(
-        made.executed, config.book, config.build, config.pdf, config.html, reporter
-    )
+    written = build_epub(made.executed, config.book, config.build, config.html, reporter)
     for path in written:
         logger.info("wrote %s", path.relative_to(config.root))
     return True

@@ -12,7 +12,7 @@ from typing import Any
 from nbformat import NotebookNode
 
 from polybook.config import Book
-from polybook.config.schema import ColabSection, PdfSection, SagemakerSection, for_framework
+from polybook.config.schema import ColabSection, SagemakerSection, for_framework
 from polybook.fsutil import file_stamp, sync_files, write_atomic
 from polybook.layout import DIST_LINK, NOTEBOOKS_LINK, Layout
 from polybook.library.model import SavedBlock
@@ -21,7 +21,6 @@ from polybook.nb import writes
 from polybook.output import Output
 from polybook.render.names import BIBFILE, INDEX_FILE
 from polybook.render.page import Page, references_page
-from polybook.render.sphinx.config import bibfile
 from polybook.site.api import api_index, api_pages
 from polybook.site.api_prose import ProseIndex
 from polybook.site.compat import compat_page
@@ -107,28 +106,27 @@ def links(
 
 def generated_pages(
     book: Book,
-    pdf: PdfSection,
     extras: SiteExtras,
     taken: Collection[str],
     first: Sequence[Page] = (),
 ) -> list[Page]:
-    """``first``, the API pages and the references page (with ``pdf``'s BibTeX file),
+    """``first``, the API pages and the references page (with the book's bibliography),
     leaving out docnames the book uses."""
     pages = [*first]
     pages += api_pages(book, extras.libraries, extras.tabs, extras.documented, extras.prose)
-    if bibfile(pdf):
+    if book.bibliography:
         pages.append(references_page())
     compat = compat_page(book)
     pages += [compat] if compat is not None else []
     return [p for p in pages if p.docname not in taken]
 
 
-def write_index(book: Book, pdf: PdfSection, extras: SiteExtras, srcdir: Path) -> bool:
-    """The API index and ``pdf``'s BibTeX file in the site's sources; True if either
+def write_index(book: Book, extras: SiteExtras, srcdir: Path) -> bool:
+    """The API index and the book's BibTeX file in the site's sources; True if either
     changed."""
     index = api_index(book, extras.libraries, extras.tabs, extras.documented)
     changed = write_atomic(srcdir / INDEX_FILE, json.dumps(index, indent=1, sort_keys=True))
-    bib = bibfile(pdf)
+    bib = book.bibliography
     if bib:
         changed |= write_atomic(srcdir / BIBFILE, bib.read_bytes())
     else:

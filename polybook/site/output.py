@@ -41,7 +41,6 @@ def site_sections(config: BookConfig, outputs: tuple[Output, ...] = ()) -> SiteS
         config.book,
         config.build,
         config.html,
-        config.pdf,
         config.library,
         config.colab,
         config.sagemaker,

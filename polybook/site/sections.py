@@ -12,7 +12,6 @@ from polybook.config.schema import (
     Edition,
     HtmlSection,
     LibrarySection,
-    PdfSection,
     SagemakerSection,
 )
 from polybook.output import Output
@@ -25,7 +24,6 @@ class SiteSections:
     book: Book
     build: BuildSection  # Sphinx's extensions and suppressed warnings, resources, output_limit
     html: HtmlSection  # favicon, logo, where the site is published
-    pdf: PdfSection  # the BibTeX file: citations and the references page
     library: LibrarySection  # the library's wheel, published with the site
     colab: ColabSection  # the links that open a page's notebook on Colab
     sagemaker: SagemakerSection  # ... and on SageMaker Studio Lab

@@ -74,7 +74,6 @@ def html_config(
     core = core_config(
         book,
         site.build,
-        site.pdf,
         libraries,
         leading=["sphinx_copybutton"],
         output=["polybook.site.sphinx_html", *sitemap],

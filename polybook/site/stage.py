@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from polybook.config import Book
-from polybook.config.schema import PdfSection
 from polybook.diagnostics import Diagnostic, Location, Reporter
 from polybook.environments import devices
 from polybook.fsutil import file_stamp, write_atomic
@@ -28,9 +27,8 @@ from polybook.render import warning_store
 from polybook.render.assets import INSTALL, mathjax, write_mathjax
 from polybook.render.outputs import clean_for_book, path_roots
 from polybook.render.page import Page, render_page, with_toctree
-from polybook.render.plain import bib_file, plain_book, site_address
+from polybook.render.plain import plain_book, site_address
 from polybook.render.sources import keepable, write_sources
-from polybook.render.sphinx.config import bibfile
 from polybook.render.sphinx.process import (
     REPORTED_FAILURE,
     EarlySphinx,
@@ -190,7 +188,7 @@ def plain_downloads(
         site.library, site.book.project, site.html, Repositories(site.colab, site.sagemaker)
     )
     needs = download_installs(site.book, settings, sorted(tabs))
-    plain = {fw: plain_book(parsed, address, bib_file(site.pdf), fw) for fw in tabs}
+    plain = {fw: plain_book(parsed, address, site.book.bibliography, fw) for fw in tabs}
     identity = {fw: plain[fw].identity() for fw in tabs}
     root = parsed.info.root
     made: dict[tuple[str, str], NotebookNode] = {}
@@ -284,16 +282,14 @@ class SphinxKeeper:
             self.process = None
 
 
-def _write_assets(
-    book: Book, pdf: PdfSection, extras: SiteExtras, srcdir: Path, reporter: Reporter
-) -> bool:
+def _write_assets(book: Book, extras: SiteExtras, srcdir: Path, reporter: Reporter) -> bool:
     """MathJax and the API index, which Sphinx reads; True if anything changed."""
     changed = False
     if mathjax().is_dir():
         changed |= write_mathjax(srcdir / "_static")
     else:
         reporter.warn(Location(str(mathjax())), f"MathJax {INSTALL}", "render")
-    return changed | write_index(book, pdf, extras, srcdir)
+    return changed | write_index(book, extras, srcdir)
 
 
 def _write_downloads(book: Book, extras: SiteExtras, keep: Collection[str]) -> None:
@@ -321,12 +317,12 @@ def write_site(
     process started before the pages were ready (see :func:`start_early`): it runs when
     the settings are the ones it started on, and is stopped otherwise.
     """
-    book, pdf = site.book, site.pdf
+    book = site.book
     layout = book.layout
     extras = extras or SiteExtras()
     frameworks = tuple(fw for fw in book.tabs if fw in extras.held)  # notebooks offered
     generated = generated_pages(
-        book, pdf, extras, {p.docname for p in pages}, run_page(site, frameworks)
+        book, extras, {p.docname for p in pages}, run_page(site, frameworks)
     )
     names = [p.docname for p in generated]
     pages = [with_toctree(p, names) if p.docname == "index" else p for p in pages]
@@ -337,11 +333,8 @@ def write_site(
     keep = keepable(srcdir, stale)
     for name in sorted(keep):
         reporter.warn(Location(name + ".md"), STALE, "render.stale")
-    if pdf.bibfile and not bibfile(pdf):
-        message = f"[pdf] bibfile: no such file: {pdf.bibfile}"
-        reporter.warn(Location("config.ini"), message, "config")
     changed = write_sources(book, site.build.resources, [*pages, *generated], srcdir, keep)
-    changed |= _write_assets(book, pdf, extras, srcdir, reporter) | copies_changed
+    changed |= _write_assets(book, extras, srcdir, reporter) | copies_changed
     settings_file = layout.sphinx_file("html", ".json")
     store_file = layout.site_warnings
     store = warning_store.load(store_file)

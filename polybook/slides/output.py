@@ -37,7 +37,6 @@ def _build(made: Made, config: BookConfig, reporter: Reporter) -> bool:
         executed,
         config.book,
         config.slides,
-        config.pdf,
         config.html,
         config.build.output_limit,
         reporter,

@@ -29,6 +29,17 @@ class ProjectSection:
         " the search's word splitter and the message catalog of polybook's own words",
         read_by=("lib",),
     )
+    bibfile: str = key(
+        "path",
+        "",
+        "the BibTeX file that `:cite:` keys name, read by every output that cites: the site and"
+        " the epub list the cited entries, the PDFs' bibliography, the notebooks' and slides'"
+        " References cells (d2lbook's `[pdf] bibfile` is read as this key)",
+        suffix=".bib",
+        absolute=True,
+        d2lbook=False,
+        read_by=("lib",),
+    )
     site_url: str = key(
         "str",
         "",
