@@ -13,6 +13,7 @@ from polybook.commands import build as commands
 from polybook.commands.arguments import config_overrides
 from polybook.commands.editions import editions_command
 from polybook.config import BookConfig, find_book_root, load_config
+from polybook.config.executors import unhonoured
 from polybook.diagnostics import Location, PolybookError, Reporter
 from polybook.execution.executors.registry import check_executor
 from polybook.pipeline.execution import BookEnvironments
@@ -71,7 +72,7 @@ def _load(root: Path, args: argparse.Namespace) -> BookConfig:
     (the executors are declared by their package, not by the config's schema)."""
     config = load_config(root, config_overrides(args))
     check_executor(config.root, config.build.executor)
-    return config
+    return replace(config, ignored=(*config.ignored, *unhonoured(config.root, config.build)))
 
 
 def open_book(args: argparse.Namespace, reporter: Reporter | None) -> OpenBook:
