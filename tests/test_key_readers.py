@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from polybook.config import KEYS, Key, load_config, schema
-from polybook.output import Output
+from polybook.output import Output, by_name
 from polybook.pipeline import state
 from polybook.pipeline.registry import OUTPUTS
 from polybook.pipeline.request import BuildRequest
@@ -235,3 +235,21 @@ def test_a_new_pdf_font_leaves_the_sites_no_op_check_as_it_was(tmp_path: Path) -
     config = load_config(root)
     after = state.build_inputs(config, html), state.build_inputs(config, pdf)
     assert before[0] == after[0] and before[1] != after[1]
+
+
+def test_the_books_static_files_and_the_outputs_it_holds_are_the_sites_alone(
+    tmp_path: Path,
+) -> None:
+    root = pages_book(tmp_path / "book", {"a": "# A\n"}, "[build]\ntabs = pytorch\n")
+    config = load_config(root)
+    html = BuildRequest(by_name(OUTPUTS)["html"], config.build.tabs, None, OUTPUTS)
+    pdf = BuildRequest(by_name(OUTPUTS)["pdf"], config.build.tabs, None, OUTPUTS)
+    before = state.build_inputs(config, html), state.build_inputs(config, pdf)
+    (root / "static").mkdir()
+    (root / "static" / "book.css").write_text("p { color: red }\n", encoding="utf-8")
+    after_css = state.build_inputs(config, html), state.build_inputs(config, pdf)
+    assert before[0] != after_css[0] and before[1] == after_css[1]  # the site's files alone
+    config.layout.pdf("pytorch").parent.mkdir(parents=True)
+    config.layout.pdf("pytorch").write_bytes(b"a pdf")  # the site holds the PDF it links
+    after_pdf = state.build_inputs(config, html), state.build_inputs(config, pdf)
+    assert after_css[0] != after_pdf[0]
