@@ -5,8 +5,9 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import shutil
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
 TEMP_SUFFIX = ".pbtmp"
@@ -59,6 +60,59 @@ def write_atomic(path: Path, data: str | bytes) -> bool:
         Path(tmp).unlink(missing_ok=True)
         raise
     return True
+
+
+Same = Callable[[Path, Path], bool]  # whether a copy (the second) is its source (the first)
+
+
+def same_bytes(source: Path, copy: Path) -> bool:
+    return copy.is_file() and copy.read_bytes() == source.read_bytes()
+
+
+def same_stamp(source: Path, copy: Path) -> bool:
+    """Of the same size and modification time (copies keep their source's)."""
+    return file_stamp(copy) == file_stamp(source)
+
+
+def files_under(folder: Path) -> dict[str, Path]:
+    """The files under ``folder`` by their path in it (temporary files and ``__pycache__``
+    left out)."""
+    found = folder.rglob("*") if folder.is_dir() else ()
+    return {
+        path.relative_to(folder).as_posix(): path
+        for path in found
+        if path.is_file() and not path.name.endswith(TEMP_SUFFIX)
+        if "__pycache__" not in path.parts
+    }
+
+
+def sync_files(
+    wanted: Mapping[str, Path],
+    folder: Path,
+    same: Same = same_bytes,
+    prune: Iterable[str] = ("",),
+) -> int:
+    """``folder`` made to hold ``wanted`` (a file's path in ``folder`` -> its source): each
+    copied where ``same`` says it differs, through a temporary file and with its source's
+    modification time; then, under each folder of ``prune`` ("": all of ``folder``), the
+    files not wanted and the folders left empty removed. How many files were copied or
+    removed."""
+    done = 0
+    for name, source in sorted(wanted.items()):
+        target = folder / name
+        if not same(source, target):
+            write_atomic(target, source.read_bytes())
+            shutil.copystat(source, target)
+            done += 1
+    for under in prune:
+        top = folder / under
+        for path in sorted(top.rglob("*"), reverse=True) if top.is_dir() else ():
+            if path.is_file() and path.relative_to(folder).as_posix() not in wanted:
+                path.unlink()
+                done += 1
+            elif path.is_dir() and not any(path.iterdir()):
+                path.rmdir()
+    return done
 
 
 def remove_stale_temps(folder: Path) -> int:

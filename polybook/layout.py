@@ -20,9 +20,6 @@ ENVS_VARIABLE = "POLYBOOK_ENVS"  # a folder of environments shared by books
 LOCK_FILE = ".lock"
 STATE_FILE = "state.json"
 NOTEBOOKS_LINK = "_notebooks"  # in the site: _notebooks/<framework>/<page>.ipynb
-PDFS_LINK = "_pdf"  # in the site: _pdf/<name>-<framework>.pdf
-EPUBS_LINK = "_epub"  # in the site: _epub/<name>-<framework>.epub
-SLIDES_LINK = "_slides"  # in the site: _slides/<framework>/<page>.html, as _build/slides
 DIST_LINK = "_dist"  # in the site, and beside notebooks a repository holds: _dist/<wheel>
 KEY_LENGTH = 16  # hex digits of a requirement set's hash in a shared folder's names
 

@@ -48,6 +48,44 @@ def _build(made, config, reporter):
 OUTPUT = Output("cellcount", "each notebook's code cells, counted", _writes, build=_build)
 '''
 
+PRINTVIEW = '''\
+"""A print view of the book per framework, which the site holds in ``_print/`` and links
+from every page: nothing of polybook is told of it but its entry point."""
+
+from polybook.output import Output, SiteLink
+
+
+def _page(layout, framework):
+    return layout.book_file("printview", framework, ".html")
+
+
+def _writes(layout, tabs):
+    return [_page(layout, fw) for fw in tabs]
+
+
+def _built(layout, tabs):
+    return {fw: {"": _page(layout, fw)} for fw in tabs if _page(layout, fw).is_file()}
+
+
+def _build(made, config, reporter):
+    for fw in made.library.tabs:
+        pages = sorted(doc.path for doc in made.library.book.documents)
+        _page(config.layout, fw).parent.mkdir(parents=True, exist_ok=True)
+        _page(config.layout, fw).write_text(f"<p>{fw}: {', '.join(pages)}</p>", encoding="utf-8")
+    return True
+
+
+OUTPUT = Output(
+    "printview",
+    "the book on one page per framework, to print",
+    _writes,
+    executes=False,
+    build=_build,
+    per_framework=True,
+    site=SiteLink("_print", "print view", _built),
+)
+'''
+
 REGISTERED = """\
 from polybook.config.executors import Registered
 
@@ -100,6 +138,7 @@ def write_plugin(root: Path, extra_outputs: str = "") -> Path:
     (root / "pyproject.toml").write_text(pyproject, encoding="utf-8")
     (package / "__init__.py").write_text("", encoding="utf-8")
     (package / "output.py").write_text(OUTPUT, encoding="utf-8")
+    (package / "printview.py").write_text(PRINTVIEW, encoding="utf-8")
     (package / "registered.py").write_text(REGISTERED, encoding="utf-8")
     (package / "executor.py").write_text(EXECUTOR, encoding="utf-8")
     return root

@@ -250,3 +250,20 @@ def test_the_book_of_this_repository_reads_without_warnings() -> None:
 def test_the_configuration_reference_is_generated_from_the_schema() -> None:
     reference = (REPO / "docs" / "configuration.md").read_text(encoding="utf-8")
     assert with_table(reference) == reference, "run .envs/tool/bin/python tools/config_table.py"
+
+
+@pytest.mark.parametrize("section", ["project", "pdf"])
+def test_the_bibliography_is_the_books_and_d2lbooks_pdf_key_names_it_too(
+    tmp_path: Path, section: str
+) -> None:
+    root = write(tmp_path, f"[{section}]\nbibfile = refs.bib\n")
+    config = load_config(root)
+    assert [str(d) for d in config.ignored] == [  # one warning, at the key's line
+        f"config.ini:2: [{section}] bibfile: no file 'refs.bib' in the book:"
+        " citations are shown as their keys [polybook.config]"
+    ]
+    assert config.book.bibliography is None
+    (root / "refs.bib").write_text("@book{a, title={A}}\n", encoding="utf-8")
+    config = load_config(root)
+    assert config.ignored == ()
+    assert config.book.bibliography == root / "refs.bib"  # every output that cites reads it

@@ -83,7 +83,8 @@ def test_the_keys_that_name_files_are_derived_from_the_schema() -> None:
         ("build", "resources"),
         ("build", "requirements"),
         (LIBRARY_SECTION, "lib_file"),
-        ("pdf", "bibfile"),
+        ("project", "bibfile"),
+        ("pdf", "bibfile"),  # d2lbook's name of it
         ("pdf", "latex_logo"),
         ("html", "favicon"),
         ("html", "html_logo"),
@@ -107,6 +108,9 @@ def test_every_key_that_names_a_file_outside_the_book_is_an_error_at_its_line(
     header = "" if section == "build" else f"[{section}]\n"
     config = CONFIG + f"{header}{key.name} = ../outside/{name}\n"
     line = config.count("\n")
+    if section == "project":  # in the section the config has already
+        config = CONFIG.replace("[build]", f"{key.name} = ../outside/{name}\n[build]")
+        line = 4
     root = pages_book(tmp_path / "book", {"page": "Words.\n"}, config)
     code, errors = check(root, capsys)
     assert code == 1

@@ -24,10 +24,10 @@ from polybook.execution.executors.dask import DaskExecutor
 from polybook.execution.executors.dask_worker import (
     ENV_PREFIX,
     WORKER_CONFIG,
-    ready_environments,
     run_remote,
     worker_resources,
 )
+from polybook.execution.executors.remote_job import ready_environments
 from polybook.execution.jobs import Job
 from polybook.execution.kernels.launch import KernelEnv
 from polybook.nb import new_code_cell, new_notebook, reads, writes

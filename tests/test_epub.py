@@ -81,7 +81,7 @@ def test_the_epubs_metadata_is_complete_and_names_its_framework(tmp_path: Path) 
     root = write_book(tmp_path / "book", {}, "[project]\nname = nb\ntitle = A Book\n")
     config = load_config(root)
     job = EpubJob(config.book, "pytorch")
-    settings = epub_config(job, config.build, config.pdf, config.html)
+    settings = epub_config(job, config.build, config.html)
     # What Sphinx's EPUB 3 builder warns about when it is empty.
     for key in ("epub_title", "epub_author", "epub_contributor", "epub_description"):
         assert settings[key], key

@@ -144,3 +144,17 @@ def test_a_new_executor_is_one_entry_in_the_registry(
     assert sorted(path for path, _, _ in report.ran) == ["a.md", "b.md"]
     assert (root / "_build" / "eval" / "pytorch" / "a.ipynb").is_file()
     assert not (root / "_build" / "eval" / "pytorch" / "data.txt").exists()  # not run here
+
+
+def test_a_setting_the_executor_does_not_honour_is_a_warning_at_its_line(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    book = "[project]\nname = b\n[build]\ntabs = pytorch\nexecutor = dask\ngpu_share = 2\n"
+    root = pages_book(tmp_path, {"a": "# A\n"}, book)
+    assert main(["build", "lib", "--root", str(root)]) == 0  # nothing runs: lib executes none
+    assert "config.ini:6: [build] gpu_share is not honoured by executor 'dask'" in caplog.text
+    local = book.replace("executor = dask\n", "")  # local shares a GPU as asked
+    root = pages_book(tmp_path / "local", {"a": "# A\n"}, local)
+    caplog.clear()
+    assert main(["build", "lib", "--root", str(root)]) == 0
+    assert "not honoured" not in caplog.text

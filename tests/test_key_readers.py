@@ -12,16 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from polybook.config import KEYS, Key, load_config
-from polybook.config.schema import (
-    ColabSection,
-    DriftSection,
-    HtmlSection,
-    PdfSection,
-    SagemakerSection,
-    SlidesSection,
-)
-from polybook.output import Output
+from polybook.config import KEYS, Key, load_config, schema
+from polybook.output import Output, by_name
 from polybook.pipeline import state
 from polybook.pipeline.registry import OUTPUTS
 from polybook.pipeline.request import BuildRequest
@@ -30,10 +22,7 @@ from .books import pages_book
 
 REPO = Path(__file__).resolve().parent.parent
 PACKAGE = REPO / "polybook"
-SECTIONS = {
-    c.__name__: c.SECTION
-    for c in (ColabSection, SagemakerSection, HtmlSection, PdfSection, SlidesSection, DriftSection)
-}
+SECTIONS = {c.__name__: c.SECTION for c in schema.SECTIONS}  # every section of one per book
 CHECKED = {section for section in SECTIONS.values()}
 # The stages' packages beside the outputs' own: what they read, their outputs read.
 EVERY = ("source", "library")  # the pages and the library: every output
@@ -139,6 +128,10 @@ def test_every_stage_reads_only_keys_declared_read_by_its_output() -> None:
     assert undeclared() == [], "declare the readers in the key's read_by"
 
 
+def test_every_key_declares_its_readers() -> None:
+    assert [f"[{key.section}] {key.name}" for key in KEYS if not key.read_by] == []
+
+
 def test_the_check_finds_the_stages_reads() -> None:
     every = {(path, section, name) for path, r in module_reads().items() for _, section, name in r}
     assert {
@@ -146,7 +139,7 @@ def test_the_check_finds_the_stages_reads() -> None:
         ("notebooks/variants.py", "sagemaker", "kernel"),  # the result of a method
         ("site/extras.py", "colab", "github_repo"),  # a record's field
         ("pipeline/execution.py", "html", "figure_format"),  # config.html
-        ("render/plain.py", "pdf", "bibfile"),
+        ("config/book.py", "project", "bibfile"),  # the book-level bibliography
         ("drift/compare.py", "drift", "image_threshold"),
     } <= every
     assert {o.name for o in readers("render/sphinx/config.py")} == {"html", "pdf", "epub", "slides"}
@@ -242,3 +235,21 @@ def test_a_new_pdf_font_leaves_the_sites_no_op_check_as_it_was(tmp_path: Path) -
     config = load_config(root)
     after = state.build_inputs(config, html), state.build_inputs(config, pdf)
     assert before[0] == after[0] and before[1] != after[1]
+
+
+def test_the_books_static_files_and_the_outputs_it_holds_are_the_sites_alone(
+    tmp_path: Path,
+) -> None:
+    root = pages_book(tmp_path / "book", {"a": "# A\n"}, "[build]\ntabs = pytorch\n")
+    config = load_config(root)
+    html = BuildRequest(by_name(OUTPUTS)["html"], config.build.tabs, None, OUTPUTS)
+    pdf = BuildRequest(by_name(OUTPUTS)["pdf"], config.build.tabs, None, OUTPUTS)
+    before = state.build_inputs(config, html), state.build_inputs(config, pdf)
+    (root / "static").mkdir()
+    (root / "static" / "book.css").write_text("p { color: red }\n", encoding="utf-8")
+    after_css = state.build_inputs(config, html), state.build_inputs(config, pdf)
+    assert before[0] != after_css[0] and before[1] == after_css[1]  # the site's files alone
+    config.layout.pdf("pytorch").parent.mkdir(parents=True)
+    config.layout.pdf("pytorch").write_bytes(b"a pdf")  # the site holds the PDF it links
+    after_pdf = state.build_inputs(config, html), state.build_inputs(config, pdf)
+    assert after_css[0] != after_pdf[0]

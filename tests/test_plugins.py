@@ -73,6 +73,25 @@ def test_an_installed_plugin_adds_an_output_and_an_executor(
     assert "pbplugin 0.1: polybook.executors echo = pbplugin.registered:ECHO" in said
 
 
+@pytest.mark.slow
+def test_a_plugin_output_that_says_how_the_site_links_it_is_held_and_linked(
+    site: Path, tmp_path: Path
+) -> None:
+    write_installed(site, ENTRY_POINTS.format(outputs="printview = pbplugin.printview:OUTPUT"))
+    root = pages_book(tmp_path / "book", {"a": "Words.\n", "b": "More words.\n"})
+    assert main(["--quiet", "build", "printview", "--root", str(root)]) == 0
+    assert main(["--quiet", "build", "html", "--executor", "none", "--root", str(root)]) == 0
+    held = root / "_build" / "html" / "_print" / "book-pytorch.html"
+    assert held.read_text(encoding="utf-8") == "<p>pytorch: a.md, b.md, index.md</p>"
+    page = (root / "_build" / "html" / "b.html").read_text(encoding="utf-8")
+    link = '<a class="pb-printview" data-pb-follow="pytorch" href="_print/book-pytorch.html">'
+    assert link + "The book as print view" in page
+    (root / "_build" / "printview" / "book-pytorch.html").unlink()  # no longer built
+    assert main(["--quiet", "build", "html", "--executor", "none", "--root", str(root)]) == 0
+    assert not held.exists()
+    assert "pb-printview" not in (root / "_build" / "html" / "b.html").read_text(encoding="utf-8")
+
+
 @pytest.mark.parametrize(
     ("entry", "why"),
     [

@@ -11,11 +11,12 @@ from polybook.config import load_config
 from polybook.diagnostics import Location, Reporter
 from polybook.library.model import SavedBlock
 from polybook.nb import new_code_cell, new_notebook, reads, writes
+from polybook.pipeline.registry import OUTPUTS
 from polybook.render.outputs import clean_notebook, sanitize_html, scrub
 from polybook.site.api import api_page, entries
 from polybook.site.api_prose import prose_index
 from polybook.site.book_inputs import site_inputs
-from polybook.site.extras import links, write_books
+from polybook.site.extras import held_links, links, write_held
 from polybook.source.model import CodeCell, Document, Prose, TabProse
 
 CONFIG = "[project]\nname = u\n[build]\ntabs = pytorch, jax\nresources = img/\n"
@@ -160,9 +161,6 @@ def test_notebook_platform_links_follow_the_repositories_configured(tmp_path: Pa
     plain = links(*sections, config.build.tabs, ["pytorch"])  # jax was not built
     assert plain == {
         "notebooks": {"pytorch": "_notebooks/pytorch/", "jax": ""},
-        "pdf": {"pytorch": "", "jax": ""},  # no PDF was built
-        "epub": {"pytorch": "", "jax": ""},  # nor an epub
-        "slides": {"pytorch": "", "jax": ""},  # nor slides
         "colab": {"pytorch": "", "jax": ""},
         "sagemaker": {"pytorch": "", "jax": ""},
         "kaggle": {"pytorch": "", "jax": ""},
@@ -212,17 +210,21 @@ def test_the_site_holds_and_links_the_books_built_before_it(tmp_path: Path) -> N
     layout.epub("jax").write_bytes(b"an epub")
     layout.pdf("pytorch").parent.mkdir(parents=True)
     layout.pdf("pytorch").write_bytes(b"a pdf")
-    sections = (config.book, config.colab, config.sagemaker)
-    assert write_books(config.book)
-    assert not write_books(config.book)  # copied once
-    shown = links(*sections, config.build.tabs, ())
-    assert shown["epub"] == {"pytorch": "", "jax": f"_epub/{layout.epub_name('jax')}"}
-    assert shown["pdf"] == {"pytorch": f"_pdf/{layout.pdf_name('pytorch')}", "jax": ""}
+    assert held_links(config.book, OUTPUTS) == [
+        {"name": name, "message": "book_as", "label": label, "files": {}}
+        for name, label in (("pdf", "PDF"), ("epub", "EPUB"))
+    ] + [{"name": "slides", "message": "slides", "label": "", "files": {}}]
+    assert write_held(config.book, OUTPUTS)
+    assert not write_held(config.book, OUTPUTS)  # copied once
+    shown = {link["name"]: link["files"] for link in held_links(config.book, OUTPUTS)}
+    assert shown["epub"] == {"jax": {"": f"_epub/{layout.epub_name('jax')}"}}
+    assert shown["pdf"] == {"pytorch": {"": f"_pdf/{layout.pdf_name('pytorch')}"}}
     held = layout.site_extra / "_epub" / layout.epub_name("jax")
     assert held.read_bytes() == b"an epub"
     layout.epub("jax").unlink()  # no longer built: the site no longer holds it
-    assert write_books(config.book)
-    assert not held.exists() and links(*sections, config.build.tabs, ())["epub"]["jax"] == ""
+    assert write_held(config.book, OUTPUTS)
+    assert not held.exists()
+    assert {link["name"]: link["files"] for link in held_links(config.book, OUTPUTS)}["epub"] == {}
 
 
 def test_the_preview_watches_pages_config_figures_static_and_library(tmp_path: Path) -> None:

@@ -233,9 +233,9 @@ def test_render_suppressions_reach_sphinx_as_its_own_types(config: BookConfig) -
             config.build, suppress_warnings=("render.ref.numref", "render.image", "cite")
         ),
     )
-    suppressed = core_config(book.book, book.build, book.pdf)["suppress_warnings"]
+    suppressed = core_config(book.book, book.build)["suppress_warnings"]
     assert suppressed == ["myst.header", "ref.numref", "image"]
-    plain = core_config(config.book, config.build, config.pdf)["suppress_warnings"]
+    plain = core_config(config.book, config.build)["suppress_warnings"]
     assert plain == ["myst.header"]
 
 

@@ -10,7 +10,7 @@ import pytest
 from polybook.commands.cli import main
 from polybook.config import load_config
 from polybook.diagnostics import Reporter
-from polybook.render.plain import bib_file, plain_book, site_address
+from polybook.render.plain import plain_book, site_address
 from polybook.slides.deck import Deck, make_deck, polish
 from polybook.slides.rise import rise_notebook
 from polybook.source.book import load_book
@@ -32,7 +32,7 @@ def decks() -> list[tuple[str, str, Deck | None]]:
     made = []
     for fw in config.build.tabs:
         site = site_address(config.html.base_url, config.project.site_url)
-        refs = plain_book(book, site, bib_file(config.pdf), fw).refs
+        refs = plain_book(book, site, config.book.bibliography, fw).refs
         for path, nb in notebooks[fw]:
             doc = next(d for d in book.documents if d.path == path)
             made.append((path, fw, make_deck(doc, nb, fw, refs)))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from polybook.config import load_config
 from polybook.diagnostics import Reporter
-from polybook.render.plain import bib_file, plain_book, site_address
+from polybook.render.plain import plain_book, site_address
 from polybook.slides.deck import Deck
 from polybook.slides.reveal import reveal_html
 from polybook.slides.rise import rise_notebook
@@ -56,7 +56,7 @@ def decks(root: Path) -> dict[str, Deck | None]:
     made: dict[str, Deck | None] = {}
     for fw in config.build.tabs:
         site = site_address(config.html.base_url, config.project.site_url)
-        refs = plain_book(book, site, bib_file(config.pdf), fw).refs
+        refs = plain_book(book, site, config.book.bibliography, fw).refs
         for path, nb in notebooks[fw]:
             doc = next(d for d in book.documents if d.path == path)
             if path == "tensors.md":

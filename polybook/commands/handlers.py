@@ -13,9 +13,11 @@ from polybook.commands import build as commands
 from polybook.commands.arguments import config_overrides
 from polybook.commands.editions import editions_command
 from polybook.config import BookConfig, find_book_root, load_config
+from polybook.config.executors import unhonoured
 from polybook.diagnostics import Location, PolybookError, Reporter
 from polybook.execution.executors.registry import check_executor
 from polybook.pipeline.execution import BookEnvironments
+from polybook.pipeline.registry import registered
 from polybook.pipeline.request import BuildRequest
 from polybook.site.output import OUTPUT as SITE
 
@@ -70,7 +72,7 @@ def _load(root: Path, args: argparse.Namespace) -> BookConfig:
     (the executors are declared by their package, not by the config's schema)."""
     config = load_config(root, config_overrides(args))
     check_executor(config.root, config.build.executor)
-    return config
+    return replace(config, ignored=(*config.ignored, *unhonoured(config.root, config.build)))
 
 
 def open_book(args: argparse.Namespace, reporter: Reporter | None) -> OpenBook:
@@ -163,7 +165,7 @@ def serve(args: argparse.Namespace, reporter: Reporter | None) -> int:
         current = _load(config.root, args)
         found.suppressed = frozenset(current.build.suppress_warnings)
         found.forward(current.ignored)
-        request = BuildRequest(SITE, select_tabs(current, args.tab), None)
+        request = BuildRequest(SITE, select_tabs(current, args.tab), None, registered())
         # The first build runs every stage even where nothing changed: the process then
         # holds what the next builds reuse (its imports, the pages' parsed code, a warm
         # Sphinx), and the first save reaches the browser as soon as the later ones.
@@ -185,7 +187,8 @@ def linkcheck(args: argparse.Namespace, reporter: Reporter | None) -> int:
     book = open_book(args, reporter)
     config = book.config
     with commands.locked(config):
-        built = commands.build(BuildRequest(SITE, book.tabs), config, book.reporter)
+        request = BuildRequest(SITE, book.tabs, None, registered())
+        built = commands.build(request, config, book.reporter)
     if built or not (config.layout.html / "index.html").is_file():
         return built or 1
     external = Reporter(suppressed=frozenset(config.build.suppress_warnings))
@@ -245,7 +248,8 @@ def build(args: argparse.Namespace, reporter: Reporter | None) -> int:
     book = open_book(args, reporter)
     with commands.locked(book.config):
         pages = commands.resolve_pages(book.config, args.pages)
-        request = BuildRequest(args.outputs[args.target], book.tabs, pages)
+        outputs = tuple(args.outputs.values())
+        request = BuildRequest(args.outputs[args.target], book.tabs, pages, outputs)
         return commands.build(request, book.config, book.reporter, args.report)
 
 

@@ -142,7 +142,7 @@ def watched(config: BookConfig) -> tuple[list[Path], list[Path]]:
     shallow = {root, *(p.parent for p in libraries)}
     shallow.update(
         Path(f).parent
-        for f in (config.pdf.bibfile, config.html.favicon, config.html.html_logo)
+        for f in (config.project.bibfile, config.html.favicon, config.html.html_logo)
         if f
     )
     shallow = {p for p in shallow if p.is_dir() and not any(p.is_relative_to(d) for d in deep)}

@@ -35,6 +35,13 @@ class Book:
     runs_book_code: bool  # see BookConfig.runs_book_code
 
     @property
+    def bibliography(self) -> Path | None:
+        """The book's BibTeX file (``[project] bibfile``), when it names one that exists (a
+        missing one is a warning at its key's line when the book is opened)."""
+        path = Path(self.project.bibfile) if self.project.bibfile else None
+        return path if path is not None and path.is_file() else None
+
+    @property
     def default_tab(self) -> str:
         return self.tabs[0]
 

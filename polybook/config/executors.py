@@ -20,8 +20,10 @@ from pathlib import Path
 
 from polybook import plugins
 from polybook.config.ini_text import key_location
-from polybook.config.schema import did_you_mean
-from polybook.diagnostics import PolybookError
+from polybook.config.schema import BuildSection, did_you_mean
+from polybook.diagnostics import Diagnostic, PolybookError
+
+DEFAULTS = BuildSection()
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,8 @@ class Registered:
     head_start: bool = False
     # It can run a side build (``polybook upgrade``) in a side environment on this host.
     side_build: bool = False
+    # The ``[build]`` keys it does not honour: a book that sets one is warned at its line.
+    ignores: tuple[str, ...] = ()
 
 
 EXECUTORS: dict[str, Registered] = {
@@ -52,6 +56,7 @@ EXECUTORS: dict[str, Registered] = {
     "dask": Registered(
         "polybook.execution.executors.dask",
         "tasks on the workers of the Dask cluster at `[build] dask_scheduler`",
+        ignores=("gpu_share",),  # each task holds whole GPUs, as the workers declare them
     ),
     "none": Registered(
         "polybook.execution.executors.none",
@@ -87,6 +92,17 @@ def check_executor(root: Path, name: str) -> None:
         accepted = ", ".join(known)
         message = f"[build] executor: {name!r} is not one of {accepted}"
         raise PolybookError(where, message + did_you_mean(name, known), "config")
+
+
+def unhonoured(root: Path, build: BuildSection) -> list[Diagnostic]:
+    """A warning at its line for each ``[build]`` key the book (at ``root``) sets that its
+    executor does not honour (``Registered.ignores``)."""
+    found = []
+    for name in capabilities(build.executor).ignores:
+        if getattr(build, name) != getattr(DEFAULTS, name):
+            message = f"[build] {name} is not honoured by executor {build.executor!r}: ignored"
+            found.append(Diagnostic(key_location(root, "build", name), message, "config"))
+    return found
 
 
 def capabilities(name: str) -> Registered:

@@ -131,6 +131,8 @@ class _Reader:
             for section in SECTIONS
         }
         build: BuildSection = sections["build"]
+        if not sections["project"].bibfile and sections["pdf"].bibfile:  # d2lbook's name
+            sections["project"] = replace(sections["project"], bibfile=sections["pdf"].bibfile)
         for name in ("colab", "sagemaker"):
             sections[name] = self._published(sections[name], sections["project"])
             if self.errors:

@@ -1,7 +1,8 @@
 """Warnings about d2lbook's keys that change what readers see, beyond their values' checks:
 the parts of ``[html] header_links`` left out (at their own line of the value), and the files
-``[html] favicon``, ``html_logo`` and ``[library] version_file`` name that are missing (at
-the key's line)."""
+``[html] favicon``, ``html_logo``, ``[library] version_file`` and the bibliography
+(``[project] bibfile``, d2lbook's ``[pdf] bibfile``) name that are missing (at the key's
+line)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ OPTIONAL_FILES = {
     ("html", "favicon"): "the site shows polybook's icon",
     ("html", "html_logo"): "the site shows no logo",
     ("library", "version_file"): "the release is written nowhere",
+    ("project", "bibfile"): "citations are shown as their keys",
+    ("pdf", "bibfile"): "citations are shown as their keys",
 }
 
 

@@ -7,8 +7,9 @@ from pathlib import Path
 
 from polybook.config import BookConfig
 from polybook.diagnostics import Reporter
+from polybook.epub.shape import PER_FRAMEWORK, SITE_FOLDER
 from polybook.layout import Layout
-from polybook.output import Made, Output
+from polybook.output import Made, Output, SiteLink
 
 logger = logging.getLogger("polybook")
 
@@ -17,16 +18,26 @@ def _writes(layout: Layout, tabs: tuple[str, ...]) -> list[Path]:
     return [layout.epub(fw) for fw in tabs]
 
 
+def _built(layout: Layout, tabs: tuple[str, ...]) -> dict[str, dict[str, Path]]:
+    """The finished epubs, which the site holds and links from every page."""
+    return {fw: {"": path} for fw, path in layout.built_epubs(tabs).items()}
+
+
 def _build(made: Made, config: BookConfig, reporter: Reporter) -> bool:
     from polybook.epub.stage import build_epub
 
-    written = build_epub(
-        made.executed, config.book, config.build, config.pdf, config.html, reporter
-    )
+    written = build_epub(made.executed, config.book, config.build, config.html, reporter)
     for path in written:
         logger.info("wrote %s", path.relative_to(config.root))
     return True
 
 
 HELP = "an epub per framework, `_build/epub/<name>-<framework>.epub` ([docs/epub.md](docs/epub.md))"
-OUTPUT = Output("epub", HELP, _writes, build=_build)
+OUTPUT = Output(
+    "epub",
+    HELP,
+    _writes,
+    build=_build,
+    per_framework=PER_FRAMEWORK,
+    site=SiteLink(SITE_FOLDER, "EPUB", _built),
+)

@@ -15,18 +15,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from polybook.config import Book
-from polybook.config.schema import BuildSection, HtmlSection, PdfSection
+from polybook.config.schema import BuildSection, HtmlSection
 from polybook.diagnostics import Diagnostic, Location, Reporter
 from polybook.environments import devices
+from polybook.epub.shape import PER_FRAMEWORK, SITE_FOLDER
 from polybook.fsutil import write_atomic
-from polybook.layout import EPUBS_LINK
 from polybook.library.model import SavedBlock
 from polybook.render.names import BIBFILE, INDEX_FILE
 from polybook.render.one_framework import framework_pages
 from polybook.render.outputs import path_roots
 from polybook.render.page import REFERENCES, references_page, with_toctree
 from polybook.render.sources import write_sources
-from polybook.render.sphinx.config import bibfile, core_config, tool_digest
+from polybook.render.sphinx.config import core_config, tool_digest
 from polybook.render.sphinx.job import job_settings, job_warnings, run_job_sphinx
 from polybook.render.sphinx.process import REPORTED_FAILURE
 
@@ -60,17 +60,15 @@ def identifier(book: Book, html: HtmlSection, framework: str) -> str:
     """The epub's identifier: where the site holds it when ``[html] base_url`` says where the
     site is, else a URN of the book, the framework and the release."""
     if html.base_url:
-        return f"{html.base_url}{EPUBS_LINK}/{book.layout.epub_name(framework)}"
+        return f"{html.base_url}{SITE_FOLDER}/{book.layout.epub_name(framework)}"
     return f"urn:polybook:{book.project.name}:{framework}:{book.project.release or '0'}"
 
 
-def epub_config(
-    job: EpubJob, build: BuildSection, pdf: PdfSection, html: HtmlSection
-) -> dict[str, Any]:
+def epub_config(job: EpubJob, build: BuildSection, html: HtmlSection) -> dict[str, Any]:
     """Sphinx's settings for ``job``: the render core's and the epub's (its metadata, the
     book's styles for cells and outputs, math drawn as SVG as on the site)."""
     book = job.book
-    settings = core_config(book, build, pdf, job.libraries, output=["polybook.epub.sphinx_epub"])
+    settings = core_config(book, build, job.libraries, output=["polybook.epub.sphinx_epub"])
     display = book.framework(job.framework).display_name
     author = book.project.author or book.project.title
     release = book.project.release or "0"
@@ -94,6 +92,7 @@ def epub_config(
         "html_math_renderer": "pb-svg",  # drawn at build time, as the site's (site.math_svg)
         "pb_math_cache": str(book.layout.math_cache),  # the site's drawings
         "pb_inert_cache": str(book.layout.inert_cache),
+        "pb_tabbed": not PER_FRAMEWORK,  # one framework's pages: no tab bars
     }
     return settings
 
@@ -101,12 +100,11 @@ def epub_config(
 def write_job_sources(
     job: EpubJob,
     build: BuildSection,
-    pdf: PdfSection,
     executed: Executed,
     reporter: Reporter,
 ) -> None:
     """The framework's pages, their cell data and outputs (cut at ``[build] output_limit``),
-    the resources (``[build] resources``) and the BibTeX file (``[pdf] bibfile``)."""
+    the resources (``[build] resources``) and the book's BibTeX file."""
     pages = framework_pages(
         executed.library.book,
         executed.notebooks,
@@ -116,7 +114,7 @@ def write_job_sources(
         path_roots(job.book),
         devices.host_gpus(),
     )
-    if bibfile(pdf):  # the references after the last chapter, a page of their own
+    if job.book.bibliography:  # the references after the last chapter, a page of their own
         pages = [
             with_toctree(p, [REFERENCES], hidden=False) if p.docname == "index" else p
             for p in pages
@@ -125,17 +123,17 @@ def write_job_sources(
     srcdir = job.work / "src"
     write_sources(job.book, build.resources, pages, srcdir)
     write_atomic(srcdir / INDEX_FILE, "{}")  # no API pages in the epub
-    bib = bibfile(pdf)
+    bib = job.book.bibliography
     if bib:
         write_atomic(srcdir / BIBFILE, bib.read_bytes())
 
 
 def run_job(
-    job: EpubJob, build: BuildSection, pdf: PdfSection, html: HtmlSection
+    job: EpubJob, build: BuildSection, html: HtmlSection
 ) -> tuple[list[Diagnostic], Path | None]:
     """Sphinx's epub builder for one framework whose sources are written: its diagnostics,
     and the epub when it was written."""
-    epub = epub_config(job, build, pdf, html)
+    epub = epub_config(job, build, html)
     settings = job_settings(job.work, "epub", epub, tool_digest(EPUB_CODE))
     crash, fresh = run_job_sphinx(job.work, settings, "Sphinx failed to write the epub")
     found = job_warnings(job.work, settings, fresh, job.framework)
@@ -155,13 +153,12 @@ def build_epub(
     executed: Executed,
     book: Book,
     build: BuildSection,
-    pdf: PdfSection,
     html: HtmlSection,
     reporter: Reporter,
 ) -> list[Path]:
     """Build ``_build/epub/<name>-<framework>.epub`` for each framework of the build; returns
     those written. A framework whose notebooks failed keeps its last good epub. Reads
-    ``[build]`` (Sphinx's core settings, resources), ``[pdf]`` (the BibTeX file) and
+    ``[build]`` (Sphinx's core settings, resources), the book's bibliography and
     ``[html]`` (where the site is, the epub's identifier)."""
     jobs = []
     for fw in executed.library.tabs:
@@ -170,11 +167,11 @@ def build_epub(
             reporter.warn(Location(broken[0], 0, fw), STALE, "epub.stale")
             continue
         job = EpubJob(book, fw, executed.library.blocks)
-        write_job_sources(job, build, pdf, executed, reporter)
+        write_job_sources(job, build, executed, reporter)
         jobs.append(job)
     workers = max(1, min(len(jobs), book.jobs))
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        results = list(pool.map(lambda job: run_job(job, build, pdf, html), jobs))
+        results = list(pool.map(lambda job: run_job(job, build, html), jobs))
     for diagnostics, _ in results:
         reporter.forward(diagnostics)
     return [epub for _, epub in results if epub is not None]

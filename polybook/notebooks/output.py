@@ -25,7 +25,7 @@ def install_settings(config: BookConfig) -> InstallSettings:
 
 def notebook_sections(config: BookConfig) -> NotebookSections:
     """What the students' notebooks read of ``config``."""
-    return NotebookSections(install_settings(config), config.pdf, config.build.resources)
+    return NotebookSections(install_settings(config), config.build.resources)
 
 
 def _writes(layout: Layout, tabs: tuple[str, ...]) -> list[Path]:
@@ -52,4 +52,5 @@ OUTPUT = Output(
     build=_build,
     reads=lambda config: config.layout.compat_records,
     all_requirement_sets=True,
+    per_framework=True,
 )

@@ -5,16 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from polybook.config.schema import PdfSection
 from polybook.notebooks.library_source import InstallSettings
 
 
 @dataclass(frozen=True)
 class NotebookSections:
     """What the students' notebooks read of the configuration: where they install the
-    library from, ``[pdf] bibfile`` (the references they cite) and ``[build] resources``
-    (the files beside them)."""
+    library from and ``[build] resources`` (the files beside them); the references they
+    cite are the book's (``Book.bibliography``)."""
 
     install: InstallSettings
-    pdf: PdfSection
     resources: tuple[str, ...]

@@ -37,7 +37,7 @@ from polybook.notebooks.sections import NotebookSections
 from polybook.notebooks.student import PageInfo, needs_gpu, page_title, student_notebook
 from polybook.notebooks.variants import REGISTRY, Repositories
 from polybook.notebooks.writer import zip_folder
-from polybook.render.plain import Plain, bib_file, plain_book, site_address
+from polybook.render.plain import Plain, plain_book, site_address
 from polybook.render.plain_files import last_good, remove_stale, write_files
 from polybook.source.book import ParsedBook
 from polybook.source.readable import Readable
@@ -169,7 +169,7 @@ def write_notebooks(
         keep: set[Path] = set()
         pages = {page: nb for (page, f), nb in executed.items() if f == fw}
         prose = (
-            plain_book(parsed, site, bib_file(sections.pdf), fw)
+            plain_book(parsed, site, book.bibliography, fw)
             if parsed is not None
             else Plain(Readable({}), book.root, site)
         )

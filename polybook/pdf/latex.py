@@ -29,7 +29,7 @@ from polybook.pdf.fonts import DEFAULT_FONTS, DEFAULTS, Fonts, installed_fonts, 
 from polybook.render.names import BIBFILE, INDEX_FILE
 from polybook.render.page import Page
 from polybook.render.sources import write_sources
-from polybook.render.sphinx.config import bibfile, core_config, tool_digest
+from polybook.render.sphinx.config import core_config, tool_digest
 from polybook.render.sphinx.job import job_settings, job_warnings, run_job_sphinx
 from polybook.render.sphinx.process import CRASH_LINES, REPORTED_FAILURE
 
@@ -164,7 +164,7 @@ def latex_config(
 ) -> dict[str, Any]:
     """Sphinx's settings for ``job``: the render core's and the LaTeX ones."""
     book = job.book
-    settings = core_config(book, build, pdf, job.libraries)
+    settings = core_config(book, build, job.libraries)
     settings |= {
         "extensions": [*settings["extensions"], "polybook.pdf.sphinx_latex"],
         "latex_engine": "xelatex",
@@ -219,14 +219,12 @@ def svg_to_pdf(source: Path, target: Path) -> str:
     return f"rsvg-convert cannot convert {source}: {done.stderr.strip()}" if done.returncode else ""
 
 
-def write_job_sources(
-    job: LatexJob, resources: Sequence[str], pdf: PdfSection, pages: list[Page]
-) -> None:
+def write_job_sources(job: LatexJob, resources: Sequence[str], pages: list[Page]) -> None:
     """The pages, their cell data and outputs, the resources (``[build] resources``) and the
     BibTeX file."""
     write_sources(job.book, resources, pages, job.srcdir)
     write_atomic(job.srcdir / INDEX_FILE, "{}")  # no API pages in the PDF
-    bib = bibfile(pdf)
+    bib = job.book.bibliography
     if bib:
         write_atomic(job.srcdir / BIBFILE, bib.read_bytes())
 

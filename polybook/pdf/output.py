@@ -9,13 +9,18 @@ from polybook.config import BookConfig
 from polybook.diagnostics import Reporter
 from polybook.fsutil import write_atomic
 from polybook.layout import Layout
-from polybook.output import Made, Output
+from polybook.output import Made, Output, SiteLink
 
 logger = logging.getLogger("polybook")
 
 
 def _writes(layout: Layout, tabs: tuple[str, ...]) -> list[Path]:
     return [layout.pdf(fw) for fw in tabs]
+
+
+def _built(layout: Layout, tabs: tuple[str, ...]) -> dict[str, dict[str, Path]]:
+    """The finished PDFs, which the site holds in ``_pdf/`` and links from every page."""
+    return {fw: {"": path} for fw, path in layout.built_pdfs(tabs).items()}
 
 
 def _sphinx_reads(layout: Layout, tabs: tuple[str, ...]) -> list[Path]:
@@ -53,5 +58,12 @@ def _build(made: Made, config: BookConfig, reporter: Reporter) -> bool:
 
 HELP = "a PDF per framework, `_build/pdf/<name>-<framework>.pdf` ([docs/pdf.md](docs/pdf.md))"
 OUTPUT = Output(
-    "pdf", HELP, _writes, build=_build, reads=_machine_fonts, sphinx_reads=_sphinx_reads
+    "pdf",
+    HELP,
+    _writes,
+    build=_build,
+    reads=_machine_fonts,
+    sphinx_reads=_sphinx_reads,
+    per_framework=True,
+    site=SiteLink("_pdf", "PDF", _built),
 )

@@ -17,7 +17,6 @@ from polybook.library.model import SavedBlock
 from polybook.pdf.latex import INSTALL, LatexJob, missing_tools, run_job, write_job_sources
 from polybook.pdf.pages import pdf_pages
 from polybook.render.outputs import path_roots
-from polybook.render.sphinx.config import bibfile
 from polybook.source.book import ParsedBook
 
 if TYPE_CHECKING:
@@ -66,7 +65,7 @@ def write_pdfs(
         return []
     roots = path_roots(book)
     gpus = devices.host_gpus()
-    cited = bibfile(pdf) is not None
+    cited = book.bibliography is not None
     jobs = []
     for fw in tabs:
         broken = sorted(path for path, framework in failed if framework == fw)
@@ -75,7 +74,7 @@ def write_pdfs(
             continue
         pages = pdf_pages(source, executed, fw, build.output_limit, reporter, roots, gpus, cited)
         job = LatexJob(book, fw, libraries or {})
-        write_job_sources(job, build.resources, pdf, pages)
+        write_job_sources(job, build.resources, pages)
         jobs.append(job)
     workers = max(1, min(len(jobs), book.jobs))
     with ThreadPoolExecutor(max_workers=workers) as pool:

@@ -99,9 +99,9 @@ def _run_stages(
     if isinstance(library, str):
         summary.stopped = library
         return summary
-    made = Made(library)
+    made = Made(library, outputs=request.outputs)
     if request.output.executes:
-        made = Made(library, _execute(library, config, reporter, summary))
+        made = Made(library, _execute(library, config, reporter, summary), request.outputs)
     if not output(made, config, reporter):  # its errors stop the build
         summary.stopped = request.target
     return summary

@@ -11,11 +11,14 @@ from polybook.source.model import SourceRequest
 
 @dataclass(frozen=True)
 class BuildRequest:
-    """A build: its output, its frameworks, and the pages to execute (None: all)."""
+    """A build: its output, its frameworks, and the pages to execute (None: all);
+    ``outputs``: every output the command knows (an output that holds others, the site,
+    holds those with a ``site`` link)."""
 
     output: Output
     tabs: tuple[str, ...]
     pages: frozenset[str] | None = None
+    outputs: tuple[Output, ...] = ()
 
     @property
     def target(self) -> str:

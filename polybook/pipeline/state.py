@@ -56,8 +56,8 @@ def files_read(config: BookConfig, output: Output) -> list[Path]:
     file, the favicon, the logos)."""
     found = []
     for key in KEYS:
-        section = getattr(config, key.section, None)
-        if key.read_by and key.names_files and key.read_for(output.name, output.executes):
+        section = getattr(config, key.section, None)  # None: a section per framework
+        if section is not None and key.names_files and key.read_for(output.name, output.executes):
             found += [config.root / p for p in key.named_files(getattr(section, key.name))]
     return found
 
@@ -69,7 +69,7 @@ def fingerprint(
     configuration)."""
     digest = hashlib.sha256(command.encode())
     _hash_files(digest, TOOL_ROOT, [*TOOL_ROOT.rglob("*.py"), *TOOL_ROOT.glob("*.ini")])
-    _hash_files(digest, TOOL_ROOT, (TOOL_ROOT / "site" / "static").glob("*"))
+    _hash_files(digest, TOOL_ROOT, TOOL_ROOT.glob("*/static/*"))  # the outputs' own assets
     root = config.root
     pages = {p for pattern in config.build.notebooks for p in root.glob(pattern)}
     if output is None:
@@ -99,12 +99,12 @@ def _outputs(config: BookConfig) -> dict[str, str]:
 
 def build_inputs(config: BookConfig, request: BuildRequest) -> str:
     """The fingerprint of what ``request``'s build reads: the command, the host's device,
-    the environments' pins (existing interpreters: what they hold), the site's own files,
-    the frozen outputs, the files the pages read (:func:`page_inputs`), and what the output
-    says it reads beside them (the site: the PDFs, epubs and decks built before it)."""
+    the environments' pins (existing interpreters: what they hold), the frozen outputs, the
+    files the pages read (:func:`page_inputs`), what the output says it reads beside them
+    (the site: the book's static files), and, for an output that holds others (the site),
+    their files it holds (the PDFs, epubs and decks built before it)."""
     from polybook.environments import devices
     from polybook.environments.existing import fingerprints
-    from polybook.site.book_inputs import site_inputs  # the static files
 
     output = request.output
     device = devices.resolve_device(config.build.device)
@@ -118,8 +118,9 @@ def build_inputs(config: BookConfig, request: BuildRequest) -> str:
     pins += [path for fw in request.tabs for path in config.extra_requirements(fw)]
     freeze = config.layout.freeze  # frozen outputs (polybook.execution.frozen_outputs)
     frozen = sorted(p for p in freeze.rglob("*") if p.is_file()) if freeze.is_dir() else []
-    site = [*site_inputs(config.root), *files_read(config, output)]
-    extra = [*pins, *site, *frozen, *output.reads(config)]
+    held = request.outputs if output.holds_outputs else ()
+    held_files = [p for o in held for p in o.held(config.layout, request.tabs).values()]
+    extra = [*pins, *files_read(config, output), *frozen, *output.reads(config), *held_files]
     return fingerprint(config, json.dumps(command), extra, output)
 
 

@@ -23,7 +23,6 @@ from pathlib import Path, PurePosixPath
 
 from nbformat import NotebookNode
 
-from polybook.config.schema import PdfSection
 from polybook.layout import NOTEBOOKS_LINK
 from polybook.memo import digest
 from polybook.nb import new_markdown_cell
@@ -191,11 +190,6 @@ def site_address(base_url: str, site_url: str = "") -> str:
     """The published site's address, ending in "/" ("" when it is not published)."""
     address = base_url or site_url
     return address.rstrip("/") + "/" if address else ""
-
-
-def bib_file(pdf: PdfSection) -> Path | None:
-    """The book's BibTeX file (``[pdf] bibfile``), when it names one."""
-    return Path(pdf.bibfile) if pdf.bibfile else None
 
 
 def plain_book(book: ParsedBook, site: str, bibfile: Path | None, framework: str) -> Plain:

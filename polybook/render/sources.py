@@ -15,7 +15,7 @@ from typing import Any
 
 from polybook.config import Book
 from polybook.confine import Confinement
-from polybook.fsutil import write_atomic
+from polybook.fsutil import files_under, sync_files, write_atomic
 from polybook.render.names import CELLS_SUFFIX, MAP_SUFFIX, OUTPUT_DIR
 from polybook.render.page import Page
 
@@ -54,15 +54,7 @@ def _used_outputs(cells_file: Path) -> set[str]:
 
 def sync_tree(src: Path, dst: Path) -> bool:
     """Copy changed files of ``src`` (sub-folders included) into ``dst``; True if any."""
-    changed = False
-    for path in src.rglob("*"):
-        if path.is_file() and "__pycache__" not in path.parts:
-            target = dst / path.relative_to(src)
-            if not target.is_file() or target.read_bytes() != path.read_bytes():
-                target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(path, target)
-                changed = True
-    return changed
+    return sync_files(files_under(src), dst, prune=()) > 0
 
 
 def _write_pages(

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from polybook.config import Book
-from polybook.fsutil import write_atomic
+from polybook.fsutil import sync_files, write_atomic
 from polybook.render.myst import Lines
 from polybook.render.page import Page
 
@@ -35,22 +35,6 @@ def read_compat(book: Book) -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) and isinstance(data.get("results"), list) else None
-
-
-def _copy_tree(source: Path, copy: Path) -> bool:
-    """``copy`` made the same as ``source`` (files only); True if anything changed."""
-    changed = False
-    wanted = {p.relative_to(source) for p in source.rglob("*") if p.is_file()}
-    for path in sorted(wanted):
-        target = copy / path
-        data = (source / path).read_bytes()
-        if not target.is_file() or target.read_bytes() != data:
-            changed |= write_atomic(target, data)
-    for path in copy.rglob("*") if copy.is_dir() else ():
-        if path.is_file() and path.relative_to(copy) not in wanted:
-            path.unlink()
-            changed = True
-    return changed
 
 
 # What a page's line reads of a result (the record's pins and keys stay in compat.json).
@@ -84,16 +68,8 @@ def write_compat(book: Book, srcdir: Path) -> bool:
             changed = True
         return changed
     folder = compat_file(book).parent
-    held = {p.relative_to(folder) for p in [compat_file(book), *folder.glob("reports/*.html")]}
-    staged = book.layout.work / "compat-site"
-    if staged.is_dir():
-        shutil.rmtree(staged)
-    for path in held:
-        (staged / path).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(folder / path, staged / path)
-    changed |= _copy_tree(staged, copy)
-    shutil.rmtree(staged)
-    return changed
+    held = [compat_file(book), *folder.glob("reports/*.html")]
+    return sync_files({p.relative_to(folder).as_posix(): p for p in held}, copy) > 0 or changed
 
 
 def _cell(result: dict[str, Any]) -> str:

@@ -7,31 +7,30 @@ import json
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from nbformat import NotebookNode
 
 from polybook.config import Book
-from polybook.config.schema import ColabSection, PdfSection, SagemakerSection, for_framework
-from polybook.fsutil import file_stamp, write_atomic
-from polybook.layout import DIST_LINK, EPUBS_LINK, NOTEBOOKS_LINK, PDFS_LINK, SLIDES_LINK, Layout
+from polybook.config.schema import ColabSection, SagemakerSection, for_framework
+from polybook.fsutil import file_stamp, sync_files, write_atomic
+from polybook.layout import DIST_LINK, NOTEBOOKS_LINK, Layout
 from polybook.library.model import SavedBlock
 from polybook.library.wheel import publish_wheel
 from polybook.nb import writes
+from polybook.output import Output
 from polybook.render.names import BIBFILE, INDEX_FILE
 from polybook.render.page import Page, references_page
-from polybook.render.sphinx.config import bibfile
 from polybook.site.api import api_index, api_pages
 from polybook.site.api_prose import ProseIndex
 from polybook.site.compat import compat_page
 
 REFERENCES = "references"
-STATIC_FOLDER = "_static"  # the decks' shared assets, beside their framework folders
 COLAB = "https://colab.research.google.com/github"
 SAGEMAKER = "https://studiolab.sagemaker.aws/import/github"
 # Kaggle opens a notebook from its address on GitHub: the Colab notebooks, which install
 # what they need.
 KAGGLE = "https://kaggle.com/kernels/welcome?src=https://github.com"
-BOOK_KINDS = ("pdf", "epub")  # the books built per framework that the site links
 
 
 @dataclass(frozen=True)
@@ -90,11 +89,8 @@ def links(
     on_colab = (COLAB, colab.github_repo, colab.branch, "colab")
     on_sagemaker = (SAGEMAKER, sagemaker.github_repo, sagemaker.branch, "sagemaker")
     on_kaggle = (KAGGLE, colab.github_repo, colab.branch, "colab")
-    books = {kind: site_books(book, kind) for kind in BOOK_KINDS}
     return {
         "notebooks": {fw: f"{NOTEBOOKS_LINK}/{fw}/" if fw in notebooks else "" for fw in tabs},
-        **{kind: {fw: held.get(fw, "") for fw in tabs} for kind, held in books.items()},
-        "slides": {fw: f"{SLIDES_LINK}/{fw}/" if fw in site_decks(book) else "" for fw in tabs},
         **{
             kind: {
                 fw: _platform(*on, fw) if published(book, on[1], on[3], fw) else "" for fw in tabs
@@ -110,28 +106,27 @@ def links(
 
 def generated_pages(
     book: Book,
-    pdf: PdfSection,
     extras: SiteExtras,
     taken: Collection[str],
     first: Sequence[Page] = (),
 ) -> list[Page]:
-    """``first``, the API pages and the references page (with ``pdf``'s BibTeX file),
+    """``first``, the API pages and the references page (with the book's bibliography),
     leaving out docnames the book uses."""
     pages = [*first]
     pages += api_pages(book, extras.libraries, extras.tabs, extras.documented, extras.prose)
-    if bibfile(pdf):
+    if book.bibliography:
         pages.append(references_page())
     compat = compat_page(book)
     pages += [compat] if compat is not None else []
     return [p for p in pages if p.docname not in taken]
 
 
-def write_index(book: Book, pdf: PdfSection, extras: SiteExtras, srcdir: Path) -> bool:
-    """The API index and ``pdf``'s BibTeX file in the site's sources; True if either
+def write_index(book: Book, extras: SiteExtras, srcdir: Path) -> bool:
+    """The API index and the book's BibTeX file in the site's sources; True if either
     changed."""
     index = api_index(book, extras.libraries, extras.tabs, extras.documented)
     changed = write_atomic(srcdir / INDEX_FILE, json.dumps(index, indent=1, sort_keys=True))
-    bib = bibfile(pdf)
+    bib = book.bibliography
     if bib:
         changed |= write_atomic(srcdir / BIBFILE, bib.read_bytes())
     else:
@@ -182,75 +177,40 @@ def write_notebooks(
     return changed
 
 
-def _books(book: Book, kind: str) -> tuple[str, dict[str, Path]]:
-    """The site's folder for the books of ``kind`` ("pdf", "epub"), and those built, by
-    framework."""
-    layout = book.layout
-    if kind == "pdf":
-        return PDFS_LINK, layout.built_pdfs(book.tabs)
-    return EPUBS_LINK, layout.built_epubs(book.tabs)
+def write_held(book: Book, outputs: Sequence[Output]) -> bool:
+    """Copy the files of ``outputs`` built before the site (``SiteLink``) into its extra
+    files, each output's in its folder, removing those no longer built; True if anything
+    changed."""
+    changed = 0
+    for output in outputs:
+        if output.site is not None:
+            held = output.held(book.layout, book.tabs)
+            changed += sync_files(held, book.layout.site_extra / output.site.folder)
+    return changed > 0
 
 
-def site_books(book: Book, kind: str) -> dict[str, str]:
-    """The frameworks whose book of ``kind`` the site holds (copied by
-    :func:`write_books`), with its path in the site."""
-    link, _ = _books(book, kind)
-    folder = book.layout.site_extra / link
-    layout = book.layout
-    names = {fw: layout.pdf_name(fw) if kind == "pdf" else layout.epub_name(fw) for fw in book.tabs}
-    return {fw: f"{link}/{name}" for fw, name in names.items() if (folder / name).is_file()}
-
-
-def write_books(book: Book) -> bool:
-    """Copy the built PDFs and epubs (``_build/pdf``, ``_build/epub``) into the site's extra
-    files, removing those no longer built; True if anything changed."""
-    changed = False
-    for kind in BOOK_KINDS:
-        link, built = _books(book, kind)
-        folder = book.layout.site_extra / link
-        wanted = {path.name: path for path in built.values()}
-        for name, path in wanted.items():
-            changed |= write_atomic(folder / name, path.read_bytes())
-        for old in folder.glob(f"*.{kind}") if folder.is_dir() else ():
-            if old.name not in wanted:
-                old.unlink()
-                changed = True
-    return changed
-
-
-def site_decks(book: Book) -> dict[str, list[str]]:
-    """Per framework, the pages whose reveal.js deck the site holds (see :func:`write_slides`)."""
-    folder = book.layout.site_extra / SLIDES_LINK
-    found = {}
-    for fw in book.tabs:
-        decks = folder / fw
-        pages = decks.rglob("*.html") if decks.is_dir() else ()
-        found[fw] = sorted(p.relative_to(decks).with_suffix("").as_posix() for p in pages)
-    return {fw: pages for fw, pages in found.items() if pages}
-
-
-def write_slides(book: Book) -> bool:
-    """Copy the built reveal.js decks (``_build/slides``) and their assets into the site's
-    extra files, removing those no longer built; True if anything changed."""
-    layout = book.layout
-    source, folder = layout.slides, layout.site_extra / SLIDES_LINK
-    wanted = {}
-    for fw, pages in layout.built_decks(book.tabs).items():
-        for page in pages:
-            wanted[f"{fw}/{page}.html"] = layout.deck(fw, page, ".html")
-    static = source / STATIC_FOLDER
-    if wanted and static.is_dir():
-        wanted |= {p.relative_to(source).as_posix(): p for p in static.rglob("*") if p.is_file()}
-    changed = False
-    for name, path in wanted.items():
-        changed |= write_atomic(folder / name, path.read_bytes())
-    for old in sorted(folder.rglob("*"), reverse=True) if folder.is_dir() else ():
-        if old.is_file() and old.relative_to(folder).as_posix() not in wanted:
-            old.unlink()
-            changed = True
-        elif old.is_dir() and not any(old.iterdir()):
-            old.rmdir()
-    return changed
+def held_links(book: Book, outputs: Sequence[Output]) -> list[dict[str, Any]]:
+    """Per output the site holds (:func:`write_held`), what its links say and, per
+    framework, per page ("": every page), the path in the site of the file it links."""
+    found = []
+    for output in outputs:
+        site = output.site
+        if site is None:
+            continue
+        folder = book.layout.site_extra / site.folder
+        own = book.layout.output_dir(output.name)
+        files = {
+            fw: {
+                page: f"{site.folder}/{path.relative_to(own).as_posix()}"
+                for page, path in pages.items()
+                if (folder / path.relative_to(own)).is_file()
+            }
+            for fw, pages in site.built(book.layout, book.tabs).items()
+        }
+        files = {fw: pages for fw, pages in files.items() if pages}
+        link = {"name": output.name, "message": site.message, "label": site.label}
+        found.append({**link, "files": files})
+    return found
 
 
 def write_wheel(layout: Layout, wheel: Path | None) -> bool:

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 from polybook.config import BookConfig
 from polybook.diagnostics import Reporter
 from polybook.layout import Layout
-from polybook.output import Made, Output, Run
+from polybook.output import Made, Output, Run, linked
+from polybook.site.book_inputs import site_inputs
 from polybook.site.sections import SiteSections
 
 if TYPE_CHECKING:
@@ -25,32 +26,26 @@ def _writes(layout: Layout, tabs: tuple[str, ...]) -> list[Path]:
     return [layout.html / "index.html"]
 
 
-def _linked(config: BookConfig) -> list[Path]:
-    """The PDFs, epubs and decks built before the site, which it holds and links, and the
-    record of `polybook compat` it shows."""
-    layout = config.layout
-    built = [
-        *layout.built_pdfs(config.build.tabs).values(),
-        *layout.built_epubs(config.build.tabs).values(),
-    ]
-    decks = layout.built_decks(config.build.tabs)
-    built += [layout.deck(fw, page, ".html") for fw, pages in decks.items() for page in pages]
-    records = layout.compat_records  # `polybook compat`'s record, and the reports it links
+def _reads(config: BookConfig) -> list[Path]:
+    """The book's static files and the record of `polybook compat` it shows (the outputs
+    built before it that it holds: ``holds_outputs``)."""
+    records = config.layout.compat_records  # `polybook compat`'s record, and its reports
     reports = [path for record in records for path in sorted(record.parent.glob("reports/*"))]
-    return [*built, *records, *reports]
+    return [*site_inputs(config.root), *records, *reports]
 
 
-def site_sections(config: BookConfig) -> SiteSections:
-    """What the site stage reads of ``config``."""
+def site_sections(config: BookConfig, outputs: tuple[Output, ...] = ()) -> SiteSections:
+    """What the site stage reads of ``config``; ``outputs``: those this build knows, of
+    which it holds and links the ones that say so."""
     return SiteSections(
         config.book,
         config.build,
         config.html,
-        config.pdf,
         config.library,
         config.colab,
         config.sagemaker,
         config.editions,
+        linked(outputs),
     )
 
 
@@ -70,7 +65,8 @@ class _SiteRun:
         from polybook.site.stage import build_site
 
         errors = len(reporter.errors)
-        site = build_site(made.executed, site_sections(config), reporter, self.early)
+        sections = site_sections(config, made.outputs)
+        site = build_site(made.executed, sections, reporter, self.early)
         if len(reporter.errors) == errors:  # else Sphinx failed: the site is not all written
             logger.info("site written to %s", site.index)
         return True
@@ -95,7 +91,8 @@ OUTPUT = Output(
     "html",
     "execute (from the cache) and build the site",
     _writes,
-    reads=_linked,
+    reads=_reads,
     sphinx_reads=_sphinx_reads,
     start=_start,
+    holds_outputs=True,
 )

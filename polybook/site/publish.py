@@ -9,34 +9,14 @@ keep the source's), through a temporary file.
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
-from polybook.fsutil import TEMP_SUFFIX, file_stamp, write_atomic
-
-
-def _copy(source: Path, target: Path) -> None:
-    write_atomic(target, source.read_bytes())
-    shutil.copystat(source, target)  # its time too: the next build compares stamps
+from polybook.fsutil import files_under, same_stamp, sync_files
 
 
 def publish_extras(extra: Path, site: Path, owned: Iterable[str]) -> int:
     """Copy the files under ``extra`` into ``site`` where they differ, and remove the site's
     files under the folders ``owned`` (names under ``extra``) that ``extra`` no longer has;
     how many files were copied or removed."""
-    done = 0
-    for source in sorted(extra.rglob("*")) if extra.is_dir() else ():
-        if not source.is_file() or source.name.endswith(TEMP_SUFFIX):
-            continue
-        target = site / source.relative_to(extra)
-        if file_stamp(target) != file_stamp(source):
-            _copy(source, target)
-            done += 1
-    for name in owned:
-        copy = site / name
-        for path in sorted(copy.rglob("*")) if copy.is_dir() else ():
-            if path.is_file() and not (extra / path.relative_to(site)).is_file():
-                path.unlink()
-                done += 1
-    return done
+    return sync_files(files_under(extra), site, same_stamp, prune=owned)

@@ -43,7 +43,7 @@ def visit_downloads_html(self: Any, node: pb_downloads) -> None:
     coded = config.pb_code_pages  # None: every page has code
     for fw in config.pb_tabs:
         if coded is not None and node["docname"] not in coded.get(fw, ()):
-            parts += _books_and_slides(config, node["docname"], page, lang, fw)
+            parts += _held(config, node["docname"], page, lang, fw)
             continue
         shown = str(config.pb_tab_names.get(fw, fw))
         name = html.escape(shown)
@@ -56,7 +56,7 @@ def visit_downloads_html(self: Any, node: pb_downloads) -> None:
                 f'<a class="pb-download" {follow} href="{html.escape(href)}" download>'
                 f"{html.escape(message(lang, 'download_notebook', name=shown))}</a>"
             )
-        parts += _books_and_slides(config, node["docname"], page, lang, fw)
+        parts += _held(config, node["docname"], page, lang, fw)
         for key, label in PLATFORMS:
             if links.get(key, {}).get(fw):
                 href = html.escape(links[key][fw] + notebook)
@@ -75,25 +75,22 @@ def visit_downloads_html(self: Any, node: pb_downloads) -> None:
     raise nodes.SkipNode
 
 
-def _books_and_slides(config: Any, docname: str, page: str, lang: str, fw: str) -> list[str]:
-    """The page's deck and the books of ``fw``: offered whether or not the page has code."""
-    links = config.pb_links
+def _held(config: Any, docname: str, page: str, lang: str, fw: str) -> list[str]:
+    """The links to what the site holds of the other outputs of ``fw`` (``pb_held``): this
+    page's (its deck) first, then the whole book's (its PDF); offered whether or not the
+    page has code."""
     follow = f'data-pb-follow="{html.escape(fw)}"' + ("" if fw == config.pb_tabs[0] else " hidden")
     name = html.escape(str(config.pb_tab_names.get(fw, fw)))
     parts = []
-    if docname in config.pb_decks.get(fw, ()):
-        href = relative_uri(page, links["slides"][fw] + docname + ".html")
-        parts.append(
-            f'<a class="pb-slides" {follow} href="{html.escape(href)}">'
-            f"{html.escape(message(lang, 'slides'))}"
-            f'<span class="pb-fw"> ({name})</span></a>'
-        )
-    for kind, label in (("pdf", "PDF"), ("epub", "EPUB")):
-        if links.get(kind, {}).get(fw):
-            href = relative_uri(page, links[kind][fw])
+    for key in (docname, ""):
+        for held in config.pb_held:
+            target = held["files"].get(fw, {}).get(key)
+            if not target:
+                continue
+            said = message(lang, held["message"], label=held["label"])
             parts.append(
-                f'<a class="pb-{kind}" {follow} href="{html.escape(href)}">'
-                f"{html.escape(message(lang, 'book_as', label=label))}"
+                f'<a class="pb-{html.escape(held["name"])}" {follow}'
+                f' href="{html.escape(relative_uri(page, target))}">{html.escape(said)}'
                 f'<span class="pb-fw"> ({name})</span></a>'
             )
     return parts
@@ -130,6 +127,7 @@ def _resolve_defined(app: Sphinx, doctree: nodes.document, docname: str) -> None
 
 def _add_downloads(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     wanted = any(url for group in app.config.pb_links.values() for url in group.values())
+    wanted = wanted or any(held["files"] for held in app.config.pb_held)
     if not wanted or docname in app.config.pb_generated:
         return
     section = next(iter(doctree.findall(nodes.section)), None)
@@ -248,7 +246,7 @@ def on_page_context(
 
 def setup(app: Sphinx) -> None:
     app.add_config_value("pb_links", {}, "html")
-    app.add_config_value("pb_decks", {}, "html")  # framework -> pages with a deck
+    app.add_config_value("pb_held", [], "html")  # the other outputs the site holds
     app.add_config_value("pb_code_pages", None, "html")  # framework -> pages with code
     app.add_config_value("pb_generated", [], "env")
     app.add_node(

@@ -12,9 +12,9 @@ from polybook.config.schema import (
     Edition,
     HtmlSection,
     LibrarySection,
-    PdfSection,
     SagemakerSection,
 )
+from polybook.output import Output
 
 
 @dataclass(frozen=True)
@@ -24,8 +24,8 @@ class SiteSections:
     book: Book
     build: BuildSection  # Sphinx's extensions and suppressed warnings, resources, output_limit
     html: HtmlSection  # favicon, logo, where the site is published
-    pdf: PdfSection  # the BibTeX file: citations and the references page
     library: LibrarySection  # the library's wheel, published with the site
     colab: ColabSection  # the links that open a page's notebook on Colab
     sagemaker: SagemakerSection  # ... and on SageMaker Studio Lab
     editions: tuple[Edition, ...]  # the language switcher's other editions
+    linked: tuple[Output, ...] = ()  # the outputs built before it that it holds and links

@@ -13,7 +13,7 @@ from polybook.render.page_inputs import inputs_digest
 from polybook.render.sphinx.config import core_config, hash_tree, tool_digest
 from polybook.site.compat import COMPAT_LINK, SCHEDULED
 from polybook.site.editions import editions_config
-from polybook.site.extras import links, site_decks
+from polybook.site.extras import held_links, links
 from polybook.site.sections import SiteSections
 
 SITE_CODE = Path(__file__).resolve().parent  # the site's code, its extension and static files
@@ -41,7 +41,7 @@ def _reader_config(
         "copybutton_selector": COPY_SELECTOR,
         "html_use_index": any(d.startswith("api/") for d in generated),
         "pb_links": links(book, site.colab, site.sagemaker, book.tabs, notebooks),
-        "pb_decks": site_decks(book),
+        "pb_held": held_links(book, site.linked),  # the outputs it holds, with their links
         # Per framework, the pages offered as notebooks (those with code); None: every page.
         "pb_code_pages": {fw: list(p) for fw, p in coded.items()} if coded is not None else None,
         "pb_generated": list(generated),
@@ -74,7 +74,6 @@ def html_config(
     core = core_config(
         book,
         site.build,
-        site.pdf,
         libraries,
         leading=["sphinx_copybutton"],
         output=["polybook.site.sphinx_html", *sitemap],

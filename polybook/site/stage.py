@@ -15,11 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from polybook.config import Book
-from polybook.config.schema import PdfSection
 from polybook.diagnostics import Diagnostic, Location, Reporter
 from polybook.environments import devices
 from polybook.fsutil import file_stamp, write_atomic
-from polybook.layout import DIST_LINK, EPUBS_LINK, NOTEBOOKS_LINK, PDFS_LINK, SLIDES_LINK, Layout
+from polybook.layout import DIST_LINK, NOTEBOOKS_LINK, Layout
 from polybook.memo import HeldMemo, Memo, digest
 from polybook.notebooks.download import download_installs, has_code, with_install_cell
 from polybook.notebooks.library_source import InstallSettings
@@ -28,9 +27,8 @@ from polybook.render import warning_store
 from polybook.render.assets import INSTALL, mathjax, write_mathjax
 from polybook.render.outputs import clean_for_book, path_roots
 from polybook.render.page import Page, render_page, with_toctree
-from polybook.render.plain import bib_file, plain_book, site_address
+from polybook.render.plain import plain_book, site_address
 from polybook.render.sources import keepable, write_sources
-from polybook.render.sphinx.config import bibfile
 from polybook.render.sphinx.process import (
     REPORTED_FAILURE,
     EarlySphinx,
@@ -45,10 +43,9 @@ from polybook.site.extras import (
     Downloads,
     SiteExtras,
     generated_pages,
-    write_books,
+    write_held,
     write_index,
     write_notebooks,
-    write_slides,
     write_wheel,
 )
 from polybook.site.header import missing_targets
@@ -67,9 +64,9 @@ if TYPE_CHECKING:
 
 STALE = "page kept from the last good build: its inputs failed"
 CLEANED: Memo[NotebookNode] = Memo(4096)  # by the executed notebook and how it is cleaned
-# The site's folders of extra files that only the build writes: files gone from the extra
-# files go from the site too.
-OWNED = (NOTEBOOKS_LINK, PDFS_LINK, EPUBS_LINK, SLIDES_LINK, DIST_LINK)
+# The site's folders of extra files that only the build writes (and those of the outputs it
+# holds): files gone from the extra files go from the site too.
+OWNED = (NOTEBOOKS_LINK, DIST_LINK)
 RENDERED: HeldMemo[Page] = HeldMemo(4096)  # by the page's parse and its cleaned notebooks
 PLAIN: Memo[tuple[NotebookNode, list[str], tuple[Any, ...]]] = Memo(4096)
 
@@ -191,7 +188,7 @@ def plain_downloads(
         site.library, site.book.project, site.html, Repositories(site.colab, site.sagemaker)
     )
     needs = download_installs(site.book, settings, sorted(tabs))
-    plain = {fw: plain_book(parsed, address, bib_file(site.pdf), fw) for fw in tabs}
+    plain = {fw: plain_book(parsed, address, site.book.bibliography, fw) for fw in tabs}
     identity = {fw: plain[fw].identity() for fw in tabs}
     root = parsed.info.root
     made: dict[tuple[str, str], NotebookNode] = {}
@@ -285,16 +282,14 @@ class SphinxKeeper:
             self.process = None
 
 
-def _write_assets(
-    book: Book, pdf: PdfSection, extras: SiteExtras, srcdir: Path, reporter: Reporter
-) -> bool:
+def _write_assets(book: Book, extras: SiteExtras, srcdir: Path, reporter: Reporter) -> bool:
     """MathJax and the API index, which Sphinx reads; True if anything changed."""
     changed = False
     if mathjax().is_dir():
         changed |= write_mathjax(srcdir / "_static")
     else:
         reporter.warn(Location(str(mathjax())), f"MathJax {INSTALL}", "render")
-    return changed | write_index(book, pdf, extras, srcdir)
+    return changed | write_index(book, extras, srcdir)
 
 
 def _write_downloads(book: Book, extras: SiteExtras, keep: Collection[str]) -> None:
@@ -322,27 +317,24 @@ def write_site(
     process started before the pages were ready (see :func:`start_early`): it runs when
     the settings are the ones it started on, and is stopped otherwise.
     """
-    book, pdf = site.book, site.pdf
+    book = site.book
     layout = book.layout
     extras = extras or SiteExtras()
     frameworks = tuple(fw for fw in book.tabs if fw in extras.held)  # notebooks offered
     generated = generated_pages(
-        book, pdf, extras, {p.docname for p in pages}, run_page(site, frameworks)
+        book, extras, {p.docname for p in pages}, run_page(site, frameworks)
     )
     names = [p.docname for p in generated]
     pages = [with_toctree(p, names) if p.docname == "index" else p for p in pages]
     # The books and decks built before the site, copied before the settings, which link them.
-    copies_changed = write_books(book) | write_slides(book) | write_compat(book, layout.site_src)
+    copies_changed = write_held(book, site.linked) | write_compat(book, layout.site_src)
     settings = site_settings(site, list(frameworks), names, extras.libraries, extras.coded)
     srcdir, outdir = Path(settings["srcdir"]), Path(settings["outdir"])
     keep = keepable(srcdir, stale)
     for name in sorted(keep):
         reporter.warn(Location(name + ".md"), STALE, "render.stale")
-    if pdf.bibfile and not bibfile(pdf):
-        message = f"[pdf] bibfile: no such file: {pdf.bibfile}"
-        reporter.warn(Location("config.ini"), message, "config")
     changed = write_sources(book, site.build.resources, [*pages, *generated], srcdir, keep)
-    changed |= _write_assets(book, pdf, extras, srcdir, reporter) | copies_changed
+    changed |= _write_assets(book, extras, srcdir, reporter) | copies_changed
     settings_file = layout.sphinx_file("html", ".json")
     store_file = layout.site_warnings
     store = warning_store.load(store_file)
@@ -351,9 +343,10 @@ def write_site(
     def downloads() -> None:
         _write_downloads(book, extras, keep)
 
+    owned = (*OWNED, *(o.site.folder for o in site.linked if o.site is not None))
     if not run and store is not None and (outdir / "index.html").is_file():
         downloads()
-        publish_extras(layout.site_extra, outdir, OWNED)
+        publish_extras(layout.site_extra, outdir, owned)
         warning_store.report(store, reporter)  # the warnings of the site as it is
         _check_links(site, outdir, reporter)
         return outdir
@@ -366,7 +359,7 @@ def write_site(
         crash = early.run(settings_file, settings, fresh, downloads)
     else:
         crash = run_sphinx(settings_file, settings, fresh, downloads)
-    publish_extras(layout.site_extra, outdir, OWNED)
+    publish_extras(layout.site_extra, outdir, owned)
     sphinx_run = warning_store.read_run(Path(settings["diagnostics"]))
     store = warning_store.merge(store or {}, sphinx_run, fresh)
     warning_store.save(store_file, store)

@@ -8,13 +8,25 @@ from pathlib import Path
 from polybook.config import BookConfig
 from polybook.diagnostics import Reporter
 from polybook.layout import Layout
-from polybook.output import Made, Output
+from polybook.output import Made, Output, SiteLink
 
 logger = logging.getLogger("polybook")
 
 
 def _writes(layout: Layout, tabs: tuple[str, ...]) -> list[Path]:
     return [layout.slides / fw for fw in tabs]
+
+
+def _built(layout: Layout, tabs: tuple[str, ...]) -> dict[str, dict[str, Path]]:
+    """The reveal.js decks, each linked from its page."""
+    decks = layout.built_decks(tabs).items()
+    return {fw: {page: layout.deck(fw, page, ".html") for page in pages} for fw, pages in decks}
+
+
+def _shared(layout: Layout, tabs: tuple[str, ...]) -> list[Path]:
+    """The browser assets the decks share, ``_static/`` beside their framework folders."""
+    static = layout.slides / "_static"
+    return sorted(p for p in static.rglob("*") if p.is_file())
 
 
 def _build(made: Made, config: BookConfig, reporter: Reporter) -> bool:
@@ -25,7 +37,6 @@ def _build(made: Made, config: BookConfig, reporter: Reporter) -> bool:
         executed,
         config.book,
         config.slides,
-        config.pdf,
         config.html,
         config.build.output_limit,
         reporter,
@@ -45,4 +56,6 @@ OUTPUT = Output(
     " and reveal.js pages ([docs/outputs.md](docs/outputs.md))",
     _writes,
     build=_build,
+    per_framework=True,
+    site=SiteLink("_slides", "", _built, message="slides", shared=_shared),
 )

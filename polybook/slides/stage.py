@@ -15,13 +15,13 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from polybook.config import Book, key_location
-from polybook.config.schema import HtmlSection, PdfSection, SlidesSection, for_framework
+from polybook.config.schema import HtmlSection, SlidesSection, for_framework
 from polybook.diagnostics import Location, Reporter
 from polybook.fsutil import write_atomic
 from polybook.nb import writes
 from polybook.render.assets import INSTALL, mathjax, reveal, write_mathjax, write_reveal
 from polybook.render.outputs import clean_for_book, path_roots
-from polybook.render.plain import Plain, bib_file, image_sources, plain_book, site_address
+from polybook.render.plain import Plain, image_sources, plain_book, site_address
 from polybook.render.plain_files import last_good, remove_stale
 from polybook.slides.deck import Deck
 from polybook.slides.reveal import STATIC, reveal_html, slides_css
@@ -91,14 +91,14 @@ def build_slides(
     executed: Executed,
     book: Book,
     slides: SlidesSection,
-    pdf: PdfSection,
     html: HtmlSection,
     output_limit: int,
     reporter: Reporter,
 ) -> SlidesReport:
-    """Every deck of the build's frameworks (see the module's documentation); ``pdf`` names
-    the BibTeX file the decks cite, ``html`` where the site is published (their references
-    and images link there), ``output_limit`` is ``[build] output_limit``."""
+    """Every deck of the build's frameworks (see the module's documentation); the decks
+    cite the book's bibliography (``Book.bibliography``), ``html`` says where the site is
+    published (their references and images link there), ``output_limit`` is ``[build]
+    output_limit``."""
     library = executed.library
     report = SlidesReport(book.layout.slides)
     for key, corner in (
@@ -114,7 +114,7 @@ def build_slides(
     failed = set(executed.failed)
     for fw in library.tabs:
         site = site_address(html.base_url, book.project.site_url)
-        plain = plain_book(library.book, site, bib_file(pdf), fw)
+        plain = plain_book(library.book, site, book.bibliography, fw)
         pages: list[str] = []
         for doc in library.book.documents:
             if (doc.path, fw) in failed:

@@ -15,22 +15,37 @@ class ProjectSection:
 
     SECTION: ClassVar[str] = "project"
 
-    name: str = key("str", "book", "the book's name, used in the names of output files")
-    title: str = key("str", "Book", "the title shown on every page")
-    author: str = key("str", "", "the authors, as the site names them")
-    copyright: str = key("str", "", "the copyright line of the site's footer")
-    release: str = key("str", "", "the book's version")
+    name: str = key(
+        "str", "book", "the book's name, used in the names of output files", read_by=("lib",)
+    )
+    title: str = key("str", "Book", "the title shown on every page", read_by=("lib",))
+    author: str = key("str", "", "the authors, as the site names them", read_by=("lib",))
+    copyright: str = key("str", "", "the copyright line of the site's footer", read_by=("lib",))
+    release: str = key("str", "", "the book's version", read_by=("lib",))
     lang: str = key(
         "str",
         "en",
         "the language of the pages (a Sphinx language code: `en`, `zh`, `ja`…): Sphinx's words,"
         " the search's word splitter and the message catalog of polybook's own words",
+        read_by=("lib",),
+    )
+    bibfile: str = key(
+        "path",
+        "",
+        "the BibTeX file that `:cite:` keys name, read by every output that cites: the site and"
+        " the epub list the cited entries, the PDFs' bibliography, the notebooks' and slides'"
+        " References cells (d2lbook's `[pdf] bibfile` is read as this key)",
+        suffix=".bib",
+        absolute=True,
+        d2lbook=False,
+        read_by=("lib",),
     )
     site_url: str = key(
         "str",
         "",
         "where the site is published; each student notebook links back to its page there",
         d2lbook=False,
+        read_by=("html", "notebooks", "slides"),
     )
     repository: str = key(
         "str",
@@ -39,6 +54,7 @@ class ProjectSection:
         " its CI workflow publishes the Colab and SageMaker notebooks to `notebooks_branch`,"
         " which `[colab]` and `[sagemaker]` `github_repo` name when they are not set",
         d2lbook=False,
+        read_by=("notebooks", "html"),
     )
     notebooks_branch: str = key(
         "str",
@@ -46,6 +62,7 @@ class ProjectSection:
         "the branch of `repository` that holds `_build/notebooks/` (the Colab and SageMaker"
         " notebooks the “Open in …” buttons open)",
         d2lbook=False,
+        read_by=("notebooks", "html"),
     )
 
 
@@ -56,11 +73,20 @@ class BuildSection:
     SECTION: ClassVar[str] = "build"
 
     notebooks: tuple[str, ...] = key(
-        "words", ("*.md", "*/*.md"), "the pages: glob patterns relative to the book root"
+        "words",
+        ("*.md", "*/*.md"),
+        "the pages: glob patterns relative to the book root",
+        read_by=("lib",),
     )
-    exclusions: tuple[str, ...] = key("words", (), "patterns of files to leave out of `notebooks`")
+    exclusions: tuple[str, ...] = key(
+        "words", (), "patterns of files to leave out of `notebooks`", read_by=("lib",)
+    )
     resources: tuple[str, ...] = key(
-        "words", (), "files and folders copied beside the pages (figures, the library)", files=True
+        "words",
+        (),
+        "files and folders copied beside the pages (figures, the library)",
+        files=True,
+        read_by=("lib",),
     )
     allowed_paths: tuple[str, ...] = key(
         "words",
@@ -70,6 +96,7 @@ class BuildSection:
         " or absolute). Any other file outside the book, directly or through a link, is an"
         " error",
         d2lbook=False,
+        read_by=("lib",),
     )
     tabs: tuple[str, ...] = key(
         "words",
@@ -80,13 +107,24 @@ class BuildSection:
         " environment",
         names=True,
         required=True,
+        read_by=("lib",),
     )
     eval_notebook: bool = key(
-        "bool", True, "execute the notebooks; when false, pages show no outputs"
+        "bool",
+        True,
+        "execute the notebooks; when false, pages show no outputs",
+        read_by=("eval",),
     )
-    strict: bool = key("bool", False, "warnings fail the build, as `sphinx -W`", d2lbook=False)
+    strict: bool = key(
+        "bool", False, "warnings fail the build, as `sphinx -W`", d2lbook=False, read_by=("lib",)
+    )
     jobs: int = key(
-        "int", 0, "notebooks run at once", d2lbook=False, default_text="`0` (the CPU count)"
+        "int",
+        0,
+        "notebooks run at once",
+        d2lbook=False,
+        default_text="`0` (the CPU count)",
+        read_by=("lib",),
     )
     cell_timeout: int = key(
         "int",
@@ -96,6 +134,7 @@ class BuildSection:
         " (`#@timeout N` in a cell overrides)",
         d2lbook=False,
         minimum=1,
+        read_by=("eval",),
     )
     fork_kernels: bool = key(
         "bool",
@@ -103,6 +142,7 @@ class BuildSection:
         "start each notebook's kernel by forking a warm process of its framework's"
         " environment (the framework imported once); `false` starts every kernel afresh",
         d2lbook=False,
+        read_by=("eval",),
     )
     output_limit: int = key(
         "int",
@@ -111,6 +151,7 @@ class BuildSection:
         " offered for download; the rest is cut, with a note saying how much and where the"
         " whole output is (`0`: no limit)",
         d2lbook=False,
+        read_by=("html", "pdf", "epub", "slides"),
     )
     device: str = key(
         "choice",
@@ -119,6 +160,7 @@ class BuildSection:
         " finds a GPU",
         d2lbook=False,
         choices=("auto", "cpu", "cuda"),
+        read_by=("eval",),
     )
     freeze: str = key(
         "choice",
@@ -138,12 +180,14 @@ class BuildSection:
         minimum=1,
         auto=True,
         default_text="`auto`",
+        read_by=("eval",),
     )
     keep_output: tuple[str, ...] = key(
         "patterns",
         (),
         "lines of cell output to keep though their framework's `output_noise` drops them",
         d2lbook=False,
+        read_by=("eval",),
     )
     envs_dir: str = key(
         "path",
@@ -155,6 +199,7 @@ class BuildSection:
         absolute=True,
         outside=True,
         default_text="`$POLYBOOK_ENVS`, else the book's `.envs`",
+        read_by=("eval",),
     )
     suppress_warnings: tuple[str, ...] = key(
         "words",
@@ -162,6 +207,7 @@ class BuildSection:
         "warning subtypes not to report, e.g. `cite exec.devices`",
         d2lbook=False,
         drop_prefix="polybook.",
+        read_by=("lib",),
     )
     sphinx_extensions: tuple[str, ...] = key(
         "words",
@@ -170,15 +216,21 @@ class BuildSection:
         " blocks (`sphinx.ext.autodoc` is always on, as in d2lbook); a module of the book is"
         " refused by a build that executes nothing (`eval_notebook` off, `executor = none`)"
         " unless it runs with `--trust`",
+        read_by=("lib",),
     )
     executor: str = key(
         "str",
         "local",
         "where notebooks run: the name of an executor (they are listed below the table)",
         d2lbook=False,
+        read_by=("eval",),
     )
     dask_scheduler: str = key(
-        "str", "", "the Dask scheduler of `executor = dask`, `tcp://HOST:PORT`", d2lbook=False
+        "str",
+        "",
+        "the Dask scheduler of `executor = dask`, `tcp://HOST:PORT`",
+        d2lbook=False,
+        read_by=("eval",),
     )
     cache: str = key(
         "str",
@@ -187,6 +239,7 @@ class BuildSection:
         " (`s3://…`) shared by builds, read through `_build/cache/exec`",
         d2lbook=False,
         default_text="`_build/cache/exec`",
+        read_by=("eval",),
     )
     data: str = key(
         "str",
@@ -196,6 +249,7 @@ class BuildSection:
         " downloads nothing again",
         d2lbook=False,
         default_text="`_build/data`",
+        read_by=("eval",),
     )
     requirements: tuple[str, ...] = key(
         "words",
@@ -205,4 +259,5 @@ class BuildSection:
         " only, e.g. `requirements/book.txt pytorch:requirements/torchvision.txt`",
         d2lbook=False,
         files=True,
+        read_by=("lib",),
     )

@@ -71,6 +71,7 @@ class CompatSection:
         " packages that move with it: `torchvision` with `torch`, `flax` and `optax` with"
         " `jax`), as the installer resolves it",
         d2lbook=False,
+        read_by=("compat",),
     )
     targets: tuple[str, ...] = key(
         "words",
@@ -78,4 +79,5 @@ class CompatSection:
         "named targets, `NAME=FILE` words: the versions a platform ships (`colab="
         "requirements/colab.txt`), each file's pins put over every framework's own",
         d2lbook=False,
+        read_by=("compat",),
     )

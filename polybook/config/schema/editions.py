@@ -26,6 +26,7 @@ class Edition:
         " pages whose code is the same",
         d2lbook=False,
         outside=True,
+        read_by=("html", "eval"),
     )
     lang: str = key(
         "str",
@@ -33,6 +34,7 @@ class Edition:
         "the edition's language, as the language switcher names it",
         d2lbook=False,
         default_text="the edition's own `[project] lang`",
+        read_by=("lib",),
     )
     url: str = key(
         "str",
@@ -40,6 +42,7 @@ class Edition:
         "where the edition's site is published (its pages are linked below it)",
         d2lbook=False,
         default_text="its built site beside this one (`<root>/_build/html`), relative",
+        read_by=("html",),
     )
     source: bool = key(
         "bool",
@@ -47,5 +50,6 @@ class Edition:
         "the edition this book is translated from: `polybook editions status` compares"
         " this book with it",
         d2lbook=False,
+        read_by=("editions",),
     )
     line: int = 0  # of the section in config.ini, for messages

@@ -20,7 +20,11 @@ class LibrarySection:
     SECTION: ClassVar[str] = "library"
 
     framework_specific: tuple[str, ...] = key(
-        "words", (), "public library names only some frameworks define", d2lbook=False
+        "words",
+        (),
+        "public library names only some frameworks define",
+        d2lbook=False,
+        read_by=("lib",),
     )
     version_file: str = key(
         "path",
@@ -38,6 +42,7 @@ class LibrarySection:
         " (`mybook-d2l`); it still imports as its folder's name (`d2l`)",
         d2lbook=False,
         default_text="the package folder's name (`d2l`)",
+        read_by=("lib",),
     )
     install: str = key(
         "str",
@@ -49,6 +54,7 @@ class LibrarySection:
         default_text="the wheel the site publishes (`[html] base_url`), else the one beside"
         " the notebooks in `[colab]` / `[sagemaker]` `github_repo`, else"
         " `{package}=={release}` from the package index (a warning)",
+        read_by=("notebooks", "html"),
     )
 
 
@@ -63,21 +69,27 @@ class LibraryAliases:
         "name",
         "",
         "the module `simple_alias` points into, as d2lbook names it (`np`, `torch`, `tf`)",
+        read_by=("lib",),
     )
     simple_alias: str = key(
         "str",
         "",
         "`name` or `name -> attr`, comma-separated: `name = <lib_name>.attr` is added to the"
         " library, after the saved code that imports what it reads",
+        read_by=("lib",),
     )
     fluent_alias: str = key(
-        "str", "", "the same: `name = lambda x, *args, **kwargs: x.attr(*args, **kwargs)` is added"
+        "str",
+        "",
+        "the same: `name = lambda x, *args, **kwargs: x.attr(*args, **kwargs)` is added",
+        read_by=("lib",),
     )
     alias: str = key(
         "str",
         "",
         "lines of code added to the library as written, each after the saved code that"
         " imports what it reads",
+        read_by=("lib",),
     )
     reverse_alias: str = key(
         "str",
@@ -86,6 +98,7 @@ class LibraryAliases:
         " the framework's code cells, before the aliases, which d2lbook applies likewise:"
         " `d2l.ones` becomes `<lib_name>.ones` and `d2l.reshape(x, s)` `x.reshape(s)` in what"
         " readers see and run",
+        read_by=("lib",),
     )
     lines: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
 
@@ -107,6 +120,7 @@ class LibraryTarget:
         default_text="`d2l/<module>.py`, the framework's `module`: `torch`, `mxnet`, `jax`,"
         " `tensorflow`, `paddle` for those polybook ships; the tab's name for a tab no"
         " framework declares",
+        read_by=("lib",),
     )
     aliases: LibraryAliases = LibraryAliases()
 
@@ -120,6 +134,7 @@ FRAMEWORK_KEYS: tuple[Key, ...] = (
         "the framework's name on tabs, notebooks and pages",
         d2lbook=False,
         default_text="the tab's name",
+        read_by=("lib",),
     ),
     Key(
         FRAMEWORK_SECTION,
@@ -129,6 +144,7 @@ FRAMEWORK_KEYS: tuple[Key, ...] = (
         "the module the framework is imported as, and the default name of its library module",
         d2lbook=False,
         default_text="the tab's name",
+        read_by=("lib",),
     ),
     Key(
         FRAMEWORK_SECTION,
@@ -139,6 +155,7 @@ FRAMEWORK_KEYS: tuple[Key, ...] = (
         " is the framework's version in build reports",
         d2lbook=False,
         default_text="the `module`",
+        read_by=("lib",),
     ),
     Key(
         FRAMEWORK_SECTION,
@@ -148,6 +165,7 @@ FRAMEWORK_KEYS: tuple[Key, ...] = (
         "the pinned requirement file of the framework's CPU environment (relative to the book"
         " root); a framework without one can be split and rendered, not executed",
         d2lbook=False,
+        read_by=("lib",),
     ),
     Key(
         FRAMEWORK_SECTION,
@@ -157,6 +175,7 @@ FRAMEWORK_KEYS: tuple[Key, ...] = (
         "the pinned requirement file of its environment on GPU hosts",
         d2lbook=False,
         default_text="the `cpu_requirements`",
+        read_by=("lib",),
     ),
     Key(
         FRAMEWORK_SECTION,
@@ -165,6 +184,7 @@ FRAMEWORK_KEYS: tuple[Key, ...] = (
         (),
         "`NAME=VALUE` variables set in the framework's kernels",
         d2lbook=False,
+        read_by=("eval",),
     ),
     Key(
         FRAMEWORK_SECTION,
@@ -174,6 +194,7 @@ FRAMEWORK_KEYS: tuple[Key, ...] = (
         "regular expressions (no spaces) whose first group is a GPU index, in the framework's"
         r" own device naming, e.g. `CUDAPlace\((\d+)\)`: a cell naming GPU k needs k + 1 GPUs",
         d2lbook=False,
+        read_by=("eval",),
     ),
     Key(
         FRAMEWORK_SECTION,
@@ -184,6 +205,7 @@ FRAMEWORK_KEYS: tuple[Key, ...] = (
         " host lacks a device (beside CUDA's own): a cell failing with one is badged \"needs N"
         ' GPUs" and its notebook goes on',
         d2lbook=False,
+        read_by=("eval",),
     ),
     Key(
         FRAMEWORK_SECTION,
@@ -195,6 +217,7 @@ FRAMEWORK_KEYS: tuple[Key, ...] = (
         " deprecation chatter): dropped from stored outputs, a Python warning's whole record"
         " with its first line (`[build] keep_output` keeps one)",
         d2lbook=False,
+        read_by=("eval",),
     ),
     Key(
         FRAMEWORK_SECTION,
@@ -205,6 +228,7 @@ FRAMEWORK_KEYS: tuple[Key, ...] = (
         " (`[build] gpu_share` above 1); `{fraction}` in a value is its share of the GPU's"
         " memory, e.g. `XLA_PYTHON_CLIENT_MEM_FRACTION={fraction}`",
         d2lbook=False,
+        read_by=("eval",),
     ),
 )
 
@@ -224,11 +248,13 @@ class EnvSettings:
         d2lbook=False,
         outside=True,
         default_text="none: polybook's venv in `envs_dir`",
+        read_by=("eval",),
     )
     install_kernel: bool = key(
         "bool",
         False,
         "let polybook install ipykernel (and only what it needs) into that Python when it lacks it",
         d2lbook=False,
+        read_by=("eval",),
     )
     line: int = 0  # of ``python =`` in config.ini, for messages

@@ -137,14 +137,14 @@ class HtmlSection:
 
 @dataclass(frozen=True)
 class PdfSection:
-    """``[pdf]``: the PDFs (and the bibliography the site shares)."""
+    """``[pdf]``: the PDFs."""
 
     SECTION: ClassVar[str] = "pdf"
 
     bibfile: str = key(
         "path",
         "",
-        "the BibTeX file that `:cite:` keys name; the site lists the cited entries",
+        "d2lbook's name of `[project] bibfile`, read as it where that is not set",
         suffix=".bib",
         absolute=True,
         read_by=("lib",),

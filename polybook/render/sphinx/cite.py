@@ -23,7 +23,7 @@ class KeysRole(SphinxRole):
 
     def run(self) -> tuple[list[nodes.Node], list[nodes.system_message]]:
         keys = ", ".join(k.strip() for k in self.text.split(","))
-        message = "citations are shown as keys: no bibliography is configured ([pdf] bibfile)"
+        message = "citations are shown as keys: no bibliography is configured ([project] bibfile)"
         logger.warning(message, location=self.get_location(), type="cite")
         return [nodes.inline("", f"[{keys}]", classes=["pb-cite-keys"])], []
 

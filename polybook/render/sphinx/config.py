@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from polybook.config import Book
-from polybook.config.schema import BuildSection, PdfSection
+from polybook.config.schema import BuildSection
 from polybook.library.model import SavedBlock
 from polybook.paths import PACKAGE_ROOT
 from polybook.render.autodoc import autodoc_settings
@@ -43,12 +43,6 @@ def sphinx_language(lang: str) -> str:
     return SPHINX_LANGUAGES.get(lang.lower(), lang.replace("-", "_"))
 
 
-def bibfile(pdf: PdfSection) -> Path | None:
-    """The book's BibTeX file, when one is configured and exists."""
-    path = Path(pdf.bibfile) if pdf.bibfile else None
-    return path if path and path.is_file() else None
-
-
 def sphinx_suppressed(entries: Iterable[str]) -> list[str]:
     """The book's ``render.<type>[.<subtype>]`` suppressions as Sphinx's own types."""
     return [e.removeprefix("render.") for e in entries if e.startswith("render.")]
@@ -57,7 +51,6 @@ def sphinx_suppressed(entries: Iterable[str]) -> list[str]:
 def core_config(
     book: Book,
     build: BuildSection,
-    pdf: PdfSection,
     libraries: Mapping[str, Sequence[SavedBlock]] | None = None,
     leading: Sequence[str] = (),
     output: Sequence[str] = (),
@@ -65,8 +58,8 @@ def core_config(
     """The settings every output shares. ``leading`` extensions load right after MyST's,
     ``output`` ones right after the render core's; ``libraries`` are what autodoc imports
     (see :mod:`polybook.render.autodoc`). ``build`` gives the book's Sphinx extensions and
-    suppressed warnings, ``pdf`` its BibTeX file."""
-    cited = bibfile(pdf) is not None
+    suppressed warnings; the book, its bibliography (``Book.bibliography``)."""
+    cited = book.bibliography is not None
     words = catalog(book.project.lang)
     settings: dict[str, Any] = {
         "project": book.project.title,

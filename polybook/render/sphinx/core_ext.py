@@ -50,8 +50,9 @@ def display_name(config: Any, name: str) -> str:
 
 
 def _tabbed(self: Any) -> bool:
-    """Whether tab sets show as tabs: on the site's pages, not in the epub (one framework)."""
-    return bool(self.builder.name != "epub")
+    """Whether tab sets show as tabs: not in an output whose files hold one framework each
+    (``Output.per_framework``: its settings say ``pb_tabbed = False``)."""
+    return bool(self.builder.config.pb_tabbed)
 
 
 def _tab_button(number: int, tab: str, label: str, first: bool) -> str:
@@ -268,6 +269,7 @@ class CellsDirective(SphinxDirective):
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("pb_tabs", [], "html")
     app.add_config_value("pb_tab_names", {}, "html")
+    app.add_config_value("pb_tabbed", True, "html")  # tab sets show as tabs
     app.add_config_value("pb_diagnostics", "", "", str)  # where located warnings go
     app.add_config_value("pb_import_path", [], "env")  # where autodoc finds the book's library
     app.add_config_value("pb_library_files", {}, "env")  # its library, read from source

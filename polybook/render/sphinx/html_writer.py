@@ -35,6 +35,11 @@ class AccessibleHTMLTranslator(HTML5Translator):
 
 
 def setup_writer(app: Sphinx) -> None:
-    """Use the writer for the builders that write HTML pages."""
-    for builder in ("html", "epub"):
-        app.set_translator(builder, AccessibleHTMLTranslator, override=True)
+    """Use the writer for the builder of this run when it writes HTML pages (the site's, the
+    epub's: whatever output runs it)."""
+    app.connect("builder-inited", _use_writer)
+
+
+def _use_writer(app: Sphinx) -> None:
+    if app.builder.format == "html":
+        app.set_translator(app.builder.name, AccessibleHTMLTranslator, override=True)
