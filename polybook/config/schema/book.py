@@ -170,6 +170,7 @@ class BuildSection:
         " the book renders from its committed outputs with no framework installed",
         d2lbook=False,
         choices=("device", "all"),
+        read_by=("freeze",),
     )
     gpu_share: int = key(
         "int",
