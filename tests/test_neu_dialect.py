@@ -120,6 +120,7 @@ def test_quarto_s_chapter_list_orders_the_book_and_its_tocs(tmp_path: Path) -> N
 def test_a_heading_s_unnumbered_mark_is_left_off() -> None:
     doc = page("# Title\n\n## Further Reading {.unnumbered}\n\n## Notes {-}\n\nText {.x}\n")
     assert doc.blocks == (Prose("# Title\n\n## Further Reading\n\n## Notes\n\nText {.x}", 1),)
+    assert doc.unnumbered == (3, 5)
 
 
 def test_pandoc_notes_are_admonitions_and_other_divs_containers() -> None:
