@@ -23,11 +23,13 @@ def cell(info: str, body: str) -> str:
     return f"{FENCE}{{.python .input{info}}}\n{body}\n{FENCE}\n\n"
 
 
+LONG = "a-cell-id-longer-than-the-sixty-four-characters-a-notebook-allows-as-its-id"
 CELLS = (
     "# Cells\n\n## First\n\nSee :numref:`sec_listed`.\n\n"
     + cell(" #setup", "import math")
     + cell(" #devices", "%%tab pytorch\nx = 1")
     + cell(" #devices", "%%tab jax\nx = 2")
+    + cell(f" #{LONG}", "y = 1")
     + "## Resources {.unnumbered}\n\n### Inside\n\nThe [Motivation]{.kicker} comes"
     " [first]{.lead key=val}.\n\n::: {.callout-warning}\nCareful.\n:::\n\n"
     "::: {.aside}\nBeside.\n:::\n\n## After\n\nText.\n"
@@ -63,6 +65,7 @@ def test_cells_are_anchored_by_their_ids_in_each_framework(site: Path) -> None:
     # A cell every framework shows alike: its id, and its id per framework.
     for ident in ("setup", "setup-pytorch", "setup-jax"):
         assert page.count(f'id="{ident}"') == 1, ident
+    assert f'id="{LONG}"' in page  # too long for a notebook's id, not for the site's
     # Variants per framework: the id before the tab set, id-framework in each tab.
     before, tabset = page.split('<div class="pb-tabset" data-pb-kind="code"', 1)
     assert before.endswith('<span id="devices" class="pb-anchor"></span>')

@@ -136,7 +136,7 @@ def _code_group(
                 tags = set(cell.metadata.get("tags", []))
                 if "remove-cell" not in tags:
                     data = _cell_data(cell, page, runs[fw], host_gpus)
-                    if doc.cell_id(index) == block.name:  # its own id: the site's anchor
+                    if block.name:  # its id, even one too long for a notebook's: an anchor
                         data["anchor"] = block.name
                     panels.setdefault(fw, []).append(data)
     shown = list(panels.values())
