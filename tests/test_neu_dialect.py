@@ -163,3 +163,10 @@ def test_an_unnumbered_heading_is_numbered_nowhere_and_the_next_follows_on(
         "sec_inside": "",
         "sec_two": "1.2",
     }
+
+
+def test_an_unnumbered_heading_gets_its_class_and_keeps_its_label() -> None:
+    lines = prose_to_myst(
+        "## Notes\n:label:`sec_notes`\n\nText.", 7, "p.md", Reporter(), None, (), (7,)
+    )
+    assert lines.text == ["(sec_notes)=", "{.pb-unnumbered}", "## Notes", "", "Text."]
