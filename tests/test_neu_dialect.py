@@ -11,6 +11,7 @@ from polybook.config import load_config
 from polybook.diagnostics import Reporter
 from polybook.render.myst import prose_to_myst
 from polybook.source.model import CodeCell, Document, Prose, Toc
+from polybook.source.numbering import numbering
 from polybook.source.parse import parse
 from polybook.source.split import split
 
@@ -120,6 +121,7 @@ def test_quarto_s_chapter_list_orders_the_book_and_its_tocs(tmp_path: Path) -> N
 def test_a_heading_s_unnumbered_mark_is_left_off() -> None:
     doc = page("# Title\n\n## Further Reading {.unnumbered}\n\n## Notes {-}\n\nText {.x}\n")
     assert doc.blocks == (Prose("# Title\n\n## Further Reading\n\n## Notes\n\nText {.x}", 1),)
+    assert doc.unnumbered == (3, 5)
 
 
 def test_pandoc_notes_are_admonitions_and_other_divs_containers() -> None:
@@ -142,3 +144,29 @@ def test_pandoc_notes_are_admonitions_and_other_divs_containers() -> None:
         (19, "Text."),
         (20, ":::"),
     ]
+
+
+def test_an_unnumbered_heading_is_numbered_nowhere_and_the_next_follows_on(
+    tmp_path: Path,
+) -> None:
+    page_text = (
+        "# Page\n\n## One\n:label:`sec_one`\n\n## Notes {.unnumbered}\n:label:`sec_notes`\n\n"
+        "### Inside\n:label:`sec_inside`\n\n## Two\n:label:`sec_two`\n"
+    )
+    index = f"# Book\n\n{FENCE}toc\n:numbered:\n\npage\n{FENCE}\n"
+    root = write_book(tmp_path, {"index.md": index, "page.md": page_text})
+    found = numbering(load_parsed(load_config(root), Reporter()))
+    shown = {label: found[label].number for label in ("sec_one", "sec_notes", "sec_inside")}
+    assert shown | {"sec_two": found["sec_two"].number} == {
+        "sec_one": "1.1",
+        "sec_notes": "",
+        "sec_inside": "",
+        "sec_two": "1.2",
+    }
+
+
+def test_an_unnumbered_heading_gets_its_class_and_keeps_its_label() -> None:
+    lines = prose_to_myst(
+        "## Notes\n:label:`sec_notes`\n\nText.", 7, "p.md", Reporter(), None, (), (7,)
+    )
+    assert lines.text == ["(sec_notes)=", "{.pb-unnumbered}", "## Notes", "", "Text."]

@@ -148,6 +148,14 @@ def test_numbered_equations_tables_figures_and_citations(small: Path) -> None:
 
 
 @pytest.mark.slow
+def test_an_unnumbered_heading_takes_no_number_and_the_next_follows_on(small: Path) -> None:
+    text = "\n".join(pages_text(small_pdf(small, "pytorch")))
+    assert re.search(r"1\.2\.2\s+Last Words", text)
+    assert "Further Reading" in text
+    assert not re.search(r"1\.2\.\d\s+Further Reading|\{\.unnumbered\}", text)
+
+
+@pytest.mark.slow
 def test_references_are_working_internal_links(small: Path) -> None:
     reader = PdfReader(small_pdf(small, "pytorch"))
     named = set(reader.named_destinations)

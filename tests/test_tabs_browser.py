@@ -200,3 +200,10 @@ def test_tab_ids_and_aria_links(open_page: OpenPage) -> None:
     for name, panel, linked in pairs:
         assert panel == name
         assert linked
+
+
+def test_an_address_naming_a_cell_in_a_hidden_tab_shows_that_tab(open_page: OpenPage) -> None:
+    page = open_page(fragment="arange-jax")
+    assert state(page) == expected("jax")
+    assert page.is_visible("#pb-panel-1-jax")
+    assert stored(page) is None  # the page shows it; the reader's choice is not changed

@@ -13,12 +13,11 @@ from dataclasses import dataclass, field
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
-from mdit_py_plugins.colon_fence import colon_fence_plugin
 
 from polybook.diagnostics import Location, Reporter
 from polybook.render.footnotes import undefined_footnotes_as_text
+from polybook.render.pandoc_divs import UNNUMBERED_ATTRS, div_openers
 from polybook.render.rst_files import PageFiles, rst_lines
-from polybook.source.pandoc_attrs import attributes
 from polybook.source.scan import CAPTION, LABEL, ROLE, TRAILING_EQLABEL
 
 WIDTH = re.compile(r"^:width:`([^`]+)`\s*$")
@@ -36,11 +35,6 @@ NO_ALT = (
     " write one between the brackets, ![Caption](…)"
 )
 _markdown = MarkdownIt("commonmark").enable("table").disable("inline")
-# Pandoc's fenced divs (`::: {.d2l-note}`): notes become admonitions, others containers.
-_divs = MarkdownIt("commonmark").disable("inline").use(colon_fence_plugin)
-ADMONITIONS = {"d2l-note": "note", "callout-note": "note", "callout-tip": "tip"}
-ADMONITIONS |= {"callout-important": "important", "callout-warning": "warning"}
-ADMONITIONS |= {"callout-caution": "caution"}
 
 
 @dataclass
@@ -161,24 +155,8 @@ def _scan_text(text: str) -> _Scan:
             if table:
                 scan.tables[table.rows[0]] = table
     if ":::" in text:
-        for token in _divs.parse(text if text.endswith("\n") else text + "\n"):
-            spec = token.info.strip()
-            if token.type == "colon_fence" and token.map and spec.startswith("{."):
-                scan.divs[token.map[0]] = _div_opener(token.markup, spec[1:-1])
+        scan.divs = div_openers(text)
     return scan
-
-
-def _div_opener(fence: str, spec: str) -> list[str]:
-    """``::: {.d2l-note}`` as MyST reads it: ``:::{note}``, a titled ``:::{admonition}``, or
-    a ``:::{container}`` of its classes."""
-    classes, values = attributes(spec)
-    kind = next((ADMONITIONS[c] for c in classes if c in ADMONITIONS), "")
-    title = values.get("title", "")
-    if kind and title:
-        return [f"{fence}{{admonition}} {title}", f":class: {kind}"]
-    if kind:
-        return [f"{fence}{{{kind}}}"]
-    return [f"{fence}{{container}} {' '.join(classes)}"]
 
 
 def _table(raw: list[str], before: list[Token], span: list[int]) -> _Table | None:
@@ -244,12 +222,14 @@ def prose_to_myst(
     reporter: Reporter,
     files: PageFiles | None = None,
     footnotes: Collection[str] = (),
+    unnumbered: Collection[int] = (),
 ) -> Lines:
     """Convert one prose block; ``first_line`` is the source line of its first line.
 
     Code is copied as it is: roles inside an example stay literal. ``files`` collects what
     the block's ``raw`` directives read (see :mod:`polybook.render.rst_files`); ``footnotes``
-    are the labels the page defines (:func:`footnote_labels`).
+    are the labels the page defines (:func:`footnote_labels`); ``unnumbered`` the source lines
+    of headings that take no number.
     """
     raw = text.split("\n")
     scan = _scan(raw)
@@ -299,8 +279,15 @@ def prose_to_myst(
             out.add(inline(trailing.group("math"), where, reporter), number)
             _attach_eqlabel(out, trailing.group("label"), where, reporter)
             continue
+        _unnumbered_attrs(out, number, stripped, unnumbered)
         out.add(inline(undefined_footnotes_as_text(line, footnotes), where, reporter), number)
     return out
+
+
+def _unnumbered_attrs(out: Lines, number: int, line: str, unnumbered: Collection[int]) -> None:
+    """Before a heading that takes no number, MyST's block attributes: its section's class."""
+    if number in unnumbered and line.startswith("#"):
+        out.add(UNNUMBERED_ATTRS, number)
 
 
 def _display_math_apart(out: Lines) -> None:
@@ -384,6 +371,8 @@ def _attach_label(out: Lines, label: str, where: Location, reporter: Reporter) -
     if index < 0 or not out.text[index].lstrip().startswith("#"):
         reporter.warn(where, f":label:`{label}` follows no heading, figure or table", "label")
         return
+    if index and out.text[index - 1] == UNNUMBERED_ATTRS:
+        index -= 1  # the attributes stay right before their heading
     out.text.insert(index, f"({label})=")
     out.origin.insert(index, where.line)
 

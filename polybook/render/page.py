@@ -136,6 +136,8 @@ def _code_group(
                 tags = set(cell.metadata.get("tags", []))
                 if "remove-cell" not in tags:
                     data = _cell_data(cell, page, runs[fw], host_gpus)
+                    if block.name:  # its id, even one too long for a notebook's: an anchor
+                        data["anchor"] = block.name
                     panels.setdefault(fw, []).append(data)
     shown = list(panels.values())
     same = len(shown) == len(tabs) and all(
@@ -195,7 +197,10 @@ def render_page(
         index, block = group[0]
         out.add("", block.line)
         if isinstance(block, Prose):
-            out.extend(prose_to_myst(block.text, block.line, doc.path, reporter, files, notes))
+            converted = prose_to_myst(
+                block.text, block.line, doc.path, reporter, files, notes, doc.unnumbered
+            )
+            out.extend(converted)
         elif isinstance(block, Toc):
             _toc_lines(block, out)
         elif isinstance(block, TabProse):

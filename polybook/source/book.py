@@ -5,7 +5,6 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import logging
-import posixpath
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from functools import partial
@@ -19,7 +18,15 @@ from polybook.memo import Memo
 from polybook.parallel import map_pages
 from polybook.source.model import Block, Document, Toc
 from polybook.source.parse import parse, source_text
-from polybook.source.quarto import first_difference, follow, follow_tocs, note_order, quarto_pages
+from polybook.source.quarto import (
+    add_listed_pages,
+    first_difference,
+    follow,
+    follow_tocs,
+    note_order,
+    quarto_pages,
+    toc_page,
+)
 
 logger = logging.getLogger("polybook")
 
@@ -58,11 +65,6 @@ def source_files(root: Path, build: BuildSection) -> list[str]:
     return sorted(found)
 
 
-def _target(base: PurePosixPath, entry: str) -> str:
-    name = entry if entry.endswith(".md") else f"{entry}.md"
-    return posixpath.normpath((base / name).as_posix())
-
-
 def toc_targets(doc: Document) -> list[tuple[str, int]]:
     """Pages linked by the toc blocks of ``doc``: (path relative to the root, entry's line)."""
     base = PurePosixPath(doc.path).parent
@@ -70,7 +72,7 @@ def toc_targets(doc: Document) -> list[tuple[str, int]]:
     for block in doc.blocks:
         if isinstance(block, Toc):
             for entry, line in zip(block.entries, block.entry_lines, strict=True):
-                targets.append((_target(base, entry), line))
+                targets.append((toc_page(base, entry), line))
     return targets
 
 
@@ -83,7 +85,7 @@ def _prune_toc(doc: Document, outside: set[str]) -> Document:
             blocks.append(block)
             continue
         pairs = zip(block.entries, block.entry_lines, strict=True)
-        kept = [(e, n) for e, n in pairs if _target(base, e) not in outside]
+        kept = [(e, n) for e, n in pairs if toc_page(base, e) not in outside]
         entries, lines = tuple(e for e, _ in kept), tuple(n for _, n in kept)
         blocks.append(replace(block, entries=entries, entry_lines=lines))
     return replace(doc, blocks=tuple(blocks))
@@ -182,6 +184,9 @@ def read_book(
     seen: set[str] = set()
     outside: dict[str, Location] = {}  # pages on disk that the build does not take
     missing: set[str] = set()  # toc entries naming no file
+    listed = quarto_pages(info.root, reporter)
+    if listed and ROOT_DOC in parsed:
+        add_listed_pages(listed, parsed, ROOT_DOC)
     pending = [ROOT_DOC] if ROOT_DOC in parsed else []
     while pending:  # depth first, in toc order
         path = pending.pop()
@@ -213,17 +218,14 @@ def read_book(
         if rel not in seen:
             reporter.warn(Location(rel), "page is in no toc", "toc")
             order.append(rel)
-    order = _follow_quarto(info.root, order, parsed, reporter)
+    order = _follow_quarto(listed, order, parsed)
     _note_dropped(info.tabs, parsed.values())
     return ParsedBook(info, tuple(parsed[p] for p in order), tuple(outside)), derived
 
 
-def _follow_quarto(
-    root: Path, order: list[str], parsed: dict[str, Document], reporter: Reporter
-) -> list[str]:
+def _follow_quarto(pages: list[str], order: list[str], parsed: dict[str, Document]) -> list[str]:
     """``order`` and the toc blocks in ``parsed`` put in the order of the book's
     ``_quarto.yml`` where it has one (noted once when that moves a page)."""
-    pages = quarto_pages(root, reporter)
     rank = {page: k for k, page in enumerate(p for p in pages if p in parsed)}
     first = first_difference(order, rank)
     if first is None:
@@ -231,7 +233,7 @@ def _follow_quarto(
     note_order(first)
     for path, doc in parsed.items():
         base = PurePosixPath(path).parent
-        parsed[path] = follow_tocs(doc, rank, partial(_target, base))
+        parsed[path] = follow_tocs(doc, rank, partial(toc_page, base))
     return follow(order, rank)
 
 

@@ -73,7 +73,8 @@ class Document:
     ``warnings`` are what parsing found wrong but could read past (a tab left open);
     ``index`` what its prose blocks mark (roles, labels, images, headings), by source line;
     ``slides`` what follows its ``<!-- slides -->`` comment (at ``slides_line``, 1-based),
-    which is not the page's text.
+    which is not the page's text; ``unnumbered``: the 1-based lines of its headings marked
+    ``{.unnumbered}`` (the mark left off their text).
     """
 
     path: str
@@ -83,6 +84,7 @@ class Document:
     index: Index = EMPTY
     slides: str = ""
     slides_line: int = 0
+    unnumbered: tuple[int, ...] = ()
 
     @property
     def docname(self) -> str:

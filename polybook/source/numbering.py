@@ -83,8 +83,16 @@ def _caption(text: str) -> str:
 class _Page:
     """One page's scan: the section a line is in, and what a label after it names."""
 
-    def __init__(self, page: str, own: tuple[int, ...] | None, counters: _Counters):
+    def __init__(
+        self,
+        page: str,
+        own: tuple[int, ...] | None,
+        counters: _Counters,
+        unnumbered: tuple[int, ...] = (),
+    ):
         self.page = page
+        self.unnumbered = unnumbered  # lines of headings marked {.unnumbered}
+        self.skip = 0  # the depth of the unnumbered heading the lines are below, if any
         self.own = own
         self.counters = counters
         self.section: tuple[int, ...] = own or ()
@@ -92,8 +100,13 @@ class _Page:
         self.last: tuple[str, str] = ("", "")  # (kind, title) that a label would name
         self.image = ""  # an image's text while its caption spans lines
 
-    def heading(self, depth: int, title: str) -> None:
-        if self.own is not None:
+    def heading(self, depth: int, title: str, unnumbered: bool = False) -> None:
+        if self.skip and depth > self.skip:
+            pass  # below an unnumbered heading: unnumbered, counting nothing
+        elif unnumbered:
+            self.skip = depth
+        elif self.own is not None:
+            self.skip = 0
             if depth == 1:
                 self.levels = []
             else:
@@ -105,13 +118,14 @@ class _Page:
 
     def target(self, kind: str, title: str, label: str) -> Target:
         if kind == "section":
-            number = ".".join(map(str, self.section)) if self.own is not None else ""
+            numbered = self.own is not None and not self.skip
+            number = ".".join(map(str, self.section)) if numbered else ""
         else:
             number = self.counters.next(kind, self.section)
         return Target(kind, number, title, self.page, anchor_of(label, kind))
 
-    def line(self, stripped: str) -> tuple[str, Target] | None:
-        """Read one line; the label on it and its target, if any."""
+    def line(self, stripped: str, number: int = 0) -> tuple[str, Target] | None:
+        """Read one line (at ``number``); the label on it and its target, if any."""
         if trailing := TRAILING_EQLABEL.match(stripped):
             name = trailing.group("label")
             return name, self.target("equation", "", name)
@@ -122,7 +136,8 @@ class _Page:
                 self.last, self.image = ("figure", _caption(self.image)), ""
             return None
         if heading := HEADING.match(stripped):
-            self.heading(len(heading.group(1)), heading.group(2))
+            unnumbered = number in self.unnumbered
+            self.heading(len(heading.group(1)), heading.group(2), unnumbered)
         elif label and label.group(1) == "eqlabel":
             return label.group(2), self.target("equation", "", label.group(2))
         elif label and self.last[0]:
@@ -142,9 +157,10 @@ def numbering(book: ParsedBook) -> dict[str, Target]:
     counters = _Counters()
     found: dict[str, Target] = {}
     for doc in book.documents:
-        scan = _Page(doc.path.removesuffix(".md"), numbers.get(doc.path), counters)
-        for _, text in doc.index.lines():
-            labelled = scan.line(text.strip())
+        own = numbers.get(doc.path)
+        scan = _Page(doc.path.removesuffix(".md"), own, counters, doc.unnumbered)
+        for number, text in doc.index.lines():
+            labelled = scan.line(text.strip(), number)
             if labelled is not None:
                 found.setdefault(*labelled)
     return found

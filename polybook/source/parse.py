@@ -9,22 +9,19 @@ only at its own run of backticks, other fences inside it being its content.
 
 from __future__ import annotations
 
-import bisect
 import re
-from difflib import get_close_matches
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_block.fence import make_fence_rule
 from markdown_it.rules_block.state_block import StateBlock
 from markdown_it.token import Token
 
-from polybook import frameworks
-from polybook.diagnostics import Diagnostic, Location, PolybookError
+from polybook.diagnostics import Location, PolybookError
 from polybook.source.marks import TAB_LINE
 from polybook.source.model import Block, CodeCell, Document, Prose, TabProse, Toc
 from polybook.source.page_tabs import keep_page_frameworks, page_frameworks
-from polybook.source.scan import END_TAB, Fence, Index, TabMark, code_spans, fence, tab_marks
-from polybook.source.slide_marks import SlideMark, may_hold_marks, read_slide_marks
+from polybook.source.prose_split import ProseSplit, is_all, parse_tab_names
+from polybook.source.scan import Index, fence
 
 CODE_INFO = re.compile(r"^\{\s*\.python\s+\.input\b[^}]*\}$")
 # A cell's id in its info string: `{.python .input #gpus-devices-1}`.
@@ -39,8 +36,6 @@ D2LBOOK_TAB = "%load_ext d2lbook.tab"  # the first cell of d2lbook's pages
 # A line that opens a fence: up to three spaces, a run of ``` or ~~~, an info string.
 FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([^`]*?)\s*$")
 NEWLINES = re.compile(r"\r\n?")
-# Names authors use for a framework, beside polybook's own.
-ALIASES = {"torch": "pytorch", "tf": "tensorflow", "flax": "jax", "mx": "mxnet"}
 
 # Block structure is all we need: inline parsing is switched off, and so are setext
 # headings (a line of text over `---` or `===`): a paragraph and an hr mark the same lines
@@ -67,51 +62,11 @@ _markdown.block.ruler.before(
 )
 
 Span = tuple[int, int]  # a token's map: 0-based lines [start, end)
-OpenTab = tuple[tuple[str, ...], int]  # frameworks of an open :begin_tab:, its 1-based line
 
 
 def source_text(text: str) -> str:
     """``text`` without a BOM and with ``\\n`` line breaks only."""
     return NEWLINES.sub("\n", text.removeprefix("\ufeff"))
-
-
-def unknown_framework(name: str, tabs: tuple[str, ...]) -> str:
-    """Why ``name`` is not one of ``tabs``, suggesting the closest book tab."""
-    listed = ", ".join(tabs)
-    if name in frameworks.REGISTRY:
-        return f"framework {name!r}, which is not in [build] tabs ({listed})"
-    key = name.lower()
-    alias = ALIASES.get(key, "")
-    close = [alias] if alias in tabs else get_close_matches(key, tabs, n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
-    return f"unknown framework {name!r}{hint} (book tabs: {listed})"
-
-
-def parse_tab_names(
-    spec: str, tabs: tuple[str, ...], where: Location, what: str, dropped: set[str] | None = None
-) -> tuple[str, ...]:
-    """``"pytorch, mxnet"`` or ``"all"`` -> framework names, validated against ``tabs``.
-
-    A framework polybook knows that the book does not build (a one-framework edition of a
-    four-framework book) is left out, as d2lbook leaves it, and added to ``dropped``; the
-    result is empty when the block is for such frameworks only."""
-    names = tuple(n for n in spec.replace(",", " ").split() if n)
-    if not names:
-        raise PolybookError(where, f"{what} names no framework", "parse.tab")
-    if names == ("all",):
-        return tabs
-    for name in names:
-        if name in tabs:
-            continue
-        if name not in frameworks.REGISTRY or dropped is None:
-            raise PolybookError(where, f"{what} names {unknown_framework(name, tabs)}", "parse.tab")
-        dropped.add(name)
-    return tuple(t for t in tabs if t in names)
-
-
-def is_all(spec: str) -> bool:
-    """Whether a ``%%tab`` or ``:begin_tab:`` spec is ``all``."""
-    return spec.replace(",", " ").split() == ["all"]
 
 
 def _content(token: Token) -> list[str]:
@@ -197,122 +152,6 @@ def _toc(token: Token, start: int) -> Toc:
     return Toc(tuple(options), tuple(entries), start + 1, tuple(entry_lines))
 
 
-def _tab_marks(tokens: list[Token], text: str, lines: list[str]) -> dict[int, TabMark]:
-    """The page's tab marks, by 0-based line."""
-    if ":begin_tab:" not in text and END_TAB not in text:
-        return {}  # most pages
-    return {mark.line - 1: mark for mark in tab_marks(tokens, lines)}
-
-
-def _text(lines: list[str], start: int, end: int) -> tuple[str, int]:
-    """Lines [start, end) less blank lines at either end, and the 1-based line of the first."""
-    while start < end and not lines[start].strip():
-        start += 1
-    while end > start and not lines[end - 1].strip():
-        end -= 1
-    return "\n".join(lines[start:end]), start + 1
-
-
-class _Prose:
-    """Splits the prose between cells into shared and per-framework blocks, their slide
-    marks read."""
-
-    def __init__(
-        self,
-        text: str,
-        lines: list[str],
-        tokens: list[Token],
-        path: str,
-        tabs: tuple[str, ...],
-        own_slides: bool = False,
-    ):
-        self.lines = lines
-        # A page with a slides section: its prose marks no slides, `(**x**)` is bold text.
-        self.own_slides = own_slides
-        self.marks = _tab_marks(tokens, text, lines)
-        self.path = path
-        self.tabs = tabs
-        self.open: OpenTab | None = None
-        self.warnings: list[Diagnostic] = []
-        self.dropped: set[str] = set()  # frameworks named that the book does not build
-        self.named: set[str] = set()  # frameworks the page's cells and tab prose name
-        self.code = code_spans(tokens)
-        self.fences: list[Fence] = []  # the prose's
-        # 0-based lines inside code, for the slide marks' scan.
-        self.sorted_literal = (
-            sorted(n - 1 for first, end in self.code for n in range(first, end))
-            if may_hold_marks(text)
-            else []
-        )
-
-    def _block(self, text: str, line: int, frameworks: tuple[str, ...] | None) -> Block:
-        """Shared prose (``frameworks`` None) or tab prose, its slide marks read."""
-        marked: tuple[SlideMark, ...] = ()
-        if may_hold_marks(text):
-            first = bisect.bisect_left(self.sorted_literal, line - 1)
-            last = bisect.bisect_left(self.sorted_literal, line - 1 + text.count("\n") + 1)
-            literal = [n - line + 1 for n in self.sorted_literal[first:last]]
-            parentheses = not self.own_slides
-            found = read_slide_marks(text, line, self.path, literal, parentheses)
-            text, marked = found.book, () if self.own_slides else found.marks
-            self.warnings.extend(found.problems)
-        if frameworks is None:
-            return Prose(text, line, marked)
-        return TabProse(frameworks, text, line, marked)
-
-    def _begin(self, mark: TabMark, text: str, line: int, out: list[Block]) -> None:
-        """A ``:begin_tab:``; ``text`` (at ``line``) is the prose before it."""
-        names = mark.names or ""
-        where = Location(self.path, mark.line)
-        if mark.spaced:  # d2lbook reads it as a tab
-            message = f"write :begin_tab:`{names}`, without a space before the backtick"
-            self.warnings.append(Diagnostic(where, message, "parse.tab"))
-        if self.open is not None:  # closed by the next one, as d2lbook does
-            out.append(self._block(text, line, self.open[0]))
-            message = f":begin_tab: opened here has no :end_tab: before line {mark.line}"
-            opened = Location(self.path, self.open[1])
-            self.warnings.append(Diagnostic(opened, message, "parse.tab"))
-        elif text:
-            out.append(self._block(text, line, None))
-        named = parse_tab_names(names, self.tabs, where, ":begin_tab:", self.dropped)
-        if not is_all(names):
-            self.named.update(named)
-        self.open = (named, mark.line)
-
-    def blocks(self, start: int, end: int) -> list[Block]:
-        """The blocks of lines [start, end); an open ``:begin_tab:`` carries over."""
-        out: list[Block] = []
-        chunk = start
-        for number in range(start, end):
-            if number not in self.marks:
-                continue
-            mark = self.marks[number]
-            where = Location(self.path, number + 1)
-            text, line = _text(self.lines, chunk, number)
-            if mark.names is not None:
-                self._begin(mark, text, line, out)
-                if mark.rest:  # the tab's prose starts on the mark's line
-                    message = "write the tab's text on the line after :begin_tab:"
-                    self.warnings.append(Diagnostic(where, message, "parse.tab"))
-                    self.lines[number] = mark.rest
-                    chunk = number
-                    continue
-            elif self.open is None:  # d2lbook reads on past it, as two cells
-                message = ":end_tab: without :begin_tab:"
-                self.warnings.append(Diagnostic(where, message, "parse.tab"))
-                if text:
-                    out.append(self._block(text, line, None))
-            else:
-                out.append(self._block(text, line, self.open[0]))
-                self.open = None
-            chunk = number + 1
-        text, line = _text(self.lines, chunk, end)
-        if text:
-            out.append(self._block(text, line, self.open[0] if self.open else None))
-        # Prose for frameworks the book does not build only: left out.
-        return [b for b in out if not isinstance(b, TabProse) or b.frameworks]
-
-
 def parse(text: str, path: str, tabs: tuple[str, ...]) -> Document:
     """Parse one page. ``path`` (relative to the book root) is used in messages."""
     text = source_text(text)
@@ -328,9 +167,8 @@ def parse(text: str, path: str, tabs: tuple[str, ...]) -> Document:
         tokens = _markdown.parse(text)
     # Pages whose cells carry ids: a cell without a tab line is every framework's.
     untagged = tabs if _names_cells(tokens) else tabs[:1]
-    if "{" in text:
-        _drop_heading_marks(tokens, lines)
-    prose = _Prose(text, lines, tokens, path, tabs, slides_at is not None)
+    unnumbered = _drop_heading_marks(tokens, lines) if "{" in text else ()
+    prose = ProseSplit(text, lines, tokens, path, tabs, slides_at is not None)
     blocks: list[Block] = []
     d2lbook = False  # a page of d2lbook's (its `%load_ext d2lbook.tab` cell)
     cursor = 0
@@ -372,15 +210,21 @@ def parse(text: str, path: str, tabs: tuple[str, ...]) -> Document:
     found = tuple(prose.warnings)
     slides_line = 0 if slides_at is None else slides_at + 1
     dropped = tuple(sorted(prose.dropped))
-    return Document(path, tuple(blocks), found, dropped, index, slides, slides_line)
+    return Document(path, tuple(blocks), found, dropped, index, slides, slides_line, unnumbered)
 
 
-def _drop_heading_marks(tokens: list[Token], lines: list[str]) -> None:
-    """``lines`` with Pandoc's ``{.unnumbered}`` (``{-}``) left off its headings' lines."""
+def _drop_heading_marks(tokens: list[Token], lines: list[str]) -> tuple[int, ...]:
+    """``lines`` with Pandoc's ``{.unnumbered}`` (``{-}``) left off its headings' lines; the
+    1-based lines of those headings."""
+    marked: list[int] = []
     for token in tokens:
         if token.type == "heading_open" and token.markup.startswith("#") and token.map:
             number = token.map[0]
-            lines[number] = UNNUMBERED.sub("", lines[number])
+            left = UNNUMBERED.sub("", lines[number])
+            if left != lines[number]:
+                lines[number] = left
+                marked.append(number + 1)
+    return tuple(marked)
 
 
 def _slides_section(tokens: list[Token], lines: list[str]) -> int | None:

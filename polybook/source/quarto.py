@@ -3,15 +3,18 @@
 Books that are also built with Quarto list their pages in ``book.chapters`` (a ``part:``
 holding ``chapters:`` of its own; ``appendices`` after them); a ``.qmd`` name there means
 the ``.md`` page beside it. Where that list and the ``toc`` blocks disagree, the list wins:
-the pages it names take its order, in the book and in each toc block.
+the pages it names take its order, in the book and in each toc block; a page it names that
+no toc block holds is added to one (:func:`add_listed_pages`), so that the site lists it and
+numbers it, as Quarto does.
 """
 
 from __future__ import annotations
 
 import logging
+import posixpath
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import yaml  # type: ignore[import-untyped]
 
@@ -21,6 +24,13 @@ from polybook.source.model import Document, Toc
 logger = logging.getLogger("polybook")
 
 QUARTO_FILE = "_quarto.yml"
+INDEX = "index.md"
+
+
+def toc_page(base: PurePosixPath, entry: str) -> str:
+    """The page (relative to the root) a toc entry of a page in folder ``base`` names."""
+    name = entry if entry.endswith(".md") else f"{entry}.md"
+    return posixpath.normpath((base / name).as_posix())
 
 
 def quarto_pages(root: Path, reporter: Reporter) -> list[str]:
@@ -106,3 +116,79 @@ def note_order(page: str) -> None:
         QUARTO_FILE,
         page,
     )
+
+
+def _entries(doc: Document) -> list[tuple[int, str]]:
+    """The pages ``doc``'s toc blocks name, each with its block's index in ``doc.blocks``."""
+    base = PurePosixPath(doc.path).parent
+    return [
+        (at, toc_page(base, entry))
+        for at, block in enumerate(doc.blocks)
+        if isinstance(block, Toc)
+        for entry in block.entries
+    ]
+
+
+def _reach(parsed: Mapping[str, Document], start: str, reached: set[str]) -> None:
+    """Add to ``reached`` ``start`` and the pages its toc blocks lead to."""
+    pending = [start]
+    while pending:
+        path = pending.pop()
+        if path in reached or path not in parsed:
+            continue
+        reached.add(path)
+        pending.extend(page for _, page in _entries(parsed[path]))
+
+
+def _host(
+    page: str, before: Sequence[str], parsed: Mapping[str, Document], reached: set[str]
+) -> tuple[str, int] | None:
+    """Where ``page`` goes: its chapter's toc block (the last of its folder's ``index.md``);
+    else the toc block holding the nearest page before it in the list (for a chapter's
+    ``index.md``, the nearest chapter's), as (page holding it, block's index)."""
+    folder = PurePosixPath(page).parent
+    chapter = (folder / INDEX).as_posix()
+    if PurePosixPath(page).name != INDEX and chapter in reached:
+        tocs = [at for at, block in enumerate(parsed[chapter].blocks) if isinstance(block, Toc)]
+        if tocs:
+            return chapter, tocs[-1]
+    holders = {listed: (path, at) for path in reached for at, listed in _entries(parsed[path])}
+    for earlier in reversed(before):
+        if earlier in holders and (PurePosixPath(page).name != INDEX or earlier.endswith(INDEX)):
+            return holders[earlier]
+    return None
+
+
+def add_listed_pages(pages: Sequence[str], parsed: dict[str, Document], root: str) -> list[str]:
+    """The pages of ``pages`` (the list's order) that no toc block from ``root`` leads to,
+    each added at the end of a toc block (see :func:`_host`; :func:`follow_tocs` then puts it
+    in the list's place); ``parsed`` is changed. Returns the pages added."""
+    reached: set[str] = set()
+    _reach(parsed, root, reached)
+    added: list[str] = []
+    for at, page in enumerate(pages):
+        if page not in parsed or page in reached:
+            continue
+        host = _host(page, pages[:at], parsed, reached)
+        if host is None:
+            continue
+        path, index = host
+        doc = parsed[path]
+        block = doc.blocks[index]
+        assert isinstance(block, Toc)
+        entry = posixpath.relpath(page, PurePosixPath(path).parent.as_posix()).removesuffix(".md")
+        grown = replace(
+            block, entries=(*block.entries, entry), entry_lines=(*block.entry_lines, block.line)
+        )
+        parsed[path] = replace(doc, blocks=(*doc.blocks[:index], grown, *doc.blocks[index + 1 :]))
+        added.append(page)
+        _reach(parsed, page, reached)
+    if added:
+        logger.info(
+            "%s lists %d pages that no toc block holds: each added to its chapter's toc, else"
+            " beside the page before it in the list (first: %s)",
+            QUARTO_FILE,
+            len(added),
+            added[0],
+        )
+    return added

@@ -255,7 +255,7 @@ class _Selector:
         unknown = sorted(names - set(self.tabs) - set(frameworks.REGISTRY))
         if unknown:
             # Imported here: the polybook kernels import this module without markdown-it.
-            from polybook.source.parse import unknown_framework
+            from polybook.source.prose_split import unknown_framework
 
             message = f"tab.selected() names {unknown_framework(unknown[0], self.tabs)}"
             raise PolybookError(self.where(header), message, "split.tab")

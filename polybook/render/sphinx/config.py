@@ -84,7 +84,14 @@ def core_config(
         ),
         "source_suffix": {".md": "markdown"},
         "exclude_patterns": ["_pb_outputs/**"],
-        "myst_enable_extensions": ["dollarmath", "amsmath", "colon_fence"],
+        # attrs_inline: Pandoc's spans, `[text]{.kicker}`; attrs_block: a heading's class.
+        "myst_enable_extensions": [
+            "dollarmath",
+            "amsmath",
+            "colon_fence",
+            "attrs_inline",
+            "attrs_block",
+        ],
         "myst_dmath_double_inline": True,
         "myst_heading_anchors": 3,
         "numfig": True,

@@ -27,6 +27,7 @@ from polybook.render.sphinx import (
     html_writer,
     library_links,
     stable_config,
+    unnumbered,
     unresolved,
 )
 from polybook.render.sphinx import log as sphinx_log
@@ -71,6 +72,8 @@ def visit_tabset_html(self: Any, node: pb_tabset) -> None:
     """The tab set and its tab bar, as the WAI-ARIA tabs pattern has them; tab sets are
     numbered in the page for their ids."""
     kind = html.escape(node["kind"])
+    # The ids of the cells it holds (their anchors), before it: a hidden set is no target.
+    self.body.extend(f'<span id="{html.escape(i)}" class="pb-anchor"></span>' for i in node["ids"])
     if not _tabbed(self):
         self.body.append(f'<div class="pb-tabset pb-untabbed" data-pb-kind="{kind}">')
         return
@@ -217,9 +220,17 @@ def _outputs(outputs: list[dict[str, str]], alt: str = "") -> list[nodes.Node]:
     return result
 
 
+def _claim(document: nodes.document, ids: list[str], node: nodes.Element) -> None:
+    """Give ``node`` those of ``ids`` that no other element of the page holds."""
+    for ident in ids:
+        if ident not in document.ids:
+            node["ids"].append(ident)
+            document.ids[ident] = node
+
+
 def _cell(data: dict[str, Any], env: Any, owners: list[str]) -> list[nodes.Node]:
     """A cell's code (linked to the API entries of what it saves), notes and outputs."""
-    result: list[nodes.Node] = []
+    result: list[nodes.Node] = [] if not data.get("anchor") else [nodes.inline()]
     if data["source"]:
         code = nodes.literal_block(data["source"], data["source"], language="python")
         ids, links = library_links.saved_links(env, data["source"], owners)
@@ -235,6 +246,13 @@ def _cell(data: dict[str, Any], env: Any, owners: list[str]) -> list[nodes.Node]
         result.append(note)
     result.extend(_outputs(data["outputs"], image_alt(data["source"] or "")))
     return result
+
+
+def cell_anchors(anchor: str, tabs: list[str], group: bool) -> list[str]:
+    """The ids of a cell named ``anchor`` (its ``{.python .input #anchor}``): in a group the
+    frameworks share, ``anchor`` and ``anchor-FRAMEWORK`` for each of ``tabs``; in a
+    framework's tab, ``anchor-FRAMEWORK`` (its tab set holds ``anchor``)."""
+    return [anchor, *(f"{anchor}-{tab}" for tab in tabs)] if group else [f"{anchor}-{tabs[0]}"]
 
 
 class CellsDirective(SphinxDirective):
@@ -253,15 +271,23 @@ class CellsDirective(SphinxDirective):
         if data["kind"] == "single":
             box = nodes.container(classes=["pb-cell"])
             self.set_source_info(box)  # the LaTeX writer marks the cell's line
+            tabs = list(self.config.pb_tabs)
             for cell in data["cells"]:
-                box.extend(_cell(cell, self.env, list(self.config.pb_tabs)))
+                made = _cell(cell, self.env, tabs)
+                if cell.get("anchor"):
+                    _claim(self.state.document, cell_anchors(cell["anchor"], tabs, True), made[0])
+                box.extend(made)
             return [box]
         tabset = pb_tabset(kind="code")
         self.set_source_info(tabset)
         for tab, cells in data["panels"]:
             panel = pb_panel(tab=tab)
             for cell in cells:
-                panel.extend(_cell(cell, self.env, [tab]))
+                made = _cell(cell, self.env, [tab])
+                if cell.get("anchor"):
+                    _claim(self.state.document, cell_anchors(cell["anchor"], [tab], False), made[0])
+                    _claim(self.state.document, [cell["anchor"]], tabset)
+                panel.extend(made)
             tabset += panel
         return [tabset]
 
@@ -282,6 +308,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     doctrees.setup(app)
     library_links.setup(app)
     unresolved.setup(app)
+    unnumbered.setup(app)
     files.setup(app)
     stable_config.setup(app)
     html_writer.setup_writer(app)

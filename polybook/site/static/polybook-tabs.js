@@ -25,6 +25,7 @@
  *    where the theme asks for smooth scrolling);
  *  - clicking a same-site relative link adds `?tab=NAME` to it, so that the choice carries
  *    to the next page even where localStorage is unavailable;
+ *  - an address naming an element in a hidden panel (`#cell-id-jax`) shows that panel;
  *  - code and output boxes that scroll are put in the tab order (tabindex=0), so that a
  *    keyboard can scroll them, and taken out again when they no longer scroll.
  *
@@ -341,6 +342,15 @@
     return fromParam || frameworks[0];
   }
 
+  /* `#cell-id-jax`, an element in a hidden panel: show that framework there (not stored). */
+  function revealTarget() {
+    const target = document.getElementById(window.location.hash.slice(1));
+    const panel = target && target.closest('.pb-panel');
+    if (!panel || !panel.hidden || !isFramework(panel.getAttribute('data-pb-tab'))) return;
+    apply(panel.getAttribute('data-pb-tab'));
+    target.scrollIntoView();
+  }
+
   function onPageShow(event) {
     if (event.persisted) apply(startingChoice(false)); // restored from the bfcache
   }
@@ -352,6 +362,8 @@
     tabsets().forEach(ensureIds);
     views.forEach((view) => view.prepare && view.prepare());
     apply(startingChoice(!address.revisited()));
+    revealTarget();
+    window.addEventListener('hashchange', revealTarget);
     window.addEventListener('pageshow', onPageShow);
     window.addEventListener('resize', onResize);
     document.addEventListener('click', onClick);
