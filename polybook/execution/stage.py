@@ -27,6 +27,7 @@ from polybook.execution.executors.registry import create_executor
 from polybook.execution.inputs import Environments, Execution
 from polybook.execution.jobs import Inventory, Job, JobResult
 from polybook.execution.output_noise import OutputFilter
+from polybook.execution.outputs_store import fill_all
 from polybook.execution.plan import (
     EvalReport,
     device_classes,
@@ -80,6 +81,8 @@ def execute(
     :mod:`polybook.execution.kernels.head_start` keeps them)."""
     if not run.build.eval_notebook:
         split = {(p, fw): nb for fw, nbs in library.notebooks.items() for p, nb in nbs}
+        if stored := fill_all(run.book.root, split, reporter):
+            logger.info("%d notebooks show outputs from the book's outputs/ store", stored)
         return Executed(library, EvalReport(executed=split))
     pages = library.sources.request.pages
     report = build_eval(

@@ -1,0 +1,141 @@
+"""A committed outputs store (``outputs/<framework>/<page>.json``, schema 1) read as frozen
+outputs: a cell whose id and code fingerprint match shows the stored outputs; a stale one
+shows none (one warning); an image that is a Git LFS pointer is a note, never an image;
+nothing outside the book is read; a manifest that is not JSON is a located error."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from bs4 import BeautifulSoup
+
+from polybook.diagnostics import Reporter
+from polybook.execution.outputs_store import fill_all
+
+from .books import build, chapter_book, libraries
+
+FENCE = "```"
+PAGE = (
+    f"# Store\n\n{FENCE}{{.python .input #store-setup}}\n%%tab pytorch\n\nx = 6 * 7  #@save\n"
+    f"{FENCE}\n\n{FENCE}{{.python .input #store-print}}\nprint(x)   \n{FENCE}\n"
+)
+# The store's fingerprint of each cell, worked out by hand: the normalized code of the cell
+# and of those before it (the blank line after the tab line kept, `#@save` and trailing
+# blanks gone), each followed by a NUL byte.
+SETUP = hashlib.sha256(b"\nx = 6 * 7\0")
+PRINT = SETUP.copy()
+PRINT.update(b"print(x)\0")
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010802000000907753de"
+    "0000000c4944415478da63f8cfc000000301010018dd8db00000000049454e44ae426082"
+)
+LFS = b"version https://git-lfs.github.com/spec/v1\noid sha256:0123\nsize 6954\n"
+
+
+def manifest(setup: str, image: str = "page/store-print-1.png") -> dict[str, Any]:
+    return {
+        "schema": 1,
+        "source": "chap/page.md",
+        "framework": "pytorch",
+        "provenance": {"framework_version": "torch==2.11.0"},
+        "cells": {
+            "store-setup": {"code_fingerprint": setup, "kind": "text", "outputs": []},
+            "store-print": {
+                "code_fingerprint": "sha256:" + PRINT.hexdigest(),
+                "kind": "mixed",
+                "outputs": [
+                    {"type": "stream", "name": "stdout", "text": "42\n"},
+                    {"type": "display_data", "mime": "image/png", "asset": image},
+                ],
+            },
+        },
+    }
+
+
+def store_book(
+    root: Path, entry: dict[str, Any] | str, image: bytes = PNG, page: str = PAGE
+) -> Path:
+    chapter_book(root, {"page": page}, build="eval_notebook = False\n")
+    folder = root / "outputs/pytorch/chap"
+    (folder / "page").mkdir(parents=True)
+    (folder / "page/store-print-1.png").write_bytes(image)
+    text = entry if isinstance(entry, str) else json.dumps(entry, indent=2)
+    (folder / "page.json").write_text(text, encoding="utf-8")
+    return root
+
+
+def filled(root: Path) -> tuple[dict[str, Any], Reporter]:
+    reporter = Reporter(quiet=True)
+    notebooks, _ = libraries(root, reporter)
+    split = {(page, fw): nb for fw, nbs in notebooks.items() for page, nb in nbs}
+    fill_all(root, split, reporter)
+    cells = {c.id: c for c in split[("chap/page.md", "pytorch")].cells if c.cell_type == "code"}
+    return cells, reporter
+
+
+def test_matching_cells_show_the_stored_outputs(tmp_path: Path) -> None:
+    root = store_book(tmp_path / "book", manifest("sha256:" + SETUP.hexdigest()))
+    cells, reporter = filled(root)
+    outputs = cells["store-print"].outputs
+    assert outputs[0].text == "42\n"
+    assert outputs[1].data["image/png"] == base64.b64encode(PNG).decode()
+    assert not reporter.diagnostics
+
+
+def test_stale_cells_show_nothing_and_are_warned_of_once(tmp_path: Path) -> None:
+    edited = PAGE.replace("6 * 7", "7 * 7")
+    root = store_book(tmp_path / "book", manifest("sha256:" + SETUP.hexdigest()), page=edited)
+    cells, reporter = filled(root)
+    assert cells["store-print"].outputs == []  # the code before it changed: stale too
+    (warning,) = reporter.warnings
+    assert warning.subtype == "store.stale"
+    assert str(warning.location) == "chap/page.md:8 [pytorch]"  # the first stale cell
+    assert "for 2 cells are stale" in warning.message
+
+
+def test_a_git_lfs_pointer_is_a_note_not_an_image(tmp_path: Path) -> None:
+    root = store_book(tmp_path / "book", manifest("sha256:" + SETUP.hexdigest()), image=LFS)
+    cells, reporter = filled(root)
+    note = cells["store-print"].outputs[1]
+    assert "image/png" not in note.data
+    assert "Git LFS file not fetched: run git lfs pull" in note.data["text/plain"]
+    (warning,) = reporter.warnings
+    assert warning.subtype == "store.lfs" and warning.location.line > 0
+
+
+@pytest.mark.parametrize("name", ["../../../../secret.png", "/etc/passwd.png", "page/../../x.png"])
+def test_an_asset_outside_the_book_is_an_error_at_its_line(tmp_path: Path, name: str) -> None:
+    (tmp_path / "secret.png").write_bytes(PNG)
+    root = store_book(tmp_path / "book", manifest("sha256:" + SETUP.hexdigest(), image=name))
+    cells, reporter = filled(root)
+    (error,) = reporter.errors
+    assert error.subtype == "store" and "outside the book" in error.message
+    assert str(error.location) == "outputs/pytorch/chap/page.json:26"  # its "asset" line
+    assert cells["store-print"].outputs == []
+
+
+def test_a_manifest_that_is_not_json_is_a_located_error(tmp_path: Path) -> None:
+    root = store_book(tmp_path / "book", '{\n  "schema": 1,\n  "cells": {,\n}\n')
+    cells, reporter = filled(root)
+    (error,) = reporter.errors
+    assert str(error) == (
+        "outputs/pytorch/chap/page.json:3: not JSON: Expecting property name enclosed in"
+        " double quotes [polybook.store]"
+    )
+    assert cells["store-print"].outputs == []
+
+
+@pytest.mark.slow
+def test_a_build_without_execution_shows_the_store_with_its_provenance(tmp_path: Path) -> None:
+    root = store_book(tmp_path / "book", manifest("sha256:" + SETUP.hexdigest()), image=LFS)
+    assert build(root, "html") == 0
+    page = (root / "_build/html/chap/page.html").read_text(encoding="utf-8")
+    text = BeautifulSoup(page, "html.parser").get_text()
+    assert "42" in text
+    assert "Git LFS file not fetched: run git lfs pull" in text
+    assert "output stored in outputs/pytorch/chap/page.json (torch==2.11.0)" in text
