@@ -15,7 +15,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from polybook.diagnostics import Reporter
-from polybook.execution.outputs_store import fill_all
+from polybook.execution.outputs_store import OutputsStore, fill_all
 
 from .books import build, chapter_book, libraries
 
@@ -73,7 +73,7 @@ def filled(root: Path) -> tuple[dict[str, Any], Reporter]:
     reporter = Reporter(quiet=True)
     notebooks, _ = libraries(root, reporter)
     split = {(page, fw): nb for fw, nbs in notebooks.items() for page, nb in nbs}
-    fill_all(root, split, reporter)
+    fill_all(OutputsStore(root, notebooks), split, reporter)
     cells = {c.id: c for c in split[("chap/page.md", "pytorch")].cells if c.cell_type == "code"}
     return cells, reporter
 
@@ -139,3 +139,22 @@ def test_a_build_without_execution_shows_the_store_with_its_provenance(tmp_path:
     assert "42" in text
     assert "Git LFS file not fetched: run git lfs pull" in text
     assert "output stored in outputs/pytorch/chap/page.json (torch==2.11.0)" in text
+
+
+@pytest.mark.slow
+def test_fingerprints_are_of_the_code_as_written_not_as_aliases_rewrite_it(tmp_path: Path) -> None:
+    page = f"{FENCE}{{.python .input #alias-ones}}\nd2l.ones(2)\n{FENCE}\n"
+    aliases = "\n[library-pytorch]\nlib_name = torch\nsimple_alias = ones\n"
+    root = chapter_book(tmp_path / "book", {"page": page}, "eval_notebook = False\n", aliases)
+    fingerprint = "sha256:" + hashlib.sha256(b"d2l.ones(2)\0").hexdigest()
+    outputs = [{"type": "execute_result", "text": "tensor([1., 1.])"}]
+    entry = {
+        "schema": 1,
+        "cells": {"alias-ones": {"code_fingerprint": fingerprint, "outputs": outputs}},
+    }
+    (root / "outputs/pytorch/chap").mkdir(parents=True)
+    (root / "outputs/pytorch/chap/page.json").write_text(json.dumps(entry), encoding="utf-8")
+    assert build(root, "html") == 0
+    page_html = (root / "_build/html/chap/page.html").read_text(encoding="utf-8")
+    text = BeautifulSoup(page_html, "html.parser").get_text()
+    assert "torch.ones(2)" in text and "tensor([1., 1.])" in text

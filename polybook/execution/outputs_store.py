@@ -27,7 +27,7 @@ from nbformat import NotebookNode
 
 from polybook.diagnostics import Location, PolybookError, Reporter
 from polybook.meta import RunInfo, cell_meta, update_notebook_meta
-from polybook.nb import copy_notebook
+from polybook.nb import Notebooks, copy_notebook
 
 logger = logging.getLogger("polybook")
 
@@ -92,11 +92,14 @@ def _line_of(text: str, needle: str) -> int:
 
 class OutputsStore:
     """The ``outputs/`` folder of a book; ``root``: the book's folder, outside which nothing
-    it names is read."""
+    it names is read. ``split``: the notebooks as split from the pages, before the library
+    stage rewrote their code (aliases), whose code the fingerprints are of (None: the
+    notebooks given are)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, split: Notebooks | None = None) -> None:
         self.root = root.resolve()
         self.folder = self.root / STORE_DIR
+        self.split = {(p, fw): nb for fw, nbs in (split or {}).items() for p, nb in nbs}
 
     def manifest(self, page: str, framework: str) -> Path:
         return self.folder / framework / (page.removesuffix(".md") + ".json")
@@ -173,7 +176,8 @@ class OutputsStore:
             stored = data["cells"]
             shown: dict[str, list[NotebookNode]] = {}
             lines = (self.root / page).read_text(encoding="utf-8", errors="replace")
-            for cid, fingerprint in fingerprints(nb, lines.split("\n")).items():
+            code = self.split.get(place, nb)
+            for cid, fingerprint in fingerprints(code, lines.split("\n")).items():
                 entry = stored.get(cid)
                 if not isinstance(entry, dict):
                     continue
@@ -236,10 +240,11 @@ def _node(output: dict[str, Any]) -> NotebookNode:
     return nbformat.from_dict(output)  # type: ignore[no-any-return,no-untyped-call]
 
 
-def fill_all(root: Path, notebooks: dict[tuple[str, str], NotebookNode], reporter: Reporter) -> int:
+def fill_all(
+    store: OutputsStore, notebooks: dict[tuple[str, str], NotebookNode], reporter: Reporter
+) -> int:
     """Nothing runs (``eval_notebook = false``): give each notebook what the book's store
     holds for it, cell by cell; returns how many notebooks the store gave outputs."""
-    store = OutputsStore(root)
     if not store.folder.is_dir():
         return 0
     used = [store.fill(place, nb, reporter) for place, nb in notebooks.items()]

@@ -108,13 +108,15 @@ def plan(
     pages: set[str] | None,
     report: EvalReport,
     reporter: Reporter,
+    split: Notebooks | None = None,
 ) -> list[Job]:
     """The notebooks to run; cached and code-free ones go straight into ``report``.
-    ``expected`` holds the last runs' durations (:func:`timings`)."""
+    ``expected`` holds the last runs' durations (:func:`timings`); ``split``: the notebooks
+    before the library stage rewrote them (see :class:`OutputsStore`)."""
     book = run.book
     jobs: list[Job] = []
     frozen = None if book.layout.side else FrozenOutputs(book.root)  # a side build runs all
-    store = None if book.layout.side else OutputsStore(book.root)  # outputs/<fw>/<page>.json
+    store = None if book.layout.side else OutputsStore(book.root, split)  # outputs/
     for fw, env in environments.items():
         identity = env.identity()
         usage = LibraryUsage.of(book, fw, libraries[fw])
