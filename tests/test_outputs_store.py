@@ -158,3 +158,13 @@ def test_fingerprints_are_of_the_code_as_written_not_as_aliases_rewrite_it(tmp_p
     page_html = (root / "_build/html/chap/page.html").read_text(encoding="utf-8")
     text = BeautifulSoup(page_html, "html.parser").get_text()
     assert "torch.ones(2)" in text and "tensor([1., 1.])" in text
+
+
+@pytest.mark.slow
+def test_with_nothing_run_here_a_covered_notebook_comes_from_the_store(tmp_path: Path) -> None:
+    root = store_book(tmp_path / "book", manifest("sha256:" + SETUP.hexdigest()))
+    config = root / "config.ini"
+    config.write_text(config.read_text().replace("eval_notebook = False", ""), encoding="utf-8")
+    assert build(root, "html", "--executor", "none") == 0  # no "not executed" error
+    page = (root / "_build/html/chap/page.html").read_text(encoding="utf-8")
+    assert "42" in BeautifulSoup(page, "html.parser").get_text()
