@@ -168,3 +168,23 @@ def test_with_nothing_run_here_a_covered_notebook_comes_from_the_store(tmp_path:
     assert build(root, "html", "--executor", "none") == 0  # no "not executed" error
     page = (root / "_build/html/chap/page.html").read_text(encoding="utf-8")
     assert "42" in BeautifulSoup(page, "html.parser").get_text()
+
+
+def test_a_manifest_linked_from_outside_the_book_is_not_read(tmp_path: Path) -> None:
+    root = store_book(tmp_path / "book", manifest("sha256:" + SETUP.hexdigest()))
+    outside = tmp_path / "elsewhere.json"
+    (root / "outputs/pytorch/chap/page.json").rename(outside)
+    (root / "outputs/pytorch/chap/page.json").symlink_to(outside)
+    cells, reporter = filled(root)
+    (error,) = reporter.errors
+    assert "outside the book" in error.message and cells["store-print"].outputs == []
+
+
+def test_a_missing_image_is_warned_of_and_the_rest_shown(tmp_path: Path) -> None:
+    root = store_book(tmp_path / "book", manifest("sha256:" + SETUP.hexdigest()))
+    (root / "outputs/pytorch/chap/page/store-print-1.png").unlink()
+    cells, reporter = filled(root)
+    assert [o.text for o in cells["store-print"].outputs] == ["42\n"]
+    (warning,) = reporter.warnings
+    assert str(warning.location) == "outputs/pytorch/chap/page.json:26"
+    assert "is missing" in warning.message and not reporter.errors

@@ -77,6 +77,7 @@ class StoreUse:
     matched: int = 0
     stale: list[str] = field(default_factory=list)
     lfs: int = 0
+    missing: list[tuple[str, int]] = field(default_factory=list)  # (asset, manifest line)
 
     @property
     def covers(self) -> bool:
@@ -107,6 +108,8 @@ class OutputsStore:
     def _read(self, path: Path) -> tuple[dict[str, Any], str]:
         """The manifest and its text; a located error when it does not read as schema 1."""
         where = Location(str(path.relative_to(self.root)))
+        if not path.resolve().is_relative_to(self.root):
+            raise PolybookError(where, "a link to a file outside the book: not read", "store")
         text = path.read_text(encoding="utf-8", errors="replace")
         try:
             data = json.loads(text)
@@ -142,11 +145,8 @@ class OutputsStore:
             path = self._asset(manifest, entry["asset"], line)
             mime = IMAGES.get(path.suffix.lower())
             if mime is None or not path.is_file():
-                raise PolybookError(
-                    Location(str(manifest.relative_to(self.root)), line),
-                    f"asset {entry['asset']!r} is missing or not an image",
-                    "store",
-                )
+                use.missing.append((str(entry["asset"]), line))
+                return None
             raw = path.read_bytes()
             if raw.startswith(LFS_POINTER):
                 use.lfs += 1
@@ -224,6 +224,10 @@ class OutputsStore:
                 f"the outputs {stored_as} holds for {len(use.stale)} cells are stale (their"
                 " code, or code before them, changed since they were stored): not shown",
                 "store.stale",
+            )
+        for asset, line in use.missing:
+            reporter.warn(
+                Location(stored_as, line), f"asset {asset!r} is missing or not an image", "store"
             )
         if use.lfs:
             line = _line_of(text, '"asset"')
