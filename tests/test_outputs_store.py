@@ -188,3 +188,19 @@ def test_a_missing_image_is_warned_of_and_the_rest_shown(tmp_path: Path) -> None
     (warning,) = reporter.warnings
     assert str(warning.location) == "outputs/pytorch/chap/page.json:26"
     assert "is missing" in warning.message and not reporter.errors
+
+
+def test_a_cell_id_too_long_for_a_notebook_still_names_its_stored_outputs(tmp_path: Path) -> None:
+    name = "store-" + "long-" * 13 + "id"  # 73 characters: nbformat's ids hold at most 64
+    page = f"{FENCE}{{.python .input #{name} n=2}}\nprint(1)\n{FENCE}\n"
+    fingerprint = "sha256:" + hashlib.sha256(b"print(1)\0").hexdigest()
+    outputs = [{"type": "stream", "name": "stdout", "text": "1\n"}]
+    entry = {"schema": 1, "cells": {name: {"code_fingerprint": fingerprint, "outputs": outputs}}}
+    chapter_book(tmp_path / "book", {"page": page})
+    store_file = tmp_path / "book/outputs/pytorch/chap/page.json"
+    store_file.parent.mkdir(parents=True)
+    store_file.write_text(json.dumps(entry), encoding="utf-8")
+    cells, reporter = filled(tmp_path / "book")
+    (cell,) = cells.values()
+    assert cell.id != name and [o.text for o in cell.outputs] == ["1\n"]
+    assert not reporter.diagnostics

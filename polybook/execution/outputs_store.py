@@ -34,6 +34,7 @@ logger = logging.getLogger("polybook")
 STORE_DIR = "outputs"
 SCHEMA = 1
 SAVE_MARK = re.compile(r"\s*#@save\b")
+FENCE_ID = re.compile(r"(?:^|[\s{])#([a-z][a-z0-9-]*)(?=\s|\}|$)")  # d2l-neu's cell ids
 TAB_LINE = re.compile(r"^(%%tab|#@tab)\s+[\w,\s]+$")
 LFS_POINTER = b"version https://git-lfs.github.com/spec/"
 LFS_NOTE = "Git LFS file not fetched: run git lfs pull"
@@ -56,17 +57,30 @@ def _blank_lead(page: list[str], line: int) -> int:
     return count if count and above >= 0 and TAB_LINE.match(page[above]) else 0
 
 
-def fingerprints(nb: NotebookNode, page: list[str]) -> dict[str, str]:
-    """Each code cell's id -> the store's fingerprint of it (prefix-inclusive); ``page``:
-    the lines of the page the notebook is made from."""
+def _store_id(page: list[str], line: int) -> str:
+    """The ``#id`` on the fence of the code cell whose code starts at ``line`` of ``page``
+    (the store's name of the cell, which a notebook cell id may not hold: longer than 64
+    characters), or ""."""
+    at = line - 2
+    while at >= 0 and not page[at].startswith(("```", "~~~")):
+        at -= 1
+    found = FENCE_ID.search(page[at]) if at >= 0 else None
+    return found.group(1) if found else ""
+
+
+def fingerprints(nb: NotebookNode, page: list[str]) -> dict[str, tuple[str, str]]:
+    """Each code cell's id -> its name in the store and the store's fingerprint of it
+    (prefix-inclusive); ``page``: the lines of the page the notebook is made from."""
     running = hashlib.sha256()
-    found: dict[str, str] = {}
+    found: dict[str, tuple[str, str]] = {}
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
-        text = "\n" * _blank_lead(page, cell_meta(cell).line) + cell.source
+        line = cell_meta(cell).line
+        text = "\n" * _blank_lead(page, line) + cell.source
         running.update(normalized(text).encode("utf-8") + b"\0")
-        found[str(cell.get("id", ""))] = "sha256:" + running.copy().hexdigest()
+        name = _store_id(page, line) or str(cell.get("id", ""))
+        found[str(cell.get("id", ""))] = (name, "sha256:" + running.copy().hexdigest())
     return found
 
 
@@ -83,6 +97,10 @@ class StoreUse:
     def covers(self) -> bool:
         """Whether every cell the manifest names matched (nothing stale)."""
         return self.matched > 0 and not self.stale
+
+
+def cells(count: int) -> str:
+    return f"{count} cell" + ("" if count == 1 else "s")
 
 
 def _line_of(text: str, needle: str) -> int:
@@ -177,8 +195,8 @@ class OutputsStore:
             shown: dict[str, list[NotebookNode]] = {}
             lines = (self.root / page).read_text(encoding="utf-8", errors="replace")
             code = self.split.get(place, nb)
-            for cid, fingerprint in fingerprints(code, lines.split("\n")).items():
-                entry = stored.get(cid)
+            for cid, (name, fingerprint) in fingerprints(code, lines.split("\n")).items():
+                entry = stored.get(name)
                 if not isinstance(entry, dict):
                     continue
                 if entry.get("code_fingerprint") != fingerprint:
@@ -221,7 +239,7 @@ class OutputsStore:
             where = Location(page, cell_meta(first).line, framework)
             reporter.warn(
                 where,
-                f"the outputs {stored_as} holds for {len(use.stale)} cells are stale (their"
+                f"the outputs {stored_as} holds for {cells(len(use.stale))} are stale (their"
                 " code, or code before them, changed since they were stored): not shown",
                 "store.stale",
             )
