@@ -98,6 +98,7 @@ class RunInfo:
     device_class: str = ""  # cpu or cuda (see polybook.environments.devices); "": not recorded
     gpu: str = ""  # the GPU's model, driver and CUDA version, as nvidia-smi says them
     rekeyed: str = ""  # how a frozen run was re-keyed (polybook freeze --rekey)
+    store: str = ""  # the outputs store's manifest the outputs were read from (outputs_store)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -108,7 +109,8 @@ class RunInfo:
             "framework_version": self.framework_version,
             "device_class": self.device_class,
         }
-        data.update({k: v for k, v in (("gpu", self.gpu), ("rekeyed", self.rekeyed)) if v})
+        extra = (("gpu", self.gpu), ("rekeyed", self.rekeyed), ("store", self.store))
+        data.update({k: v for k, v in extra if v})
         return data
 
     @classmethod
@@ -122,6 +124,7 @@ class RunInfo:
             device_class=str(data.get("device_class", "")),
             gpu=str(data.get("gpu", "")),
             rekeyed=str(data.get("rekeyed", "")),
+            store=str(data.get("store", "")),
         )
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from nbformat import NotebookNode
@@ -25,6 +25,7 @@ from polybook.execution.inputs import Execution
 from polybook.execution.jobs import Inventory, Job
 from polybook.execution.kernels.launch import kernel_env
 from polybook.execution.output_noise import OutputFilter
+from polybook.execution.outputs_store import OutputsStore, covered_run
 from polybook.fsutil import write_atomic
 from polybook.layout import Layout
 from polybook.library.head import library_module
@@ -108,12 +109,15 @@ def plan(
     pages: set[str] | None,
     report: EvalReport,
     reporter: Reporter,
+    split: Notebooks | None = None,
 ) -> list[Job]:
     """The notebooks to run; cached and code-free ones go straight into ``report``.
-    ``expected`` holds the last runs' durations (:func:`timings`)."""
+    ``expected`` holds the last runs' durations (:func:`timings`); ``split``: the notebooks
+    before the library stage rewrote them (see :class:`OutputsStore`)."""
     book = run.book
     jobs: list[Job] = []
     frozen = None if book.layout.side else FrozenOutputs(book.root)  # a side build runs all
+    store = None if book.layout.side else OutputsStore(book.root, split)  # outputs/
     for fw, env in environments.items():
         identity = env.identity()
         usage = LibraryUsage.of(book, fw, libraries[fw])
@@ -138,6 +142,8 @@ def plan(
                 reporter,
                 legacy_key(nb, fw, usage, run.figure_format),
             )
+            if found.run is None and store is not None:
+                found = replace(found, run=covered_run(store, place, nb, reporter))
             if found.run is not None and len(cache.borrowed) > lent:
                 report.editions[place] = cache.borrowed[-1]
             report.codes[place] = found.code

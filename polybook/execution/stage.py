@@ -27,6 +27,7 @@ from polybook.execution.executors.registry import create_executor
 from polybook.execution.inputs import Environments, Execution
 from polybook.execution.jobs import Inventory, Job, JobResult
 from polybook.execution.output_noise import OutputFilter
+from polybook.execution.outputs_store import OutputsStore, fill_all
 from polybook.execution.plan import (
     EvalReport,
     device_classes,
@@ -80,6 +81,9 @@ def execute(
     :mod:`polybook.execution.kernels.head_start` keeps them)."""
     if not run.build.eval_notebook:
         split = {(p, fw): nb for fw, nbs in library.notebooks.items() for p, nb in nbs}
+        store = OutputsStore(run.book.root, library.sources.notebooks)
+        if stored := fill_all(store, split, reporter):
+            logger.info("%d notebooks show outputs from the book's outputs/ store", stored)
         return Executed(library, EvalReport(executed=split))
     pages = library.sources.request.pages
     report = build_eval(
@@ -89,6 +93,7 @@ def execute(
         library.blocks,
         reporter,
         set(pages) if pages else None,
+        split=library.sources.notebooks,
     )
     logger.info(
         "executed %d notebooks, %d from the cache, %d failed",
@@ -110,10 +115,12 @@ def build_eval(
     reporter: Reporter,
     pages: set[str] | None = None,
     inventory: Inventory | None = None,
+    split: Notebooks | None = None,
 ) -> EvalReport:
     """Execute (or take from the cache) every notebook; failures are reported, not raised.
     ``environments``: the book's, or those set up already (a side build's:
-    :class:`~polybook.execution.inputs.Given`)."""
+    :class:`~polybook.execution.inputs.Given`); ``split``: the notebooks before the library
+    stage rewrote them (what an outputs store's fingerprints are of)."""
     book, build = run.book, run.build
     report = EvalReport()
     cache = execution_cache(book, build.cache, run.editions)
@@ -135,6 +142,7 @@ def build_eval(
             pages,
             report,
             reporter,
+            split,
         )
         if runner.on_this_host:  # where the workers hold them, they are not here to read
             found.update(_set_up(environments, ready, {job.framework for job in jobs}))

@@ -90,6 +90,9 @@ def provenance(cell: NotebookNode, run: RunInfo | None, host_gpus: int) -> str:
     meta = cell_meta(cell)
     if meta.skipped or run is None:
         return ""
+    if run.store:  # read from a committed outputs store (polybook.execution.outputs_store)
+        made = f" ({run.framework_version})" if run.framework_version else ""
+        return f"output stored in {run.store}{made}" if cell.get("outputs") else ""
     bigger = devices.rank(run.device_class) > devices.rank(devices.host_class(host_gpus))
     smaller = meta.gpus <= host_gpus or run.host_gpus <= host_gpus  # this host could run it
     if smaller and not (bigger and devices.device_dependent_cell(cell)):
