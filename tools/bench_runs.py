@@ -130,13 +130,17 @@ def serve_edits(
     *options: str,
     formula: bool = False,
     settle: float = 3.0,
+    ready: bool = True,
 ) -> Served:
     """``polybook serve`` (with ``options``) started, ``page_file``'s page opened in headless
-    Chromium, then ``edits`` saves of it, each timed until the browser shows it."""
+    Chromium, then ``edits`` saves of it, each timed until the browser shows it. ``ready``:
+    the edits wait for the line saying its first build is done (a revision before it
+    served only once that build was done)."""
     from playwright.sync_api import sync_playwright
 
-    from polybook.commands.serve import READY
     from polybook.site.math_speech import spoken
+
+    READY = "polybook: ready"  # noqa: N806 (polybook.commands.serve.READY, which older lack)
 
     command = [sys.executable, "-m", "polybook", "--quiet", "--root", str(root), "serve"]
     started = time.monotonic()
@@ -150,7 +154,7 @@ def serve_edits(
         url = server.stdout.readline().split("serving ", 1)[1].split()[0]
         url += page_file.relative_to(root).with_suffix(".html").as_posix()
         first = _first_page(url, started, server)
-        while not server.stdout.readline().startswith(READY):  # its first build done
+        while ready and not server.stdout.readline().startswith(READY):  # first build done
             if server.poll() is not None:
                 raise SystemExit("bench: polybook serve stopped before its first build ended")
         time.sleep(settle)  # the Sphinx process it keeps warm loads after its first build
