@@ -263,3 +263,9 @@ def test_a_book_never_built_is_served_once_its_first_build_made_the_site(book: P
         assert served.open() is False and not served.serving
     finally:
         served.stop()
+
+
+def test_the_bench_knows_the_line_that_says_the_first_build_is_done() -> None:
+    from tools.bench_runs import READY_LINE
+
+    assert READY.startswith(READY_LINE)

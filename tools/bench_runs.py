@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 CHROMIUM = "/usr/bin/chromium"  # Debian's, as the browser tests use it
+# How polybook.commands.serve.READY begins (not imported: older revisions are measured too).
+READY_LINE = "polybook: ready"
 
 
 @dataclass
@@ -140,8 +142,6 @@ def serve_edits(
 
     from polybook.site.math_speech import spoken
 
-    READY = "polybook: ready"  # noqa: N806 (polybook.commands.serve.READY, which older lack)
-
     command = [sys.executable, "-m", "polybook", "--quiet", "--root", str(root), "serve"]
     started = time.monotonic()
     server = subprocess.Popen(
@@ -154,7 +154,7 @@ def serve_edits(
         url = server.stdout.readline().split("serving ", 1)[1].split()[0]
         url += page_file.relative_to(root).with_suffix(".html").as_posix()
         first = _first_page(url, started, server)
-        while ready and not server.stdout.readline().startswith(READY):  # first build done
+        while ready and not server.stdout.readline().startswith(READY_LINE):  # first build done
             if server.poll() is not None:
                 raise SystemExit("bench: polybook serve stopped before its first build ended")
         time.sleep(settle)  # the Sphinx process it keeps warm loads after its first build
