@@ -59,6 +59,18 @@ class Memo(Generic[T]):
         reporter.forward(found[1])
         return found[0]
 
+    def entry(self, key: str) -> tuple[str, tuple[T, tuple[Diagnostic, ...]]] | None:
+        """What is kept for ``key`` (for :meth:`put` in another process), or None."""
+        found = self.kept.get(key)
+        return None if found is None else (key, found)
+
+    def put(self, key: str, kept: tuple[T, tuple[Diagnostic, ...]]) -> None:
+        """Keep what another process computed for ``key`` (see :meth:`entry`)."""
+        if key not in self.kept:
+            self.kept[key] = kept
+            if len(self.kept) > self.size:
+                self.kept.popitem(last=False)
+
     def clear(self) -> None:
         self.kept.clear()
 

@@ -23,6 +23,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from polybook.render.names import MAP_SUFFIX
+from polybook.site import links
 from polybook.site.linkcheck import check_urls
 from polybook.site.links import SiteIndex, check_links, dead_reason, locate, read_page, site_files
 
@@ -352,3 +353,28 @@ def test_sphinx_and_the_processes_its_extensions_start_end_with_each_build(
     (root / "one.md").write_text("# one\n\nOne, edited.\n", encoding="utf-8")
     build_in_a_process()  # the early Sphinx runs
     assert _processes_naming(str(root)) == []
+
+
+def test_a_second_check_in_the_process_reads_the_changed_pages_and_those_linking_to_them(
+    tmp_path: Path,
+) -> None:
+    # As serve's rebuilds check the site: one page rewritten, the others as they were.
+    site, cache = tmp_path / "book" / "_build" / "html", tmp_path / "links.json"
+    site.mkdir(parents=True)
+    for n in range(40):
+        target = "p0.html#s0" if n != 5 else "p6.html#s6"
+        (site / f"p{n}.html").write_text(f'<h2 id="s{n}">S</h2><a href="{target}">x</a>')
+    assert check_links(tmp_path / "book", site, tmp_path / "src", cache) == []
+    checked = links._CHECKED[str(site)]
+    assert checked.targets["p5.html"] == {"p6.html"}
+    (site / "p6.html").write_text('<h2 id="moved">S</h2><a href="p0.html#s0">x</a>')
+    files = site_files(site)
+    stamps = {name: SiteIndex(site, cache).stamp(name) for name in links.site_pages(files)}
+    assert links._recheck(checked, files, stamps) == {"p5.html", "p6.html"}
+    [dead] = check_links(tmp_path / "book", site, tmp_path / "src", cache)
+    assert (dead.page, dead.reason) == ("p5.html", "p6.html has no anchor #s6")
+    (site / "new.html").write_text("<p>A page more</p>")  # files came: every page again
+    assert links._recheck(links._CHECKED[str(site)], site_files(site), stamps) == set(stamps)
+    assert [d.page for d in check_links(tmp_path / "book", site, tmp_path / "src", cache)] == [
+        "p5.html"
+    ]

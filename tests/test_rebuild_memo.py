@@ -148,3 +148,20 @@ def test_a_page_is_rendered_again_when_its_notebooks_or_its_shown_files_may_diff
     (root / "shown.txt").write_text("two")
     after = _rendered(shows, {}, ("pytorch",), Reporter(quiet=True), 0, root)
     assert before.files == {"shown.txt": b"one"} and after.files == {"shown.txt": b"two"}
+
+
+def test_a_pages_parse_is_kept_by_the_building_process_where_workers_parsed_it(
+    tmp_path: Path,
+) -> None:
+    # Enough pages to be parsed by worker processes: the build's own process keeps each
+    # parse, and hands the same one out to the next build (serve's), which reads none again.
+    from polybook.config import load_config
+    from polybook.source.book import load_book
+
+    names = [f"p{n}" for n in range(40)]
+    root = pages_book(tmp_path, {name: f"Words of {name}.\n" for name in names})
+    config = load_config(root)
+    first = load_book(config.book, config.build, Reporter(quiet=True))
+    again = load_book(config.book, config.build, Reporter(quiet=True))
+    assert len(first.documents) == 41
+    assert all(a is b for a, b in zip(first.documents, again.documents, strict=True))

@@ -18,8 +18,9 @@ import pytest
 
 from polybook.commands.cli import _parser, run
 from polybook.commands.live import EVENTS
-from polybook.commands.serve import Preview
+from polybook.commands.serve import READY, Preview
 from polybook.config import load_config
+from polybook.diagnostics import Reporter
 
 from .browser import browser_context
 
@@ -223,3 +224,48 @@ def test_serve_on_a_built_book_has_sphinx_warm_before_the_first_save(book: Path)
         (book / "chap" / "page.md").write_text("# Page\n\nSaved words.\n")
         _until(partial(_holds, html, "Saved words."))
         assert _sphinx_children(process.pid) == [warm]  # the first save's build ran in it
+
+
+def test_a_site_built_before_is_served_while_the_first_build_runs(
+    book: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    site = book / "_build" / "html"
+    site.mkdir(parents=True)
+    (site / "index.html").write_text("<p>Built before.</p>")
+    building, finish = threading.Event(), threading.Event()
+
+    def rebuild(found: Reporter) -> int:  # the first build, held until the site is asked for
+        building.set()
+        finish.wait(60)
+        return 0
+
+    served = Preview(load_config(book), rebuild)
+    opening = threading.Thread(target=served.open, daemon=True)
+    opening.start()
+    try:
+        assert building.wait(60)
+        port = served.server.server_address[1]
+        assert _status(port, "/index.html") == 200  # before the build ends
+        assert READY not in capsys.readouterr().out
+    finally:
+        finish.set()
+        opening.join(60)
+        served.stop()
+    assert capsys.readouterr().out.splitlines() == [READY]  # once the first build is done
+
+
+def test_a_book_never_built_is_served_once_its_first_build_made_the_site(book: Path) -> None:
+    def rebuild(found: Reporter) -> int:  # the build fails: no site
+        return 1
+
+    served = Preview(load_config(book), rebuild)
+    try:
+        assert served.open() is False and not served.serving
+    finally:
+        served.stop()
+
+
+def test_the_bench_knows_the_line_that_says_the_first_build_is_done() -> None:
+    from tools.bench_runs import READY_LINE
+
+    assert READY.startswith(READY_LINE)

@@ -64,3 +64,27 @@ def test_many_figures_are_made_inert_and_a_broken_one_emptied_with_its_warning(
     assert all("alert" not in text and "<rect" in text for text in others)
     store = (root / "_build" / "site-diagnostics.json").read_text()
     assert "box17" in store and "not a well-formed SVG" in store
+
+
+def test_a_kept_sphinx_process_looks_again_only_at_the_figures_copied_since(
+    tmp_path: Path,
+) -> None:
+    # As serve's warm Sphinx process rebuilds: Sphinx copied one figure anew (its page was
+    # written), and left the others as the last build made them inert.
+    from types import SimpleNamespace
+
+    from polybook.render.sphinx.files import inert_figures
+
+    images, cache = tmp_path / "html" / "_images", tmp_path / "cache"
+    images.mkdir(parents=True)
+    for n in range(3):
+        (images / f"box{n}.svg").write_text(FIGURE.replace('width="10"', f'width="{n + 1}"'))
+    config = SimpleNamespace(pb_inert_cache=str(cache))
+    app = SimpleNamespace(outdir=str(tmp_path / "html"), doctreedir=str(tmp_path), config=config)
+    inert_figures(app, None)  # type: ignore[arg-type]
+    assert all("alert" not in p.read_text() for p in images.glob("*.svg"))
+    shutil.rmtree(cache)
+    (images / "box1.svg").write_text(FIGURE)  # copied anew
+    inert_figures(app, None)  # type: ignore[arg-type]
+    assert "alert" not in (images / "box1.svg").read_text()
+    assert len(list(cache.glob("*.svg"))) == 2  # box1's copy and its inert form, no other

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 CHROMIUM = "/usr/bin/chromium"  # Debian's, as the browser tests use it
+# How polybook.commands.serve.READY begins (not imported: older revisions are measured too).
+READY_LINE = "polybook: ready"
 
 
 @dataclass
@@ -97,20 +99,65 @@ def serve_latency(root: Path, edits: int = 3, formula: bool = False) -> float:
     """Seconds from a prose edit saved to its words shown in the browser, with ``polybook
     serve`` running and the page open in headless Chromium (the median of ``edits``);
     ``formula``: each edit adds a new formula, seen drawn."""
+    page_file = sorted(root.glob("chapter_*/*.md"))[1]
+    latencies = serve_edits(root, page_file, edits, formula=formula).latencies
+    return sorted(latencies)[len(latencies) // 2]
+
+
+@dataclass
+class Served:
+    first_page: float  # seconds from ``polybook serve`` started to the page served
+    latencies: list[float]  # per edit, from the save to its words shown in the browser
+
+
+def _first_page(url: str, started: float, server: subprocess.Popen[str]) -> float:
+    """Seconds from ``started`` to ``url`` answered 200 (polled every 20 ms)."""
+    import urllib.request
+
+    while server.poll() is None:
+        try:
+            with urllib.request.urlopen(url, timeout=60) as answer:
+                if answer.status == 200:
+                    return time.monotonic() - started
+        except OSError:
+            pass
+        time.sleep(0.02)
+    raise SystemExit("bench: polybook serve stopped before it served a page")
+
+
+def serve_edits(
+    root: Path,
+    page_file: Path,
+    edits: int,
+    *options: str,
+    formula: bool = False,
+    settle: float = 3.0,
+    ready: bool = True,
+) -> Served:
+    """``polybook serve`` (with ``options``) started, ``page_file``'s page opened in headless
+    Chromium, then ``edits`` saves of it, each timed until the browser shows it. ``ready``:
+    the edits wait for the line saying its first build is done (a revision before it
+    served only once that build was done)."""
     from playwright.sync_api import sync_playwright
 
     from polybook.site.math_speech import spoken
 
     command = [sys.executable, "-m", "polybook", "--quiet", "--root", str(root), "serve"]
-    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    page_file = sorted(root.glob("chapter_*/*.md"))[1]
+    started = time.monotonic()
+    server = subprocess.Popen(
+        [*command, *options], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
     listening = "() => window.pbLiveReload && window.pbLiveReload.readyState === 1"
     latencies = []
     try:
         assert server.stdout is not None
         url = server.stdout.readline().split("serving ", 1)[1].split()[0]
         url += page_file.relative_to(root).with_suffix(".html").as_posix()
-        time.sleep(3)  # the Sphinx process it keeps warm loads after its first build
+        first = _first_page(url, started, server)
+        while ready and not server.stdout.readline().startswith(READY_LINE):  # first build done
+            if server.poll() is not None:
+                raise SystemExit("bench: polybook serve stopped before its first build ended")
+        time.sleep(settle)  # the Sphinx process it keeps warm loads after its first build
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
             page = browser.new_page()
@@ -139,5 +186,5 @@ def serve_latency(root: Path, edits: int = 3, formula: bool = False) -> float:
             browser.close()
     finally:
         server.send_signal(signal.SIGINT)
-        server.communicate(timeout=60)
-    return sorted(latencies)[len(latencies) // 2]
+        server.communicate(timeout=120)
+    return Served(first, latencies)

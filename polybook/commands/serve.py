@@ -44,6 +44,7 @@ WATCH_TICK = 250  # milliseconds a watcher waits for changes before it looks up 
 WATCH_QUIET = 10
 WATCH_READY = 10.0  # seconds a new watcher may take to set up
 Changes = set[tuple[watchfiles.Change, str]]
+READY = "polybook: ready: each save rebuilds the site"  # after the first build
 Rebuild = Callable[[Reporter], int]  # a build whose problems go to the reporter
 
 
@@ -287,6 +288,24 @@ class Preview:
                 self.build()
                 self._rewatch()
 
+    def open(self) -> bool:
+        """Serve, and print where. A site that an earlier build left is served at once,
+        while the first build brings it up to date (a save meanwhile is built after it; the
+        open pages reload when it ends); else the first build makes it first. Says when the
+        first build is done (:data:`READY`). False where there is no site to serve."""
+        index = self.config.layout.html / "index.html"
+        built = index.is_file()
+        if not built:
+            self.build()
+            if not index.is_file():
+                return False
+        self.start()
+        print(f"polybook: serving {self.url} (Ctrl-C stops)", flush=True)
+        if built:
+            self.build()
+        print(READY, flush=True)
+        return True
+
     def stop(self) -> None:
         self.stopped.set()
         self.watch_stop.set()
@@ -299,18 +318,15 @@ class Preview:
 
 def serve(config: BookConfig, rebuild: Rebuild, port: int = 0) -> int:
     """Build, serve and rebuild until Ctrl-C; the exit status of the first build if it failed
-    before anything was served."""
+    before anything was served (see :meth:`Preview.open`)."""
     preview = Preview(config, rebuild, port)
-    preview.build()
-    if not (config.layout.html / "index.html").is_file():
-        preview.stop()
-        return 1
     try:  # Ctrl-C may land as soon as the address is printed, before run() is entered
-        preview.start()
-        print(f"polybook: serving {preview.url} (Ctrl-C stops)", flush=True)
+        if not preview.open():
+            return 1
         preview.run()
     except KeyboardInterrupt:
-        pass
+        if not preview.serving:
+            raise
     finally:
         preview.stop()
     return 0

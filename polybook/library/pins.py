@@ -4,6 +4,9 @@ distribution's name as the pins spell it."""
 
 from __future__ import annotations
 
+import functools
+from pathlib import Path
+
 from polybook import frameworks
 from polybook.config.requirements import normalized_pin, pins
 from polybook.frameworks import Framework
@@ -17,9 +20,16 @@ def pin_name(name: str) -> str:
 def cpu_pins(framework: str | Framework) -> dict[str, str]:
     """Distribution -> version of the framework's pinned CPU set ({} when it has none)."""
     path = _declared(framework).requirements("cpu")
-    if not path.is_file():
+    try:
+        info = path.stat()
+    except OSError:
         return {}
-    return dict(p.partition("==")[::2] for p in pins(path))
+    return dict(_pins_read(str(path), (info.st_mtime_ns, info.st_size)))
+
+
+@functools.lru_cache(maxsize=256)  # once per file while it is the same (serve's rebuilds)
+def _pins_read(path: str, stamp: tuple[int, int]) -> tuple[tuple[str, str], ...]:
+    return tuple(tuple(p.partition("==")[::2]) for p in pins(Path(path)))  # type: ignore[misc]
 
 
 def _declared(framework: str | Framework) -> Framework:

@@ -40,6 +40,10 @@ MAGIC_LINE = re.compile(r"^[ \t]*[%!].*$", re.M)
 ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)  # take ``.attr`` as they are
 
 
+REWRITTEN_KEPT = 65536  # cells' code kept rewritten, by their code and the aliases
+_REWRITTEN: dict[tuple[object, ...], str] = {}
+
+
 @dataclass(frozen=True)
 class Rewriter:
     """One framework's aliases, ready to apply to code."""
@@ -51,7 +55,17 @@ class Rewriter:
         return bool(self.texts or self.fluent)
 
     def rewrite(self, code: str) -> str:
-        """``code`` with the aliases replaced (its fluent calls kept where it does not parse)."""
+        """``code`` with the aliases replaced (its fluent calls kept where it does not parse);
+        once per code and aliases while the process lives (``polybook serve``'s rebuilds)."""
+        key = (self.texts, tuple(sorted(self.fluent.items())), code)
+        found = _REWRITTEN.get(key)
+        if found is None:
+            if len(_REWRITTEN) >= REWRITTEN_KEPT:
+                _REWRITTEN.clear()
+            found = _REWRITTEN[key] = self._rewritten(code)
+        return found
+
+    def _rewritten(self, code: str) -> str:
         for text, replacement in self.texts:
             code = code.replace(text, replacement)
         if not self.fluent or f"{LIBRARY}." not in code:

@@ -13,6 +13,7 @@ environment holds (spelled as the CUDA set spells it on notebooks that need a GP
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import shlex
 import textwrap
@@ -58,20 +59,25 @@ def imported_modules(nb: NotebookNode) -> set[str]:
     """Top-level modules the code cells of ``nb`` import (magics left out)."""
     found: set[str] = set()
     for cell in nb.cells:
-        if cell.cell_type != "code":
-            continue
-        source = "\n".join("" if MAGIC.match(t) else t for t in cell.source.split("\n"))
-        try:
-            tree = ast.parse(source)
-        except SyntaxError:  # a cell the build ran as it is: read its import lines
-            found |= {(a or b).split(".")[0] for a, b in IMPORT.findall(source)}
-            continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                found |= {a.name.split(".")[0] for a in node.names}
-            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
-                found.add(node.module.split(".")[0])
+        if cell.cell_type == "code":
+            found |= _cell_imports(cell.source)
     return found
+
+
+@functools.lru_cache(maxsize=65536)  # each cell read once while the process lives (serve)
+def _cell_imports(code: str) -> frozenset[str]:
+    source = "\n".join("" if MAGIC.match(t) else t for t in code.split("\n"))
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:  # a cell the build ran as it is: read its import lines
+        return frozenset((a or b).split(".")[0] for a, b in IMPORT.findall(source))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.split(".")[0])
+    return frozenset(found)
 
 
 def install_lines(requirements: Sequence[str], page_libraries: Sequence[str] = ()) -> list[str]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import configparser
 import hashlib
 import json
+import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -23,12 +24,38 @@ from polybook.output import Output
 from polybook.paths import PACKAGE_ROOT as TOOL_ROOT
 from polybook.pipeline.request import BuildRequest
 
+# A file's content hash by its stat (inode, size, change and modification times): a file
+# rewritten changes them. ``polybook serve`` fingerprints the book at each rebuild: an edit
+# then reads the edited files again, not the whole book. A one-shot build reads each once.
+_HASHED: dict[str, tuple[tuple[int, int, int, int], bytes]] = {}
+
+
+def file_hash(path: Path) -> bytes | None:
+    """The SHA-256 of ``path``'s content, None if it is not a file (or cannot be read)."""
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    stamp = (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+    kept = _HASHED.get(str(path))
+    if kept is not None and kept[0] == stamp:
+        return kept[1]
+    try:
+        found = hashlib.sha256(path.read_bytes()).digest()
+    except OSError:
+        return None
+    _HASHED[str(path)] = (stamp, found)
+    return found
+
 
 def _hash_files(digest: hashlib._Hash, root: Path, paths: Iterable[Path]) -> None:
     for path in sorted(paths):
-        if path.is_file():
+        found = file_hash(path)
+        if found is not None:
             digest.update(path.relative_to(root).as_posix().encode())
-            digest.update(hashlib.sha256(path.read_bytes()).digest())
+            digest.update(found)
 
 
 def config_read(config: BookConfig, output: Output) -> str:
@@ -83,7 +110,7 @@ def fingerprint(
         _hash_files(digest, root, files)
     for path in sorted(extra):
         digest.update(str(path).encode())
-        digest.update(hashlib.sha256(path.read_bytes()).digest() if path.is_file() else b"-")
+        digest.update(file_hash(path) or b"-")
     return digest.hexdigest()
 
 
@@ -93,7 +120,7 @@ def _outputs(config: BookConfig) -> dict[str, str]:
     for fw in config.build.tabs:
         path = config.root / config.library_for(fw).lib_file
         if path.is_file():
-            found[path.as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
+            found[path.as_posix()] = _hash(path)
     return found
 
 
@@ -136,10 +163,8 @@ def page_inputs(config: BookConfig, request: BuildRequest) -> dict[str, str]:
 
 
 def _hash(path: Path) -> str:
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        return ""
+    found = file_hash(path)
+    return found.hex() if found is not None else ""
 
 
 def outputs(config: BookConfig, request: BuildRequest) -> list[Path]:

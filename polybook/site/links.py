@@ -10,6 +10,7 @@ its line map leads back to the Markdown), else at the page.
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import os
@@ -37,6 +38,9 @@ EDITION = "data-pb-edition"  # marks the language switcher's links (polybook.sit
 HEADER = "data-pb-header"
 EXTERNAL = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|//)")  # a scheme, or another host
 KIND = "site.link"
+# What this process read and checked last, per cache file and per site (serve's rebuilds).
+_LOADED: dict[str, tuple[tuple[int, int, int], dict[str, Any]]] = {}
+_CHECKED: dict[str, _Checked] = {}
 
 
 @dataclass(frozen=True)
@@ -82,16 +86,30 @@ class SiteIndex:
         self._old = self._load()
 
     def _load(self) -> dict[str, dict[str, list[Any]]]:
+        """The cache as this process last wrote or read it while the file is the same (a
+        served book's rebuilds), else read."""
+        try:
+            info = self.cache.stat()
+        except OSError:
+            return {}
+        stamp = (info.st_ino, info.st_mtime_ns, info.st_size)
+        kept = _LOADED.get(str(self.cache))
+        if kept is not None and kept[0] == stamp:
+            return kept[1]
         try:
             data = json.loads(self.cache.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return {}
         return data if isinstance(data, dict) else {}
 
+    def stamp(self, name: str) -> list[int]:
+        """The file stamp of the page at ``name``."""
+        info = (self.folder / name).stat()
+        return [info.st_mtime_ns, info.st_size]
+
     def _kept(self, name: str) -> tuple[list[int], PageLinks | None]:
         """The page's file stamp, and what it held if it is the file read last time."""
-        info = (self.folder / name).stat()
-        stamp = [info.st_mtime_ns, info.st_size]
+        stamp = self.stamp(name)
         old = self._old.get(name)
         if isinstance(old, dict) and old.get("stamp") == stamp:
             return stamp, PageLinks(frozenset(old["anchors"]), tuple(old["links"]))
@@ -121,12 +139,26 @@ class SiteIndex:
         for (name, stamp), page in zip(unread, read, strict=True):
             self.pages[name], self._stamps[name] = page, stamp
 
-    def save(self) -> None:
-        data = {
-            name: {"stamp": self._stamps[name], "anchors": sorted(p.anchors), "links": p.links}
-            for name, p in sorted(self.pages.items())
+    def save(self, pages: list[str] | None = None) -> None:
+        """The pages' links kept in the cache (written when a page was read anew); those of
+        ``pages`` not read this time as they were."""
+        kept: dict[str, Any] = {
+            n: self._old[n] for n in pages or () if n not in self.pages and n in self._old
         }
-        write_atomic(self.cache, json.dumps(data))
+        data: dict[str, Any] = {
+            name: {
+                "stamp": self._stamps[name],
+                "anchors": sorted(p.anchors),
+                "links": list(p.links),
+            }
+            for name, p in self.pages.items()
+        }
+        data = dict(sorted({**kept, **data}.items()))
+        if data != self._old:
+            write_atomic(self.cache, json.dumps(data))
+        with contextlib.suppress(OSError):
+            info = self.cache.stat()
+            _LOADED[str(self.cache)] = ((info.st_ino, info.st_mtime_ns, info.st_size), data)
 
 
 def site_files(folder: Path) -> set[str]:
@@ -143,9 +175,11 @@ def site_pages(files: set[str]) -> list[str]:
     return sorted(f for f in files if f.endswith(".html") and not f.startswith("_static/"))
 
 
-def dead_reason(index: SiteIndex, files: set[str], page: str, link: str) -> str:
+def dead_reason(
+    index: SiteIndex, files: set[str], page: str, link: str, targets: set[str] | None = None
+) -> str:
     """Why an internal ``link`` of ``page`` (both relative to the site) leads nowhere, or ""
-    when it resolves."""
+    when it resolves; ``targets`` gets the page whose anchors it read."""
     parts = urlsplit(link.strip())
     target = page
     if parts.path:
@@ -158,6 +192,8 @@ def dead_reason(index: SiteIndex, files: set[str], page: str, link: str) -> str:
     fragment = unquote(parts.fragment)
     if not fragment or not target.endswith(".html"):
         return ""
+    if targets is not None:
+        targets.add(target)
     if fragment not in index.read(target).anchors:
         return f"{posixpath.basename(target)} has no anchor #{fragment}"
     return ""
@@ -219,29 +255,63 @@ def locate(root: Path, srcdir: Path, docname: str, link: str, fallback: str) -> 
     return Location(author)
 
 
+@dataclass
+class _Checked:
+    """A site's link check as this process last made it: its files, each page's stamp,
+    the pages whose anchors its links read, and its dead links (link, reason)."""
+
+    files: set[str]
+    stamps: dict[str, list[int]]
+    targets: dict[str, set[str]]
+    dead: dict[str, list[tuple[str, str]]]
+
+
+def _recheck(last: _Checked | None, files: set[str], stamps: dict[str, list[int]]) -> set[str]:
+    """The pages to check again: every one where files came or went, else those whose
+    file changed and those whose links read a changed page's anchors."""
+    if last is None or last.files != files:
+        return set(stamps)
+    changed = {name for name, stamp in stamps.items() if last.stamps.get(name) != stamp}
+    return changed | {name for name, read in last.targets.items() if read & changed}
+
+
 def check_links(root: Path, folder: Path, srcdir: Path, cache: Path) -> list[DeadLink]:
     """The dead internal links of the site in ``folder`` (its pages' sources in
-    ``srcdir``, the book at ``root``), once per page and link."""
+    ``srcdir``, the book at ``root``), once per page and link. In a process that checked
+    the site before (``polybook serve``), only the pages an edit rewrote, and those whose
+    links lead to them, are checked again."""
     index = SiteIndex(folder, cache)
     files = site_files(folder)
-    found: list[DeadLink] = []
-    known: dict[tuple[str, str], str] = {}  # (the page's folder, or itself, link) -> reason
     pages = site_pages(files)
-    index.read_all(pages)
-    for name in pages:
+    stamps = {name: index.stamp(name) for name in pages}
+    last = _CHECKED.get(str(folder))
+    again = _recheck(last, files, stamps)
+    index.read_all(sorted(again))
+    known: dict[tuple[str, str], tuple[str, set[str]]] = {}  # (folder or page, link) -> ...
+    targets = dict(last.targets) if last else {}
+    dead = dict(last.dead) if last else {}
+    for name in sorted(again):
+        targets[name], dead[name] = set(), []
         for link in dict.fromkeys(index.read(name).links):
             if not link.strip() or is_external(link):
                 continue
             key = (name if link.startswith(("#", "?")) else posixpath.dirname(name), link)
             if key not in known:
-                known[key] = dead_reason(index, files, name, link)
-            reason = known[key]
+                read: set[str] = set()
+                known[key] = (dead_reason(index, files, name, link, read), read)
+            reason, read = known[key]
+            targets[name] |= read
             if reason:
-                page = folder / name
-                fallback = page.relative_to(root).as_posix() if page.is_relative_to(root) else name
-                where = locate(root, srcdir, name.removesuffix(".html"), link, fallback)
-                found.append(DeadLink(name, link, reason, where))
-    index.save()
+                dead[name].append((link, reason))
+    _CHECKED[str(folder)] = _Checked(files, stamps, targets, dead)
+    found: list[DeadLink] = []
+    for name in pages:
+        for link, reason in dead.get(name, []):
+            page = folder / name
+            fallback = page.relative_to(root).as_posix() if page.is_relative_to(root) else name
+            where = locate(root, srcdir, name.removesuffix(".html"), link, fallback)
+            found.append(DeadLink(name, link, reason, where))
+    index.save(pages)
     return found
 
 

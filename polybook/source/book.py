@@ -5,7 +5,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path, PurePosixPath
@@ -119,8 +119,9 @@ def decode_page(data: bytes, rel: str, reporter: Reporter) -> str:
     return text
 
 
-def _read(info: Book, rel: str, reporter: Reporter) -> Document | None:
-    """One page parsed, or None when it cannot be (the error is reported)."""
+def _read(info: Book, rel: str, reporter: Reporter) -> tuple[Document, str] | None:
+    """One page parsed and its key in :data:`PARSED`, or None when it cannot be (the error
+    is reported)."""
     if not info.confinement.holds(info.root / rel):
         message = f"the page is a link to {(info.root / rel).resolve()}, outside the book"
         reporter.error(PolybookError(Location(rel), message, "source.outside"))
@@ -130,7 +131,7 @@ def _read(info: Book, rel: str, reporter: Reporter) -> Document | None:
     except OSError as exc:
         reporter.error(PolybookError(Location(rel), f"cannot read: {exc.strerror}", "source.read"))
         return None
-    key = hashlib.sha256(data).hexdigest() + f"|{rel}|{','.join(info.tabs)}"
+    key = _page_key(data, rel, info.tabs)
     try:
         doc = PARSED.get(
             key, lambda found: parse(decode_page(data, rel, found), rel, info.tabs), reporter
@@ -140,17 +141,28 @@ def _read(info: Book, rel: str, reporter: Reporter) -> Document | None:
         return None
     for warning in doc.warnings:
         reporter.warn(warning.location, warning.message, warning.subtype)
-    return doc
+    return doc, key
+
+
+Kept = tuple[str, tuple[Document, tuple[Diagnostic, ...]]]  # a parse as PARSED keeps it
+
+
+def _page_key(data: bytes, rel: str, tabs: Sequence[str]) -> str:
+    return hashlib.sha256(data).hexdigest() + f"|{rel}|{','.join(tabs)}"
 
 
 def _read_alone(
     info: Book, derive: Callable[[Document], Derived], rel: str
-) -> tuple[tuple[Document, Derived] | None, list[Diagnostic]]:
+) -> tuple[tuple[Document, Derived] | None, list[Diagnostic], Kept | None]:
     """One page parsed and what ``derive`` makes of it (None if it does not parse), with
-    what parsing it reported (in a worker: the parent reports)."""
+    what parsing it reported (in a worker: the parent reports), and the parse as
+    :data:`PARSED` keeps it (a worker's, kept by the parent too)."""
     found = Reporter(quiet=True)
-    doc = _read(info, rel, found)
-    return (doc, derive(doc)) if doc is not None else None, found.diagnostics
+    read = _read(info, rel, found)
+    if read is None:
+        return None, found.diagnostics, None
+    doc, key = read
+    return (doc, derive(doc)), found.diagnostics, PARSED.entry(key)
 
 
 def _nothing(doc: Document) -> None:
@@ -176,9 +188,14 @@ def read_book(
     parsed: dict[str, Document] = {}
     derived: dict[str, Derived] = {}
     read = map_pages(partial(_read_alone, info, derive), files)
-    for rel, (page, found) in zip(files, read, strict=True):
+    for rel, (page, found, entry) in zip(files, read, strict=True):
         reporter.forward(found)
-        if page is not None:
+        if page is not None and entry is not None:
+            # Parsed in a worker: this process keeps it, and hands out the parse it keeps
+            # (whose identity later steps' kept results are keyed by: serve's rebuilds).
+            PARSED.put(*entry)
+            parsed[rel], derived[rel] = PARSED.kept[entry[0]][0], page[1]
+        elif page is not None:
             parsed[rel], derived[rel] = page
     order: list[str] = []
     seen: set[str] = set()

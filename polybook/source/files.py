@@ -24,10 +24,12 @@ from polybook.config import Book, key_location
 from polybook.config.named import configured_files
 from polybook.confine import Confinement, Outside, allowed_hint, is_url
 from polybook.diagnostics import Location, PolybookError, Reporter
+from polybook.memo import HeldMemo
 from polybook.source.book import ParsedBook
 from polybook.source.model import Document, Prose, TabProse
 
 SUBTYPE = "source.outside"
+NAMED: HeldMemo[list[NamedFile]] = HeldMemo(8192)  # by the page's parse (kept itself)
 # Directives whose argument is a file, and those whose options name one.
 PATH_ARGUMENT = ("include", "literalinclude", "image", "figure")
 FILE_OPTIONS = ("file", "url", "diff")
@@ -134,12 +136,17 @@ def _prose_files(text: str, first: int) -> Iterator[NamedFile]:
 
 
 def named_files(doc: Document) -> list[NamedFile]:
-    """The files ``doc`` names in its prose, in order."""
-    found: list[NamedFile] = []
-    for block in doc.blocks:
-        if isinstance(block, (Prose, TabProse)):
-            found.extend(_prose_files(block.text, block.line))
-    return found
+    """The files ``doc`` names in its prose, in order; once per parse (a page's parse is
+    kept while its text is the same: ``polybook serve`` reads the edited page's alone)."""
+
+    def read(_: Reporter) -> list[NamedFile]:
+        found: list[NamedFile] = []
+        for block in doc.blocks:
+            if isinstance(block, (Prose, TabProse)):
+                found.extend(_prose_files(block.text, block.line))
+        return found
+
+    return list(NAMED.get((doc,), "", read, Reporter(quiet=True)))
 
 
 def _refusal(named: NamedFile, confinement: Confinement, base: Path) -> str:

@@ -13,11 +13,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from polybook.diagnostics import Reporter
+from polybook.memo import HeldMemo
 from polybook.source.book import ParsedBook, toc_targets
 from polybook.source.model import Document, Toc
 from polybook.source.scan import CAPTION, HEADING, LABEL, TRAILING_EQLABEL
 
 SECNUM_DEPTH = 2  # numfig_secnum_depth
+NUMBERED: HeldMemo[dict[str, Target]] = HeldMemo(8)  # by the pages' parses, in book order
 
 
 @dataclass(frozen=True)
@@ -152,7 +155,13 @@ class _Page:
 
 
 def numbering(book: ParsedBook) -> dict[str, Target]:
-    """Every label of the book, with what it names and its number."""
+    """Every label of the book, with what it names and its number; once per book as parsed
+    (each page's parse is kept while its text is the same: ``polybook serve``'s rebuilds
+    number the book again only when a page changed). Shared: callers only read it."""
+    return NUMBERED.get(tuple(book.documents), "", lambda _: _numbering(book), Reporter(quiet=True))
+
+
+def _numbering(book: ParsedBook) -> dict[str, Target]:
     numbers = page_numbers(book)
     counters = _Counters()
     found: dict[str, Target] = {}

@@ -274,17 +274,33 @@ def inert_figures(app: Sphinx, error: Exception | None) -> None:
     by ``make clean``), else beside the doctrees (``pb-inert/``)."""
     outdir = Path(app.outdir)
     kept = Path(app.config.pb_inert_cache or Path(app.doctreedir) / "pb-inert")
-    paths = [
+    copied = [
         path
         for folder in (outdir / "_images", outdir / "_downloads")
         for path in (sorted(folder.rglob("*.svg")) if folder.is_dir() else ())
     ]
+    # A process kept warm (``polybook serve``) looks again only at the figures Sphinx
+    # copied since its last build: those it left are as this process made them.
+    paths = [path for path in copied if _INERT.get(str(path)) != _stamp(path)]
     made = map_pages(_make_inert, [(p, kept) for p in paths])
     for path, well_formed in zip(paths, made, strict=True):
         if not well_formed:
             name = path.relative_to(outdir).as_posix()
             message = "%s is not a well-formed SVG: emptied"
             logger.warning(message, name, type="render", subtype="svg")
+        else:
+            _INERT[str(path)] = _stamp(path)
+
+
+_INERT: dict[str, tuple[int, int, int, int] | None] = {}  # figures made inert: their stamps
+
+
+def _stamp(path: Path) -> tuple[int, int, int, int] | None:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
 def _make_inert(job: tuple[Path, Path]) -> bool:

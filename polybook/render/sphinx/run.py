@@ -88,6 +88,22 @@ def ready() -> tuple[str, bool] | None:
     return path, fresh == "1"
 
 
+def _warm(app: Any) -> None:
+    """What a kept process's first build would pay for the whole book, paid while it waits
+    to be told: every page's doctree unpickled (numbering the figures walks them all; kept,
+    see :mod:`.doctrees`) and the citations formatted (kept, see :mod:`.cite`). Its results
+    are those the build computes again; what it logs is cleared when the build starts."""
+    from polybook.render.sphinx.doctrees import DOCTREES
+
+    try:
+        for docname in sorted(app.env.all_docs):
+            DOCTREES.get(app.env, docname)
+        if "cite" in app.env.domains:
+            app.env.domains["cite"].env_updated()
+    except Exception:  # the build finds what went wrong, and says it, located
+        logging.getLogger(__name__).debug("warming the Sphinx process failed", exc_info=True)
+
+
 def main(settings_path: str, fresh: bool = False, jobs: int = 1, when_told: bool = False) -> int:
     from sphinx._cli.util.colour import disable_colour
     from sphinx.application import Sphinx
@@ -127,6 +143,7 @@ def main(settings_path: str, fresh: bool = False, jobs: int = 1, when_told: bool
             return 1
         if not when_told:
             return _build(app, log, settings["log"])
+        _warm(app)
         while sys.stdin.readline().strip() == GO:
             log.seek(0)
             log.truncate()
