@@ -17,6 +17,7 @@ from polybook.render.sphinx import parallel_write
 from polybook.render.sphinx.core_ext import display_name
 from polybook.site import early, editions, header, math_svg, navigation, reader, search
 from polybook.site.compat import DATA_SCRIPT
+from polybook.site.compat_view import insert_after_title, lines_html
 
 
 def _meta_tabs(
@@ -59,8 +60,9 @@ def _add_compat(app: Sphinx) -> None:
 def _page_compat(
     app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
 ) -> None:
-    """The page's own lines of the record (``DATA_SCRIPT``, written before Sphinx runs), in
-    its head: a page loads its results, not the whole book's."""
+    """The page's own lines of the record (``DATA_SCRIPT``, written before Sphinx runs): its
+    "works with" lines under its title, and its results in its head (a page loads its
+    results, not the whole book's) for the script that shows a newer weekly check."""
     if not app.config.pb_compat:
         return
     script = Path(app.srcdir) / "_static" / DATA_SCRIPT
@@ -72,6 +74,9 @@ def _page_compat(
     context["metatags"] = (
         context.get("metatags", "") + f"<script>window.polybookCompatData = {data};</script>\n"
     )
+    here = app.builder.get_target_uri(pagename)
+    lines = lines_html(mine, page, list(app.config.pb_tabs), here)
+    context["body"] = insert_after_title(str(context.get("body", "")), lines)
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
