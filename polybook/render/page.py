@@ -86,9 +86,10 @@ def _merge_streams(outputs: list[dict[str, str]]) -> list[dict[str, str]]:
 
 def provenance(cell: NotebookNode, run: RunInfo | None, host_gpus: int) -> str:
     """Where the outputs of a cell come from when this host could not have made them (it
-    lacks the GPUs the cell needs, or the outputs depend on a bigger device class), or ""."""
+    lacks the GPUs the cell needs, or the outputs depend on a bigger device class), or ""
+    (also for a cell without outputs: nothing to vouch for)."""
     meta = cell_meta(cell)
-    if meta.skipped or run is None:
+    if meta.skipped or run is None or not cell.get("outputs"):
         return ""
     bigger = devices.rank(run.device_class) > devices.rank(devices.host_class(host_gpus))
     smaller = meta.gpus <= host_gpus or run.host_gpus <= host_gpus  # this host could run it
