@@ -100,3 +100,25 @@ def test_the_gpu_page_says_what_its_code_and_outputs_say() -> None:
     assert "typically much slower" not in prose and "about 10%" in prose
     index = (REPO / "chapter_builders-guide" / "index.md").read_text(encoding="utf-8")
     assert "(**the ideas" not in index
+
+
+def test_the_compatibility_page_reads_by_section_and_follows_the_switcher(
+    site: Path, chromium: Browser
+) -> None:
+    with new_context(chromium, width=390, height=844) as context:
+        page = context.new_page()
+        errors = watch_errors(page)
+        page.goto(file_url(site / "compatibility.html") + "?tab=tensorflow")
+        shown = page.locator(".pb-compat-fw:visible")
+        assert shown.count() == 1 and shown.get_attribute("data-pb-follow") == "tensorflow"
+        text = page.locator("article").inner_text()
+        assert "27 November 2026" in text and "T17:53" not in text
+        assert ".md" not in shown.inner_text()
+        link = shown.locator("a", has_text="Custom Layers")
+        assert (
+            link.get_attribute("href") == "chapter_builders-guide/custom-layer.html?tab=tensorflow"
+        )
+        assert shown.locator(".pb-compat-chapter", has_text="Builders' Guide").count() == 1
+        wide = page.evaluate("document.documentElement.scrollWidth")
+        assert wide <= 390
+        assert errors == []

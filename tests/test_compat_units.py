@@ -157,8 +157,9 @@ def test_the_students_notebooks_carry_the_line(tmp_path: Path) -> None:
     ]  # fmt: skip
     line = compat_line(results, "a.md", "pytorch", "https://book.example/")
     assert line == (
-        "Fails with torch 2.14.1: 2 cells ([details](https://book.example/compat/reports/"
-        "pytorch-newest.html#cell-1)) · checked 2026-11-27"
+        "Outputs from torch 2.13.0 · Fails with torch 2.14.1: 2 cells ([details]"
+        "(https://book.example/compat/reports/pytorch-newest.html#cell-1)) · checked 27 November"
+        " 2026"
     )
     assert compat_line(results, "a.md", "jax") == ""
     info = PageInfo("a.md", "A", "PyTorch", "Book", compat=line)
