@@ -122,3 +122,25 @@ def test_the_compatibility_page_reads_by_section_and_follows_the_switcher(
         wide = page.evaluate("document.documentElement.scrollWidth")
         assert wide <= 390
         assert errors == []
+
+
+def test_a_report_is_a_page_of_the_site_that_fits_a_phone(site: Path, chromium: Browser) -> None:
+    with new_context(chromium, width=390, height=844) as context:
+        page = context.new_page()
+        errors = watch_errors(page)
+        page.goto(file_url(site / "compat/reports/pytorch-newest.html"))
+        assert page.locator(".pb-report").count() == 1  # inside the site's layout
+        back = page.locator("article a", has_text="Compatibility").first
+        assert back.get_attribute("href") == "../../compatibility.html"
+        headings = page.locator(".pb-report h2").all_inner_texts()
+        assert headings[0] == "Changed cells" and headings[-1] == "Packages"
+        assert ".md" not in page.locator(".pb-report h3").first.inner_text()
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        hrefs = page.eval_on_selector_all(
+            ".pb-report a[href]", "links => links.map((a) => a.getAttribute('href'))"
+        )
+        for href in hrefs:
+            target = href.split("#")[0].split("?")[0]
+            if target:
+                assert (site / "compat/reports" / target).resolve().is_file(), href
+        assert errors == []

@@ -17,7 +17,8 @@ from polybook.config import Book
 from polybook.fsutil import write_atomic
 from polybook.notebooks.compat_line import human_day
 from polybook.render.myst import Lines
-from polybook.render.page import Page
+from polybook.render.page import Page, with_toctree
+from polybook.site.compat_reports import report_pages
 
 COMPAT_LINK = "compat"  # in the site: compat.json and reports/
 DATA_SCRIPT = "polybook-compat-data.js"
@@ -93,7 +94,7 @@ def write_compat(book: Book, srcdir: Path) -> bool:
             changed = True
         return changed
     folder = compat_file(book).parent
-    held = {p.relative_to(folder) for p in [compat_file(book), *folder.glob("reports/*.html")]}
+    held = {compat_file(book).relative_to(folder)}  # the reports are pages of the site
     staged = book.layout.work / "compat-site"
     if staged.is_dir():
         shutil.rmtree(staged)
@@ -188,11 +189,18 @@ INTRO = (
 )
 
 
-def compat_page(book: Book) -> Page | None:
-    """The compatibility page, where ``polybook compat`` has run."""
+def compat_pages(book: Book) -> list[Page]:
+    """The compatibility page and its reports' pages, where ``polybook compat`` has run."""
     data = read_compat(book)
     if data is None or not data["results"]:
-        return None
+        return []
+    reports = report_pages(compat_file(book).parent, data, lambda p: _title(book, p), PAGE)
+    page = compat_page(book, data)
+    return [with_toctree(page, [r.docname for r in reports]), *reports]
+
+
+def compat_page(book: Book, data: dict[str, Any]) -> Page:
+    """The compatibility page: every framework's results by section."""
     made = html.escape(human_day(str(data.get("made", ""))))
     text = (
         f"# Compatibility\n\n{INTRO} Checked on {made}.\n\n"
