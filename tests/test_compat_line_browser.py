@@ -90,6 +90,13 @@ def test_provenance_only_on_cells_with_outputs(site: Path, chromium: Browser) ->
             " !(n.nextElementSibling && n.nextElementSibling.matches('.pb-output'))).length"
         )
         assert lone == 0
+        # One line says which tabs' outputs came from which host; each tab's line names
+        # the version its outputs came from.
+        hosts = page.locator(".pb-hosts").inner_text()
+        assert "PyTorch: output of a build on a host with 1 GPU (NVIDIA H200" in hosts
+        assert "MXNet, TensorFlow: this site's build" in hosts
+        line = page.locator(".pb-compat-line:visible").inner_text()
+        assert line.startswith("Outputs from torch 2.11.0 on NVIDIA H200")
 
 
 def test_the_gpu_page_says_what_its_code_and_outputs_say() -> None:
