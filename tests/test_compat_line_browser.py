@@ -55,6 +55,8 @@ def test_the_line_is_in_the_page_and_honest_without_javascript(
         assert text.startswith("Outputs from torch 2.13.0+cpu")
         assert "Works with torch 2.14.1 (random draws differ)" in text
         assert "Outputs change" not in text and "checked 27 November 2026" in text
+        details = line.locator("a.pb-compat-details").first.get_attribute("href")
+        assert details == "../compat/reports/pytorch-newest.html#cell-5"  # its first cell
         day = page.locator(".pb-compat-line:visible .pb-compat-day")
         assert day.evaluate("e => e.getClientRects().length") == 1  # one line, not wrapped
     finally:

@@ -77,7 +77,8 @@ def line_html(
         part = f'<span class="pb-compat-{status}">{html.escape(text)}</span>'
         report = str(result.get("report") or "")
         if report and result.get("status") != "works":
-            href = html.escape(relative_uri(here, LINK + report))
+            path, _, anchor = report.partition("#")
+            href = html.escape(relative_uri(here, LINK + path) + (f"#{anchor}" if anchor else ""))
             part += f' (<a class="pb-compat-details" href="{href}">details</a>)'
         parts.append(part)
     if day:
