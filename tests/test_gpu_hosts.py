@@ -220,6 +220,9 @@ def test_outputs_of_a_bigger_class_carry_their_provenance() -> None:
     lent = RunInfo(host_gpus=1, date="2025-01-02", framework_version="torch 2.5.1")
     lent = RunInfo(**{**lent.to_json(), "device_class": "cuda"})
     naming, plain = new_code_cell("x.device", "a"), new_code_cell("x + 1", "b")
+    assert provenance(naming, lent, 0) == ""  # no outputs: nothing to vouch for
+    naming.outputs = [{"output_type": "stream", "name": "stdout", "text": "cuda:0\n"}]
+    plain.outputs = list(naming.outputs)
     assert provenance(naming, lent, 0) == (
         "output of a build on a host with 1 GPU (torch 2.5.1, 2025-01-02)"
     )

@@ -16,12 +16,14 @@ from typing import Any, Literal
 
 from nbformat import NotebookNode
 
-from polybook.drift.model import DriftReport
+from polybook.drift.model import CellDrift, DriftReport
 from polybook.drift.outputs import read_outputs
+from polybook.drift.randomness import by_chance
 from polybook.meta import cell_meta
 
-Status = Literal["works", "warnings", "changed", "fails"]
-STATUSES: tuple[Status, ...] = ("works", "warnings", "changed", "fails")
+# ``random``: only values that come of unseeded random draws differ (see drift/randomness.py)
+Status = Literal["works", "random", "warnings", "changed", "fails"]
+STATUSES: tuple[Status, ...] = ("works", "random", "warnings", "changed", "fails")
 BUILT = "built"  # the target of the pins the book is built with
 NEWEST = "newest"  # the newest release on the package index
 FORMAT = 1  # compat.json's format
@@ -143,6 +145,15 @@ def judge_built(
     return found
 
 
+def _chance(cell: CellDrift, nb: NotebookNode) -> bool:
+    """Whether ``cell`` of ``nb`` changed by chance (an unseeded draw before it)."""
+    code = [str(c.source) for c in nb.cells if c.cell_type == "code"][: cell.cell]
+    texts = [(a.text, b.text) for a, b in zip(cell.before, cell.after, strict=False)]
+    same_count = len(cell.before) == len(cell.after)
+    pairs = texts if same_count and all(a or b for a, b in texts) else []
+    return by_chance(cell.framework, code, cell.kinds, pairs)
+
+
 def judge_target(
     target: str,
     before: Mapping[tuple[str, str], NotebookNode],
@@ -155,7 +166,8 @@ def judge_target(
 ) -> list[SectionResult]:
     """The sections run with ``target``'s pins (``after``), judged against the current build
     (``before``, ``drift`` the comparison): a cell that fails with the target fails the
-    section; else a changed output or image changes it; else a new warning warns."""
+    section; else a changed output or image changes it (``random`` where every changed cell
+    changed by chance); else a new warning warns."""
     anchors: dict[tuple[str, str], int] = {}
     for index, cell in enumerate(drift.cells, start=1):
         anchors.setdefault((cell.page, cell.framework), index)
@@ -171,7 +183,10 @@ def judge_target(
         if failed:
             status, count = "fails", failed
         elif "changed" in changes or "image" in changes or "fixed-error" in changes:
-            status, count = "changed", sum(k != "tolerance" for k in changes)
+            count = sum(k != "tolerance" for k in changes)
+            moved = [c for c in drift.cells if (c.page, c.framework) == place]
+            chance = all(_chance(c, nb) for c in moved if set(c.kinds) != {"tolerance"})
+            status = "random" if chance else "changed"
         elif "new-warning" in changes:
             status, count = "warnings", changes.count("new-warning")
         else:

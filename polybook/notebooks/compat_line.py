@@ -1,7 +1,8 @@
-"""The "works with" line of a students' notebook, from the record of ``polybook compat``
-(``_build/compat/compat.json``), as the site shows it under the section's title: "Works with
-torch 2.14 · checked 2026-11-27", "Fails with torch 2.14: 2 cells"; with a link to the drift
-report where the site is published. No record, no line."""
+"""The "works with" line of a section, from the record of ``polybook compat``
+(``_build/compat/compat.json``), in a students' notebook and under the section's title on
+the site: "Outputs from torch 2.13.0 · Works with torch 2.14.1 · checked 27 November 2026",
+"Fails with torch 2.14.1: 2 cells"; with a link to the drift report where the site is
+published. No record, no line."""
 
 from __future__ import annotations
 
@@ -22,39 +23,81 @@ def read_results(record: Path) -> list[dict[str, Any]]:
     return [r for r in results if isinstance(r, dict)] if isinstance(results, list) else []
 
 
-def _statement(result: dict[str, Any], label: str) -> str:
+MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+
+
+def human_day(day: str) -> str:
+    """``2026-11-27`` (or a timestamp of that day) as ``27 November 2026``; else as given."""
+    try:
+        year, month, rest = day[:10].split("-")
+        return f"{int(rest)} {MONTHS[int(month) - 1]} {int(year)}"
+    except (ValueError, IndexError):
+        return day
+
+
+def statement(result: dict[str, Any], label: str) -> str:
+    """One target's result in words: ``works`` when its outputs agree within the drift
+    tolerance, ``random`` when only unseeded random draws differ, ``changed`` beyond it."""
     version = str(result.get("version") or result.get("target", ""))
     named = f"{label} ({version})" if label else version
     status, cells = result.get("status"), int(result.get("cells") or 0)
     if status == "fails":
         return f"Fails with {named}: {cells} cell{'s' if cells != 1 else ''}"
     if status == "changed":
-        return f"Outputs change with {named}"
+        return f"Outputs differ with {named}"
+    if status == "random":
+        return f"Works with {named} (random draws differ)"
     if status == "warnings":
         return f"Works with {named}, with warnings"
     return f"Works with {named}"
 
 
-def compat_line(results: list[dict[str, Any]], page: str, framework: str, site: str = "") -> str:
-    """The line of ``page``'s ``framework`` notebook ("" where nothing was checked);
-    ``site``: the published site's address, for the links to the reports."""
+def line_parts(
+    results: list[dict[str, Any]], page: str, framework: str
+) -> tuple[str, list[tuple[str, dict[str, Any]]], str]:
+    """What ``page``'s line of ``framework`` says: the version its outputs came from (the
+    built target's), each other target's statement with its result, and the last day
+    checked; nothing where the page was not checked."""
     mine = {
         str(r.get("target")): r
         for r in results
         if (r.get("page"), r.get("framework")) == (page, framework)
     }
     if not mine:
-        return ""
+        return "", [], ""
+    built = str(mine[BUILT].get("version", "")) if BUILT in mine else ""
     order = [NEWEST, *sorted(t for t in mine if t not in (BUILT, NEWEST))]
     shown = [t for t in order if t in mine] or [BUILT]
-    parts = []
-    for target in shown:
-        result = mine[target]
-        text = _statement(result, "" if target in (BUILT, NEWEST) else str(target))
-        report = str(result.get("report") or "")
-        if site and report and result.get("status") != "works":
-            text += f" ([details]({site.rstrip('/')}/compat/{report}))"
-        parts.append(text)
+    said = [(statement(mine[t], "" if t in (BUILT, NEWEST) else t), mine[t]) for t in shown]
     days = sorted(str(r.get("checked")) for r in mine.values() if r.get("checked"))
-    checked = f" · checked {days[-1]}" if days else ""
+    return built, said, days[-1] if days else ""
+
+
+def compat_line(results: list[dict[str, Any]], page: str, framework: str, site: str = "") -> str:
+    """The line of ``page``'s ``framework`` notebook ("" where nothing was checked);
+    ``site``: the published site's address, for the links to the reports."""
+    built, said, day = line_parts(results, page, framework)
+    if not said:
+        return ""
+    parts = [f"Outputs from {built}"] if built else []
+    for text, result in said:
+        report = str(result.get("report") or "")
+        details = ""
+        if site and report and result.get("status") != "works":
+            details = f" ([details]({site.rstrip('/')}/compat/{report}))"
+        parts.append(text + details)
+    checked = f" · checked {human_day(day)}" if day else ""
     return " · ".join(parts) + checked

@@ -86,9 +86,10 @@ def _merge_streams(outputs: list[dict[str, str]]) -> list[dict[str, str]]:
 
 def provenance(cell: NotebookNode, run: RunInfo | None, host_gpus: int) -> str:
     """Where the outputs of a cell come from when this host could not have made them (it
-    lacks the GPUs the cell needs, or the outputs depend on a bigger device class), or ""."""
+    lacks the GPUs the cell needs, or the outputs depend on a bigger device class), or ""
+    (also for a cell without outputs: nothing to vouch for)."""
     meta = cell_meta(cell)
-    if meta.skipped or run is None:
+    if meta.skipped or run is None or not cell.get("outputs"):
         return ""
     if run.store:  # read from a committed outputs store (polybook.execution.outputs_store)
         made = f" ({run.framework_version})" if run.framework_version else ""

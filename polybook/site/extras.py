@@ -23,7 +23,7 @@ from polybook.render.names import BIBFILE, INDEX_FILE
 from polybook.render.page import Page, references_page
 from polybook.site.api import api_index, api_pages
 from polybook.site.api_prose import ProseIndex
-from polybook.site.compat import compat_page
+from polybook.site.compat import compat_pages
 
 REFERENCES = "references"
 COLAB = "https://colab.research.google.com/github"
@@ -116,8 +116,7 @@ def generated_pages(
     pages += api_pages(book, extras.libraries, extras.tabs, extras.documented, extras.prose)
     if book.bibliography:
         pages.append(references_page())
-    compat = compat_page(book)
-    pages += [compat] if compat is not None else []
+    pages += compat_pages(book)
     return [p for p in pages if p.docname not in taken]
 
 

@@ -17,6 +17,7 @@ from polybook.render.sphinx import parallel_write
 from polybook.render.sphinx.core_ext import display_name
 from polybook.site import early, editions, header, math_svg, navigation, reader, search
 from polybook.site.compat import DATA_SCRIPT
+from polybook.site.compat_view import host_notes, hosts_html, insert_after_title, lines_html
 
 
 def _meta_tabs(
@@ -59,9 +60,17 @@ def _add_compat(app: Sphinx) -> None:
 def _page_compat(
     app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
 ) -> None:
-    """The page's own lines of the record (``DATA_SCRIPT``, written before Sphinx runs), in
-    its head: a page loads its results, not the whole book's."""
+    """Under the page's title, one line saying which tabs' outputs came from which host
+    (where another host made some) and, in a book checked by ``polybook compat``
+    (``DATA_SCRIPT``, written before Sphinx runs), its "works with" lines; its results in
+    its head (a page loads its results, not the whole book's) for the script that shows a
+    newer weekly check."""
+    here, tabs = app.builder.get_target_uri(pagename), list(app.config.pb_tabs)
+    body = str(context.get("body", ""))
+    notes = host_notes(body)
+    hosts = hosts_html(notes, tabs, {fw: display_name(app.config, fw) for fw in tabs})
     if not app.config.pb_compat:
+        context["body"] = insert_after_title(body, hosts)
         return
     script = Path(app.srcdir) / "_static" / DATA_SCRIPT
     text = script.read_text(encoding="utf-8") if script.is_file() else ""
@@ -72,6 +81,7 @@ def _page_compat(
     context["metatags"] = (
         context.get("metatags", "") + f"<script>window.polybookCompatData = {data};</script>\n"
     )
+    context["body"] = insert_after_title(body, lines_html(mine, page, tabs, here, notes) + hosts)
 
 
 def setup(app: Sphinx) -> dict[str, Any]:

@@ -241,7 +241,7 @@ def _cell(data: dict[str, Any], env: Any, owners: list[str]) -> list[nodes.Node]
         note += nodes.inline(text=localized_note(env.config.language, data["badge"]))
         result.append(note)
     if data.get("provenance"):
-        note = nodes.container(classes=["pb-provenance"])
+        note = nodes.container(classes=["pb-provenance", *(f"pb-from-{fw}" for fw in owners)])
         note += nodes.paragraph(text=localized_note(env.config.language, data["provenance"]))
         result.append(note)
     result.extend(_outputs(data["outputs"], image_alt(data["source"] or "")))

@@ -1,29 +1,83 @@
 /*
- * polybook-compat.js: what `polybook compat` found, under each section's title, for the
- * reader's framework: "Works with torch 2.14 · checked 2026-11-27", or "Fails with torch
- * 2.14: 2 cells (details)", the details opening the section's drift report.
+ * polybook-compat.js: a newer weekly check of `polybook compat`, shown without a rebuild.
  *
- * Its data is window.polybookCompatData (polybook-compat-data.js, written at build time;
- * null where the book has no compat.json: then it shows nothing and asks nothing; empty,
- * made "", where the book has a weekly check but no record yet). Served over http(s), it
- * also asks the site's own compat/compat.json (same origin) and uses it when it was made
- * after the built-in data: the weekly check updates the lines without a rebuild. From
- * file:// it asks nothing.
+ * The "works with" line under each section's title is written into the page when it is
+ * built (p.pb-compat-line[data-pb-follow=NAME], one per framework; the tabs script shows
+ * the reader's): nothing is inserted on load and nothing moves. Served over http(s), this
+ * script asks the site's own compat/compat.json (same origin) and, where it was made after
+ * the record the page was built with (window.polybookCompatData), writes each line's words
+ * again in place. From file://, and in a book with no record, it asks nothing.
  */
 (function () {
   'use strict';
 
-  const LINE_CLASS = 'pb-compat-line';
   const LINK = 'compat/';
-  const WORDS = { works: 'works', warnings: 'warnings', changed: 'outputs change', fails: 'fails' };
-  let data = window.polybookCompatData || null;
+  const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August',
+    'September', 'October', 'November', 'December'];
+  const data = window.polybookCompatData || null;
 
   function siteRoot() {
     const root = document.documentElement.dataset.content_root || './';
     return new URL(root, window.location.href);
   }
 
-  // The page's source, as compat.json names it: chapter/section.md.
+  function humanDay(day) {
+    const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(day || '');
+    return m ? Number(m[3]) + ' ' + MONTHS[Number(m[2]) - 1] + ' ' + m[1] : day || '';
+  }
+
+  function statement(result, label) {
+    const version = result.version || result.target;
+    const named = label ? label + ' (' + version + ')' : version;
+    const cells = result.cells || 0;
+    if (result.status === 'fails') return 'Fails with ' + named + ': ' + cells + (cells === 1 ? ' cell' : ' cells');
+    if (result.status === 'changed') return 'Outputs differ with ' + named;
+    if (result.status === 'random') return 'Works with ' + named + ' (random draws differ)';
+    if (result.status === 'warnings') return 'Works with ' + named + ', with warnings';
+    return 'Works with ' + named;
+  }
+
+  // The words of one line, as the build writes them (polybook/site/compat_view.py).
+  function fill(span, results) {
+    const byTarget = {};
+    results.forEach((r) => { byTarget[r.target] = r; });
+    const order = ['newest'].concat(Object.keys(byTarget).filter((t) => t !== 'newest' && t !== 'built').sort());
+    const shown = order.filter((t) => byTarget[t]);
+    if (!shown.length && byTarget.built) shown.push('built');
+    span.textContent = '';
+    const parts = [];
+    if (byTarget.built) parts.push(document.createTextNode('Outputs from ' + byTarget.built.version));
+    shown.forEach((target) => {
+      const r = byTarget[target];
+      const part = document.createElement('span');
+      part.className = 'pb-compat-' + r.status;
+      part.textContent = statement(r, target === 'newest' || target === 'built' ? '' : target);
+      const group = document.createDocumentFragment();
+      group.appendChild(part);
+      if (r.status !== 'works' && r.report) {
+        const link = document.createElement('a');
+        link.className = 'pb-compat-details';
+        link.href = new URL(LINK + r.report, siteRoot()).href;
+        link.textContent = 'details';
+        group.appendChild(document.createTextNode(' ('));
+        group.appendChild(link);
+        group.appendChild(document.createTextNode(')'));
+      }
+      parts.push(group);
+    });
+    const days = results.map((r) => r.checked).filter(Boolean).sort();
+    if (days.length) {
+      const day = document.createElement('span');
+      day.className = 'pb-compat-day';
+      day.textContent = 'checked ' + humanDay(days[days.length - 1]);
+      parts.push(day);
+    }
+    parts.forEach((part, index) => {
+      if (index) span.appendChild(document.createTextNode(' · '));
+      span.appendChild(part);
+    });
+  }
+
   function pageName() {
     const here = window.location.href.split(/[?#]/)[0];
     const root = siteRoot().href;
@@ -33,149 +87,21 @@
     return name.replace(/\.html$/, '.md');
   }
 
-  function resultsOf(page, framework) {
-    return (data.results || []).filter((r) => r.page === page && r.framework === framework);
-  }
-
-  function checkedOn(results) {
-    const days = results.map((r) => r.checked).filter(Boolean).sort();
-    return days.length ? days[days.length - 1] : '';
-  }
-
-  function cellsText(n) {
-    return n + (n === 1 ? ' cell' : ' cells');
-  }
-
-  // One statement per target, the newest release first: "Fails with torch 2.14: 2 cells".
-  function statement(result, label) {
-    const version = result.version || result.target;
-    const named = label ? label + ' (' + version + ')' : version;
-    if (result.status === 'fails') return 'Fails with ' + named + ': ' + cellsText(result.cells || 0);
-    if (result.status === 'changed') return 'Outputs change with ' + named;
-    if (result.status === 'warnings') return 'Works with ' + named + ', with warnings';
-    return 'Works with ' + named;
-  }
-
-  function detailsLink(result) {
-    const link = document.createElement('a');
-    link.href = new URL(LINK + result.report, siteRoot()).href;
-    link.textContent = 'details';
-    link.className = 'pb-compat-details';
-    return link;
-  }
-
-  function line(framework) {
-    const results = resultsOf(pageName(), framework);
-    if (!results.length) return null;
-    const byTarget = {};
-    results.forEach((r) => { byTarget[r.target] = r; });
-    const order = ['newest'].concat(Object.keys(byTarget).filter((t) => t !== 'newest' && t !== 'built').sort());
-    const shown = order.filter((t) => byTarget[t]);
-    if (!shown.length && byTarget.built) shown.push('built');
-    const p = document.createElement('p');
-    p.className = LINE_CLASS;
-    p.dataset.pbCompat = framework;
-    p.style.fontSize = '0.85em';
-    p.style.opacity = '0.85';
-    shown.forEach((target, index) => {
-      const r = byTarget[target];
-      if (index) p.appendChild(document.createTextNode(' · '));
-      const label = target === 'newest' || target === 'built' ? '' : target;
-      const span = document.createElement('span');
-      span.className = 'pb-compat-' + r.status;
-      span.textContent = statement(r, label);
-      p.appendChild(span);
-      if (r.status !== 'works' && r.report) {
-        p.appendChild(document.createTextNode(' ('));
-        p.appendChild(detailsLink(r));
-        p.appendChild(document.createTextNode(')'));
-      }
+  function update(fetched) {
+    const page = pageName();
+    document.querySelectorAll('.pb-compat-line[data-pb-follow]').forEach((line) => {
+      const framework = line.getAttribute('data-pb-follow');
+      const mine = fetched.results.filter((r) => r.page === page && r.framework === framework);
+      const span = line.firstElementChild;
+      if (mine.length && span) fill(span, mine);
     });
-    const day = checkedOn(results);
-    if (day) p.appendChild(document.createTextNode(' · checked ' + day));
-    return p;
   }
 
-  function render(framework) {
-    document.querySelectorAll('.' + LINE_CLASS).forEach((old) => old.remove());
-    if (!data || !framework) return;
-    const title = document.querySelector('article h1') || document.querySelector('h1');
-    const made = line(framework);
-    if (title && made) title.insertAdjacentElement('afterend', made);
-  }
-
-  function cell(result) {
-    const td = document.createElement('td');
-    td.className = 'pb-compat-' + result.status;
-    let text = WORDS[result.status] || result.status;
-    if (result.status === 'fails' && result.cells) text += ': ' + cellsText(result.cells);
-    if (result.report && result.status !== 'works') {
-      const link = detailsLink(result);
-      link.textContent = text;
-      td.appendChild(link);
-    } else {
-      td.textContent = text;
-    }
-    return td;
-  }
-
-  // The compatibility page's table, made again from newer data.
-  function renderTable() {
-    const table = document.getElementById('polybook-compat-table');
-    const body = table && table.querySelector('tbody');
-    if (!body) return;
-    body.textContent = '';
-    const names = data.frameworks || {};
-    data.results.slice().sort((a, b) => (a.page + a.framework + a.target).localeCompare(b.page + b.framework + b.target))
-      .forEach((r) => {
-        const tr = document.createElement('tr');
-        const display = (names[r.framework] || {}).display || r.framework;
-        [r.page, display, r.target, r.version || ''].forEach((text) => {
-          const td = document.createElement('td');
-          td.textContent = text;
-          tr.appendChild(td);
-        });
-        tr.appendChild(cell(r));
-        const day = document.createElement('td');
-        day.textContent = r.checked || '';
-        tr.appendChild(day);
-        body.appendChild(tr);
-      });
-  }
-
-  function currentFramework() {
-    const tabs = window.polybookTabs;
-    const chosen = tabs && tabs.current();
-    if (chosen) return chosen;
-    const known = Object.keys((data && data.frameworks) || {});
-    return known.length ? known[0] : '';
-  }
-
-  function refresh() {
-    if (!/^https?:$/.test(window.location.protocol) || !data || !window.fetch) return;
-    fetch(new URL(LINK + 'compat.json', siteRoot()).href, { cache: 'no-cache' })
-      .then((response) => (response.ok ? response.json() : null))
-      .then((fetched) => {
-        if (!fetched || !Array.isArray(fetched.results) || !(fetched.made > (data.made || ''))) return;
-        data = fetched;
-        render(currentFramework());
-        renderTable();
-      })
-      .catch(() => {});
-  }
-
-  if (window.polybookTabs) {
-    window.polybookTabs.register({ applied: (name) => render(name) });
-  }
-
-  function init() {
-    render(currentFramework());
-    refresh();
-  }
-
-  if (document.readyState === 'loading') {
-    document.addEventListener('DOMContentLoaded', init);
-  } else {
-    init();
-  }
+  if (!data || !/^https?:$/.test(window.location.protocol) || !window.fetch) return;
+  fetch(new URL(LINK + 'compat.json', siteRoot()).href, { cache: 'no-cache' })
+    .then((response) => (response.ok ? response.json() : null))
+    .then((fetched) => {
+      if (fetched && Array.isArray(fetched.results) && fetched.made > (data.made || '')) update(fetched);
+    })
+    .catch(() => {});
 })();
