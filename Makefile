@@ -10,7 +10,7 @@ TABS ?= all
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all html lib eval check test lint bench bench-book clean setup envs system-deps serve screenshots \
-	notebooks dist lab pdf pdf-deps epub linkcheck slides mutants d2lbook-reader fuzz
+	notebooks dist lab pdf pdf-deps epub linkcheck slides mutants d2lbook-reader fuzz pythons
 
 all: html
 
@@ -127,8 +127,15 @@ lint: setup
 	$(TOOL)/bin/python -m tools.config_table --check
 	$(TOOL)/bin/python -m tools.command_table --check
 
-test: envs system-deps pdf-deps lint check d2lbook-reader
+test: envs system-deps pdf-deps lint check d2lbook-reader pythons
 	$(TOOL)/bin/python -m pytest
+
+# tests/test_key_formats.py compares the cache keys every CPython 3.10+ this machine has makes
+# (python3.N on the PATH, pyenv's, uv's; tools/key_versions.py): it needs two. This kind of
+# machine has pyenv's 3.10 to 3.13; where fewer are found, `make test` stops here saying so
+# (`pyenv install 3.12`, or `uv python install 3.12`, adds one).
+pythons: setup
+	@$(TOOL)/bin/python -m tools.key_versions --require 2
 
 # d2lbook 1.0.3's reader (no Sphinx) in .envs/d2lbook-reader, from
 # requirements/d2lbook-reader*.txt: tests/test_d2lbook_reader.py compares polybook's notebooks

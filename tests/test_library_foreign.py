@@ -129,10 +129,11 @@ def committed_book(root: Path, notebooks: str, pages: dict[str, str] = PAGES) ->
     return root
 
 
-def run_library(root: Path) -> str:
-    """What :data:`CALLS` prints, the written library imported by plain Python."""
+def run_library(root: Path, calls: str = CALLS) -> str:
+    """What :data:`CALLS` prints, the written library imported by plain Python (the book's
+    own: ``-E`` keeps a ``d2l`` package on PYTHONPATH from shadowing it)."""
     done = subprocess.run(
-        [sys.executable, "-c", CALLS], cwd=root, capture_output=True, text=True, check=False
+        [sys.executable, "-E", "-c", calls], cwd=root, capture_output=True, text=True, check=False
     )
     return done.stdout.strip() + done.stderr
 
@@ -214,7 +215,4 @@ def test_the_methods_of_pages_outside_the_build_keep_their_book_order(tmp_path: 
     (root / "d2l/torch.py").write_text(ORDERED_LIBRARY)
     assert build(root, "lib") == 0
     calls = "from d2l import torch as d2l\nprint(d2l.HyperParameters().describe())\n"
-    done = subprocess.run(
-        [sys.executable, "-c", calls], cwd=root, capture_output=True, text=True, check=False
-    )
-    assert done.stdout.strip() + done.stderr == "later"
+    assert run_library(root, calls) == "later"
