@@ -4,8 +4,8 @@ and runs the fast tests that cover it; a change no test notices survives. A muta
 killed only when a test failed (pytest's exit 1): an internal error, a crash, a timeout or a
 mutant no test ran is not a kill. Prints killed / survived / accepted per module and every
 survivor that ``tests/mutants-accepted.txt`` does not accept; exit 1 if any is left, or a
-mutant was not run. ``--summary`` also writes the figures to :data:`SUMMARY_JSON` and
-:data:`SUMMARY_PAGE` (committed).
+mutant was not run. ``--summary`` also writes every module's figures to :data:`SUMMARY_JSON`
+and :data:`SUMMARY_PAGE` (committed).
 
 Accepted survivors are keyed by what the mutant changed, not by mutmut's numbers (which move
 when code moves): a ``[path]`` line names the module, then one line per survivor,
@@ -187,20 +187,22 @@ def row(module: str, found: Tally, ok: dict[tuple[str, str], str]) -> tuple[Row,
     return line, left
 
 
-def write_summary(rows: list[Row]) -> None:
-    """The figures of ``rows`` as JSON and as a table (docs/), with mutmut's version and
-    today's date."""
+def mutmut_version() -> str:
     try:
-        version = metadata.version("mutmut")
+        return metadata.version("mutmut")
     except metadata.PackageNotFoundError:
-        version = "unknown"
-    today = datetime.datetime.now(datetime.UTC).date().isoformat()
+        return "unknown"
+
+
+def write_summary(rows: list[Row], version: str, today: str, repo: Path = REPO) -> None:
+    """The figures of ``rows`` as JSON (benchmarks/) and as a table (docs/), with mutmut's
+    ``version`` and the date they were made."""
     data = {
         "mutmut": version,
         "date": today,
         "modules": [row.__dict__ | {"score": round(row.score, 1)} for row in rows],
     }
-    SUMMARY_JSON.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    (repo / SUMMARY_JSON.relative_to(REPO)).write_text(json.dumps(data, indent=2) + "\n", "utf-8")
     table = [
         "# Mutation testing: the figures",
         "",
@@ -218,7 +220,7 @@ def write_summary(rows: list[Row]) -> None:
             f"| `{r.module}` | {r.total} | {r.killed} | {r.survived} | {r.accepted}"
             f" | {r.score:.1f}% |"
         )
-    SUMMARY_PAGE.write_text("\n".join(table) + "\n", encoding="utf-8")
+    (repo / SUMMARY_PAGE.relative_to(REPO)).write_text("\n".join(table) + "\n", "utf-8")
 
 
 def main(argv: list[str]) -> int:
@@ -249,7 +251,9 @@ def main(argv: list[str]) -> int:
     for module, mutant in left:
         print(f"  {mutant.status}: [{module}] {mutant.change}  (mutmut show {mutant.name})")
     if "--summary" in argv:
-        write_summary(rows)
+        today = datetime.datetime.now(datetime.UTC).date().isoformat()
+        every = [row(module, results(module), ok)[0] for module in MODULES]
+        write_summary(every, mutmut_version(), today)
     unchecked = sum(r.unchecked for r in rows)
     if unchecked:
         print(f"{unchecked} mutants not run yet: run `make mutants` (without --report)")
