@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from polybook.library.model import SavedBlock
+
 from .books import build, chapter_book, code
 
 DESIGN = ":label:`sec_design`\n\n" + code(
@@ -216,3 +218,107 @@ def test_the_methods_of_pages_outside_the_build_keep_their_book_order(tmp_path: 
     assert build(root, "lib") == 0
     calls = "from d2l import torch as d2l\nprint(d2l.HyperParameters().describe())\n"
     assert run_library(root, calls) == "later"
+
+
+# What read_foreign makes of COMMITTED with PAGES: page, first page line, moved, code lines.
+READ_BACK = [
+    (
+        "d2l/torch.py",
+        1,
+        False,
+        (
+            "import sys",
+            "",
+            "d2l = sys.modules[__name__]",
+            "",
+            "def gone():",
+            '    """Defined in :numref:`sec_gone`"""',
+            "    return 'gone'",
+        ),
+    ),
+    (
+        "chap/design.md",
+        6,
+        False,
+        (
+            "def add_to_class(Class):",
+            '    """Defined in :numref:`sec_design`"""',
+            "    def wrapper(obj):",
+            "        setattr(Class, obj.__name__, obj)",
+            "    return wrapper",
+            "",
+            "class HyperParameters:",
+            '    """The base class of hyperparameters."""',
+            "    def save_hyperparameters(self, ignore=[]):",
+            '        """Defined in :numref:`sec_design`"""',
+            "        raise NotImplemented",
+        ),
+    ),
+    (
+        "chap/use.md",
+        9,
+        True,
+        (
+            "@d2l.add_to_class(HyperParameters)",
+            "def describe(self):",
+            '    """Defined in :numref:`sec_use`"""',
+            "    return 'use'",
+        ),
+    ),
+    (
+        "chap/utils.md",
+        9,
+        True,
+        (
+            "@d2l.add_to_class(HyperParameters)",
+            "def save_hyperparameters(self, ignore=[]):",
+            '    """Save function arguments into class attributes.',
+            "",
+            '    Defined in :numref:`sec_utils`"""',
+            "    self.saved = 'real'",
+        ),
+    ),
+    (
+        "chap/utils.md",
+        14,
+        True,
+        (
+            "@d2l.add_to_class(HyperParameters)",
+            "def describe(self):",
+            '    """Defined in :numref:`sec_utils`"""',
+            "    return 'utils'",
+        ),
+    ),
+    (
+        "chap/utils.md",
+        18,
+        False,
+        (
+            "d2l.DATA_HUB['utils'] = 'hub'",
+            "",
+            "def helper():",
+            '    """Defined in :numref:`sec_utils`"""',
+            "    return 'helper'",
+        ),
+    ),
+]
+
+
+def test_a_d2lbook_library_is_read_back_into_the_blocks_of_its_pages(tmp_path: Path) -> None:
+    from polybook.library.foreign import read_foreign, read_pages
+    from polybook.library.head import split_library
+
+    root = chapter_book(tmp_path / "book", PAGES)
+    (root / "_build").mkdir()
+    (root / "_build" / "copy.md").write_text(DESIGN)  # the build folder is not the book's
+    body = split_library(COMMITTED).body
+    found = read_foreign(body, "d2l/torch.py", read_pages(root))
+    blocks = [(b.path, b.lines[0], moved, tuple(b.code.split("\n"))) for b, moved in found]
+    assert blocks == READ_BACK
+    assert [len(b.lines) for b, _ in found] == [len(code) for *_, code in READ_BACK]
+    aliased = body + "# Alias defined in config.ini\n\nsize = lambda a: a.numel()\n"
+    assert read_foreign(aliased, "d2l/torch.py", read_pages(root)) == found  # the build's
+    assert read_foreign(" \n", "d2l/torch.py", read_pages(root)) == []
+    assert read_foreign("def (:\n\n", "d2l/torch.py", read_pages(root)) == [
+        (SavedBlock("d2l/torch.py", (1,), "def (:", 0), False)
+    ]
