@@ -153,15 +153,16 @@ bench-book: setup
 	$(TOOL)/bin/python -m tools.bench --only book
 
 # Mutation testing (tools/mutants.py; mutmut, pinned in requirements/mutants.txt) of the
-# modules that guard correctness, with their fast tests: killed / total per module, and the
-# survivors tests/mutants-accepted.txt does not accept. Slow (CPU-bound): not part of `test`.
-# MUTANTS=polybook/confine.py runs one module.
+# modules that guard correctness, with their fast tests: killed / survived / accepted per
+# module (a kill is a failed test), and the survivors tests/mutants-accepted.txt does not
+# accept; the figures are written to docs/mutants.md and benchmarks/mutants.json (commit
+# them). Slow (CPU-bound): not part of `test`. MUTANTS=polybook/confine.py runs one module.
 $(ENVS)/mutants.stamp: $(TOOL)/.stamp requirements/mutants.txt
 	$(INSTALL) --requirement=requirements/mutants.txt
 	touch $@
 
 mutants: $(ENVS)/mutants.stamp
-	$(TOOL)/bin/python -m tools.mutants $(MUTANTS)
+	$(TOOL)/bin/python -m tools.mutants --summary $(MUTANTS)
 
 # Property-based fuzzing (Hypothesis; tests/test_fuzz.py, docs/reliability.md): books, configs,
 # _freeze/ entries and notebooks generated from their grammar, 10,000 of each fast kind (the
