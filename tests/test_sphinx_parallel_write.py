@@ -12,7 +12,14 @@ from types import SimpleNamespace
 import pytest
 
 from polybook.render.sphinx import process
-from polybook.render.sphinx.parallel_write import merge_index, shares
+from polybook.render.sphinx.parallel_write import (
+    PER_PAGE,
+    PER_WORD,
+    _fresh_index,
+    _index_parts,
+    merge_index,
+    shares,
+)
 from tests.books import build, pages_book
 
 # A Sphinx extension of the book: each page's writer leaves its process id beside the
@@ -112,6 +119,23 @@ def test_a_writers_part_of_the_search_index_is_added_to_the_main_one() -> None:
     assert main._titles == {"a": "A", "b": "B"}
     assert main._mapping == {"word": {"a", "b"}, "new": {"b"}}
     assert main._title_mapping == {"a": {"a"}}
+
+
+def test_a_writer_sends_back_only_what_it_indexed() -> None:
+    writer = SimpleNamespace(**{part: {"old": {"main"}} for part in (*PER_PAGE, *PER_WORD)})
+    _fresh_index(writer)  # what the main process indexed before the fork is not sent back
+    writer._titles["b"], writer._mapping["word"] = "B", {"b"}
+    parts = _index_parts(writer)
+    assert parts == {
+        "_titles": {"b": "B"},
+        "_filenames": {},
+        "_all_titles": {},
+        "_index_entries": {},
+        "_mapping": {"word": {"b"}},
+        "_title_mapping": {},
+    }
+    _fresh_index(None)  # a builder without a search index
+    assert _index_parts(None) == {}
 
 
 def test_pages_are_shared_in_book_order_four_shares_a_writer() -> None:
