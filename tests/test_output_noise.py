@@ -193,3 +193,25 @@ def test_a_warnings_whole_record_is_noise_by_its_first_line_only() -> None:
     # What a record's later lines say does not make it noise.
     later = OutputFilter(noise=("new one",))
     assert later.quiet(OLD + MINE) == OLD + MINE
+
+
+def test_only_a_cells_stderr_loses_noise_and_every_output_its_paths(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("HOME", "/home/ci/")
+    found = OutputFilter.of(("noise",), ())
+    assert found.home == "/home/ci"
+    nb = new_notebook()
+    nb.cells.append({"cell_type": "markdown", "source": "noise", "metadata": {}})
+    cell = new_code_cell("f()", "c")
+    cell.outputs = [
+        {"output_type": "stream", "name": "stderr", "text": ["noise\n"]},  # left empty: dropped
+        {"output_type": "stream", "name": "stdout", "text": ["noise\n", "/home/ci/x\n"]},
+        {"output_type": "stream", "name": "stderr", "text": ["mine\n", "noise\n"]},
+    ]
+    nb.cells.append(cell)
+    assert [o["text"] for o in found.clean(nb).cells[1].outputs] == ["noise\n~/x\n", "mine\n"]
+    for home in ("", "/"):  # no home folder to hide
+        monkeypatch.setenv("HOME", home)
+        assert OutputFilter.of((), ()).home == ""
+        assert OutputFilter.of((), ()).unplaced("/ and /x") == "/ and /x"
