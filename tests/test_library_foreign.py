@@ -5,6 +5,7 @@ attach to it (d2lbook wrote them into its body) are attached again, at their pag
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
@@ -322,3 +323,58 @@ def test_a_d2lbook_library_is_read_back_into_the_blocks_of_its_pages(tmp_path: P
     assert read_foreign("def (:\n\n", "d2l/torch.py", read_pages(root)) == [
         (SavedBlock("d2l/torch.py", (1,), "def (:", 0), False)
     ]
+
+
+def test_the_page_that_saves_a_statement_is_found_by_its_mark() -> None:
+    from polybook.library.foreign import Pages
+
+    pages = Pages(
+        {
+            "a.md": ["x = 1  #@save"],
+            "b.md": ["#@save", "", "@dec", "def f():", "y = 2"],
+            "c.md": ["z = 0  # @save", "w = 3"],
+            "d.md": ["z = 0  #@save"],
+        },
+        {},
+    )
+    assert pages.saves("a.md", "x = 1") == 1
+    assert pages.saves("b.md", "def f():") == 4  # the mark above, past blank and @ lines
+    assert (pages.saves("b.md", "y = 2"), pages.saves("c.md", "w = 3")) == (0, 0)
+    assert pages.saves("gone.md", "x = 1") == 0
+    assert pages.saver("def f():", "a.md", "b.md") == "b.md"
+    assert pages.saver("x = 1") == "a.md"  # the only page that saves it
+    assert pages.saver("z = 0") == ""  # several do
+    assert pages.saver("z = 0", "", "d.md") == "d.md"
+    assert pages.saver("w = 3") == ""
+
+
+def test_a_class_is_the_page_its_docstring_or_first_methods_names() -> None:
+    from polybook.library.foreign import _label
+
+    def label(source: str) -> str:
+        return _label(ast.parse(source).body[0])
+
+    defined = '"""Defined in :numref:`sec_a`"""'
+    assert label(f"def f():\n    {defined}\n") == "sec_a"
+    assert label(f"class C:\n    {defined}\n") == "sec_a"
+    assert label(f"class C:\n    x = 1\n    def m(self):\n        {defined}\n") == "sec_a"
+    assert label("class C:\n    x = 1\n") == ""
+    assert label("def f():\n    return 1\n") == ""
+    assert label(f"x = 1\n{defined}\n") == ""
+
+
+def test_the_book_pages_are_read_with_their_labels_lines(tmp_path: Path) -> None:
+    from polybook.library.foreign import read_pages
+
+    for rel, text in {
+        "a.md": "# A\n\n:label:`sec_a`\n\n```python\nx = 1  #@save\n```\n",
+        "b.md": "# B\n:label:`sec_b`\n",
+        ".hidden/c.md": ":label:`sec_c`\n#@save\n",
+        "d/.e/f.md": ":label:`sec_f`\n#@save\n",
+    }.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    (tmp_path / "0.md").write_bytes(b"\xff :label:`sec_0` #@save\n")  # not UTF-8: passed over
+    found = read_pages(tmp_path)
+    assert found.labels == {"sec_a": ("a.md", 3), "sec_b": ("b.md", 2)}
+    assert list(found.lines) == ["a.md"]  # the pages that save code
