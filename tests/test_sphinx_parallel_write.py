@@ -188,6 +188,7 @@ def _plain_site(
     return files, int((folder / "main").read_text()), pids, resolved
 
 
+@pytest.mark.timeout(60)  # a writer that fails may leave Sphinx waiting: fail, not hang
 def test_the_writers_of_a_plain_sphinx_site_write_what_one_process_writes(
     tmp_path: Path,
 ) -> None:
