@@ -178,6 +178,18 @@ def test_a_file_without_banner_that_does_not_parse_is_an_error_at_its_line(
 
 @pytest.mark.parametrize("end", ["\r", "\r\n", "\n"], ids=["CR", "CRLF", "LF"])
 def test_the_code_named_is_the_lines_whatever_its_line_endings(tmp_path: Path, end: str) -> None:
-    for code in ("DATA = 1", "x = ("):  # unsaved code, a syntax error
-        found = _unsaved(tmp_path, end.join(["import os", code, ""]), "import os")
-        assert found is not None and found[0] == 2 and f"`{code}` is in" in found[1]
+    for unsaved in ("DATA = 1", "x = ("):  # unsaved code, a syntax error
+        found = _unsaved(tmp_path, end.join(["import os", unsaved, ""]), "import os")
+        assert found is not None and found[0] == 2 and f"`{unsaved}` is in" in found[1]
+
+
+@pytest.mark.parametrize("head", ["", "A = 1\r\n", "A = 1\n"], ids=["alone", "CRLF", "LF"])
+def test_a_banner_ending_the_file_gets_the_line_ending_of_the_file(
+    tmp_path: Path, head: str
+) -> None:
+    from polybook.library.head import BANNER as LINE
+    from polybook.library.head import library_module
+
+    (tmp_path / "torch.py").write_text(head + LINE)
+    written = library_module(tmp_path / "torch.py", [], "pytorch")
+    assert written.startswith(head + LINE + (head[-2:] if head.endswith("\r\n") else "\n"))
