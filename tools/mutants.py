@@ -173,10 +173,17 @@ class Row:
     unchecked: int
 
     @property
-    def score(self) -> float:
-        """Killed of the mutants that are not equivalent (the accepted ones left out)."""
-        counted = self.total - self.accepted - self.unchecked
+    def score(self) -> float | None:
+        """Killed of the mutants that are not equivalent (the accepted ones left out); None
+        while some are not run."""
+        if self.unchecked:
+            return None
+        counted = self.total - self.accepted
         return 100 * self.killed / counted if counted else 100.0
+
+    @property
+    def shown_score(self) -> str:
+        return "not run" if self.score is None else f"{self.score:.1f}%"
 
 
 def row(module: str, found: Tally, ok: dict[tuple[str, str], str]) -> tuple[Row, list[Mutant]]:
@@ -200,7 +207,7 @@ def write_summary(rows: list[Row], version: str, today: str, repo: Path = REPO) 
     data = {
         "mutmut": version,
         "date": today,
-        "modules": [row.__dict__ | {"score": round(row.score, 1)} for row in rows],
+        "modules": [r.__dict__ | {"score": r.score and round(r.score, 1)} for r in rows],
     }
     (repo / SUMMARY_JSON.relative_to(REPO)).write_text(json.dumps(data, indent=2) + "\n", "utf-8")
     table = [
@@ -210,7 +217,8 @@ def write_summary(rows: list[Row], version: str, today: str, repo: Path = REPO) 
         " `python -m tools.mutants --summary`; the same in `benchmarks/mutants.json`). A mutant"
         " is killed only when a test fails; accepted survivors are the equivalent mutants"
         " `tests/mutants-accepted.txt` lists, each with why; the score is killed / (total −"
-        " accepted). See architecture.md, *Mutation testing*.",
+        ' accepted); "not run": the module\'s mutants were not run on that date. See'
+        " architecture.md, *Mutation testing*.",
         "",
         "| module | mutants | killed | survived | accepted | score |",
         "|---|---:|---:|---:|---:|---:|",
@@ -218,7 +226,7 @@ def write_summary(rows: list[Row], version: str, today: str, repo: Path = REPO) 
     for r in rows:
         table.append(
             f"| `{r.module}` | {r.total} | {r.killed} | {r.survived} | {r.accepted}"
-            f" | {r.score:.1f}% |"
+            f" | {r.shown_score} |"
         )
     (repo / SUMMARY_PAGE.relative_to(REPO)).write_text("\n".join(table) + "\n", "utf-8")
 
@@ -244,7 +252,7 @@ def main(argv: list[str]) -> int:
         waiting = f", {line.unchecked} not run" if line.unchecked else ""
         print(
             f"{module}: {line.killed}/{line.total} killed, {line.survived} survived,"
-            f" {line.accepted} accepted (score {line.score:.1f}%){waiting}"
+            f" {line.accepted} accepted (score {line.shown_score}){waiting}"
         )
         rows.append(line)
         left += [(module, mutant) for mutant in unaccepted]
