@@ -10,7 +10,7 @@ TABS ?= all
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all html lib eval check test lint bench bench-book clean setup envs system-deps serve screenshots \
-	notebooks dist lab pdf pdf-deps epub linkcheck slides mutants d2lbook-reader fuzz
+	notebooks dist lab pdf pdf-deps epub linkcheck slides mutants d2lbook-reader fuzz pythons
 
 all: html
 
@@ -131,8 +131,15 @@ lint: setup
 	$(TOOL)/bin/python -m tools.config_table --check
 	$(TOOL)/bin/python -m tools.command_table --check
 
-test: envs system-deps pdf-deps lint check d2lbook-reader
+test: envs system-deps pdf-deps lint check d2lbook-reader pythons
 	$(TOOL)/bin/python -m pytest
+
+# tests/test_key_formats.py compares the cache keys every CPython 3.10+ this machine has makes
+# (python3.N on the PATH, pyenv's, uv's; tools/key_versions.py): it needs two. This kind of
+# machine has pyenv's 3.10 to 3.13; where fewer are found, `make test` stops here saying so
+# (`pyenv install 3.12`, or `uv python install 3.12`, adds one).
+pythons: setup
+	@$(TOOL)/bin/python -m tools.key_versions --require 2
 
 # d2lbook 1.0.3's reader (no Sphinx) in .envs/d2lbook-reader, from
 # requirements/d2lbook-reader*.txt: tests/test_d2lbook_reader.py compares polybook's notebooks
@@ -150,15 +157,16 @@ bench-book: setup
 	$(TOOL)/bin/python -m tools.bench --only book
 
 # Mutation testing (tools/mutants.py; mutmut, pinned in requirements/mutants.txt) of the
-# modules that guard correctness, with their fast tests: killed / total per module, and the
-# survivors tests/mutants-accepted.txt does not accept. Slow (CPU-bound): not part of `test`.
-# MUTANTS=polybook/confine.py runs one module.
+# modules that guard correctness, with their fast tests: killed / survived / accepted per
+# module (a kill is a failed test), and the survivors tests/mutants-accepted.txt does not
+# accept; the figures are written to docs/mutants.md and benchmarks/mutants.json (commit
+# them). Slow (CPU-bound): not part of `test`. MUTANTS=polybook/confine.py runs one module.
 $(ENVS)/mutants.stamp: $(TOOL)/.stamp requirements/mutants.txt
 	$(INSTALL) --requirement=requirements/mutants.txt
 	touch $@
 
 mutants: $(ENVS)/mutants.stamp
-	$(TOOL)/bin/python -m tools.mutants $(MUTANTS)
+	$(TOOL)/bin/python -m tools.mutants --summary $(MUTANTS)
 
 # Property-based fuzzing (Hypothesis; tests/test_fuzz.py, docs/reliability.md): books, configs,
 # _freeze/ entries and notebooks generated from their grammar, 10,000 of each fast kind (the

@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import traceback
+import unittest
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,28 +75,39 @@ def _profile() -> settings:
 
 def fuzzed(
     strategy: st.SearchStrategy[Any], scale: int = 1
-) -> Callable[[Callable[[Any], None]], Any]:
-    """``given(strategy)`` under the profile loaded (``scale``: its examples divided by)."""
+) -> Callable[[Callable[[Any], None]], Callable[[], None]]:
+    """One test of ``prop``: the examples saved for it in :data:`SAVED` replayed (read only;
+    none saved, nothing to replay), then ``given(strategy)`` under the profile loaded
+    (``scale``: its examples divided by)."""
 
-    def decorate(prop: Callable[[Any], None]) -> Any:
-        test = given(strategy)(prop)
+    def decorate(prop: Callable[[Any], None]) -> Callable[[], None]:
+        fuzz = given(strategy)(prop)
         if scale > 1:
-            test = settings(max_examples=max(2, _profile().max_examples // scale))(test)
+            fuzz = settings(max_examples=max(2, _profile().max_examples // scale))(fuzz)
+        replay = _replayed(strategy, prop)
+
+        def test() -> None:
+            replay()
+            fuzz()
+
+        test.__name__, test.__qualname__, test.__doc__ = prop.__name__, prop.__name__, prop.__doc__
         return test
 
     return decorate
 
 
-def replayed(strategy: st.SearchStrategy[Any]) -> Callable[[Callable[[Any], None]], Any]:
-    """The examples of ``prop`` saved in :data:`SAVED`, run again (read only): the same
-    property function as the fuzzed test's, hence the same key in the database."""
+def _replayed(strategy: st.SearchStrategy[Any], prop: Callable[[Any], None]) -> Callable[[], None]:
+    """The examples of ``prop`` saved in :data:`SAVED`, run again: the same property function
+    as the fuzzed test's, hence the same key in the database."""
+    database = ReadOnlyDatabase(DirectoryBasedExampleDatabase(SAVED))
+    only_saved = settings(database=database, derandomize=False, phases=[Phase.reuse])
+    replay: Callable[[], None] = only_saved(given(strategy)(prop))
 
-    def decorate(prop: Callable[[Any], None]) -> Any:
-        database = ReadOnlyDatabase(DirectoryBasedExampleDatabase(SAVED))
-        only_saved = settings(database=database, derandomize=False, phases=[Phase.reuse])
-        return only_saved(given(strategy)(prop))
+    def run() -> None:
+        with contextlib.suppress(unittest.SkipTest):  # Hypothesis: none saved for this property
+            replay()
 
-    return decorate
+    return run
 
 
 # A Python traceback, or a frame of one, in what a command printed.

@@ -65,37 +65,49 @@ def test_header_links_are_read_as_d2l_en_writes_them(tmp_path: Path) -> None:
     ]
 
 
-def test_a_malformed_header_link_is_a_warning_at_its_line(tmp_path: Path) -> None:
-    config = (
-        "[html]\nheader_links =\n    PDF, b.pdf, fas fa-file-pdf,\n    Two, items,\n"
-        "    Empty, , fas fa-book,\n    A, a.html, , B, https://b.org, fab fa-github\n"
-    )
-    root = write_book(tmp_path, {}, config)
-    assert _warnings(root) == [
+MALFORMED_LINKS = (
+    "[html]\nheader_links =\n    PDF, b.pdf, fas fa-file-pdf,\n    Two, items,\n"
+    "    Empty, , fas fa-book,\n    A, a.html, , B, https://b.org, fab fa-github\n"
+)
+MISSING_FILES = (
+    "[html]\nfavicon = img/icon.png\nhtml_logo = img/logo.png\n\n"
+    "[library]\nversion_file = d2l/__init__.py\n"
+)
+WARNED = {
+    "a malformed header link": (
+        MALFORMED_LINKS,
         "config.ini:4: [html] header_links: 2 items in 'Two, items,': a link is `name, URL,"
         " icon` (the icon may be empty), one link a line [polybook.config]",
         "config.ini:5: [html] header_links: the link 'Empty' has no URL: it is left out"
         " [polybook.config]",
-    ]
-    assert [link.name for link in load_config(root).html.links] == ["PDF", "A", "B"]
-
-
-def test_a_missing_favicon_logo_or_version_file_is_a_warning_at_its_line(
-    tmp_path: Path,
-) -> None:
-    config = (
-        "[html]\nfavicon = img/icon.png\nhtml_logo = img/logo.png\n\n"
-        "[library]\nversion_file = d2l/__init__.py\n"
-    )
-    root = write_book(tmp_path, {}, config)
-    assert _warnings(root) == [
+    ),
+    "a missing favicon, logo or version file": (
+        MISSING_FILES,
         "config.ini:2: [html] favicon: no file 'img/icon.png' in the book: the site shows"
         " polybook's icon [polybook.config]",
         "config.ini:3: [html] html_logo: no file 'img/logo.png' in the book: the site shows"
         " no logo [polybook.config]",
         "config.ini:6: [library] version_file: no file 'd2l/__init__.py' in the book: the"
         " release is written nowhere [polybook.config]",
-    ]
+    ),
+}
+
+
+@pytest.mark.parametrize("config_and_warnings", WARNED.values(), ids=WARNED.keys())
+def test_a_key_naming_what_is_not_there_is_a_warning_at_its_line(
+    tmp_path: Path, config_and_warnings: tuple[str, ...]
+) -> None:
+    config, *warnings = config_and_warnings
+    assert _warnings(write_book(tmp_path, {}, config)) == warnings
+
+
+def test_a_malformed_header_link_leaves_out_only_itself(tmp_path: Path) -> None:
+    root = write_book(tmp_path, {}, MALFORMED_LINKS)
+    assert [link.name for link in load_config(root).html.links] == ["PDF", "A", "B"]
+
+
+def test_the_favicon_logo_and_version_file_once_there_warn_no_more(tmp_path: Path) -> None:
+    root = write_book(tmp_path, {}, MISSING_FILES)
     write_book(root, {"img/icon.png": b"\x89PNG", "img/logo.png": b"\x89PNG"}, None)
     write_book(root, {"d2l/__init__.py": ""}, None)
     assert _warnings(root) == []

@@ -5,12 +5,15 @@ attach to it (d2lbook wrote them into its body) are attached again, at their pag
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from polybook.library.model import SavedBlock
 
 from .books import build, chapter_book, code
 
@@ -129,10 +132,11 @@ def committed_book(root: Path, notebooks: str, pages: dict[str, str] = PAGES) ->
     return root
 
 
-def run_library(root: Path) -> str:
-    """What :data:`CALLS` prints, the written library imported by plain Python."""
+def run_library(root: Path, calls: str = CALLS) -> str:
+    """What :data:`CALLS` prints, the written library imported by plain Python (the book's
+    own: ``-E`` keeps a ``d2l`` package on PYTHONPATH from shadowing it)."""
     done = subprocess.run(
-        [sys.executable, "-c", CALLS], cwd=root, capture_output=True, text=True, check=False
+        [sys.executable, "-E", "-c", calls], cwd=root, capture_output=True, text=True, check=False
     )
     return done.stdout.strip() + done.stderr
 
@@ -214,7 +218,163 @@ def test_the_methods_of_pages_outside_the_build_keep_their_book_order(tmp_path: 
     (root / "d2l/torch.py").write_text(ORDERED_LIBRARY)
     assert build(root, "lib") == 0
     calls = "from d2l import torch as d2l\nprint(d2l.HyperParameters().describe())\n"
-    done = subprocess.run(
-        [sys.executable, "-c", calls], cwd=root, capture_output=True, text=True, check=False
+    assert run_library(root, calls) == "later"
+
+
+# What read_foreign makes of COMMITTED with PAGES: page, first page line, moved, code lines.
+READ_BACK = [
+    (
+        "d2l/torch.py",
+        1,
+        False,
+        (
+            "import sys",
+            "",
+            "d2l = sys.modules[__name__]",
+            "",
+            "def gone():",
+            '    """Defined in :numref:`sec_gone`"""',
+            "    return 'gone'",
+        ),
+    ),
+    (
+        "chap/design.md",
+        6,
+        False,
+        (
+            "def add_to_class(Class):",
+            '    """Defined in :numref:`sec_design`"""',
+            "    def wrapper(obj):",
+            "        setattr(Class, obj.__name__, obj)",
+            "    return wrapper",
+            "",
+            "class HyperParameters:",
+            '    """The base class of hyperparameters."""',
+            "    def save_hyperparameters(self, ignore=[]):",
+            '        """Defined in :numref:`sec_design`"""',
+            "        raise NotImplemented",
+        ),
+    ),
+    (
+        "chap/use.md",
+        9,
+        True,
+        (
+            "@d2l.add_to_class(HyperParameters)",
+            "def describe(self):",
+            '    """Defined in :numref:`sec_use`"""',
+            "    return 'use'",
+        ),
+    ),
+    (
+        "chap/utils.md",
+        9,
+        True,
+        (
+            "@d2l.add_to_class(HyperParameters)",
+            "def save_hyperparameters(self, ignore=[]):",
+            '    """Save function arguments into class attributes.',
+            "",
+            '    Defined in :numref:`sec_utils`"""',
+            "    self.saved = 'real'",
+        ),
+    ),
+    (
+        "chap/utils.md",
+        14,
+        True,
+        (
+            "@d2l.add_to_class(HyperParameters)",
+            "def describe(self):",
+            '    """Defined in :numref:`sec_utils`"""',
+            "    return 'utils'",
+        ),
+    ),
+    (
+        "chap/utils.md",
+        18,
+        False,
+        (
+            "d2l.DATA_HUB['utils'] = 'hub'",
+            "",
+            "def helper():",
+            '    """Defined in :numref:`sec_utils`"""',
+            "    return 'helper'",
+        ),
+    ),
+]
+
+
+def test_a_d2lbook_library_is_read_back_into_the_blocks_of_its_pages(tmp_path: Path) -> None:
+    from polybook.library.foreign import read_foreign, read_pages
+    from polybook.library.head import split_library
+
+    root = chapter_book(tmp_path / "book", PAGES)
+    (root / "_build").mkdir()
+    (root / "_build" / "copy.md").write_text(DESIGN)  # the build folder is not the book's
+    body = split_library(COMMITTED).body
+    found = read_foreign(body, "d2l/torch.py", read_pages(root))
+    blocks = [(b.path, b.lines[0], moved, tuple(b.code.split("\n"))) for b, moved in found]
+    assert blocks == READ_BACK
+    assert [len(b.lines) for b, _ in found] == [len(code) for *_, code in READ_BACK]
+    aliased = body + "# Alias defined in config.ini\n\nsize = lambda a: a.numel()\n"
+    assert read_foreign(aliased, "d2l/torch.py", read_pages(root)) == found  # the build's
+    assert read_foreign(" \n", "d2l/torch.py", read_pages(root)) == []
+    assert read_foreign("def (:\n\n", "d2l/torch.py", read_pages(root)) == [
+        (SavedBlock("d2l/torch.py", (1,), "def (:", 0), False)
+    ]
+
+
+def test_the_page_that_saves_a_statement_is_found_by_its_mark() -> None:
+    from polybook.library.foreign import Pages
+
+    pages = Pages(
+        {
+            "a.md": ["x = 1  #@save"],
+            "b.md": ["#@save", "", "@dec", "def f():", "y = 2"],
+            "c.md": ["z = 0  # @save", "w = 3"],
+            "d.md": ["z = 0  #@save"],
+        },
+        {},
     )
-    assert done.stdout.strip() + done.stderr == "later"
+    assert pages.saves("a.md", "x = 1") == 1
+    assert pages.saves("b.md", "def f():") == 4  # the mark above, past blank and @ lines
+    assert (pages.saves("b.md", "y = 2"), pages.saves("c.md", "w = 3")) == (0, 0)
+    assert pages.saves("gone.md", "x = 1") == 0
+    assert pages.saver("def f():", "a.md", "b.md") == "b.md"
+    assert pages.saver("x = 1") == "a.md"  # the only page that saves it
+    assert pages.saver("z = 0") == ""  # several do
+    assert pages.saver("z = 0", "", "d.md") == "d.md"
+    assert pages.saver("w = 3") == ""
+
+
+def test_a_class_is_the_page_its_docstring_or_first_methods_names() -> None:
+    from polybook.library.foreign import _label
+
+    def label(source: str) -> str:
+        return _label(ast.parse(source).body[0])
+
+    defined = '"""Defined in :numref:`sec_a`"""'
+    assert label(f"def f():\n    {defined}\n") == "sec_a"
+    assert label(f"class C:\n    {defined}\n") == "sec_a"
+    assert label(f"class C:\n    x = 1\n    def m(self):\n        {defined}\n") == "sec_a"
+    assert label("class C:\n    x = 1\n") == ""
+    assert label("def f():\n    return 1\n") == ""
+    assert label(f"x = 1\n{defined}\n") == ""
+
+
+def test_the_book_pages_are_read_with_their_labels_lines(tmp_path: Path) -> None:
+    from polybook.library.foreign import read_pages
+
+    for rel, text in {
+        "a.md": "# A\n\n:label:`sec_a`\n\n```python\nx = 1  #@save\n```\n",
+        "b.md": "# B\n:label:`sec_b`\n",
+        ".hidden/c.md": ":label:`sec_c`\n#@save\n",
+        "d/.e/f.md": ":label:`sec_f`\n#@save\n",
+    }.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    (tmp_path / "0.md").write_bytes(b"\xff :label:`sec_0` #@save\n")  # not UTF-8: passed over
+    found = read_pages(tmp_path)
+    assert found.labels == {"sec_a": ("a.md", 3), "sec_b": ("b.md", 2)}
+    assert list(found.lines) == ["a.md"]  # the pages that save code

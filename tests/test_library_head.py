@@ -149,3 +149,47 @@ def test_a_file_without_banner_holding_only_saved_code_is_rewritten(tmp_path: Pa
     (root / "d2l/torch.py").write_text("def letters(word):\n    return word\n")
     assert build(root, "lib") == 0
     assert "return Counter_(word)" in (root / "d2l/torch.py").read_text()
+
+
+def _unsaved(tmp_path: Path, written: str, *saved: str) -> tuple[int, str] | None:
+    """Where check_library_file stops on a file without banner holding ``written``, the
+    pages saving ``saved``: the line and the message, or None where it accepts the file."""
+    from polybook.diagnostics import PolybookError
+    from polybook.library.head import check_library_file
+    from polybook.library.model import SavedBlock
+
+    (tmp_path / "torch.py").write_text(written)
+    blocks = [SavedBlock("p.md", (1,), code, 0) for code in saved]
+    try:
+        check_library_file(tmp_path / "torch.py", "d2l/torch.py", blocks)
+    except PolybookError as error:
+        return error.location.line, str(error)
+    return None
+
+
+def test_a_file_without_banner_that_does_not_parse_is_an_error_at_its_line(
+    tmp_path: Path,
+) -> None:
+    found = _unsaved(tmp_path, "import os\nx = (", "import os")
+    assert found is not None and found[0] == 2 and "`x = (` is in no page's #@save" in found[1]
+    found = _unsaved(tmp_path, "import os\n\nx = (\ny = 1\n", "import os")
+    assert found is not None and found[0] == 3 and "`x = (`" in found[1]
+
+
+@pytest.mark.parametrize("end", ["\r", "\r\n", "\n"], ids=["CR", "CRLF", "LF"])
+def test_the_code_named_is_the_lines_whatever_its_line_endings(tmp_path: Path, end: str) -> None:
+    for unsaved in ("DATA = 1", "x = ("):  # unsaved code, a syntax error
+        found = _unsaved(tmp_path, end.join(["import os", unsaved, ""]), "import os")
+        assert found is not None and found[0] == 2 and f"`{unsaved}` is in" in found[1]
+
+
+@pytest.mark.parametrize("head", ["", "A = 1\r\n", "A = 1\n"], ids=["alone", "CRLF", "LF"])
+def test_a_banner_ending_the_file_gets_the_line_ending_of_the_file(
+    tmp_path: Path, head: str
+) -> None:
+    from polybook.library.head import BANNER as LINE
+    from polybook.library.head import library_module
+
+    (tmp_path / "torch.py").write_text(head + LINE)
+    written = library_module(tmp_path / "torch.py", [], "pytorch")
+    assert written.startswith(head + LINE + (head[-2:] if head.endswith("\r\n") else "\n"))

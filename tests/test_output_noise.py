@@ -176,3 +176,42 @@ def test_a_kernels_noise_is_dropped_before_outputs_are_stored(tmp_path: Path) ->
     page = BeautifulSoup((root / "_build/html/chap/noisy.html").read_text(), "html.parser")
     shown = " ".join(o.get_text() for o in page.select("div.pb-output"))
     assert "loss 0.25" in shown and "XLA service" not in shown and "site-packages" not in shown
+
+
+# A warning's record: its line, the lines its message runs on to, the source line it quotes.
+OLD = "x.py:3: DeprecationWarning: old API\nuse the new one\n  call()\n"
+
+
+@pytest.mark.timeout(60)  # a record read wrong may never end: fail, not hang
+def test_a_warnings_whole_record_is_noise_by_its_first_line_only() -> None:
+    noisy = OutputFilter(noise=("DeprecationWarning",))
+    assert noisy.quiet(OLD + MINE) == MINE
+    assert noisy.quiet(MINE + OLD + "\n\n" + MINE) == MINE + MINE  # its blank lines too
+    # A record without the quoted line is its first line alone.
+    assert noisy.quiet("x.py:3: DeprecationWarning: old\n" + MINE) == MINE
+    assert noisy.quiet(MINE + "x.py:3: DeprecationWarning: old") == MINE
+    # What a record's later lines say does not make it noise.
+    later = OutputFilter(noise=("new one",))
+    assert later.quiet(OLD + MINE) == OLD + MINE
+
+
+def test_only_a_cells_stderr_loses_noise_and_every_output_its_paths(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("HOME", "/home/ci/")
+    found = OutputFilter.of(("noise",), ())
+    assert found.home == "/home/ci"
+    nb = new_notebook()
+    nb.cells.append({"cell_type": "markdown", "source": "noise", "metadata": {}})
+    cell = new_code_cell("f()", "c")
+    cell.outputs = [
+        {"output_type": "stream", "name": "stderr", "text": ["noise\n"]},  # left empty: dropped
+        {"output_type": "stream", "name": "stdout", "text": ["noise\n", "/home/ci/x\n"]},
+        {"output_type": "stream", "name": "stderr", "text": ["mine\n", "noise\n"]},
+    ]
+    nb.cells.append(cell)
+    assert [o["text"] for o in found.clean(nb).cells[1].outputs] == ["noise\n~/x\n", "mine\n"]
+    for home in ("", "/"):  # no home folder to hide
+        monkeypatch.setenv("HOME", home)
+        assert OutputFilter.of((), ()).home == ""
+        assert OutputFilter.of((), ()).unplaced("/ and /x") == "/ and /x"

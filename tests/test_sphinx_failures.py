@@ -12,6 +12,7 @@ import io
 import logging
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from bs4 import BeautifulSoup
@@ -84,19 +85,32 @@ def figure_book(root: Path, page: str) -> Path:
     return write_book(root, files, CONFIG)
 
 
+def figure_site(
+    tmp_path: Path, page: str, capfd: pytest.CaptureFixture[str]
+) -> tuple[Path, int, str]:
+    """The site of :func:`figure_book` built: its root, the exit status, what it said."""
+    root = figure_book(tmp_path / "book", page)
+    return (root, *build_said(root, capfd))
+
+
+def both_figures(markup: str | bytes) -> tuple[list[Any], list[Any]]:
+    """The figures of :data:`UNCAPTIONED`'s page and their images, each showing x.svg."""
+    figures = BeautifulSoup(markup, "html.parser").find_all("figure")
+    images = [f.find("img") for f in figures]
+    assert [i.get("src") if i else None for i in images] == ["../_images/x.svg"] * 2
+    return list(figures), images
+
+
 @pytest.mark.slow
 def test_an_image_without_caption_is_a_figure_without_caption(
     tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    root = figure_book(tmp_path / "book", UNCAPTIONED)
-    status, said = build_said(root, capfd)
+    root, status, said = figure_site(tmp_path, UNCAPTIONED, capfd)
     assert status == 0 and "site written" in said
     html = (root / "_build" / "html" / "chap" / "page.html").read_text(encoding="utf-8")
-    figures = BeautifulSoup(html, "html.parser").find_all("figure")
-    images = [f.find("img") for f in figures]
-    assert [i.get("src") for i in images if i] == ["../_images/x.svg"] * 2
+    figures, images = both_figures(html)
     assert [f.find("figcaption") for f in figures] == [None, None]
-    assert images[1] and images[1].get("style") == "width: 86%;"
+    assert images[1].get("style") == "width: 86%;"
 
 
 @pytest.mark.slow
@@ -107,17 +121,14 @@ def test_an_image_without_caption_reaches_the_epub(tmp_path: Path) -> None:
     assert build(root, "epub") == 0
     with zipfile.ZipFile(root / "_build" / "epub" / "f-pytorch.epub") as epub:
         page = next(n for n in epub.namelist() if n.endswith("chap/page.xhtml"))
-        figures = BeautifulSoup(epub.read(page), "html.parser").find_all("figure")
-    images = [f.find("img") for f in figures]
-    assert [i.get("src") for i in images if i] == ["../_images/x.svg"] * 2
+        both_figures(epub.read(page))
 
 
 @pytest.mark.slow
 def test_an_exception_while_a_page_is_read_is_an_error_at_its_line(
     tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    root = figure_book(tmp_path / "book", EMPTY_FIGURE)
-    status, err = build_said(root, capfd)
+    root, status, err = figure_site(tmp_path, EMPTY_FIGURE, capfd)
     assert status == 1
     assert (
         "chap/page.md:5: Sphinx failed on this page: UnboundLocalError: cannot access local"

@@ -5,12 +5,14 @@ its trees for every other interpreter's version is that interpreter's own ``ast.
 
 .envs/tool/bin/python -m tools.key_versions PYTHON… [--in FOLDER…]
 .envs/tool/bin/python -m tools.key_versions --installed [--in FOLDER…]
+.envs/tool/bin/python -m tools.key_versions --require N
 
 Each interpreter runs ``polybook/library/canonical.py`` alone (the standard library only), so
 any CPython 3.10 or later can be named (e.g. ``uv python find 3.13``); ``--installed`` names
 one of each version this machine has (see :func:`installed`). Prints, per interpreter, how
 many trees it read, how many differ from the first interpreter's, and how many of its
-``ast.dump``s another interpreter's emulation missed; exits 1 when one does.
+``ast.dump``s another interpreter's emulation missed; exits 1 when one does. ``--require N``
+lists the installed interpreters and exits 1 when there are fewer than N (``make pythons``).
 """
 
 from __future__ import annotations
@@ -113,7 +115,25 @@ def missed(found: dict[str, Any], others: list[dict[str, Any]]) -> list[str]:
     )
 
 
+def require(count: int) -> int:
+    """0 when this machine has ``count`` CPythons to compare (see :func:`installed`), else 1,
+    saying how to add one."""
+    found = installed()
+    print(f"CPythons to compare cache keys with: {' '.join(found)}")
+    if len(found) >= count:
+        return 0
+    print(
+        f"CPythons (3.10 or later) on this machine: {len(found)}, {count} needed by"
+        " tests/test_key_formats.py: add one (`pyenv install 3.12`, `uv python install 3.12`,"
+        " or python3.N on the PATH)",
+        file=sys.stderr,
+    )
+    return 1
+
+
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["--require"] and len(argv) == 2 and argv[1].isdigit():
+        return require(int(argv[1]))
     pythons = argv[: argv.index("--in")] if "--in" in argv else argv
     folders = argv[argv.index("--in") + 1 :] if "--in" in argv else [str(REPO)]
     if pythons == ["--installed"]:

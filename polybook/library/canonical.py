@@ -45,9 +45,8 @@ def _empty_text(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) and node.value == ""
 
 
-def own_dialect() -> str:
-    """How this Python wrote ``ast.dump`` (the format-1 keys this host made)."""
-    minor = sys.version_info.minor
+def own_dialect(minor: int = sys.version_info.minor) -> str:
+    """How this Python (3.``minor``) wrote ``ast.dump`` (the format-1 keys this host made)."""
     return "3.11" if minor <= 11 else "3.12" if minor == 12 else "3.13"
 
 
@@ -57,7 +56,7 @@ def legacy_dump(node: ast.AST, dialect: str) -> str:
     out, and a format spec that ends with a field ends with an empty text in 3.12's only (as
     3.12.0 and 3.12.1 parse it)."""
     added = ("type_params",) if dialect >= "3.12" else ()
-    return _dump(node, added, dialect >= "3.13", dialect == "3.12")[0]
+    return _dump(node, added, dialect >= "3.13", dialect == "3.12")
 
 
 def _format_spec(spec: ast.JoinedStr, ends_with_text: bool) -> ast.JoinedStr:
@@ -69,12 +68,12 @@ def _format_spec(spec: ast.JoinedStr, ends_with_text: bool) -> ast.JoinedStr:
     return ast.JoinedStr(values=values)
 
 
-def _dump(node: Any, added: tuple[str, ...], omit_empty: bool, texts: bool) -> tuple[str, bool]:
-    """:func:`ast.dump`'s one-line form (``annotate_fields`` true), after CPython's."""
+def _dump(node: Any, added: tuple[str, ...], omit_empty: bool, texts: bool) -> str:
+    """:func:`ast.dump`'s one-line form (``annotate_fields`` true, no ``indent``, where
+    CPython's "simple" nodes are written as the others), after CPython's."""
     if isinstance(node, ast.AST):
         cls = type(node)
         args: list[str] = []
-        simple_all = True
         names = node._fields
         if isinstance(node, _TYPE_PARAMS):
             names = tuple(n for n in names if n != "type_params") + added
@@ -86,15 +85,8 @@ def _dump(node: Any, added: tuple[str, ...], omit_empty: bool, texts: bool) -> t
                 continue
             if omit_empty and (value is None or value == []) and not isinstance(node, _KEEP_NONE):
                 continue
-            text, simple = _dump(value, added, omit_empty, texts)
-            simple_all = simple_all and simple
-            args.append(f"{name}={text}")
-        if simple_all and len(args) <= 3:
-            return f"{cls.__name__}({', '.join(args)})", not args
-        return f"{cls.__name__}({', '.join(args)})", False
+            args.append(f"{name}={_dump(value, added, omit_empty, texts)}")
+        return f"{cls.__name__}({', '.join(args)})"
     if isinstance(node, list):
-        if not node:
-            return "[]", True
-        items = (_dump(x, added, omit_empty, texts)[0] for x in node)
-        return "[" + ", ".join(items) + "]", False
-    return repr(node), True
+        return "[" + ", ".join(_dump(x, added, omit_empty, texts) for x in node) + "]"
+    return repr(node)

@@ -82,8 +82,9 @@ def _saved_statements(blocks: Sequence[SavedBlock]) -> tuple[set[str], set[str]]
 
 
 def _unsaved_line(text: str, blocks: Sequence[SavedBlock]) -> tuple[int, str] | None:
-    """The first line of ``text`` holding code no page saves, and that code's first line."""
-    lines = text.split("\n")
+    """The first line of ``text`` holding code no page saves, and that code's first line
+    (lines as Python counts them: a CR, a CRLF or an LF ends one)."""
+    lines = re.split(r"\r\n?|\n", text)
     try:
         body = ast.parse(text).body
     except SyntaxError as err:
