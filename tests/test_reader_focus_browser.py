@@ -82,7 +82,9 @@ def test_every_tab_stop_shows_the_focus(shipped_site: Path, chromium: Browser, w
         if width > 1000:  # the sidebar's search box, reached by the keyboard
             page.goto(file_url(html / GPUS))
             page.focus(".sidebar-search")
-            ring = page.eval_on_selector(".sidebar-search", "(e) => getComputedStyle(e).outlineStyle")
+            ring = page.eval_on_selector(
+                ".sidebar-search", "(e) => getComputedStyle(e).outlineStyle"
+            )
             assert ring != "none"
 
 
@@ -149,7 +151,7 @@ def test_compare_at_1280_keeps_the_navigation_the_measure_and_the_code_size(
         marked = page.locator(".pb-comparing mark.pb-diff").count()
         lines = page.evaluate(
             "() => Array.from(document.querySelectorAll('.pb-comparing > .pb-panel"
-            " div[class*=\"highlight-\"]:not(.highlight-none) pre'))"
+            ' div[class*="highlight-"]:not(.highlight-none) pre\'))'
             ".filter((p) => !p.closest('.pb-output'))"
             ".reduce((n, p) => n + p.textContent.split('\\n').filter((l) => l.trim()).length, 0)"
         )
