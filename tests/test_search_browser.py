@@ -10,6 +10,7 @@ import re
 import shutil
 from pathlib import Path
 from typing import Any, cast
+from urllib.parse import urljoin
 
 import pytest
 from playwright.sync_api import Browser, Page
@@ -108,7 +109,7 @@ def test_a_result_that_names_a_section_shows_that_sections_text(
         named = [r for r in results if r["where"].startswith(" \u203a ") and r["snippet"]]
         assert named
         for result in named:
-            target.goto(file_url(html) + "/" + result["href"])
+            target.goto(urljoin(file_url(html / "search.html"), result["href"]))
             section = target.evaluate(SECTION_TEXT, result["href"].split("#")[1])
             start = " ".join(result["snippet"].strip(". ").split()[:4])  # its first words
             assert start in section, (result, section[:300])
