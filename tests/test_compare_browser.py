@@ -2,9 +2,11 @@
 system Chromium, over tests/site_fixture/compare.html from ``file://``.
 
 compare.html holds four tab sets (the book's frameworks are pytorch, mxnet, jax, tensorflow):
-  set-a: pytorch, jax, tensorflow (code): between pytorch and jax, lines 1, 2 and 5 of the
-         first block differ (5 is the second line of a string written over two lines,
-         highlighted differently on each side), the second block is the same;
+  set-a: pytorch, jax, tensorflow (code): between pytorch and jax, line 5 of the first
+         block differs (the second line of a string written over two lines, highlighted
+         differently on each side); lines 1 and 2 differ only by the framework's name
+         (`import torch`, `import jax.numpy as jnp`; `torch.ones`, `jnp.ones`), which is not
+         a difference; the second block is the same;
   set-b: pytorch, mxnet (prose); set-c: mxnet, tensorflow (code); set-d: jax alone.
 compare2.html is the same page under another name (a next page of the same site).
 """
@@ -28,7 +30,7 @@ OTHER = FIXTURE / "compare2.html"
 # The first block of set-a, line by line, and which lines differ between pytorch and jax.
 PYTORCH = ["import torch", "x = torch.ones(3)", "y = x * 2", 'print("""one', 'two""")']
 JAX = ["import jax.numpy as jnp", "x = jnp.ones(3)", "y = x * 2   ", 'print("""one', 'three""")']
-DIFFERING = [0, 1, 4]
+DIFFERING = [4]  # torch.ones and jnp.ones are the same line
 
 # Per tab set: hidden, whether it compares, its selected tabs, its panels shown (in order on
 # screen), the tab in the tab order, and its note.
@@ -135,7 +137,7 @@ def test_the_lines_that_differ_are_marked_and_unmarked(open_page: OpenPage) -> N
     spans = "#set-a > .pb-panel[data-pb-tab='jax'] mark.pb-diff span.s2"
     assert page.eval_on_selector_all(spans, "(s) => s.map((e) => e.textContent)") == ['three"""']
     status = page.locator("[role=status]")
-    status.filter(has_text="Comparing PyTorch and JAX: 3 and 3 lines differ").wait_for()
+    status.filter(has_text="Comparing PyTorch and JAX: 1 and 1 lines differ").wait_for()
     page.click("#set-a .pb-compare")  # closed: the markup is back as it was
     assert not state(page)["set-a"]["comparing"]
     assert page.inner_html("#set-a > .pb-panel[data-pb-tab='pytorch']") == before
@@ -153,6 +155,26 @@ def test_the_diff_is_a_longest_common_subsequence(open_page: OpenPage) -> None:
         "b": [False, False, True, False, False, True],
     }
     assert page.evaluate("() => polybookDiff.lines([], ['a'])") == {"a": [], "b": [True]}
+
+
+def test_lines_differ_by_meaning_not_by_the_frameworks_names(open_page: OpenPage) -> None:
+    page = open_page()
+    same = [
+        ["import torch", "import tensorflow as tf"],
+        ["from d2l import torch as d2l", "from d2l import tensorflow as d2l"],
+        ["x = torch.ones((2, 3))", "x = tf.ones((2, 3))"],
+        ["y = mx.np.zeros(3)", "y = jnp.zeros(3)"],
+        ["    A = d2l.randn((n, n))", "        A = d2l.randn((n,  n))"],  # indent, spaces
+        ["print(np.exp(x))  # PyTorch", "print(npx.exp(x))  # JAX"],
+    ]
+    differ = [
+        ["x = torch.ones(3)", "x = torch.zeros(3)"],
+        ["net = nn.Sequential(nn.LazyLinear(1))", "net = tf.keras.Sequential([Dense(1)])"],
+        ["torchvision.io", "tfds.io"],  # names that only start like a framework's
+    ]
+    for left, right in same + differ:
+        found = page.evaluate("([a, b]) => polybookDiff.lines([a], [b]).a[0]", [left, right])
+        assert found == ([left, right] in differ), (left, right)
 
 
 def test_links_carry_the_view_and_storage_keeps_only_the_pair(open_page: OpenPage) -> None:

@@ -191,10 +191,11 @@ def _squeeze(parts: list[str]) -> str:
 
 
 def _left_out(node: nodes.Element) -> bool:
-    """Outputs, code and references not resolved yet: not prose for a snippet."""
+    """Outputs, code, raw HTML and references not resolved yet: not prose for a snippet."""
     return "pb-output" in node.get("classes", ()) or node.tagname in (
         "pending_xref",
         "literal_block",
+        "raw",
     )
 
 
@@ -229,7 +230,9 @@ def on_merge(app: Sphinx, env: Any, docnames: set[str], other: Any) -> None:
 def on_build_finished(app: Sphinx, error: Exception | None) -> None:
     if error is not None or app.builder.format != "html":
         return
-    data = {k: v for k, v in sorted(getattr(app.env, "pb_snippets", {}).items())}
+    metadata = app.env.metadata
+    snippets = getattr(app.env, "pb_snippets", {}).items()
+    data = {k: v for k, v in sorted(snippets) if "nosearch" not in metadata.get(k, {})}
     text = "window.pbSearchPages = " + json.dumps(data, ensure_ascii=False) + ";\n"
     target = Path(app.outdir) / "_static" / SEARCH_DATA
     target.parent.mkdir(parents=True, exist_ok=True)

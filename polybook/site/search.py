@@ -5,17 +5,24 @@ word at all. Here Chinese pages are cut into words by ``rjieba`` (jieba's dictio
 algorithm, maintained in Rust), and the search page cuts a query such as 线性回归 into the
 longest words the index holds (线性, 回归): every word must be on a page for it to be found,
 as for a query of several English words. Japanese and the other languages Sphinx supports
-use Sphinx's own splitters."""
+use Sphinx's own splitters.
+
+Pages made from the book's records rather than written for reading (the compatibility
+page, its reports) are left out of the index, as Sphinx leaves out a page whose metadata
+says ``nosearch``: a search for "gpu" finds the sections about GPUs, not a table of runs."""
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
 import rjieba
+from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.search import _MINIFIED_JS_PATH
 from sphinx.search.en import SearchEnglish
 from sphinx.search.zh import SearchChinese
+
+from polybook.site.compat import COMPAT_LINK, PAGE
 
 CJK = r"\u3400-\u9fff\uf900-\ufaff"  # the CJK ideographs (unified, extension A, compatibility)
 
@@ -87,7 +94,19 @@ class StemmedOnceEnglish(SearchEnglish):
         return stem
 
 
+def unsearched(docname: str) -> bool:
+    """Whether ``docname`` is a page of records, kept out of the search."""
+    return docname == PAGE or docname.startswith(COMPAT_LINK + "/")
+
+
+def on_doctree_read(app: Sphinx, doctree: nodes.document) -> None:
+    docname = app.env.docname
+    if unsearched(docname):
+        app.env.metadata.setdefault(docname, {})["nosearch"] = ""
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
+    app.connect("doctree-read", on_doctree_read)
     app.add_search_language(StemmedOnceEnglish)
     app.add_search_language(SegmentedChinese)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -9,8 +9,10 @@
  *   window.polybookDiff.gaps(outA, outB) -> {a: [gap lines before each line], b: [...]}
  *
  * A panel's code is the text of its code blocks (`div.highlight-*` but not the outputs'
- * `highlight-none`), one after another. The two are compared line by line, trailing spaces
- * ignored, by their longest common subsequence; a line of one side that is not in it is
+ * `highlight-none`), one after another. The two are compared line by line, by their longest
+ * common subsequence, as a reader compares them: indents and spaces ignored, and the
+ * frameworks' names and usual aliases (torch, tf, mx, np, jnp...) taken as one name, so
+ * that `torch.ones(3)` and `tf.ones(3)` are the same line; a line of one side that is not in it is
  * wrapped in <mark class="pb-diff">, keeping the highlighter's spans inside. Empty gap
  * lines (<span class="pb-gap" aria-hidden="true">) are put where the other side has lines
  * this one lacks, so that matching lines sit on one row, and the two sides' code blocks
@@ -24,16 +26,32 @@
   const MAX_CELLS = 4000000; // beyond this (n * m), lines are compared by position
   const original = new WeakMap(); // a marked block -> its markup before
 
-  function trimEnd(line) {
-    return line.replace(/\s+$/, '');
+  // A framework's module or its usual alias, or a dotted run of them (jax.numpy).
+  const FRAMEWORK =
+    /\b(?:torch|tensorflow|tf|mxnet|mx|npx|nd|numpy|np|jax|jnp|flax|paddle)(?:\.(?:torch|tensorflow|tf|mxnet|mx|npx|nd|numpy|np|jax|jnp|flax|paddle))*\b/g;
+  const FRAMEWORK_NAME = /\b(?:PyTorch|TensorFlow|MXNet|JAX|NumPy|Flax|PaddlePaddle)\b/g;
+
+  const FW = '\u0000fw'; // what each framework's name reads as
+
+  /* A line as compared: its indent and runs of spaces aside (the same statement inside a
+     `with` block is the same line), every framework's name the same, `import tensorflow
+     as tf` the same as `import torch`. */
+  function meaning(line) {
+    return line
+      .trim()
+      .replace(/\s+/g, ' ')
+      .replace(FRAMEWORK, FW)
+      .replace(FRAMEWORK_NAME, FW)
+      .split('import ' + FW + ' as ' + FW)
+      .join('import ' + FW);
   }
 
   /* Which lines of a and b (arrays of strings) are outside their longest common subsequence. */
   function lines(a, b) {
     const n = a.length;
     const m = b.length;
-    const left = a.map(trimEnd);
-    const right = b.map(trimEnd);
+    const left = a.map(meaning);
+    const right = b.map(meaning);
     const outA = new Array(n).fill(true);
     const outB = new Array(m).fill(true);
     if ((n + 1) * (m + 1) > MAX_CELLS) {
@@ -249,5 +267,5 @@
     });
   }
 
-  window.polybookDiff = { lines: lines, gaps: gaps, mark: mark, unmark: unmark };
+  window.polybookDiff = { lines: lines, gaps: gaps, mark: mark, unmark: unmark, meaning: meaning };
 })();

@@ -72,7 +72,9 @@
     let top = 0;
     const header = document.querySelector('.mobile-header');
     if (header && window.getComputedStyle(header).display !== 'none') {
-      top += header.getBoundingClientRect().height;
+      // Without its border: the theme drops the border once the page scrolls (.scrolled),
+      // which is when the bar sticks; with it, a line of text showed between the two.
+      top += header.clientHeight;
     }
     if (bar) {
       bar.style.top = top + 'px';
