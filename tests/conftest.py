@@ -7,6 +7,7 @@ Chromium (one a module), its fresh context for each test and the pages opened in
 from __future__ import annotations
 
 import logging
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,7 +16,7 @@ import pytest
 
 from polybook.layout import ENVS_VARIABLE
 
-from .books import Built, Collect, build, copy_fixture, shipped_with_cache, tree_digest
+from .books import REPO, Built, Collect, build, copy_fixture, shipped_with_cache, tree_digest
 from .environments import REPO_ENVS, link_environments
 from .fuzzing import FAST_EXAMPLES  # noqa: F401  (registers Hypothesis' profiles, loads `fast`)
 
@@ -60,6 +61,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Built]:
 def shipped_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The shipped book, its epubs built, then its site (which links them); its root."""
     root = shipped_with_cache(tmp_path_factory.mktemp("shipped") / "book")
+    shutil.copytree(REPO / "_compat", root / "_compat")  # its works-with lines, as CI's site
     assert build(root, "epub", "--tab", "all") == 0
     assert build(root, "html", "--tab", "all") == 0
     return root
