@@ -270,17 +270,17 @@ class Trainer(d2l.HyperParameters):
         scale = jnp.minimum(1.0, max_norm / (norm + 1e-6))
         return jax.tree_util.tree_map(lambda g: g * scale, grads)
 
-    # chapter_builders-guide/use-gpu.md:388
+    # chapter_builders-guide/use-gpu.md:392
     def __init__(self, max_epochs, num_gpus=0, gradient_clip_val=0):
         self.save_hyperparameters()
         self.gpus = [d2l.gpu(i) for i in range(min(num_gpus, d2l.num_gpus()))]
 
-    # chapter_builders-guide/use-gpu.md:465
+    # chapter_builders-guide/use-gpu.md:469
     def prepare_batch(self, batch):
         device = self.gpus[0] if self.gpus else d2l.cpu()
         return [d2l.to(a, device) for a in batch]
 
-    # chapter_builders-guide/use-gpu.md:470
+    # chapter_builders-guide/use-gpu.md:474
     def prepare_model(self, model, key=None):
         model.trainer = self
         model.board.xlim = [0, self.max_epochs]

@@ -144,7 +144,7 @@ class Module(nn.Block, d2l.HyperParameters):
     def configure_optimizers(self):
         raise NotImplementedError
 
-    # chapter_builders-guide/use-gpu.md:436
+    # chapter_builders-guide/use-gpu.md:440
     def set_scratch_params_device(self, device):
         """Move parameters kept as plain arrays in attributes to `device`."""
         for name, value in list(vars(self).items()):
@@ -234,18 +234,18 @@ class Trainer(d2l.HyperParameters):
         for g in grads:
             g[:] *= scale
 
-    # chapter_builders-guide/use-gpu.md:388
+    # chapter_builders-guide/use-gpu.md:392
     def __init__(self, max_epochs, num_gpus=0, gradient_clip_val=0):
         self.save_hyperparameters()
         self.gpus = [d2l.gpu(i) for i in range(min(num_gpus, d2l.num_gpus()))]
 
-    # chapter_builders-guide/use-gpu.md:447
+    # chapter_builders-guide/use-gpu.md:451
     def prepare_batch(self, batch):
         if self.gpus:
             batch = [d2l.to(a, self.gpus[0]) for a in batch]
         return batch
 
-    # chapter_builders-guide/use-gpu.md:453
+    # chapter_builders-guide/use-gpu.md:457
     def prepare_model(self, model):
         model.trainer = self
         model.board.xlim = [0, self.max_epochs]

@@ -228,18 +228,18 @@ class Trainer(d2l.HyperParameters):
         clipped, _ = tf.clip_by_global_norm(grads, max_norm)
         return clipped
 
-    # chapter_builders-guide/use-gpu.md:388
+    # chapter_builders-guide/use-gpu.md:392
     def __init__(self, max_epochs, num_gpus=0, gradient_clip_val=0):
         self.save_hyperparameters()
         self.gpus = [d2l.gpu(i) for i in range(min(num_gpus, d2l.num_gpus()))]
 
-    # chapter_builders-guide/use-gpu.md:486
+    # chapter_builders-guide/use-gpu.md:490
     def prepare_batch(self, batch):
         if self.gpus:
             batch = [d2l.to(a, self.gpus[0]) for a in batch]
         return batch
 
-    # chapter_builders-guide/use-gpu.md:492
+    # chapter_builders-guide/use-gpu.md:496
     def prepare_model(self, model):
         model.trainer = self
         model.board.xlim = [0, self.max_epochs]

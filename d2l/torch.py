@@ -222,18 +222,18 @@ class Trainer(d2l.HyperParameters):
     def clip_gradients(self, max_norm, model):
         nn.utils.clip_grad_norm_(model.parameters(), max_norm)
 
-    # chapter_builders-guide/use-gpu.md:388
+    # chapter_builders-guide/use-gpu.md:392
     def __init__(self, max_epochs, num_gpus=0, gradient_clip_val=0):
         self.save_hyperparameters()
         self.gpus = [d2l.gpu(i) for i in range(min(num_gpus, d2l.num_gpus()))]
 
-    # chapter_builders-guide/use-gpu.md:419
+    # chapter_builders-guide/use-gpu.md:423
     def prepare_batch(self, batch):
         if self.gpus:
             batch = [d2l.to(a, self.gpus[0]) for a in batch]
         return batch
 
-    # chapter_builders-guide/use-gpu.md:425
+    # chapter_builders-guide/use-gpu.md:429
     def prepare_model(self, model):
         model.trainer = self
         model.board.xlim = [0, self.max_epochs]

@@ -16,7 +16,7 @@ from polybook.execution.gpu_share import planned_share
 from polybook.execution.kernels.launch import kernel_env, kernel_environ
 from polybook.frameworks import get
 from polybook.meta import RunInfo
-from polybook.nb import new_code_cell
+from polybook.nb import new_code_cell, node
 from polybook.pipeline.execution import BookEnvironments, execution
 from polybook.render.page import provenance
 
@@ -138,7 +138,10 @@ def test_the_note_of_a_gpu_run_names_the_gpu() -> None:
         seconds=2.358,
     )
     assert RunInfo.from_json(run.to_json()) == run
-    assert provenance(new_code_cell("x.device", "a"), run, 0) == (
+    shown = new_code_cell("x.device", "a")
+    shown.outputs = [node({"output_type": "stream", "name": "stdout", "text": "cuda:0\n"})]
+    assert provenance(new_code_cell("x.device", "b"), run, 0) == ""  # nothing shown: no note
+    assert provenance(shown, run, 0) == (
         "output of a build on a host with 1 GPU (NVIDIA H200, driver 580.159.04, CUDA 13.0;"
         " torch 2.11.0; 2026-11-27)"
     )
