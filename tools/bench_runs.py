@@ -185,6 +185,6 @@ def serve_edits(
                 time.sleep(2)  # its Sphinx ready for the next
             browser.close()
     finally:
-        server.send_signal(signal.SIGINT)
+        server.send_signal(signal.SIGTERM)  # a background job's children ignore SIGINT
         server.communicate(timeout=120)
     return Served(first, latencies)
