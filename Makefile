@@ -9,7 +9,7 @@ POLYBOOK := $(TOOL)/bin/polybook
 TABS ?= all
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all html lib eval check test lint bench bench-book clean setup envs system-deps serve screenshots \
+.PHONY: all html lib eval check test test-fast lint bench bench-book clean setup envs system-deps serve screenshots \
 	notebooks dist lab pdf pdf-deps epub linkcheck slides mutants d2lbook-reader fuzz pythons
 
 all: html
@@ -134,7 +134,12 @@ lint: setup
 test: envs system-deps pdf-deps lint check d2lbook-reader pythons
 	$(TOOL)/bin/python -m pytest
 
-# tests/test_key_formats.py compares the cache keys every CPython 3.10+ this machine has makes
+# The fast tier: no kernel, Sphinx, browser, LaTeX or venv (a minute or two); writes only
+# into temporary folders. `-m "slow and not latex"` and the like pick by what tests need.
+test-fast: setup
+	$(TOOL)/bin/python -m pytest -m "not slow"
+
+# tests/library/test_key_formats.py compares the cache keys every CPython 3.10+ this machine has makes
 # (python3.N on the PATH, pyenv's, uv's; tools/key_versions.py): it needs two. This kind of
 # machine has pyenv's 3.10 to 3.13; where fewer are found, `make test` stops here saying so
 # (`pyenv install 3.12`, or `uv python install 3.12`, adds one).
@@ -142,7 +147,7 @@ pythons: setup
 	@$(TOOL)/bin/python -m tools.key_versions --require 2
 
 # d2lbook 1.0.3's reader (no Sphinx) in .envs/d2lbook-reader, from
-# requirements/d2lbook-reader*.txt: tests/test_d2lbook_reader.py compares polybook's notebooks
+# requirements/d2lbook-reader*.txt: tests/source/test_d2lbook_reader.py compares polybook's notebooks
 # with its, and so does `python -m tools.d2lbook_diff BOOK` on any book. Made again when
 # those pins change; the test makes it where missing.
 d2lbook-reader: setup
@@ -168,12 +173,12 @@ $(ENVS)/mutants.stamp: $(TOOL)/.stamp requirements/mutants.txt
 mutants: $(ENVS)/mutants.stamp
 	$(TOOL)/bin/python -m tools.mutants --summary $(MUTANTS)
 
-# Property-based fuzzing (Hypothesis; tests/test_fuzz.py, docs/reliability.md): books, configs,
+# Property-based fuzzing (Hypothesis; tests/whole/test_fuzz.py, docs/reliability.md): books, configs,
 # _freeze/ entries and notebooks generated from their grammar, 10,000 of each fast kind (the
 # site: 100), built; each failing example is saved in tests/fuzz-examples/, which `make test`
 # replays. Slow (CPU-bound, tens of minutes): not part of `test`.
 fuzz: setup
-	$(TOOL)/bin/python -m pytest tests/test_fuzz.py -p no:cacheprovider --timeout=0 \
+	$(TOOL)/bin/python -m pytest tests/whole/test_fuzz.py -p no:cacheprovider --timeout=0 \
 	  --hypothesis-profile=fuzz --hypothesis-show-statistics
 
 # Removes build outputs; the execution cache (_build/cache) and the saved baselines

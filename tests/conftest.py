@@ -26,12 +26,121 @@ if TYPE_CHECKING:  # Playwright is imported by the browser tests alone
     from .browser import OpenPage
 
 
-@pytest.fixture(scope="session", autouse=True)
-def shared_environments() -> Iterator[Path]:
-    """Books made in temporary folders have no ``.envs`` of their own: they share a folder
-    of links to the shipped book's environments (``$POLYBOOK_ENVS``), which keeps what
-    tests set up there (a fifth framework's environment, kernels) between runs."""
-    folder = link_environments(REPO_ENVS.path / "tests-shared")
+# What a slow test needs beyond Sphinx, by module (a slow test with none of these builds
+# with Sphinx alone; a test that opens a page in Chromium is marked `browser` by its fixtures).
+NEEDS: dict[str, frozenset[str]] = {
+    "kernel": frozenset(
+        [
+            "test_students_site",
+            "test_frameworks_data",
+            "test_key_readers",
+            "test_faults_named",
+            "test_faults",
+            "test_faults_safety",
+            "test_library_foreign",
+            "test_env_setup",
+            "test_plain_notebooks",
+            "test_notebooks",
+            "test_slides_book",
+            "test_drift_upgrade",
+            "test_build_e2e",
+            "test_fuzz_found",
+            "test_d2lbook_execution",
+            "test_fuzz",
+            "test_cli",
+            "test_new_book",
+            "test_editions",
+            "test_authoring",
+            "test_authoring_units",
+            "test_kernel_units",
+            "test_zygote_preload",
+            "test_forked_kernels",
+            "test_executor_capabilities",
+            "test_downloads",
+            "test_watchdog",
+            "test_cache",
+            "test_executors",
+            "test_dask",
+            "test_figures",
+            "test_kernel",
+            "test_book_builds",
+            "test_compat",
+            "test_drift",
+            "test_freeze",
+            "test_freeze_all",
+            "test_shipped_gpu_run",
+            "test_gpu_hosts",
+            "test_outputs_store",
+        ]
+    ),
+    "latex": frozenset(["test_pdf", "test_pdf_moving", "test_killed_builds"]),
+    "venv": frozenset(
+        [
+            "test_students_site",
+            "test_frameworks_data",
+            "test_faults_safety",
+            "test_package",
+            "test_installer",
+            "test_env_setup",
+            "test_plugins",
+            "test_dask",
+            "test_dist",
+            "test_run_notebooks_site",
+        ]
+    ),
+    "browser": frozenset(
+        [
+            "test_tabs_browser",
+            "test_reader_focus_browser",
+            "test_compare_browser",
+            "test_compat_line_browser",
+            "test_accessibility",
+            "test_switcher_place_browser",
+            "test_search_browser",
+            "test_reader_layout_browser",
+            "test_tab_choice_browser",
+            "test_reader_edges_browser",
+            "test_site_language",
+            "test_header_links",
+            "test_site_fixture",
+        ]
+    ),
+}
+BROWSER_FIXTURES = frozenset({"chromium", "context", "page", "open_page"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Each slow test marked with what it needs (`-m "slow and not latex"`…)."""
+    for item in items:
+        if item.get_closest_marker("slow") is None:
+            continue
+        for need, modules in NEEDS.items():
+            if item.path.stem in modules:
+                item.add_marker(need)
+        if BROWSER_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker("browser")
+
+
+@pytest.fixture(scope="session")
+def shared_environments() -> Path:
+    """Books made in temporary folders have no ``.envs`` of their own: the slow tests'
+    share a folder of links to the shipped book's environments (``$POLYBOOK_ENVS``), which
+    keeps what tests set up there (a fifth framework's environment, kernels) between runs."""
+    return link_environments(REPO_ENVS.path / "tests-shared")
+
+
+@pytest.fixture(autouse=True)
+def environments_folder(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Path]:
+    """A slow test's books use the shared environments, as does a fast test that asks for
+    them (it reads what they hold); any other's a temporary folder: such tests write
+    nothing outside temporary folders."""
+    slow = request.node.get_closest_marker("slow") is not None
+    if slow or "shared_environments" in request.fixturenames:  # asked for by a fast test
+        folder: Path = request.getfixturevalue("shared_environments")
+    else:
+        folder = tmp_path_factory.getbasetemp() / "no-envs"
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(ENVS_VARIABLE, str(folder))
         yield folder

@@ -31,6 +31,7 @@ from typing import Any, TypeVar
 
 from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
+from hypothesis.configuration import set_hypothesis_home_dir
 from hypothesis.database import DirectoryBasedExampleDatabase, ReadOnlyDatabase
 
 from polybook.commands.cli import main
@@ -42,6 +43,9 @@ REPO = Path(__file__).resolve().parent.parent
 FAST_EXAMPLES = 50
 _QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 
+# Hypothesis's own store (its examples, its constants cache) in a temporary folder, not
+# the checkout; the failing examples worth keeping are committed in SAVED (`fuzz`).
+set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "polybook-hypothesis")
 settings.register_profile(
     "fast",
     max_examples=FAST_EXAMPLES,

@@ -124,8 +124,8 @@ def require(count: int) -> int:
         return 0
     print(
         f"CPythons (3.10 or later) on this machine: {len(found)}, {count} needed by"
-        " tests/test_key_formats.py: add one (`pyenv install 3.12`, `uv python install 3.12`,"
-        " or python3.N on the PATH)",
+        " tests/library/test_key_formats.py: add one (`pyenv install 3.12`,"
+        " `uv python install 3.12`, or python3.N on the PATH)",
         file=sys.stderr,
     )
     return 1
