@@ -49,6 +49,8 @@ logger = logging.getLogger("polybook")
 FORMAT = 2  # 2: the key's format, its library and figures parts, each cell's source
 TEXT_IMAGES = {"image/svg+xml": "svg"}
 BINARY_IMAGES = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
+# Each entry file validated, by path, modification time and size: why not shown, or "".
+_VALIDATED: dict[tuple[str, int, int], str] = {}
 
 
 def _text(value: Any) -> str:
@@ -232,13 +234,29 @@ class FrozenOutputs:
         if missing:
             reporter.warn(where, f"names {missing[0]}, which is missing: not shown", "freeze")
             return None
-        try:  # outputs as a notebook holds them, or none
-            nbformat.validate(self.as_notebook(entry))
-        except (ValueError, TypeError, nbformat.ValidationError) as exc:
-            message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            reporter.warn(where, f"unreadable, not shown: {message}", "freeze")
+        invalid = self._invalid(path, entry)
+        if invalid:
+            reporter.warn(where, f"unreadable, not shown: {invalid}", "freeze")
             return None
         return entry
+
+    def _invalid(self, path: Path, entry: dict[str, Any]) -> str:
+        """Why ``entry`` (read from ``path``) is not a notebook's outputs, or "". Its images
+        are named by their content, so the answer holds while the file is unchanged: a
+        process that builds again (``polybook serve``) validates each entry once."""
+        stat = path.stat()
+        seen = (str(path), stat.st_mtime_ns, stat.st_size)
+        if seen in _VALIDATED:
+            return _VALIDATED[seen]
+        try:  # outputs as a notebook holds them, or none
+            nbformat.validate(self.as_notebook(entry))
+            said = ""
+        except (ValueError, TypeError, nbformat.ValidationError) as exc:
+            said = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if len(_VALIDATED) > 4096:
+            _VALIDATED.clear()
+        _VALIDATED[seen] = said
+        return said
 
     def lend(
         self, entry: dict[str, Any], own_class: str, same: bool = False
