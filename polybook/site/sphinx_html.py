@@ -15,7 +15,7 @@ from sphinx.application import Sphinx
 from polybook.render import messages
 from polybook.render.sphinx import parallel_write
 from polybook.render.sphinx.core_ext import display_name
-from polybook.site import early, editions, header, math_svg, navigation, reader, search
+from polybook.site import early, editions, header, lean_assets, math_svg, navigation, reader, search
 from polybook.site.compat import DATA_SCRIPT
 from polybook.site.compat_view import host_notes, hosts_html, insert_after_title, lines_html
 
@@ -93,6 +93,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     navigation.setup(app)
     early.setup(app)
     header.setup(app)
+    lean_assets.setup(app)
     app.connect("html-page-context", _meta_tabs)
     app.connect("builder-inited", _keep_compiled_templates)
     app.connect("builder-inited", _add_messages)
