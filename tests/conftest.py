@@ -123,27 +123,40 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(scope="session")
 def shared_environments() -> Path:
-    """Books made in temporary folders have no ``.envs`` of their own: the slow tests'
-    share a folder of links to the shipped book's environments (``$POLYBOOK_ENVS``), which
-    keeps what tests set up there (a fifth framework's environment, kernels) between runs."""
+    """Books made in temporary folders have no ``.envs`` of their own: they share a folder
+    of links to the shipped book's environments (``$POLYBOOK_ENVS``), which keeps what
+    tests set up there (a fifth framework's environment, kernels) between runs."""
     return link_environments(REPO_ENVS.path / "tests-shared")
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture(scope="session", autouse=True)
 def environments_folder(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Path]:
-    """A slow test's books use the shared environments, as does a fast test that asks for
-    them (it reads what they hold); any other's a temporary folder: such tests write
-    nothing outside temporary folders."""
-    slow = request.node.get_closest_marker("slow") is not None
-    if slow or "shared_environments" in request.fixturenames:  # asked for by a fast test
-        folder: Path = request.getfixturevalue("shared_environments")
-    else:
-        folder = tmp_path_factory.getbasetemp() / "no-envs"
+    """A session that runs a slow test shares the environments (from before any fixture
+    builds a book, whatever its scope); one of fast tests alone points its books at a
+    temporary folder, so that it writes nothing outside temporary folders."""
+    slow = any(item.get_closest_marker("slow") for item in request.session.items)
+    folder: Path = (
+        request.getfixturevalue("shared_environments")
+        if slow
+        else tmp_path_factory.getbasetemp() / "no-envs"
+    )
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(ENVS_VARIABLE, str(folder))
         yield folder
+
+
+@pytest.fixture(autouse=True)
+def asked_environments(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A fast test that reads what the environments hold asks for ``shared_environments``."""
+    if "shared_environments" not in request.fixturenames:
+        yield
+        return
+    folder: Path = request.getfixturevalue("shared_environments")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(ENVS_VARIABLE, str(folder))
+        yield
 
 
 @pytest.fixture
