@@ -2,7 +2,9 @@
 Chromium, hold the markup a real build of the site writes (the shipped book's): the same
 tab sets, tab bars, tabs and panels (tags, classes, roles, data attributes, ARIA), only
 code blocks and outputs shaped as the site shapes them, and the head's ``pb-`` metas and
-polybook scripts in the site's order. So the pages cannot drift from what the site emits."""
+polybook scripts in the site's order. So the pages cannot drift from what the site emits.
+The shipped book names no cell by id, so a one-page book whose tabbed cell does stands
+beside it for the anchors a tab holds."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from ..books import FENCE, build, write_book
 from ..site_markup import TabSetMarkup, head_markup
 
 pytestmark = pytest.mark.slow  # the shipped book's site is built
@@ -21,11 +24,27 @@ def _pages(folder: Path) -> list[Path]:
     return sorted(folder.rglob("*.html"))
 
 
+@pytest.fixture(scope="module")
+def named_cells(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site of a page whose cell has an id and a variant per framework."""
+    cells = "".join(
+        f"{FENCE}{{.python .input #arange}}\n%%tab {fw}\nx = {i}\n{FENCE}\n\n"
+        for i, fw in enumerate(("pytorch", "mxnet", "jax", "tensorflow"))
+    )
+    root = write_book(
+        tmp_path_factory.mktemp("named") / "book",
+        {"index.md": f"# Named\n\n{cells}"},
+        "[build]\ntabs = pytorch, mxnet, jax, tensorflow\neval_notebook = False\n",
+    )
+    assert build(root, "html") == 0
+    return root / "_build" / "html"
+
+
 def test_the_fixture_pages_tab_sets_are_marked_up_as_the_site_marks_them_up(
-    shipped_site: Path,
+    shipped_site: Path, named_cells: Path
 ) -> None:
     site, fixture = TabSetMarkup(), TabSetMarkup()
-    for path in _pages(shipped_site / "_build" / "html"):
+    for path in [*_pages(shipped_site / "_build" / "html"), *_pages(named_cells)]:
         site.add(path.read_text(encoding="utf-8"))
     for path in _pages(FIXTURE):
         fixture.add(path.read_text(encoding="utf-8"))
