@@ -91,6 +91,7 @@ class StoreUse:
     matched: int = 0
     stale: list[str] = field(default_factory=list)
     lfs: int = 0
+    lfs_at: Location | None = None  # the manifest's first "asset" line, when lfs
     missing: list[tuple[str, int]] = field(default_factory=list)  # (asset, manifest line)
 
     @property
@@ -119,6 +120,27 @@ class OutputsStore:
         self.root = root.resolve()
         self.folder = self.root / STORE_DIR
         self.split = {(p, fw): nb for fw, nbs in (split or {}).items() for p, nb in nbs}
+        self.unfetched: list[tuple[Location, int]] = []  # shown notes: where, how many
+
+    def keep(self, use: StoreUse | None) -> None:
+        """Note the images not fetched of a notebook whose stored outputs are shown."""
+        if use is not None and use.lfs_at is not None:
+            self.unfetched.append((use.lfs_at, use.lfs))
+
+    def report_unfetched(self, reporter: Reporter) -> None:
+        """One warning for the book, at the first manifest, for every image shown as a
+        note because its file is a Git LFS pointer (a clone without LFS has hundreds)."""
+        if not self.unfetched:
+            return
+        images = sum(count for _, count in self.unfetched)
+        where = self.unfetched[0][0]
+        more = len(self.unfetched) - 1
+        where_all = (
+            f"in this manifest and {more} other" + ("s" if more > 1 else "") if more else "here"
+        )
+        message = f"{LFS_NOTE} ({images} images are pointer files: {where_all})"
+        reporter.warn(where, message, "store.lfs")
+        self.unfetched = []
 
     def manifest(self, page: str, framework: str) -> Path:
         return self.folder / framework / (page.removesuffix(".md") + ".json")
@@ -183,7 +205,8 @@ class OutputsStore:
     def fill(self, place: tuple[str, str], nb: NotebookNode, reporter: Reporter) -> StoreUse | None:
         """Give ``nb`` (``place``: page, framework) the stored outputs of each code cell that
         matches; None when the store has no manifest for it. Stale cells are warned of once
-        for the page, images not fetched once; a manifest that does not read is an error."""
+        for the page; images not fetched are noted in the use, for the caller to report once
+        for the book (:meth:`keep`); a manifest that does not read is an error."""
         page, framework = place
         path = self.manifest(page, framework)
         if not path.is_file():
@@ -247,13 +270,8 @@ class OutputsStore:
             reporter.warn(
                 Location(stored_as, line), f"asset {asset!r} is missing or not an image", "store"
             )
-        if use.lfs:
-            line = _line_of(text, '"asset"')
-            reporter.warn(
-                Location(stored_as, line),
-                f"{LFS_NOTE} ({use.lfs} images of this page are pointer files)",
-                "store.lfs",
-            )
+        if use.lfs:  # warned of once for the book (report_unfetched)
+            use.lfs_at = Location(stored_as, _line_of(text, '"asset"'))
 
 
 def _node(output: dict[str, Any]) -> NotebookNode:
@@ -270,6 +288,9 @@ def fill_all(
     if not store.folder.is_dir():
         return 0
     used = [store.fill(place, nb, reporter) for place, nb in notebooks.items()]
+    for use in used:
+        store.keep(use)
+    store.report_unfetched(reporter)
     return sum(1 for use in used if use is not None and use.matched)
 
 
@@ -287,6 +308,7 @@ def covered_run(
     reporter.forward(scratch.errors)
     if use is None or not use.covers:
         return None
-    reporter.forward(scratch.warnings)  # images not fetched
+    reporter.forward(scratch.warnings)
+    store.keep(use)  # images not fetched: the caller reports them once
     logger.info("%s [%s]: outputs from %s", place[0], place[1], store.manifest(*place).name)
     return filled

@@ -178,6 +178,8 @@ def plan(
                 )
                 seconds = expected.get(f"{path}|{fw}", 0.0)
                 jobs.append(Job(path, fw, found.key, nb, kernel, seconds, identity))
+    if store is not None:
+        store.report_unfetched(reporter)
     return jobs
 
 

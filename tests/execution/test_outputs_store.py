@@ -58,14 +58,20 @@ def manifest(setup: str, image: str = "page/store-print-1.png") -> dict[str, Any
 
 
 def store_book(
-    root: Path, entry: dict[str, Any] | str, image: bytes = PNG, page: str = PAGE
+    root: Path,
+    entry: dict[str, Any] | str,
+    image: bytes = PNG,
+    page: str = PAGE,
+    names: tuple[str, ...] = ("page",),
 ) -> Path:
-    chapter_book(root, {"page": page}, build="eval_notebook = False\n")
+    """A book whose pages ``names`` all read ``page``, each with the manifest ``entry``."""
+    chapter_book(root, dict.fromkeys(names, page), build="eval_notebook = False\n")
     folder = root / "outputs/pytorch/chap"
-    (folder / "page").mkdir(parents=True)
-    (folder / "page/store-print-1.png").write_bytes(image)
     text = entry if isinstance(entry, str) else json.dumps(entry, indent=2)
-    (folder / "page.json").write_text(text, encoding="utf-8")
+    for name in names:
+        (folder / "page").mkdir(parents=True, exist_ok=True)
+        (folder / "page/store-print-1.png").write_bytes(image)
+        (folder / f"{name}.json").write_text(text, encoding="utf-8")
     return root
 
 
@@ -106,6 +112,19 @@ def test_a_git_lfs_pointer_is_a_note_not_an_image(tmp_path: Path) -> None:
     assert "Git LFS file not fetched: run git lfs pull" in note.data["text/plain"]
     (warning,) = reporter.warnings
     assert warning.subtype == "store.lfs" and warning.location.line > 0
+
+
+def test_pointers_of_many_pages_are_one_warning_for_the_book(tmp_path: Path) -> None:
+    names = ("page", "second", "third")
+    entry = manifest("sha256:" + SETUP.hexdigest())
+    root = store_book(tmp_path / "book", entry, image=LFS, names=names)
+    reporter = Reporter(quiet=True)
+    notebooks, _ = libraries(root, reporter)
+    split = {(page, fw): nb for fw, nbs in notebooks.items() for page, nb in nbs}
+    assert fill_all(OutputsStore(root, notebooks), split, reporter) == 3
+    (warning,) = [w for w in reporter.warnings if w.subtype.startswith("store")]
+    assert str(warning.location) == "outputs/pytorch/chap/page.json:26"  # the first's asset
+    assert "(3 images are pointer files: in this manifest and 2 others)" in warning.message
 
 
 @pytest.mark.parametrize("name", ["../../../../secret.png", "/etc/passwd.png", "page/../../x.png"])
