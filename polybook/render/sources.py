@@ -15,11 +15,18 @@ from typing import Any
 
 from polybook.config import Book
 from polybook.confine import Confinement
+from polybook.diagnostics import Reporter
 from polybook.fsutil import files_under, sync_files, write_atomic
+from polybook.memo import Memo
 from polybook.render.names import CELLS_SUFFIX, MAP_SUFFIX, OUTPUT_DIR
 from polybook.render.page import Page
 
 PAGE_SUFFIXES = (".md", CELLS_SUFFIX, MAP_SUFFIX)
+Stamps = tuple[tuple[int, int] | None, ...]
+# Each page written, by its object (pages are kept per content, see polybook.site.stage):
+# the page and its files' stamps after. ``polybook serve`` writes again only the pages an
+# edit made anew (or whose files changed on disk), not every page's JSON per edit.
+WRITTEN: Memo[tuple[Page, Stamps]] = Memo(4096)
 
 
 def page_files(srcdir: Path, docname: str) -> list[Path]:
@@ -73,13 +80,43 @@ def _write_pages(
             continue
         files = page_files(srcdir, page.docname)
         wanted.update(files)
+        outputs.update(page.files)
+        changed |= _write_page(page, files, srcdir)
+    return changed, wanted, outputs
+
+
+def _stamps(paths: Sequence[Path]) -> Stamps:
+    found: list[tuple[int, int] | None] = []
+    for path in paths:
+        try:
+            stat = path.stat()
+        except OSError:
+            found.append(None)
+        else:
+            found.append((stat.st_mtime_ns, stat.st_size))
+    return tuple(found)
+
+
+def _write_page(page: Page, files: list[Path], srcdir: Path) -> bool:
+    """Write a page's files unless this very page was written there and they are as it
+    left them; whether any file changed."""
+    targets = [*files, *(srcdir / name for name in page.files)]
+    wrote = False
+
+    def write(_: Reporter) -> tuple[Page, Stamps]:
+        nonlocal wrote
         texts = (page.text, json.dumps(page.cells, indent=1, sort_keys=True))
         for target, data in zip(files, (*texts, json.dumps(page.lines.origin)), strict=True):
-            changed |= write_atomic(target, data)
+            wrote |= write_atomic(target, data)
         for name, raw in page.files.items():
-            changed |= write_atomic(srcdir / name, raw)
-            outputs.add(name)
-    return changed, wanted, outputs
+            wrote |= write_atomic(srcdir / name, raw)
+        return page, _stamps(targets)
+
+    def same(kept: tuple[Page, Stamps]) -> bool:
+        return kept[0] is page and kept[1] == _stamps(targets)
+
+    WRITTEN.get(f"{id(page)}\0{files[0]}", write, Reporter(quiet=True), same)
+    return wrote
 
 
 def _prune(srcdir: Path, wanted: set[Path], outputs: set[str]) -> bool:

@@ -24,6 +24,8 @@ from typing import Any
 from sphinx.application import Sphinx
 from sphinx.util.osutil import relative_uri
 
+from polybook.render.sphinx.small_builds import LISTED
+
 CACHE = "pb_navigation"  # on the builder: folder -> that folder's tree
 NEUTRAL = "__pb_navigation__"  # a docname no toctree names
 FURO = {"collapse": False, "titles_only": True, "maxdepth": -1, "includehidden": True}
@@ -135,10 +137,12 @@ def install_furo(app: Sphinx) -> None:
 
 
 def forget(app: Sphinx, *args: Any) -> None:
-    """Each build's trees are its own (``polybook serve`` builds again in one process)."""
-    app.builder.__dict__.pop(CACHE, None)
+    """A build's trees are its own (``polybook serve`` builds again in one process), unless
+    no page it read changed what the book's listings show of it."""
+    if not LISTED.unchanged:
+        app.builder.__dict__.pop(CACHE, None)
 
 
 def setup(app: Sphinx) -> None:
     app.connect("builder-inited", install_furo)
-    app.connect("env-updated", forget)
+    app.connect("write-started", forget, priority=600)  # once LISTED has compared

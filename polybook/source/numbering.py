@@ -21,6 +21,8 @@ from polybook.source.scan import CAPTION, HEADING, LABEL, TRAILING_EQLABEL
 
 SECNUM_DEPTH = 2  # numfig_secnum_depth
 NUMBERED: HeldMemo[dict[str, Target]] = HeldMemo(8)  # by the pages' parses, in book order
+# What each page's lines say to the numbering (headings, labelled things), by its parse.
+SCANNED: HeldMemo[tuple[tuple[object, ...], ...]] = HeldMemo(4096)
 
 
 @dataclass(frozen=True)
@@ -161,15 +163,46 @@ def numbering(book: ParsedBook) -> dict[str, Target]:
     return NUMBERED.get(tuple(book.documents), "", lambda _: _numbering(book), Reporter(quiet=True))
 
 
+class _Recording(_Page):
+    """A page's scan that numbers nothing: it notes the headings and the labelled things
+    in order, for :func:`_numbering` to number with the book's counters."""
+
+    def __init__(self, page: str, unnumbered: tuple[int, ...]) -> None:
+        super().__init__(page, None, _Counters(), unnumbered)
+        self.events: list[tuple[object, ...]] = []
+
+    def heading(self, depth: int, title: str, unnumbered: bool = False) -> None:
+        self.events.append(("heading", depth, title, unnumbered))
+        super().heading(depth, title, unnumbered)
+
+    def target(self, kind: str, title: str, label: str) -> Target:
+        self.events.append(("target", kind, title, label))
+        return Target(kind, "", title, self.page, "")
+
+
+def _events(doc: Document) -> tuple[tuple[object, ...], ...]:
+    """What ``doc``'s lines say to the numbering; scanned once per parse of the page."""
+
+    def scan(_: Reporter) -> tuple[tuple[object, ...], ...]:
+        recording = _Recording(doc.path.removesuffix(".md"), doc.unnumbered)
+        for number, text in doc.index.lines():
+            recording.line(text.strip(), number)
+        return tuple(recording.events)
+
+    return SCANNED.get((doc,), "", scan, Reporter(quiet=True))
+
+
 def _numbering(book: ParsedBook) -> dict[str, Target]:
     numbers = page_numbers(book)
     counters = _Counters()
     found: dict[str, Target] = {}
     for doc in book.documents:
         own = numbers.get(doc.path)
-        scan = _Page(doc.path.removesuffix(".md"), own, counters, doc.unnumbered)
-        for number, text in doc.index.lines():
-            labelled = scan.line(text.strip(), number)
-            if labelled is not None:
-                found.setdefault(*labelled)
+        page = _Page(doc.path.removesuffix(".md"), own, counters, doc.unnumbered)
+        for event in _events(doc):
+            if event[0] == "heading":
+                page.heading(*event[1:])  # type: ignore[arg-type]
+            else:
+                kind, title, label = (str(part) for part in event[1:])
+                found.setdefault(label, page.target(kind, title, label))
     return found

@@ -25,7 +25,9 @@ from polybook.render.sphinx import (
     failures,
     files,
     html_writer,
+    kept_numbers,
     library_links,
+    small_builds,
     stable_config,
     unnumbered,
     unresolved,
@@ -306,6 +308,8 @@ def setup(app: Sphinx) -> dict[str, Any]:
         sphinx_log.install(app, app.config.pb_diagnostics)
         failures.guard_pages(app)
     doctrees.setup(app)
+    kept_numbers.setup(app)
+    small_builds.setup(app)
     library_links.setup(app)
     unresolved.setup(app)
     unnumbered.setup(app)
