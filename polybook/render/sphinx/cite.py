@@ -110,12 +110,61 @@ def _keys(keys: list[str]) -> nodes.inline:
     return nodes.inline("", f"[{', '.join(keys)}]", classes=["pb-cite-keys"])
 
 
+def _citations_key(domain: Any) -> str:
+    """What sphinxcontrib-bibtex's ``env_updated`` reads: the citations of each page (in
+    the pages' order), the bibliographies, the BibTeX files and the tooltip settings."""
+    import ast
+
+    from sphinxcontrib.bibtex.domain import get_docnames
+
+    refs = [(r.docname, [(t.key, t.pre, t.post) for t in r.targets]) for r in domain.citation_refs]
+    bibliographies = [
+        (
+            key,
+            [value.style, value.list_, value.enumtype, value.start, value.labelprefix],
+            [value.keyprefix, ast.dump(value.filter_), [str(f) for f in value.bibfiles]],
+            [
+                list(value.keys),
+                sorted((k, list(n["ids"])) for k, n in value.citation_nodes.items()),
+            ],
+        )
+        for key, value in sorted(domain.bibliographies.items())
+    ]
+    files = sorted((str(path), bib.mtime) for path, bib in domain.bibdata.bibfiles.items())
+    config = domain.env.config
+    order = list(get_docnames(domain.env))  # type: ignore[no-untyped-call]
+    settings = (config.bibtex_tooltips, config.bibtex_tooltips_style)
+    return repr((sorted(refs, key=lambda ref: ref[0]), bibliographies, files, order, settings))
+
+
 def _show_missing_keys(app: Sphinx) -> None:
-    """sphinxcontrib-bibtex's domain, with the keys it cannot find shown as keys."""
+    """sphinxcontrib-bibtex's domain, with the keys it cannot find shown as keys; its
+    citations worked out again only when what they depend on changed (every citation of
+    the book is filtered, sorted and labelled at each build: a tenth of an edit's build
+    of d2l-en in ``polybook serve``'s process), unless a page with a bibliography was read
+    again (its warnings are said again)."""
     from sphinxcontrib.bibtex.citation_target import parse_citation_targets
     from sphinxcontrib.bibtex.domain import BibtexDomain
 
     class KeysShownDomain(BibtexDomain):
+        pb_kept: tuple[str, list[Any]] | None = None
+        pb_cleared: frozenset[str] = frozenset()
+
+        def clear_doc(self, docname: str) -> None:
+            self.pb_cleared |= {docname}
+            super().clear_doc(docname)
+
+        def env_updated(self) -> Any:
+            key = _citations_key(self)
+            read_again = self.pb_cleared & {b.docname for b in self.bibliographies}
+            self.pb_cleared = frozenset()
+            if self.pb_kept is not None and self.pb_kept[0] == key and not read_again:
+                self.data["citations"] = list(self.pb_kept[1])
+                return []
+            updated = super().env_updated()
+            self.pb_kept = (key, list(self.citations))
+            return updated
+
         def resolve_xref(
             self,
             env: Any,
