@@ -208,6 +208,35 @@ def test_serve_keeps_one_sphinx_process_warm_across_rebuilds(book: Path) -> None
     assert not list((book / "_build").glob("*.next"))
 
 
+BIB = (
+    "@article{lee2020,\n  title={Dots},\n  author={Lee, Ann},\n  journal={J},\n  year={2020}\n}\n"
+    "@article{kim2021,\n  title={Lines},\n  author={Kim, Bo},\n  journal={J},\n  year={2021}\n}\n"
+)
+
+
+@pytest.mark.slow
+def test_serve_keeps_the_citations_until_one_changes(book: Path) -> None:
+    (book / "refs.bib").write_text(BIB)
+    config = (book / "config.ini").read_text().replace("[build]", "bibfile = refs.bib\n[build]")
+    (book / "config.ini").write_text(config)
+    (book / "index.md").write_text("# Served\n\n```toc\nchap/page\nchap/cites\n```\n")
+    (book / "chap" / "cites.md").write_text("# Cites\n\nAs :citet:`lee2020` shows.\n")
+    cites = book / "_build" / "html" / "chap" / "cites.html"
+    log = book / "_build" / "sphinx-html.log"
+    with _served(book):
+        (book / "chap" / "page.md").write_text("# Page\n\nSecond words.\n")
+        _until(partial(_holds, book / "_build" / "html" / "chap" / "page.html", "Second"))
+        _until(lambda: "build succeeded" in log.read_text())
+        assert "citations unchanged: kept" in log.read_text()
+        (book / "chap" / "cites.md").write_text(
+            "# Cites\n\n:citet:`kim2021` and :cite:`lee2020`.\n"
+        )
+        _until(partial(_holds, cites, "Kim"))
+        _until(lambda: "build succeeded" in log.read_text())
+        assert "citations unchanged" not in log.read_text()
+    assert "Lee" in cites.read_text() and "2021" in cites.read_text()
+
+
 @pytest.mark.slow
 def test_serve_on_a_built_book_has_sphinx_warm_before_the_first_save(book: Path) -> None:
     # Nothing changed since the build: serve still runs its stages once, so that the first

@@ -160,6 +160,7 @@ def _show_missing_keys(app: Sphinx) -> None:
             self.pb_cleared = frozenset()
             if self.pb_kept is not None and self.pb_kept[0] == key and not read_again:
                 self.data["citations"] = list(self.pb_kept[1])
+                logger.info("citations unchanged: kept")
                 return []
             updated = super().env_updated()
             self.pb_kept = (key, list(self.citations))
