@@ -30,7 +30,6 @@ from polybook.config import CONFIG_FILE, Book
 from polybook.config.model import LibraryAliases
 from polybook.diagnostics import Location, Reporter
 from polybook.library.aliases import alias_entries, written_pair
-from polybook.memo import HeldMemo
 from polybook.nb import Notebooks
 
 if TYPE_CHECKING:
@@ -182,21 +181,10 @@ def rewrite_notebook(nb: NotebookNode, rewrite: Rewriter) -> NotebookNode:
     return nb
 
 
-# Each notebook rewritten, by the notebook (split once per page content) and the aliases.
-REWRITTEN: HeldMemo[NotebookNode] = HeldMemo(4096)
-
-
 def rewrite_notebooks(book: Book, notebooks: Notebooks, reporter: Reporter) -> Notebooks:
-    """Each framework's notebooks with its aliases replaced (see the module's text); once
-    per notebook and aliases while the process lives (``polybook serve``'s rebuilds)."""
+    """Each framework's notebooks with its aliases replaced (see the module's text)."""
     found = rewriters(book, tuple(notebooks), reporter)
-    quiet = Reporter(quiet=True)
-
-    def rewritten(nb: NotebookNode, rewrite: Rewriter) -> NotebookNode:
-        key = repr((rewrite.texts, sorted(rewrite.fluent.items())))
-        return REWRITTEN.get((nb,), key, lambda _: rewrite_notebook(nb, rewrite), quiet)
-
     return {
-        fw: [(path, rewritten(nb, found[fw])) for path, nb in nbs] if found[fw] else nbs
+        fw: [(path, rewrite_notebook(nb, found[fw])) for path, nb in nbs] if found[fw] else nbs
         for fw, nbs in notebooks.items()
     }
