@@ -258,21 +258,27 @@ def locate(root: Path, srcdir: Path, docname: str, link: str, fallback: str) -> 
 @dataclass
 class _Checked:
     """A site's link check as this process last made it: its files, each page's stamp,
-    the pages whose anchors its links read, and its dead links (link, reason)."""
+    the pages whose anchors its links read, its dead links (link, reason), and each page's
+    anchors."""
 
     files: set[str]
     stamps: dict[str, list[int]]
     targets: dict[str, set[str]]
     dead: dict[str, list[tuple[str, str]]]
+    anchors: dict[str, frozenset[str]]
 
 
-def _recheck(last: _Checked | None, files: set[str], stamps: dict[str, list[int]]) -> set[str]:
+def _recheck(
+    last: _Checked | None, files: set[str], stamps: dict[str, list[int]], index: SiteIndex
+) -> set[str]:
     """The pages to check again: every one where files came or went, else those whose
-    file changed and those whose links read a changed page's anchors."""
+    file changed and those whose links read the anchors of a changed page whose anchors
+    changed (a prose edit rewrites a page, not its anchors)."""
     if last is None or last.files != files:
         return set(stamps)
     changed = {name for name, stamp in stamps.items() if last.stamps.get(name) != stamp}
-    return changed | {name for name, read in last.targets.items() if read & changed}
+    moved = {name for name in changed if index.read(name).anchors != last.anchors.get(name)}
+    return changed | {name for name, read in last.targets.items() if read & moved}
 
 
 def check_links(root: Path, folder: Path, srcdir: Path, cache: Path) -> list[DeadLink]:
@@ -285,7 +291,7 @@ def check_links(root: Path, folder: Path, srcdir: Path, cache: Path) -> list[Dea
     pages = site_pages(files)
     stamps = {name: index.stamp(name) for name in pages}
     last = _CHECKED.get(str(folder))
-    again = _recheck(last, files, stamps)
+    again = _recheck(last, files, stamps, index)
     index.read_all(sorted(again))
     known: dict[tuple[str, str], tuple[str, set[str]]] = {}  # (folder or page, link) -> ...
     targets = dict(last.targets) if last else {}
@@ -303,7 +309,9 @@ def check_links(root: Path, folder: Path, srcdir: Path, cache: Path) -> list[Dea
             targets[name] |= read
             if reason:
                 dead[name].append((link, reason))
-    _CHECKED[str(folder)] = _Checked(files, stamps, targets, dead)
+    anchors = dict(last.anchors) if last else {}
+    anchors.update((name, page.anchors) for name, page in index.pages.items())
+    _CHECKED[str(folder)] = _Checked(files, stamps, targets, dead, anchors)
     found: list[DeadLink] = []
     for name in pages:
         for link, reason in dead.get(name, []):

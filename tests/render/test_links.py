@@ -367,14 +367,22 @@ def test_a_second_check_in_the_process_reads_the_changed_pages_and_those_linking
     assert check_links(tmp_path / "book", site, tmp_path / "src", cache) == []
     checked = links._CHECKED[str(site)]
     assert checked.targets["p5.html"] == {"p6.html"}
-    (site / "p6.html").write_text('<h2 id="moved">S</h2><a href="p0.html#s0">x</a>')
+    (site / "p6.html").write_text('<h2 id="s6">S</h2><p>Edited.</p><a href="p0.html#s0">x</a>')
     files = site_files(site)
-    stamps = {name: SiteIndex(site, cache).stamp(name) for name in links.site_pages(files)}
-    assert links._recheck(checked, files, stamps) == {"p5.html", "p6.html"}
+    index = SiteIndex(site, cache)
+    stamps = {name: index.stamp(name) for name in links.site_pages(files)}
+    assert links._recheck(checked, files, stamps, index) == {"p6.html"}  # its anchors stay
+    assert check_links(tmp_path / "book", site, tmp_path / "src", cache) == []
+    checked = links._CHECKED[str(site)]
+    (site / "p6.html").write_text('<h2 id="moved">S</h2><a href="p0.html#s0">x</a>')
+    index = SiteIndex(site, cache)
+    stamps = {name: index.stamp(name) for name in links.site_pages(files)}
+    assert links._recheck(checked, files, stamps, index) == {"p5.html", "p6.html"}
     [dead] = check_links(tmp_path / "book", site, tmp_path / "src", cache)
     assert (dead.page, dead.reason) == ("p5.html", "p6.html has no anchor #s6")
     (site / "new.html").write_text("<p>A page more</p>")  # files came: every page again
-    assert links._recheck(links._CHECKED[str(site)], site_files(site), stamps) == set(stamps)
+    again = links._recheck(links._CHECKED[str(site)], site_files(site), stamps, index)
+    assert again == set(stamps)
     assert [d.page for d in check_links(tmp_path / "book", site, tmp_path / "src", cache)] == [
         "p5.html"
     ]
