@@ -20,10 +20,7 @@ PNG = bytes.fromhex(
     "0000000c4944415478da63f8cfc000000301010018dd8db00000000049454e44ae426082"
 )
 INDEX = f"# Book\n\n{FENCE}toc\n:numbered:\n\none\ntwo\n{FENCE}\n"
-ONE = (
-    "# One\n\nSome prose.\n\n![A dot.](img/dot.png)\n:label:`fig_dot`\n\n"
-    "## Part\n\nMore prose.\n"
-)
+ONE = "# One\n\nSome prose.\n\n![A dot.](img/dot.png)\n:label:`fig_dot`\n\n## Part\n\nMore prose.\n"
 TWO = "# Two\n\n![Another dot.](img/dot.png)\n:label:`fig_other`\n\nSee :numref:`fig_dot`.\n"
 
 
