@@ -19,8 +19,9 @@ from polybook.config.schema import HtmlSection, SlidesSection, for_framework
 from polybook.diagnostics import Location, Reporter
 from polybook.fsutil import write_atomic
 from polybook.nb import writes
+from polybook.render import kept
 from polybook.render.assets import INSTALL, mathjax, reveal, write_mathjax, write_reveal
-from polybook.render.outputs import clean_for_book, path_roots
+from polybook.render.outputs import path_roots
 from polybook.render.plain import Plain, image_sources, plain_book, site_address
 from polybook.render.plain_files import last_good, remove_stale
 from polybook.slides.deck import Deck
@@ -124,7 +125,7 @@ def build_slides(
             nb = executed.notebooks.get((doc.path, fw))
             if nb is None:
                 continue
-            cleaned = clean_for_book(book, output_limit, nb, roots, doc.path, fw, reporter)
+            cleaned = kept.cleaned(book, output_limit, nb, roots, doc.path, fw, reporter)
             deck = page_deck(doc, cleaned, fw, plain.refs)
             if deck is None:
                 continue
