@@ -25,6 +25,7 @@ from polybook.render.outputs import path_roots
 from polybook.render.plain import Plain, image_sources, plain_book, site_address
 from polybook.render.plain_files import last_good, remove_stale
 from polybook.slides.deck import Deck
+from polybook.slides.places import slides_dir
 from polybook.slides.reveal import STATIC, reveal_html, slides_css
 from polybook.slides.rise import RISE_CSS, rise_notebook
 from polybook.slides.section import page_deck
@@ -101,7 +102,7 @@ def build_slides(
     published (their references and images link there), ``output_limit`` is ``[build]
     output_limit``."""
     library = executed.library
-    report = SlidesReport(book.layout.slides)
+    report = SlidesReport(slides_dir(book.layout))
     for key, corner in (
         ("top_left", slides.top_left),
         ("top_right", slides.top_right),
