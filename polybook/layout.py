@@ -3,7 +3,9 @@ committed ``_freeze/`` and the framework environments, named in this one place.
 
 A stage asks its :class:`Layout` (``config.layout``) for a path; no other module spells
 ``_build`` or one of its folders. An output names its own places with the generic
-:meth:`Layout.output_dir` and :meth:`Layout.book_file` (``polybook.output``).
+:meth:`Layout.output_dir` and :meth:`Layout.book_file` (``polybook.<output>.places``); the
+one it names here is the site's folder (:attr:`Layout.html`), which ``polybook serve``,
+``linkcheck`` and the drift reports read.
 """
 
 from __future__ import annotations
@@ -172,6 +174,8 @@ class Layout:
 
     @property
     def html(self) -> Path:
+        """The site's folder, which ``polybook serve`` serves, ``linkcheck`` checks and the
+        drift reports link (the site's other places: ``polybook.site.places``)."""
         return self.output_dir("html")
 
     @property
@@ -201,77 +205,8 @@ class Layout:
         """``sphinx-html.json``, ``sphinx-html.log``, ``sphinx-html.diagnostics.jsonl``."""
         return self.build / f"sphinx-{builder}{suffix}"
 
-    def sphinx_inputs(self, framework: str = "") -> Path:
-        """The files outside Sphinx's sources that each page read in the last run of the
-        site's Sphinx, or of ``framework``'s PDF (see ``polybook.render.page_inputs``)."""
-        if framework:
-            return self.latex(framework) / "sphinx.inputs.json"
-        return self.sphinx_file("html", ".inputs.json")
-
-    # The other outputs
-
-    @property
-    def pdf_dir(self) -> Path:
-        return self.output_dir("pdf")
-
-    def pdf_name(self, framework: str) -> str:
-        return self.pdf(framework).name
-
-    def pdf(self, framework: str) -> Path:
-        """The finished PDF of ``framework``."""
-        return self.book_file("pdf", framework, ".pdf")
-
-    def built_pdfs(self, tabs: tuple[str, ...]) -> dict[str, Path]:
-        """The frameworks of ``tabs`` that have a finished PDF, with its path."""
-        found = {fw: self.pdf(fw) for fw in tabs}
-        return {fw: path for fw, path in found.items() if path.is_file()}
-
-    def latex(self, framework: str) -> Path:
-        """One framework's Sphinx sources, doctrees and LaTeX run."""
-        return self.build / "latex" / framework
-
-    @property
-    def epub_dir(self) -> Path:
-        return self.output_dir("epub")
-
-    def epub_name(self, framework: str) -> str:
-        return self.epub(framework).name
-
-    def epub(self, framework: str) -> Path:
-        """The finished epub of ``framework``."""
-        return self.book_file("epub", framework, ".epub")
-
-    def built_epubs(self, tabs: tuple[str, ...]) -> dict[str, Path]:
-        """The frameworks of ``tabs`` that have a finished epub, with its path."""
-        found = {fw: self.epub(fw) for fw in tabs}
-        return {fw: path for fw, path in found.items() if path.is_file()}
-
-    def epub_work(self, framework: str) -> Path:
-        """One framework's Sphinx sources, doctrees and epub build."""
-        return self.build / "epub_work" / framework
-
-    @property
-    def notebooks(self) -> Path:
-        return self.output_dir("notebooks")
-
-    @property
-    def slides(self) -> Path:
-        """The decks: ``<framework>/<page>.ipynb`` (RISE) and ``.html`` (reveal.js), with
-        the browser assets they share in ``_static/``."""
-        return self.output_dir("slides")
-
-    def deck(self, framework: str, page: str, suffix: str) -> Path:
-        """One section's deck of ``framework``: ``.ipynb`` or ``.html``."""
-        return self.slides / framework / (page.removesuffix(".md") + suffix)
-
-    def built_decks(self, tabs: tuple[str, ...]) -> dict[str, list[str]]:
-        """Per framework of ``tabs``, the pages (docnames) that have a reveal.js deck."""
-        found = {}
-        for fw in tabs:
-            folder = self.slides / fw
-            pages = folder.rglob("*.html") if folder.is_dir() else ()
-            found[fw] = sorted(p.relative_to(folder).with_suffix("").as_posix() for p in pages)
-        return {fw: pages for fw, pages in found.items() if pages}
+    # The other outputs name their own places (``polybook.<output>.places``): each asks
+    # ``output_dir`` and ``book_file`` with its own name.
 
     @property
     def dist(self) -> Path:

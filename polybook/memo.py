@@ -6,19 +6,29 @@ cleaned notebooks, plain downloads and citations come back by content, not by ti
 step reported (its warnings) is kept with its result and reported again on each use, so that
 a rebuild shows what a cold build would. Results are shared, not copied: a step memoised here
 returns what its callers only read.
+
+This is the one way a process keeps results: a step that reports (:class:`Memo`), one keyed by
+the very objects it read (:class:`HeldMemo`), and a pure function of hashable arguments
+(:func:`memoised`, in place of ``functools.lru_cache``). ``functools.cache`` is left to what is
+constant while the installed tool runs on one host (plugin registries, the tool's catalogs, the
+host's GPUs): see ``docs/architecture.md``.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+import threading
 from collections import OrderedDict
-from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from collections.abc import Callable, Hashable
+from typing import Any, Generic, ParamSpec, TypeVar
 
 from polybook.diagnostics import Diagnostic, Reporter
 
 T = TypeVar("T")
+P = ParamSpec("P")
+_KEYWORDS = object()  # marks a key made with keyword arguments (no positional tuple holds it)
 
 
 def digest(*parts: Any) -> str:
@@ -28,16 +38,38 @@ def digest(*parts: Any) -> str:
 
 
 class Memo(Generic[T]):
-    """The last ``size`` results of one step, each with the diagnostics it reported."""
+    """The last ``size`` results of one step, each with the diagnostics it reported. Threads
+    may share it: what is kept is looked up and kept under a lock (a result is computed
+    outside it, so two threads may compute one key at once; the later is kept)."""
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self.kept: OrderedDict[str, tuple[T, tuple[Diagnostic, ...]]] = OrderedDict()
+        self.kept: OrderedDict[Hashable, tuple[T, tuple[Diagnostic, ...]]] = OrderedDict()
         self.hits = self.misses = 0
+        self._lock = threading.Lock()
+
+    def _found(
+        self, key: Hashable, fresh: Callable[[T], bool]
+    ) -> tuple[T, tuple[Diagnostic, ...]] | None:
+        with self._lock:
+            found = self.kept.get(key)
+            if found is None or not fresh(found[0]):
+                self.misses += 1
+                return None
+            self.hits += 1
+            self.kept.move_to_end(key)
+            return found
+
+    def _keep(self, key: Hashable, kept: tuple[T, tuple[Diagnostic, ...]]) -> None:
+        with self._lock:
+            self.kept[key] = kept
+            self.kept.move_to_end(key)
+            if len(self.kept) > self.size:
+                self.kept.popitem(last=False)
 
     def get(
         self,
-        key: str,
+        key: Hashable,
         compute: Callable[[Reporter], T],
         reporter: Reporter,
         fresh: Callable[[T], bool] = lambda _: True,
@@ -45,19 +77,22 @@ class Memo(Generic[T]):
         """The result kept for ``key``, else ``compute``'s (given a reporter that collects);
         either way its diagnostics go to ``reporter``. ``fresh``: whether a kept result still
         holds (what it read besides its key, such as files, unchanged)."""
-        found = self.kept.get(key)
-        if found is None or not fresh(found[0]):
-            self.misses += 1
+        found = self._found(key, fresh)
+        if found is None:
             collected = Reporter(quiet=True)
             found = (compute(collected), tuple(collected.diagnostics))
-            self.kept[key] = found
-            if len(self.kept) > self.size:
-                self.kept.popitem(last=False)
-        else:
-            self.hits += 1
-            self.kept.move_to_end(key)
+            self._keep(key, found)
         reporter.forward(found[1])
         return found[0]
+
+    def value(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """The result kept for ``key``, else ``compute``'s: a step that reports nothing."""
+        found = self._found(key, lambda _: True)
+        if found is not None:
+            return found[0]
+        made = compute()
+        self._keep(key, (made, ()))
+        return made
 
     def entry(self, key: str) -> tuple[str, tuple[T, tuple[Diagnostic, ...]]] | None:
         """What is kept for ``key`` (for :meth:`put` in another process), or None."""
@@ -67,12 +102,34 @@ class Memo(Generic[T]):
     def put(self, key: str, kept: tuple[T, tuple[Diagnostic, ...]]) -> None:
         """Keep what another process computed for ``key`` (see :meth:`entry`)."""
         if key not in self.kept:
-            self.kept[key] = kept
-            if len(self.kept) > self.size:
-                self.kept.popitem(last=False)
+            self._keep(key, kept)
 
     def clear(self) -> None:
-        self.kept.clear()
+        with self._lock:
+            self.kept.clear()
+
+
+class Memoised(Generic[P, T]):
+    """A pure function whose last ``size`` results a :class:`Memo` keeps by its arguments
+    (hashable, as ``functools.lru_cache`` takes them); callers only read what it returns."""
+
+    def __init__(self, function: Callable[P, T], size: int) -> None:
+        self.function = function
+        self.memo: Memo[T] = Memo(size)
+        functools.update_wrapper(self, function)
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> T:
+        key = (_KEYWORDS, args, tuple(sorted(kwargs.items()))) if kwargs else args
+        return self.memo.value(key, lambda: self.function(*args, **kwargs))
+
+
+def memoised(size: int) -> Callable[[Callable[P, T]], Memoised[P, T]]:
+    """Keep the last ``size`` results of the function decorated (see :class:`Memoised`)."""
+
+    def wrap(function: Callable[P, T]) -> Memoised[P, T]:
+        return Memoised(function, size)
+
+    return wrap
 
 
 class HeldMemo(Generic[T]):
@@ -87,6 +144,10 @@ class HeldMemo(Generic[T]):
     @property
     def misses(self) -> int:
         return self.memo.misses
+
+    @property
+    def hits(self) -> int:
+        return self.memo.hits
 
     def get(
         self,

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from polybook.config import BookConfig
 from polybook.diagnostics import Reporter
+from polybook.epub.places import NAME, built_epubs, epub_file
 from polybook.epub.shape import PER_FRAMEWORK, SITE_FOLDER
 from polybook.layout import Layout
 from polybook.output import Made, Output, SiteLink
@@ -15,12 +16,12 @@ logger = logging.getLogger("polybook")
 
 
 def _writes(layout: Layout, tabs: tuple[str, ...]) -> list[Path]:
-    return [layout.epub(fw) for fw in tabs]
+    return [epub_file(layout, fw) for fw in tabs]
 
 
 def _built(layout: Layout, tabs: tuple[str, ...]) -> dict[str, dict[str, Path]]:
     """The finished epubs, which the site holds and links from every page."""
-    return {fw: {"": path} for fw, path in layout.built_epubs(tabs).items()}
+    return {fw: {"": path} for fw, path in built_epubs(layout, tabs).items()}
 
 
 def _build(made: Made, config: BookConfig, reporter: Reporter) -> bool:
@@ -34,7 +35,7 @@ def _build(made: Made, config: BookConfig, reporter: Reporter) -> bool:
 
 HELP = "an epub per framework, `_build/epub/<name>-<framework>.epub` ([docs/epub.md](docs/epub.md))"
 OUTPUT = Output(
-    "epub",
+    NAME,
     HELP,
     _writes,
     build=_build,

@@ -18,6 +18,7 @@ from polybook.config import Book
 from polybook.config.schema import BuildSection, HtmlSection
 from polybook.diagnostics import Diagnostic, Location, Reporter
 from polybook.environments import devices
+from polybook.epub.places import epub_file, epub_work
 from polybook.epub.shape import PER_FRAMEWORK, SITE_FOLDER
 from polybook.fsutil import write_atomic
 from polybook.library.model import SavedBlock
@@ -49,18 +50,18 @@ class EpubJob:
 
     @property
     def work(self) -> Path:
-        return self.book.layout.epub_work(self.framework)
+        return epub_work(self.book.layout, self.framework)
 
     @property
     def basename(self) -> str:
-        return self.book.layout.epub_name(self.framework).removesuffix(".epub")
+        return epub_file(self.book.layout, self.framework).stem
 
 
 def identifier(book: Book, html: HtmlSection, framework: str) -> str:
     """The epub's identifier: where the site holds it when ``[html] base_url`` says where the
     site is, else a URN of the book, the framework and the release."""
     if html.base_url:
-        return f"{html.base_url}{SITE_FOLDER}/{book.layout.epub_name(framework)}"
+        return f"{html.base_url}{SITE_FOLDER}/{epub_file(book.layout, framework).name}"
     return f"urn:polybook:{book.project.name}:{framework}:{book.project.release or '0'}"
 
 
@@ -144,7 +145,7 @@ def run_job(
             message = crash or f"no epub in {built.parent}"
             found.append(Diagnostic(where, message, "epub", "error"))
         return found, None
-    target = job.book.layout.epub(job.framework)
+    target = epub_file(job.book.layout, job.framework)
     write_atomic(target, built.read_bytes())
     return found, target
 

@@ -12,6 +12,7 @@ from polybook.diagnostics import Location, PolybookError, Reporter
 from polybook.library.model import SavedBlock
 from polybook.library.saves import extract_blocks
 from polybook.library.syntax import parse_code
+from polybook.memo import memoised
 from polybook.nb import Notebooks
 
 if TYPE_CHECKING:
@@ -66,7 +67,7 @@ def check_blocks(
             raise _syntax_error(block, error, framework)
 
 
-@functools.lru_cache(maxsize=8192)
+@memoised(8192)
 def compile_error(code: str) -> CompileError | None:
     """Why ``code``, parsed, does not compile as part of the library; None if it does.
 

@@ -4,7 +4,6 @@ distribution that provides a module, and the metadata of a distribution at a ver
 from __future__ import annotations
 
 import contextlib
-import functools
 import re
 from pathlib import Path, PurePosixPath
 
@@ -12,6 +11,7 @@ from packaging.version import InvalidVersion, Version
 
 from polybook.layout import EnvsFolder
 from polybook.library.pins import pin_name
+from polybook.memo import memoised
 
 
 def _site_packages(framework: str, envs: EnvsFolder) -> list[Path]:
@@ -22,7 +22,7 @@ def _site_packages(framework: str, envs: EnvsFolder) -> list[Path]:
     ]
 
 
-@functools.cache
+@memoised(4096)
 def distribution_of(module: str, framework: str, envs: EnvsFolder) -> str:
     """The distribution that installs ``module`` in the framework's environment: the one of
     that name, else the one whose files hold it (``tensorflow`` -> ``tensorflow_cpu``);

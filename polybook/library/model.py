@@ -4,7 +4,6 @@ what each top-level statement of a block defines."""
 from __future__ import annotations
 
 import ast
-import functools
 from dataclasses import dataclass, replace
 from functools import cached_property
 
@@ -16,6 +15,7 @@ from polybook.library.syntax import (
     parse_code,
     statement_start,
 )
+from polybook.memo import memoised
 
 DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -94,7 +94,7 @@ class Statement:
     movable: int = 0
 
 
-@functools.lru_cache(maxsize=8192)
+@memoised(8192)
 def _statements(code: str) -> tuple[Statement, ...]:
     return tuple(_statement(node) for node in parse_code(code).body)
 

@@ -4,13 +4,14 @@
 from __future__ import annotations
 
 import ast
-import functools
 import sys
+
+from polybook.memo import memoised
 
 OPTIONAL = ("ImportError", "ModuleNotFoundError", "Exception")
 
 
-@functools.lru_cache(maxsize=64)  # a library file is read again by each rebuild
+@memoised(64)  # a library file is read again by each rebuild
 def imports(source: str) -> tuple[frozenset[str], frozenset[str]]:
     """Top-level module names ``source`` imports: (required, optional); stdlib left out.
 

@@ -15,7 +15,6 @@ versions the book was built with cannot be.
 from __future__ import annotations
 
 import ast
-import functools
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -30,6 +29,7 @@ from polybook.layout import EnvsFolder
 from polybook.library.installed import distribution_of, installed_metadata
 from polybook.library.module_imports import imports
 from polybook.library.pins import cpu_pins, pin_name
+from polybook.memo import memoised
 
 OLDEST_PYTHON = 8  # 3.8: the oldest grammar ast can check the library against
 NEWEST_PYTHON = 40  # the last minor version a Requires-Python is tried against
@@ -75,7 +75,7 @@ def package_folder(book: Book) -> PurePosixPath:
     return next(iter(folders))
 
 
-@functools.lru_cache(maxsize=16)  # the library's files, read again by each rebuild
+@memoised(16)  # the library's files, read again by each rebuild
 def _python_floor(sources: tuple[str, ...], pinned: int = 0) -> str:
     """The oldest Python 3 whose grammar accepts every module, and no older than ``pinned``
     (what the pinned dependencies need)."""

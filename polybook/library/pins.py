@@ -4,12 +4,12 @@ distribution's name as the pins spell it."""
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 
 from polybook import frameworks
 from polybook.config.requirements import normalized_pin, pins
 from polybook.frameworks import Framework
+from polybook.memo import memoised
 
 
 def pin_name(name: str) -> str:
@@ -27,7 +27,7 @@ def cpu_pins(framework: str | Framework) -> dict[str, str]:
     return dict(_pins_read(str(path), (info.st_mtime_ns, info.st_size)))
 
 
-@functools.lru_cache(maxsize=256)  # once per file while it is the same (serve's rebuilds)
+@memoised(256)  # once per file while it is the same (serve's rebuilds)
 def _pins_read(path: str, stamp: tuple[int, int]) -> tuple[tuple[str, str], ...]:
     return tuple(tuple(p.partition("==")[::2]) for p in pins(Path(path)))  # type: ignore[misc]
 

@@ -6,12 +6,13 @@ notebook uses (:mod:`polybook.library.usage`) all read the trees through it."""
 from __future__ import annotations
 
 import ast
-import functools
+
+from polybook.memo import memoised
 
 LIBRARY = "d2l"  # the name the library module gives itself, and readers import it as
 
 
-@functools.lru_cache(maxsize=8192)
+@memoised(8192)
 def parse_code(code: str) -> ast.Module:
     """``code``'s syntax tree, read once for the frameworks that share it; callers must not
     change it."""

@@ -16,7 +16,6 @@ page, and a change to it re-runs the pages that use it, wherever they are.
 from __future__ import annotations
 
 import ast
-import functools
 import hashlib
 import io
 import re
@@ -38,6 +37,7 @@ from polybook.library.syntax import (
     imported_names,
     parse_code,
 )
+from polybook.memo import memoised
 
 MAGIC = re.compile(r"^\s*[%!]")
 
@@ -48,7 +48,7 @@ def _tree_text(tree: ast.AST, dialect: str) -> str:
     return legacy_dump(tree, dialect) if dialect else canonical(tree)
 
 
-@functools.lru_cache(maxsize=8192)
+@memoised(8192)
 def syntax_digest(code: str, dialect: str = "") -> str:
     """Hash of ``code``'s syntax tree (its text where it does not parse); ``dialect``: as key
     format 1 made it on that Python (see :mod:`polybook.library.canonical`)."""
@@ -73,7 +73,7 @@ def _quiet(source: str) -> bool:
     return last == ";"
 
 
-@functools.lru_cache(maxsize=4096)
+@memoised(4096)
 def cell_digest(source: str, dialect: str = "") -> str:
     """A code cell's meaning: its syntax tree where it is plain Python, else its text;
     ``dialect``: as key format 1 made it on that Python."""
@@ -155,7 +155,7 @@ def _reads(
     return through, bare, dynamic
 
 
-@functools.lru_cache(maxsize=8192)
+@memoised(8192)
 def block_info(code: str) -> BlockInfo:
     """Analyse one saved block (its code compiles: the library stage checked it); once for
     the frameworks whose blocks have the same code."""
@@ -202,7 +202,7 @@ def notebook_reads(nb: NotebookNode, module: str) -> set[str] | None:
     return None if found is None else set(found)
 
 
-@functools.lru_cache(maxsize=1024)
+@memoised(1024)
 def _sources_read(sources: tuple[str, ...], module: str) -> frozenset[str] | None:
     """:func:`notebook_reads` of code cells ``sources`` (read once while they stay the same:
     ``polybook serve`` asks again after each edit)."""

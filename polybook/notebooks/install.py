@@ -13,7 +13,6 @@ environment holds (spelled as the CUDA set spells it on notebooks that need a GP
 from __future__ import annotations
 
 import ast
-import functools
 import re
 import shlex
 import textwrap
@@ -24,6 +23,7 @@ from nbformat import NotebookNode
 
 from polybook.library.package_spec import PackageSpec
 from polybook.library.pins import requirement_line
+from polybook.memo import memoised
 
 MAGIC = re.compile(r"^\s*[%!]")
 IMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+))", re.M)
@@ -64,7 +64,7 @@ def imported_modules(nb: NotebookNode) -> set[str]:
     return found
 
 
-@functools.lru_cache(maxsize=65536)  # each cell read once while the process lives (serve)
+@memoised(65536)  # each cell read once while the process lives (serve)
 def _cell_imports(code: str) -> frozenset[str]:
     source = "\n".join("" if MAGIC.match(t) else t for t in code.split("\n"))
     try:

@@ -10,6 +10,7 @@ from polybook.config import BookConfig
 from polybook.diagnostics import Reporter
 from polybook.layout import Layout
 from polybook.notebooks.library_source import InstallSettings
+from polybook.notebooks.places import NAME, notebooks_dir
 from polybook.notebooks.sections import NotebookSections
 from polybook.notebooks.variants import Repositories
 from polybook.output import Made, Output
@@ -29,7 +30,7 @@ def notebook_sections(config: BookConfig) -> NotebookSections:
 
 
 def _writes(layout: Layout, tabs: tuple[str, ...]) -> list[Path]:
-    return [layout.notebooks]
+    return [notebooks_dir(layout)]
 
 
 def _build(made: Made, config: BookConfig, reporter: Reporter) -> bool:
@@ -46,7 +47,7 @@ def _build(made: Made, config: BookConfig, reporter: Reporter) -> bool:
 
 
 OUTPUT = Output(
-    "notebooks",
+    NAME,
     "students' notebooks for Jupyter, Colab and SageMaker, and a zip per framework",
     _writes,
     build=_build,

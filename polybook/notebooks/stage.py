@@ -33,6 +33,7 @@ from polybook.notebooks.library_source import (
     install_problems,
     library_source,
 )
+from polybook.notebooks.places import notebooks_dir
 from polybook.notebooks.sections import NotebookSections
 from polybook.notebooks.student import PageInfo, needs_gpu, page_title, student_notebook
 from polybook.notebooks.variants import REGISTRY, Repositories
@@ -152,7 +153,7 @@ def write_notebooks(
     references the notebooks read as text (none resolve without it)."""
     settings = sections.install
     project, library, repos = settings.project, settings.library, settings.repos
-    report = NotebooksReport(book.layout.notebooks)
+    report = NotebooksReport(notebooks_dir(book.layout))
     if not project.release and "{release}" in library.install:
         message = "[project] release is empty: the notebooks install the library unpinned"
         reporter.warn(Location("config.ini"), message, "notebooks.release")

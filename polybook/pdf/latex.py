@@ -26,6 +26,7 @@ from polybook.library.model import SavedBlock
 from polybook.pdf import log as latex_log
 from polybook.pdf.cjk import CjkSettings, cjk_settings, has_tex_file, uses_xecjk
 from polybook.pdf.fonts import DEFAULT_FONTS, DEFAULTS, Fonts, installed_fonts, pdf_fonts
+from polybook.pdf.places import latex_dir, pdf_file, sphinx_inputs
 from polybook.render.names import BIBFILE, INDEX_FILE
 from polybook.render.page import Page
 from polybook.render.sources import write_sources
@@ -95,7 +96,7 @@ class LatexJob:
 
     @property
     def work(self) -> Path:
-        return self.book.layout.latex(self.framework)
+        return latex_dir(self.book.layout, self.framework)
 
     @property
     def srcdir(self) -> Path:
@@ -182,7 +183,7 @@ def latex_config(
         "latex_use_xindy": False,
         "latex_domain_indices": False,
         "suppress_warnings": [*settings["suppress_warnings"], "latex.toctree"],
-        "pb_inputs": str(book.layout.sphinx_inputs(job.framework)),
+        "pb_inputs": str(sphinx_inputs(book.layout, job.framework)),
     }
     return settings
 
@@ -282,6 +283,6 @@ def run_job(job: LatexJob, build: BuildSection, pdf: PdfSection) -> LatexResult:
         result.diagnostics.append(latex_log.latex_diagnostic(log, job.tex, job.framework, fallback))
         return result
     result.diagnostics += latex_log.missing_glyphs(log, job.tex, job.framework)
-    result.pdf = job.book.layout.pdf(job.framework)
+    result.pdf = pdf_file(job.book.layout, job.framework)
     write_atomic(result.pdf, built.read_bytes())
     return result

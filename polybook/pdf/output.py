@@ -10,21 +10,22 @@ from polybook.diagnostics import Reporter
 from polybook.fsutil import write_atomic
 from polybook.layout import Layout
 from polybook.output import Made, Output, SiteLink
+from polybook.pdf.places import NAME, built_pdfs, pdf_file, sphinx_inputs
 
 logger = logging.getLogger("polybook")
 
 
 def _writes(layout: Layout, tabs: tuple[str, ...]) -> list[Path]:
-    return [layout.pdf(fw) for fw in tabs]
+    return [pdf_file(layout, fw) for fw in tabs]
 
 
 def _built(layout: Layout, tabs: tuple[str, ...]) -> dict[str, dict[str, Path]]:
     """The finished PDFs, which the site holds in ``_pdf/`` and links from every page."""
-    return {fw: {"": path} for fw, path in layout.built_pdfs(tabs).items()}
+    return {fw: {"": path} for fw, path in built_pdfs(layout, tabs).items()}
 
 
 def _sphinx_reads(layout: Layout, tabs: tuple[str, ...]) -> list[Path]:
-    return [layout.sphinx_inputs(fw) for fw in tabs]
+    return [sphinx_inputs(layout, fw) for fw in tabs]
 
 
 def _machine_fonts(config: BookConfig) -> list[Path]:
@@ -58,7 +59,7 @@ def _build(made: Made, config: BookConfig, reporter: Reporter) -> bool:
 
 HELP = "a PDF per framework, `_build/pdf/<name>-<framework>.pdf` ([docs/pdf.md](docs/pdf.md))"
 OUTPUT = Output(
-    "pdf",
+    NAME,
     HELP,
     _writes,
     build=_build,

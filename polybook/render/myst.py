@@ -6,7 +6,6 @@ Beside inline roles: figures, headings and tables with ``:label:``, equations wi
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -15,6 +14,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from polybook.diagnostics import Location, Reporter
+from polybook.memo import memoised
 from polybook.render.footnotes import undefined_footnotes_as_text
 from polybook.render.pandoc_divs import UNNUMBERED_ATTRS, div_openers
 from polybook.render.rst_files import PageFiles, rst_lines
@@ -140,7 +140,7 @@ def _scan(raw: list[str]) -> _Scan:
     return _scan_text("\n".join(raw))
 
 
-@functools.lru_cache(maxsize=8192)  # a rebuild scans again the blocks no edit changed
+@memoised(8192)  # a rebuild scans again the blocks no edit changed
 def _scan_text(text: str) -> _Scan:
     raw = text.split("\n")
     tokens = _markdown.parse(text if text.endswith("\n") else text + "\n")

@@ -18,6 +18,7 @@ from polybook.layout import DIST_LINK, NOTEBOOKS_LINK, Layout
 from polybook.library.model import SavedBlock
 from polybook.library.wheel import publish_wheel
 from polybook.nb import writes
+from polybook.notebooks.places import notebooks_dir
 from polybook.output import Output
 from polybook.render.names import BIBFILE, INDEX_FILE
 from polybook.render.page import Page, references_page
@@ -74,7 +75,7 @@ def published(book: Book, repos: tuple[str, ...], folder: str, fw: str) -> bool:
     build wrote, ``_build/notebooks/<fw>/<folder>/``."""
     if repos != (book.project.repository,):
         return True
-    return any((book.layout.notebooks / fw / folder).rglob("*.ipynb"))
+    return any((notebooks_dir(book.layout) / fw / folder).rglob("*.ipynb"))
 
 
 def links(

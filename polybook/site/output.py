@@ -13,6 +13,7 @@ from polybook.diagnostics import Reporter
 from polybook.layout import Layout
 from polybook.output import Made, Output, Run, linked
 from polybook.site.book_inputs import site_inputs
+from polybook.site.places import NAME, sphinx_inputs
 from polybook.site.sections import SiteSections
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ def site_sections(config: BookConfig, outputs: tuple[Output, ...] = ()) -> SiteS
 
 
 def _sphinx_reads(layout: Layout, tabs: tuple[str, ...]) -> list[Path]:
-    return [layout.sphinx_inputs()]
+    return [sphinx_inputs(layout)]
 
 
 @dataclass
@@ -88,7 +89,7 @@ def _start(config: BookConfig, keeper: object) -> Run:
 
 
 OUTPUT = Output(
-    "html",
+    NAME,
     "execute (from the cache) and build the site",
     _writes,
     reads=_reads,

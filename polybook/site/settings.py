@@ -14,6 +14,7 @@ from polybook.render.sphinx.config import core_config, hash_tree, tool_digest
 from polybook.site.compat import COMPAT_LINK, SCHEDULED
 from polybook.site.editions import editions_config
 from polybook.site.extras import held_links, links
+from polybook.site.places import sphinx_inputs
 from polybook.site.sections import SiteSections
 
 SITE_CODE = Path(__file__).resolve().parent  # the site's code, its extension and static files
@@ -101,7 +102,7 @@ def html_config(
         **_reader_config(site, notebooks, generated, coded),
         **_published(site.html),
         **editions_config(book, site.editions),
-        "pb_inputs": str(book.layout.sphinx_inputs()),
+        "pb_inputs": str(sphinx_inputs(book.layout)),
     }
 
 
@@ -150,6 +151,6 @@ def site_settings(
         "log": str(layout.sphinx_file("html", ".log")),
         "config": html_config(site, notebooks, generated, libraries, coded),
         "assets": _assets_digest(site.book.root, site.html),
-        "inputs": inputs_digest([layout.sphinx_inputs()]),  # the files the pages read
+        "inputs": inputs_digest([sphinx_inputs(layout)]),  # the files the pages read
         "tool": site_digest(),
     }

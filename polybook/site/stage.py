@@ -19,14 +19,14 @@ from polybook.diagnostics import Diagnostic, Location, Reporter
 from polybook.environments import devices
 from polybook.fsutil import file_stamp, write_atomic
 from polybook.layout import DIST_LINK, NOTEBOOKS_LINK, Layout
-from polybook.memo import HeldMemo, Memo, digest
+from polybook.memo import digest
 from polybook.notebooks.download import download_installs, has_code, with_install_cell
 from polybook.notebooks.library_source import InstallSettings
 from polybook.notebooks.variants import Repositories
-from polybook.render import warning_store
+from polybook.render import kept, warning_store
 from polybook.render.assets import INSTALL, mathjax, write_mathjax
-from polybook.render.outputs import clean_for_book, path_roots
-from polybook.render.page import Page, render_page, with_toctree
+from polybook.render.outputs import path_roots
+from polybook.render.page import Page, with_toctree
 from polybook.render.plain import plain_book, site_address
 from polybook.render.sources import keepable, write_sources
 from polybook.render.sphinx.process import (
@@ -60,15 +60,11 @@ if TYPE_CHECKING:
 
     from polybook.execution.stage import Executed
     from polybook.source.book import ParsedBook
-    from polybook.source.model import Document
 
 STALE = "page kept from the last good build: its inputs failed"
-CLEANED: Memo[NotebookNode] = Memo(4096)  # by the executed notebook and how it is cleaned
 # The site's folders of extra files that only the build writes (and those of the outputs it
 # holds): files gone from the extra files go from the site too.
 OWNED = (NOTEBOOKS_LINK, DIST_LINK)
-RENDERED: HeldMemo[Page] = HeldMemo(4096)  # by the page's parse and its cleaned notebooks
-PLAIN: Memo[tuple[NotebookNode, list[str], tuple[Any, ...]]] = Memo(4096)
 
 
 @dataclass(frozen=True)
@@ -93,7 +89,8 @@ def build_site(
     started for it (see :func:`start_early`).
 
     Outputs are cleaned first (JavaScript dropped, the machine's paths replaced): the pages
-    and the notebooks offered for download show the same.
+    and the notebooks offered for download show the same. What is cleaned and rendered is
+    kept for the other outputs and the next build of this process (:mod:`polybook.render.kept`).
     """
     library = executed.library
     pages = []
@@ -103,14 +100,14 @@ def build_site(
     roots = path_roots(book)
     for doc in library.book.documents:
         nbs = {
-            fw: _cleaned(
+            fw: kept.cleaned(
                 book, limit, executed.notebooks[(doc.path, fw)], roots, doc.path, fw, reporter
             )
             for fw in library.tabs
             if (doc.path, fw) in executed.notebooks
         }
         cleaned.update(((doc.path, fw), nb) for fw, nb in nbs.items())
-        pages.append(_rendered(doc, nbs, library.tabs, reporter, gpus, book.root))
+        pages.append(kept.rendered(doc, nbs, library.tabs, reporter, gpus, book.root))
     documented = documented_modules(library.book.documents)
 
     def downloads() -> Downloads:  # made while Sphinx writes the pages
@@ -126,44 +123,6 @@ def build_site(
     extras = SiteExtras(library.blocks, library.tabs, documented, prose, held, downloads, coded)
     stale = frozenset(page.removesuffix(".md") for page, _ in executed.failed)
     return Site(write_site(site, pages, reporter, stale, extras, early))
-
-
-def _cleaned(
-    book: Book,
-    limit: int,
-    nb: NotebookNode,
-    roots: Sequence[tuple[str, str]],
-    path: str,
-    framework: str,
-    reporter: Reporter,
-) -> NotebookNode:
-    """:func:`clean_for_book`, once per content (see :mod:`polybook.memo`)."""
-    key = digest("cleaned", str(book.root), limit, roots, path, framework, nb)
-    return CLEANED.get(
-        key, lambda found: clean_for_book(book, limit, nb, roots, path, framework, found), reporter
-    )
-
-
-def _rendered(
-    doc: Document,
-    nbs: Mapping[str, NotebookNode],
-    tabs: tuple[str, ...],
-    reporter: Reporter,
-    gpus: int,
-    root: Path,
-) -> Page:
-    """:func:`render_page`, kept while the page's parse and its cleaned notebooks are the
-    ones it was made from (kept themselves: their identity is the key). A page that shows
-    a file (``:file:``) is rendered each time: the file may have changed."""
-    if any(":file:" in getattr(block, "text", "") for block in doc.blocks):
-        return render_page(doc, nbs, tabs, reporter, gpus, root)
-    key = f"{tuple(nbs)}\0{tabs}\0{gpus}\0{root}"
-    return RENDERED.get(
-        (doc, *nbs.values()),
-        key,
-        lambda found: render_page(doc, nbs, tabs, found, gpus, root),
-        reporter,
-    )
 
 
 def _stamps(root: Path, images: Sequence[str]) -> tuple[Any, ...]:
@@ -202,11 +161,11 @@ def plain_downloads(
             out, shown = plain[fw].notebook(nb, page)
             return with_install_cell(out, cell), shown, _stamps(root, shown)
 
-        def fresh(kept: tuple[NotebookNode, list[str], tuple[Any, ...]]) -> bool:
-            return _stamps(root, kept[1]) == kept[2]
+        def fresh(last: tuple[NotebookNode, list[str], tuple[Any, ...]]) -> bool:
+            return _stamps(root, last[1]) == last[2]
 
         key = digest("plain", identity[fw], page, nb, install)
-        made[(page, fw)], shown, _ = PLAIN.get(key, make, reporter or Reporter(), fresh)
+        made[(page, fw)], shown, _ = kept.PLAIN.get(key, make, reporter or Reporter(), fresh)
         images += shown
     return made, tuple(dict.fromkeys(images))
 

@@ -9,23 +9,24 @@ from polybook.config import BookConfig
 from polybook.diagnostics import Reporter
 from polybook.layout import Layout
 from polybook.output import Made, Output, SiteLink
+from polybook.slides.places import NAME, built_decks, deck, slides_dir
 
 logger = logging.getLogger("polybook")
 
 
 def _writes(layout: Layout, tabs: tuple[str, ...]) -> list[Path]:
-    return [layout.slides / fw for fw in tabs]
+    return [slides_dir(layout) / fw for fw in tabs]
 
 
 def _built(layout: Layout, tabs: tuple[str, ...]) -> dict[str, dict[str, Path]]:
     """The reveal.js decks, each linked from its page."""
-    decks = layout.built_decks(tabs).items()
-    return {fw: {page: layout.deck(fw, page, ".html") for page in pages} for fw, pages in decks}
+    decks = built_decks(layout, tabs).items()
+    return {fw: {page: deck(layout, fw, page, ".html") for page in pages} for fw, pages in decks}
 
 
 def _shared(layout: Layout, tabs: tuple[str, ...]) -> list[Path]:
     """The browser assets the decks share, ``_static/`` beside their framework folders."""
-    static = layout.slides / "_static"
+    static = slides_dir(layout) / "_static"
     return sorted(p for p in static.rglob("*") if p.is_file())
 
 
@@ -51,7 +52,7 @@ def _build(made: Made, config: BookConfig, reporter: Reporter) -> bool:
 
 
 OUTPUT = Output(
-    "slides",
+    NAME,
     "a deck per marked section per framework, `_build/slides/<framework>/`: RISE notebooks"
     " and reveal.js pages ([docs/outputs.md](docs/outputs.md))",
     _writes,

@@ -19,11 +19,13 @@ from polybook.config.schema import HtmlSection, SlidesSection, for_framework
 from polybook.diagnostics import Location, Reporter
 from polybook.fsutil import write_atomic
 from polybook.nb import writes
+from polybook.render import kept
 from polybook.render.assets import INSTALL, mathjax, reveal, write_mathjax, write_reveal
-from polybook.render.outputs import clean_for_book, path_roots
+from polybook.render.outputs import path_roots
 from polybook.render.plain import Plain, image_sources, plain_book, site_address
 from polybook.render.plain_files import last_good, remove_stale
 from polybook.slides.deck import Deck
+from polybook.slides.places import slides_dir
 from polybook.slides.reveal import STATIC, reveal_html, slides_css
 from polybook.slides.rise import RISE_CSS, rise_notebook
 from polybook.slides.section import page_deck
@@ -100,7 +102,7 @@ def build_slides(
     published (their references and images link there), ``output_limit`` is ``[build]
     output_limit``."""
     library = executed.library
-    report = SlidesReport(book.layout.slides)
+    report = SlidesReport(slides_dir(book.layout))
     for key, corner in (
         ("top_left", slides.top_left),
         ("top_right", slides.top_right),
@@ -124,7 +126,7 @@ def build_slides(
             nb = executed.notebooks.get((doc.path, fw))
             if nb is None:
                 continue
-            cleaned = clean_for_book(book, output_limit, nb, roots, doc.path, fw, reporter)
+            cleaned = kept.cleaned(book, output_limit, nb, roots, doc.path, fw, reporter)
             deck = page_deck(doc, cleaned, fw, plain.refs)
             if deck is None:
                 continue

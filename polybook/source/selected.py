@@ -13,12 +13,12 @@ As in d2lbook, a line is dedented once, however many decided branches hold it.
 from __future__ import annotations
 
 import ast
-import functools
 import re
 from dataclasses import dataclass
 
 from polybook import frameworks
 from polybook.diagnostics import Location, PolybookError
+from polybook.memo import memoised
 
 Line = tuple[int, str]  # (source line number, text)
 SELECTED = "tab.selected"
@@ -81,7 +81,7 @@ def _is_selected(node: ast.AST) -> bool:
     )
 
 
-@functools.lru_cache(maxsize=4096)
+@memoised(4096)
 def _parse(text: str) -> ast.Module:
     """A header's tree, read once for all frameworks (callers do not change it)."""
     return ast.parse(text)

@@ -10,24 +10,26 @@ Lab” buttons open."""
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from polybook.config.schema import ProjectSection
-from polybook.output import by_name
+from polybook.layout import Layout
+from polybook.output import Output
 from polybook.pdf.latex import DEBIAN_PACKAGES
-from polybook.pipeline.registry import OUTPUTS as KNOWN
+from polybook.pipeline.registry import OUTPUTS
+from polybook.pipeline.stages import EVAL
 from polybook.starter.github_compat import RESTORE_LAST_CHECK, compat_workflow
 from polybook.starter.github_compat import WORKFLOW as COMPAT_WORKFLOW
 
 WORKFLOW = ".github/workflows/book.yml"
 LINT_CONFIG = ".github/actionlint.yaml"
-OUTPUTS = ("notebooks", "slides", "pdf", "html")  # the site last: it links the others
 EXEC_CACHE = "_build/cache/exec"
 
 TEMPLATE = """\
 # Builds the book: a job per framework executes its notebooks, keeping the execution cache
-# between runs; one job builds the notebooks, PDFs and site from those executions and uploads
-# them; one (render) builds the site from the outputs committed in _freeze/ alone; the
-# default branch deploys the site to GitHub Pages and publishes the Colab and
+# between runs; one job builds every output from those executions (the site last: it links
+# the others) and uploads them; one (render) builds the site from the outputs committed in
+# _freeze/ alone; the default branch deploys the site to GitHub Pages and publishes the Colab and
 # SageMaker notebooks to the @BRANCH@ branch, which the pages' “Open in …” buttons open.
 # Made by `polybook new --ci github`.
 name: book
@@ -114,7 +116,7 @@ jobs:
           polybook env assets
       - name: Build the site from the committed outputs
         if: hashFiles('_freeze/**/*.json') != ''
-        run: polybook build html --executor none
+        run: polybook build @SITE@ --executor none
       - name: List the stale and missing outputs
         if: always() && hashFiles('_freeze/**/*.json') != ''
         run: polybook freeze --status
@@ -153,11 +155,11 @@ jobs:
       - uses: actions/upload-artifact@v6
         with:
           name: notebooks
-          path: _build/notebooks
+          path: @STUDENTS_DIR@
           if-no-files-found: error
       - uses: actions/upload-pages-artifact@v4
         with:
-          path: _build/html
+          path: @SITE_DIR@
 
   notebooks:
     if: >-
@@ -204,13 +206,26 @@ jobs:
 """
 
 
+def built_in_ci(outputs: tuple[Output, ...]) -> list[Output]:
+    """What the build job makes from the notebooks the other jobs executed: every output
+    built from executed notebooks but the execution itself, those the site holds first."""
+    made = [o for o in outputs if o.executes and o is not EVAL]
+    return sorted(made, key=lambda output: output.holds_outputs)
+
+
+def _folder(output: Output) -> str:
+    """The output's folder, from the book's root."""
+    return Layout(Path()).output_dir(output.name).as_posix()
+
+
 def workflow(frameworks: tuple[str, ...], gpu_runner: str = "") -> str:
     """The workflow's text; ``gpu_runner``: the label of a self-hosted runner with GPUs
     that executes the notebooks (its CUDA requirement sets chosen by detection)."""
-    outputs = [t for t in OUTPUTS if t in by_name(KNOWN)]
-    builds = "\n".join(f"          polybook build {t} --executor none" for t in outputs)
-    folders = {"notebooks": "_build/notebooks", "pdf": "_build/pdf", "html": "_build/html"}
-    uploads = "\n".join(f"            {folders.get(t, f'_build/{t}')}" for t in outputs)
+    outputs = built_in_ci(OUTPUTS)
+    site = next(o for o in outputs if o.holds_outputs)  # deployed to GitHub Pages
+    students = next(o for o in outputs if o.all_requirement_sets)  # published to the branch
+    builds = "\n".join(f"          polybook build {o.name} --executor none" for o in outputs)
+    uploads = "\n".join(f"            {_folder(o)}" for o in outputs)
     runner = f"[self-hosted, {gpu_runner}]" if gpu_runner else "ubuntu-latest"
     python = f"{sys.version_info.major}.{sys.version_info.minor}"
     replacements = {
@@ -222,6 +237,9 @@ def workflow(frameworks: tuple[str, ...], gpu_runner: str = "") -> str:
         "@BUILDS@": builds,
         "@UPLOADS@": uploads,
         "@BRANCH@": ProjectSection().notebooks_branch,
+        "@SITE@": site.name,
+        "@SITE_DIR@": _folder(site),
+        "@STUDENTS_DIR@": _folder(students),
         "@LAST_CHECK@": RESTORE_LAST_CHECK,
     }
     text = TEMPLATE

@@ -14,6 +14,7 @@ import pytest
 
 from polybook.config import KEYS, Key, load_config, schema
 from polybook.output import Output, by_name
+from polybook.pdf.places import pdf_file
 from polybook.pipeline import state
 from polybook.pipeline.registry import OUTPUTS
 from polybook.pipeline.request import BuildRequest
@@ -249,7 +250,7 @@ def test_the_books_static_files_and_the_outputs_it_holds_are_the_sites_alone(
     (root / "static" / "book.css").write_text("p { color: red }\n", encoding="utf-8")
     after_css = state.build_inputs(config, html), state.build_inputs(config, pdf)
     assert before[0] != after_css[0] and before[1] == after_css[1]  # the site's files alone
-    config.layout.pdf("pytorch").parent.mkdir(parents=True)
-    config.layout.pdf("pytorch").write_bytes(b"a pdf")  # the site holds the PDF it links
+    pdf_file(config.layout, "pytorch").parent.mkdir(parents=True)
+    pdf_file(config.layout, "pytorch").write_bytes(b"a pdf")  # the site holds the PDF it links
     after_pdf = state.build_inputs(config, html), state.build_inputs(config, pdf)
     assert after_css[0] != after_pdf[0]

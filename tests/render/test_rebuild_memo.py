@@ -14,8 +14,8 @@ from sphinx.highlighting import PygmentsBridge
 
 from polybook.diagnostics import Location, Reporter
 from polybook.memo import Memo, digest
+from polybook.render.kept import CLEANED, PLAIN
 from polybook.render.sphinx.highlight import HIGHLIGHT_BLOCK, HIGHLIGHTED, _keep_highlighted
-from polybook.site.stage import CLEANED, PLAIN
 from tests.books import build, code, pages_book
 
 
@@ -128,7 +128,7 @@ def test_a_page_is_rendered_again_when_its_notebooks_or_its_shown_files_may_diff
     tmp_path: Path,
 ) -> None:
     from polybook.nb import copy_notebook
-    from polybook.site.stage import RENDERED, _rendered
+    from polybook.render.kept import RENDERED, rendered
     from polybook.source.split import split_book
 
     root = pages_book(tmp_path / "book", {"a": code("x = 1")})
@@ -136,17 +136,17 @@ def test_a_page_is_rendered_again_when_its_notebooks_or_its_shown_files_may_diff
     book = _parsed(root)
     doc = next(d for d in book.documents if d.path == "a.md")
     nb = dict(split_book(book, ("pytorch",), Reporter(quiet=True))["pytorch"])["a.md"]
-    page = _rendered(doc, {"pytorch": nb}, ("pytorch",), Reporter(quiet=True), 0, root)
-    assert _rendered(doc, {"pytorch": nb}, ("pytorch",), Reporter(quiet=True), 0, root) is page
+    page = rendered(doc, {"pytorch": nb}, ("pytorch",), Reporter(quiet=True), 0, root)
+    assert rendered(doc, {"pytorch": nb}, ("pytorch",), Reporter(quiet=True), 0, root) is page
     misses = RENDERED.misses
     other = copy_notebook(nb)  # equal, but another notebook: rendered again
-    assert _rendered(doc, {"pytorch": other}, ("pytorch",), Reporter(quiet=True), 0, root) == page
+    assert rendered(doc, {"pytorch": other}, ("pytorch",), Reporter(quiet=True), 0, root) == page
     assert RENDERED.misses == misses + 1
     (root / "a.md").write_text("# a\n\n```eval_rst\n.. raw:: html\n   :file: shown.txt\n```\n")
     shows = next(d for d in _parsed(root).documents if d.path == "a.md")
-    before = _rendered(shows, {}, ("pytorch",), Reporter(quiet=True), 0, root)
+    before = rendered(shows, {}, ("pytorch",), Reporter(quiet=True), 0, root)
     (root / "shown.txt").write_text("two")
-    after = _rendered(shows, {}, ("pytorch",), Reporter(quiet=True), 0, root)
+    after = rendered(shows, {}, ("pytorch",), Reporter(quiet=True), 0, root)
     assert before.files == {"shown.txt": b"one"} and after.files == {"shown.txt": b"two"}
 
 

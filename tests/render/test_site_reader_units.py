@@ -9,8 +9,11 @@ from pathlib import Path
 from polybook.commands.serve import watched
 from polybook.config import load_config
 from polybook.diagnostics import Location, Reporter
+from polybook.epub.places import epub_file
 from polybook.library.model import SavedBlock
 from polybook.nb import new_code_cell, new_notebook, reads, writes
+from polybook.notebooks.places import notebooks_dir
+from polybook.pdf.places import pdf_file
 from polybook.pipeline.registry import OUTPUTS
 from polybook.render.outputs import clean_notebook, sanitize_html, scrub
 from polybook.site.api import api_page, entries
@@ -194,7 +197,7 @@ def test_the_books_own_repository_is_linked_for_the_notebooks_this_build_wrote(
     sections = (config.book, config.colab, config.sagemaker)
     shown = links(*sections, config.build.tabs, ())
     assert shown["colab"] == {"pytorch": "", "jax": ""}  # nothing published: no button
-    written = config.layout.notebooks / "jax" / "colab" / "chap" / "a.ipynb"
+    written = notebooks_dir(config.layout) / "jax" / "colab" / "chap" / "a.ipynb"
     written.parent.mkdir(parents=True)
     written.write_text("{}")
     shown = links(*sections, config.build.tabs, ())
@@ -206,10 +209,10 @@ def test_the_books_own_repository_is_linked_for_the_notebooks_this_build_wrote(
 def test_the_site_holds_and_links_the_books_built_before_it(tmp_path: Path) -> None:
     config = load_config(_book(tmp_path))
     layout = config.layout
-    layout.epub("jax").parent.mkdir(parents=True)
-    layout.epub("jax").write_bytes(b"an epub")
-    layout.pdf("pytorch").parent.mkdir(parents=True)
-    layout.pdf("pytorch").write_bytes(b"a pdf")
+    epub_file(layout, "jax").parent.mkdir(parents=True)
+    epub_file(layout, "jax").write_bytes(b"an epub")
+    pdf_file(layout, "pytorch").parent.mkdir(parents=True)
+    pdf_file(layout, "pytorch").write_bytes(b"a pdf")
     assert held_links(config.book, OUTPUTS) == [
         {"name": name, "message": "book_as", "label": label, "files": {}}
         for name, label in (("pdf", "PDF"), ("epub", "EPUB"))
@@ -217,11 +220,11 @@ def test_the_site_holds_and_links_the_books_built_before_it(tmp_path: Path) -> N
     assert write_held(config.book, OUTPUTS)
     assert not write_held(config.book, OUTPUTS)  # copied once
     shown = {link["name"]: link["files"] for link in held_links(config.book, OUTPUTS)}
-    assert shown["epub"] == {"jax": {"": f"_epub/{layout.epub_name('jax')}"}}
-    assert shown["pdf"] == {"pytorch": {"": f"_pdf/{layout.pdf_name('pytorch')}"}}
-    held = layout.site_extra / "_epub" / layout.epub_name("jax")
+    assert shown["epub"] == {"jax": {"": f"_epub/{epub_file(layout, 'jax').name}"}}
+    assert shown["pdf"] == {"pytorch": {"": f"_pdf/{pdf_file(layout, 'pytorch').name}"}}
+    held = layout.site_extra / "_epub" / epub_file(layout, "jax").name
     assert held.read_bytes() == b"an epub"
-    layout.epub("jax").unlink()  # no longer built: the site no longer holds it
+    epub_file(layout, "jax").unlink()  # no longer built: the site no longer holds it
     assert write_held(config.book, OUTPUTS)
     assert not held.exists()
     assert {link["name"]: link["files"] for link in held_links(config.book, OUTPUTS)}["epub"] == {}

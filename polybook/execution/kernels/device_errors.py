@@ -11,7 +11,8 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterable
-from functools import lru_cache
+
+from polybook.memo import memoised
 
 UNDEFINED = re.compile(r"^name '(\w+)' is not defined")
 MAGIC_LINE = re.compile(r"^[ \t]*[%!].*$", re.M)
@@ -31,7 +32,7 @@ CUDA_ERRORS = (
 )
 
 
-@lru_cache(maxsize=64)
+@memoised(64)  # by the frameworks' declared errors (a book may declare its own)
 def _compiled(extra: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("|".join(f"(?:{p})" for p in (*CUDA_ERRORS, *extra)), re.IGNORECASE)
 
