@@ -26,6 +26,7 @@ from polybook.source.quarto import (
     note_order,
     quarto_pages,
     toc_page,
+    unnumber_parts,
 )
 
 logger = logging.getLogger("polybook")
@@ -202,8 +203,9 @@ def read_book(
     outside: dict[str, Location] = {}  # pages on disk that the build does not take
     missing: set[str] = set()  # toc entries naming no file
     listed = quarto_pages(info.root, reporter)
-    if listed and ROOT_DOC in parsed:
-        add_listed_pages(listed, parsed, ROOT_DOC)
+    if listed.pages and ROOT_DOC in parsed:
+        add_listed_pages(listed.pages, parsed, ROOT_DOC)
+    unnumber_parts(listed.parts, parsed)
     pending = [ROOT_DOC] if ROOT_DOC in parsed else []
     while pending:  # depth first, in toc order
         path = pending.pop()
@@ -235,12 +237,14 @@ def read_book(
         if rel not in seen:
             reporter.warn(Location(rel), "page is in no toc", "toc")
             order.append(rel)
-    order = _follow_quarto(listed, order, parsed)
+    order = _follow_quarto(listed.pages, order, parsed)
     _note_dropped(info.tabs, parsed.values())
     return ParsedBook(info, tuple(parsed[p] for p in order), tuple(outside)), derived
 
 
-def _follow_quarto(pages: list[str], order: list[str], parsed: dict[str, Document]) -> list[str]:
+def _follow_quarto(
+    pages: Sequence[str], order: list[str], parsed: dict[str, Document]
+) -> list[str]:
     """``order`` and the toc blocks in ``parsed`` put in the order of the book's
     ``_quarto.yml`` where it has one (noted once when that moves a page)."""
     rank = {page: k for k, page in enumerate(p for p in pages if p in parsed)}

@@ -90,6 +90,16 @@ class Document:
     def docname(self) -> str:
         return self.path.removesuffix(".md")
 
+    @property
+    def title_line(self) -> int:
+        """The line of its title (its first ``#`` heading); 0 where it has none."""
+        return next((h.line for h in self.index.headings if h.depth == 1), 0)
+
+    @property
+    def title_unnumbered(self) -> bool:
+        """Whether its title takes no number (nor counts one in a numbered toc)."""
+        return self.title_line in self.unnumbered
+
     def cell_id(self, index: int) -> str:
         """Stable id of block ``index``, shared by the notebooks of all frameworks: the
         cell's own name where it has one that no other cell of a framework of its holds and

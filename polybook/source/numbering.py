@@ -2,7 +2,9 @@
 sources alone, for the outputs that Sphinx does not make (students' notebooks, slides).
 
 Sections are numbered as the site numbers them: pages listed by a ``:numbered:`` toc (and the
-tocs below it) count from 1 in toc order, a page's ``##`` headings below its number.
+tocs below it) count from 1 in toc order, a page's ``##`` headings below its number; a page
+whose title is unnumbered (a ``_quarto.yml`` part's page) counts none, and the pages its
+tocs list count on at its level, as the chapters of a part do.
 Labelled figures, tables and equations count per section, numbered to two levels (Sphinx's
 ``numfig_secnum_depth``): "Fig. 3.2.1", "Table 3.2.1", "(3.2.1)". Pages no numbered toc
 lists count their labelled figures across the book, unnumbered.
@@ -60,8 +62,7 @@ def page_numbers(book: ParsedBook) -> dict[str, tuple[int, ...]]:
     docs = {doc.path: doc for doc in book.documents}
     numbers: dict[str, tuple[int, ...]] = {}
 
-    def walk(doc: Document, prefix: tuple[int, ...], numbered: bool) -> None:
-        count = 0
+    def walk(doc: Document, prefix: tuple[int, ...], numbered: bool, count: list[int]) -> None:
         for block in doc.blocks:
             if not isinstance(block, Toc):
                 continue
@@ -70,14 +71,17 @@ def page_numbers(book: ParsedBook) -> dict[str, tuple[int, ...]]:
                 child = docs.get(target)
                 if child is None or target in numbers:
                     continue
+                if counted and child.title_unnumbered:  # a part's page: its pages count on
+                    walk(child, prefix, counted, count)
+                    continue
                 if counted:
-                    count += 1
-                    numbers[target] = (*prefix, count)
-                walk(child, numbers.get(target, prefix), counted)
+                    count[0] += 1
+                    numbers[target] = (*prefix, count[0])
+                walk(child, numbers.get(target, prefix), counted, [0])
 
     root = docs.get("index.md")
     if root is not None:
-        walk(root, (), False)
+        walk(root, (), False, [0])
     return numbers
 
 

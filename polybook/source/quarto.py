@@ -2,8 +2,11 @@
 
 Books that are also built with Quarto list their pages in ``book.chapters`` (a ``part:``
 holding ``chapters:`` of its own; ``appendices`` after them); a ``.qmd`` name there means
-the ``.md`` page beside it. Where that list and the ``toc`` blocks disagree, the list wins:
-the pages it names take its order, in the book and in each toc block; a page it names that
+the ``.md`` page beside it. A part's own page is a divider, as in Quarto: it takes no
+number, and the chapters count on across parts (:func:`unnumber_parts`).
+
+Where that list and the ``toc`` blocks disagree, the list wins: the pages it names take its
+order, in the book and in each toc block; a page it names that
 no toc block holds is added to one (:func:`add_listed_pages`), so that the site lists it and
 numbers it, as Quarto does.
 """
@@ -12,8 +15,8 @@ from __future__ import annotations
 
 import logging
 import posixpath
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
 import yaml  # type: ignore[import-untyped]
@@ -33,12 +36,20 @@ def toc_page(base: PurePosixPath, entry: str) -> str:
     return posixpath.normpath((base / name).as_posix())
 
 
-def quarto_pages(root: Path, reporter: Reporter) -> list[str]:
+@dataclass(frozen=True)
+class QuartoList:
+    """The pages ``_quarto.yml`` lists, in order, and those of them that are parts' pages."""
+
+    pages: tuple[str, ...] = ()
+    parts: frozenset[str] = frozenset()
+
+
+def quarto_pages(root: Path, reporter: Reporter) -> QuartoList:
     """The pages ``_quarto.yml`` lists in ``book.chapters`` and ``book.appendices``, in
     order, as ``.md`` paths; none where the book has no such file (or it does not read)."""
     path = root / QUARTO_FILE
     if not path.is_file():
-        return []
+        return QuartoList()
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
@@ -46,17 +57,18 @@ def quarto_pages(root: Path, reporter: Reporter) -> list[str]:
         line = mark.line + 1 if mark is not None else 0
         where = Location(QUARTO_FILE, int(line))
         reporter.warn(where, f"cannot read its chapter list: {exc}", "toc")
-        return []
+        return QuartoList()
     book = data.get("book") if isinstance(data, dict) else None
     if not isinstance(book, dict):
-        return []
+        return QuartoList()
     pages: list[str] = []
+    parts: set[str] = set()
     for key in ("chapters", "appendices"):
-        _walk(book.get(key), pages)
-    return pages
+        _walk(book.get(key), pages, parts)
+    return QuartoList(tuple(pages), frozenset(parts))
 
 
-def _walk(items: object, pages: list[str]) -> None:
+def _walk(items: object, pages: list[str], parts: set[str]) -> None:
     if not isinstance(items, list):
         return
     for item in items:
@@ -66,7 +78,8 @@ def _walk(items: object, pages: list[str]) -> None:
             part = item.get("part")
             if isinstance(part, str) and part.endswith((".qmd", ".md")):
                 pages.append(_page(part))
-            _walk(item.get("chapters"), pages)
+                parts.add(_page(part))
+            _walk(item.get("chapters"), pages, parts)
 
 
 def _page(name: str) -> str:
@@ -107,6 +120,16 @@ def first_difference(toc_order: Sequence[str], rank: Mapping[str, int]) -> str |
         if mine != theirs:
             return mine
     return None
+
+
+def unnumber_parts(parts: Iterable[str], parsed: dict[str, Document]) -> None:
+    """Each part's page in ``parsed`` with its title marked unnumbered, as Quarto shows a
+    part: a page that takes no number and counts none (the chapters after it go on from
+    the one before it); ``parsed`` is changed."""
+    for path in parts:
+        doc = parsed.get(path)
+        if doc is not None and doc.title_line and doc.title_line not in doc.unnumbered:
+            parsed[path] = replace(doc, unnumbered=tuple(sorted((doc.title_line, *doc.unnumbered))))
 
 
 def note_order(page: str) -> None:

@@ -16,6 +16,7 @@ CONFIG = "[project]\nname = neu\n\n[build]\ntabs = pytorch, jax\neval_notebook =
 QUARTO = (
     "book:\n  chapters:\n    - index.qmd\n    - part: ch/index.qmd\n      chapters:\n"
     "        - ch/cells.qmd\n        - ch/listed.qmd\n"
+    "    - part: more/index.qmd\n      chapters:\n        - more/last.qmd\n"
 )
 
 
@@ -46,6 +47,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "ch/index.md": f"# Chapter\n\n{FENCE}toc\ncells\n{FENCE}\n",
             "ch/cells.md": CELLS,
             "ch/listed.md": "# Listed\n:label:`sec_listed`\n\nOnly _quarto.yml lists it.\n",
+            "more/index.md": "# More\n:label:`part_more`\n\nA part's page, in no toc.\n",
+            "more/last.md": "# Last\n\n## Inside\n\nSee :numref:`sec_listed`.\n",
         },
         CONFIG,
     )
@@ -79,10 +82,10 @@ def test_cells_are_anchored_by_their_ids_in_each_framework(site: Path) -> None:
 @pytest.mark.slow
 def test_an_unnumbered_heading_takes_no_number_and_the_next_follows_on(site: Path) -> None:
     page = (site / "ch" / "cells.html").read_text(encoding="utf-8")
-    assert numbers(page) == ["1.1. Cells", "1.1.1. First", "Resources", "Inside", "1.1.2. After"]
+    assert numbers(page) == ["1. Cells", "1.1. First", "Resources", "Inside", "1.2. After"]
     assert "{.unnumbered}" not in page
     sidebar = (site / "ch" / "index.html").read_text(encoding="utf-8")
-    assert "1.1.2. After" in " ".join(re.sub(r"<[^>]+>", " ", sidebar).split())
+    assert "1.2. After" in " ".join(re.sub(r"<[^>]+>", " ", sidebar).split())
 
 
 @pytest.mark.slow
@@ -98,9 +101,28 @@ def test_pandoc_spans_and_divs_in_prose_are_read(site: Path) -> None:
 @pytest.mark.slow
 def test_a_page_only_quarto_lists_is_in_the_toc_and_numbered(site: Path) -> None:
     listed = (site / "ch" / "listed.html").read_text(encoding="utf-8")
-    assert "1.2. Listed" in " ".join(re.sub(r"<[^>]+>", " ", listed).split())
+    assert "2. Listed" in " ".join(re.sub(r"<[^>]+>", " ", listed).split())
     cells = (site / "ch" / "cells.html").read_text(encoding="utf-8")
-    assert re.search(r'href="listed.html#sec-listed"[^>]*>.*?Section 1\.2', cells, re.S)
+    assert re.search(r'href="listed.html#sec-listed"[^>]*>.*?Section 2<', cells, re.S)
+
+
+def text(page: str) -> str:
+    return " ".join(re.sub(r"<[^>]+>", " ", page).split())
+
+
+@pytest.mark.slow
+def test_a_part_s_page_takes_no_number_and_chapters_count_on_across_parts(site: Path) -> None:
+    part = (site / "ch" / "index.html").read_text(encoding="utf-8")
+    assert numbers(part)[0] == "Chapter"
+    last = (site / "more" / "last.html").read_text(encoding="utf-8")
+    assert numbers(last) == ["3. Last", "3.1. Inside"]
+    assert numbers((site / "more" / "index.html").read_text(encoding="utf-8")) == ["More"]
+    # The site's toc: the parts' pages unnumbered, the chapters 1, 2, 3 across them.
+    toc = text(last)
+    assert "Chapter 1. Cells" in toc and "2. Listed More 3. Last" in toc
+    assert not re.search(r"\d\. (Chapter|More)\b", toc)
+    # :numref: of a chapter after a part's page: its number across parts.
+    assert re.search(r'href="../ch/listed.html#sec-listed"[^>]*>.*?Section 2<', last, re.S)
 
 
 def test_numbers_after_a_section_left_out_move_up() -> None:

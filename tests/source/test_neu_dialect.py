@@ -170,3 +170,33 @@ def test_an_unnumbered_heading_gets_its_class_and_keeps_its_label() -> None:
         "## Notes\n:label:`sec_notes`\n\nText.", 7, "p.md", Reporter(), None, (), (7,)
     )
     assert lines.text == ["(sec_notes)=", "{.pb-unnumbered}", "## Notes", "", "Text."]
+
+
+def test_a_quarto_part_s_page_takes_no_number_and_chapters_count_on_across_parts(
+    tmp_path: Path,
+) -> None:
+    quarto = (
+        "book:\n  chapters:\n    - index.qmd\n    - part: one/index.qmd\n      chapters:\n"
+        "        - one/a.qmd\n    - part: two/index.qmd\n      chapters:\n        - two/b.qmd\n"
+    )
+    index = f"# Book\n\n{FENCE}toc\n:numbered:\n\none/index\n{FENCE}\n"
+    root = write_book(
+        tmp_path,
+        {
+            "_quarto.yml": quarto,
+            "index.md": index,
+            "one/index.md": f"# Part One\n:label:`part_one`\n\n{FENCE}toc\na\n{FENCE}\n",
+            "one/a.md": "# A\n:label:`chap_a`\n\n## A1\n:label:`sec_a1`\n",
+            "two/index.md": "# Part Two\n:label:`part_two`\n",
+            "two/b.md": "# B\n:label:`chap_b`\n",
+        },
+    )
+    found = numbering(load_parsed(load_config(root), Reporter()))
+    labels = ("part_one", "chap_a", "sec_a1", "part_two", "chap_b")
+    assert {label: found[label].number for label in labels} == {
+        "part_one": "",
+        "chap_a": "1",
+        "sec_a1": "1.1",
+        "part_two": "",
+        "chap_b": "2",
+    }

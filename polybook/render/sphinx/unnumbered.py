@@ -4,8 +4,10 @@ The renderer gives their sections the class ``pb-unnumbered`` (MyST's block attr
 Sphinx numbers every section of a numbered toc: once it has, the page's numbers are worked
 out again without those sections (nor the sections below them), so that the ones after
 them follow on as if they were not there. A page whose title is unnumbered loses all its
-numbers. In LaTeX the section is set with ``secnumdepth`` lowered for its title alone: it
-is in the PDF's table of contents, without a number, and counts no number.
+numbers and, in a numbered toc, counts none: the pages after it go on from the one
+before it, as Quarto numbers chapters across a part's page. In LaTeX the section is set
+with ``secnumdepth`` lowered for its title alone: it is in the PDF's table of contents,
+without a number, and counts no number.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from docutils import nodes
+from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 from sphinx.writers.latex import LaTeXTranslator
@@ -40,6 +43,25 @@ def _collect(app: Sphinx, doctree: nodes.document) -> None:
         _found(app.env)[docname] = anchors
     else:
         _found(app.env).pop(docname, None)
+
+
+def _skip_unnumbered_title(app: Sphinx, doctree: nodes.document) -> None:
+    """A page whose title is unnumbered (a ``_quarto.yml`` part's page) counts no number in
+    a numbered toc: its entries are skipped where Sphinx numbers them, so that the pages
+    after it go on from the one before it (after the toc collector has read the page). The
+    pages its own tocs list move up beside it, so that they count on at its level, as a
+    part's chapters do, and show beside it in the site's toc."""
+    if "" not in _found(app.env).get(app.env.docname, ()):
+        return
+    toc = app.env.tocs.get(app.env.docname)
+    if toc is None:
+        return
+    for entry in toc.findall(addnodes.compact_paragraph):
+        entry["skip_section_number"] = True
+    for tree in list(toc.findall(addnodes.toctree)):
+        if tree.parent is not toc:
+            tree.parent.remove(tree)
+            toc.append(tree)
 
 
 def _purge(app: Sphinx, env: BuildEnvironment, docname: str) -> None:
@@ -112,6 +134,7 @@ def depart_title_latex(self: LaTeXTranslator, node: nodes.Element) -> None:
 
 def setup(app: Sphinx) -> None:
     app.connect("doctree-read", _collect)
+    app.connect("doctree-read", _skip_unnumbered_title, priority=600)
     app.connect("env-purge-doc", _purge)
     app.connect("env-merge-info", _merge)
     app.connect("env-get-updated", _renumber, priority=900)  # after Sphinx's numbering
