@@ -16,7 +16,7 @@ the book is opened.)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, is_dataclass
 from functools import cache
 from importlib.metadata import EntryPoint
 from pathlib import Path
@@ -100,6 +100,8 @@ def load_executor(plugin: plugins.Plugin, point: EntryPoint) -> Registered:
     declares one, is ``[executor-<its name>]``)."""
     entry = plugins.load_one(plugin, point, Registered, frozenset(EXECUTORS))
     named = getattr(entry.section, "SECTION", None)
+    if entry.section is not None and not is_dataclass(entry.section):
+        raise plugins.broken(plugin, f"declares a section that is no dataclass: {entry.section!r}")
     if entry.section is not None and named != EXECUTOR_PREFIX + plugin.name:
         wanted = EXECUTOR_PREFIX + plugin.name
         raise plugins.broken(plugin, f"declares the section [{named}], not [{wanted}]")
