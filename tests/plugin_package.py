@@ -1,5 +1,6 @@
 """A tiny plugin package, as a third party would write it: an output (``polybook build
-cellcount``) and an executor (``[build] executor = echo``) declared by entry points."""
+cellcount``) and an executor (``[build] executor = echo``, with its own section
+``[executor-echo]``) declared by entry points."""
 
 from __future__ import annotations
 
@@ -87,9 +88,24 @@ OUTPUT = Output(
 '''
 
 REGISTERED = """\
-from polybook.config.executors import Registered
+from dataclasses import dataclass
+from typing import ClassVar
 
-ECHO = Registered("pbplugin.executor", "hands each notebook back, its cells saying so")
+from polybook.config.executors import Registered
+from polybook.config.schema.key import key
+
+
+@dataclass(frozen=True)
+class EchoSection:
+    SECTION: ClassVar[str] = "executor-echo"
+
+    word: str = key("str", "echoed", "what each cell says it was", read_by=("eval",))
+    times: int = key("int", 1, "how many times it says so", minimum=1, read_by=("eval",))
+
+
+ECHO = Registered(
+    "pbplugin.executor", "hands each notebook back, its cells saying so", section=EchoSection
+)
 """
 
 EXECUTOR = '''\
@@ -104,6 +120,9 @@ from polybook.execution.jobs import Inventory, JobResult
 class Echo:
     on_this_host = False
 
+    def __init__(self, text):
+        self.text = text
+
     def expect(self, jobs):
         pass
 
@@ -111,8 +130,8 @@ class Echo:
         notebook = job.notebook
         for cell in notebook.cells:
             if cell.cell_type == "code":
-                text = "echoed by pbplugin"
-                cell["outputs"] = [{"output_type": "stream", "name": "stdout", "text": text}]
+                output = {"output_type": "stream", "name": "stdout", "text": self.text}
+                cell["outputs"] = [output]
         done = Future()
         done.set_result(JobResult(job, "ok", notebook=notebook, seconds=0.1))
         return done
@@ -124,8 +143,9 @@ class Echo:
         pass
 
 
-def create(book, build, inventory):
-    return ExecutorSetup(Echo(), inventory or Inventory(), 1)
+def create(book, build, inventory, settings):
+    text = " ".join([f"{settings.word} by pbplugin"] * settings.times)
+    return ExecutorSetup(Echo(text), inventory or Inventory(), 1)
 '''
 
 

@@ -1,25 +1,50 @@
 """``polybook build``'s arguments, and the ``config.ini`` values that the command line's
-options stand for (``--jobs`` is ``[build] jobs``)."""
+options stand for (``--jobs`` is ``[build] jobs``; each key of an executor's section is an
+option too: ``--scheduler`` is ``[executor-dask] scheduler``)."""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
-from polybook.config.executors import registered
+from polybook.config.executors import Registered, executor_keys, registered
+from polybook.config.schema import Key
 from polybook.diagnostics import Location, PolybookError
 from polybook.output import Output, by_name
 from polybook.pipeline.registry import OUTPUTS
 
 
-class _Executors:
-    """The registered executors' names, read when the arguments are (a plugin's too)."""
+class Executors:
+    """The registered executors' names (those ``chosen``), read when the arguments are (a
+    plugin's too)."""
+
+    def __init__(self, chosen: Callable[[Registered], bool] = lambda entry: True) -> None:
+        self.chosen = chosen
 
     def __contains__(self, name: object) -> bool:
-        return name in registered()
+        return name in list(self)
 
     def __iter__(self) -> Iterator[str]:
-        return iter(registered())
+        return iter([name for name, entry in registered().items() if self.chosen(entry)])
+
+
+def add_executor_options(
+    parser: argparse.ArgumentParser, read: Callable[[Key], bool] = lambda key: True
+) -> None:
+    """An option for each key (those ``read``) of the executors' sections, with its help:
+    ``--<key>``, or ``--<executor>-<key>`` where an option has that name already. Its value
+    is checked as if written in ``config.ini`` (:func:`config_overrides`)."""
+    for name, entry in registered().items():
+        for key in filter(read, entry.keys):
+            flag = key.name.replace("_", "-")
+            shown = key.help.replace("`", "").replace("%", "%%")
+            dest, said = f"{key.section}.{key.name}", f"{shown} ([{key.section}] {key.name})"
+            for option in (f"--{flag}", f"--{name}-{flag}"):
+                try:
+                    parser.add_argument(option, dest=dest, metavar=key.name.upper(), help=said)
+                    break
+                except argparse.ArgumentError:  # taken: by the command's, or another's
+                    continue
 
 
 def add_build_parser(
@@ -49,11 +74,11 @@ def add_build_parser(
     )
     build.add_argument(
         "--executor",
-        choices=_Executors(),  # read at parse time: a registered executor is accepted
+        choices=Executors(),  # read at parse time: a registered executor is accepted
         default="",
         help="where notebooks run (none: only from the execution cache)",
     )
-    build.add_argument("--scheduler", default="", help="the Dask scheduler, tcp://HOST:PORT")
+    add_executor_options(build)
     return build
 
 
@@ -70,8 +95,10 @@ def config_overrides(args: argparse.Namespace) -> dict[str, str]:
         overrides["build.strict"] = "true"
     if getattr(args, "executor", ""):
         overrides["build.executor"] = args.executor
-    if args.command == "build" and args.scheduler:
-        overrides["build.dask_scheduler"] = args.scheduler
+    for key in executor_keys():
+        given = getattr(args, f"{key.section}.{key.name}", None)
+        if given is not None:
+            overrides[f"{key.section}.{key.name}"] = given
     for tolerance in ("rtol", "atol"):
         if getattr(args, tolerance, None) is not None:
             overrides[f"drift.{tolerance}"] = str(getattr(args, tolerance))

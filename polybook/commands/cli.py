@@ -13,7 +13,7 @@ import sys
 import threading
 from types import FrameType
 
-from polybook.commands.arguments import add_build_parser
+from polybook.commands.arguments import Executors, add_build_parser, add_executor_options
 from polybook.commands.editions import add_parser as add_editions_parser
 from polybook.commands.handlers import HANDLERS
 from polybook.config.executors import registered as registered_executors
@@ -174,7 +174,13 @@ def _parser(outputs: tuple[Output, ...] = OUTPUTS) -> argparse.ArgumentParser:
     _common(add_editions_parser(sub), top=False)
     worker = sub.add_parser("worker", help="run a Dask cluster's notebooks on this host")
     _common(worker, top=False)
-    worker.add_argument("--scheduler", required=True, help="the Dask scheduler, tcp://HOST:PORT")
+    worker.add_argument(
+        "--executor",
+        choices=Executors(lambda entry: bool(entry.worker)),
+        default="",
+        help="whose worker (default: the book's executor where it has workers, else dask)",
+    )
+    add_executor_options(worker, lambda key: "worker" in key.read_by)  # defaults: the book's
     worker.add_argument("--nthreads", type=int, default=0, help="notebooks at once (CPU count)")
     worker.add_argument("--gpus", type=int, default=None, help="GPUs to offer (default: all)")
     worker.add_argument("--envs-dir", default="", help="where the environments are set up")

@@ -87,10 +87,12 @@ def open_book(args: argparse.Namespace, reporter: Reporter | None) -> OpenBook:
 
 
 def worker(args: argparse.Namespace, reporter: Reporter | None) -> int:
-    """``polybook worker``: a host of a cluster; no book here."""
-    from polybook.execution.executors.dask_worker import start_worker
+    """``polybook worker``: a host of a cluster, for the executor ``--executor`` names (else
+    the book's, where it has workers, else the first that has); its section's values are the
+    options', over the book's where it runs in one."""
+    from polybook.commands.worker import start_worker
 
-    return start_worker(args.scheduler, args.nthreads, args.envs_dir, args.gpus)
+    return start_worker(args, _book_here(args))
 
 
 def new(args: argparse.Namespace, reporter: Reporter | None) -> int:

@@ -5,7 +5,10 @@ module that makes it (its ``create``, an
 A new executor is a module and one entry here (or, from outside the tree, an entry point
 ``polybook.executors`` naming a :class:`Registered`: :mod:`polybook.plugins`). The config
 key, the command line's ``--executor``, the reference in ``docs/configuration.md`` and every
-stage that depends on what an executor does read this table; none compares a name.
+stage that depends on what an executor does read this table; none compares a name. What an
+executor alone reads is its own section, ``[executor-<name>]`` (``Registered.section``): the
+loader reads and checks it as the book's other sections, and the command line's options for
+it are made from its keys.
 Modules are imported when chosen: the command line reads the names without importing any
 executor. (It is the configuration's: whether a build runs the book's code is known when
 the book is opened.)
@@ -13,14 +16,15 @@ the book is opened.)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, is_dataclass
 from functools import cache
 from importlib.metadata import EntryPoint
 from pathlib import Path
 
 from polybook import plugins
 from polybook.config.ini_text import key_location
-from polybook.config.schema import BuildSection, did_you_mean
+from polybook.config.schema import BuildSection, Key, Section, declared_keys, did_you_mean
+from polybook.config.schema.executors import EXECUTOR_PREFIX, DaskSection
 from polybook.diagnostics import Diagnostic, PolybookError
 
 DEFAULTS = BuildSection()
@@ -43,6 +47,26 @@ class Registered:
     side_build: bool = False
     # The ``[build]`` keys it does not honour: a book that sets one is warned at its line.
     ignores: tuple[str, ...] = ()
+    # Its own section, ``[executor-<name>]``: a frozen dataclass whose fields are keys
+    # (``config.schema.key``), its ``SECTION`` that name; its values are handed to ``create``
+    # after the inventory, and each key is an option of ``polybook build``.
+    section: type[Section] | None = None
+    # ``[build]`` keys that stand, deprecated, for keys of its section: (``[build]`` key,
+    # its section's key); a book that sets one is warned at its line.
+    build_aliases: tuple[tuple[str, str], ...] = ()
+    # The module whose ``start_worker(settings, nthreads, envs_dir, gpus)`` makes this host
+    # one of its workers (``polybook worker``; its section's keys read by ``worker`` are the
+    # command's options).
+    worker: str = ""
+
+    @property
+    def keys(self) -> tuple[Key, ...]:
+        """The keys of its section."""
+        return declared_keys(self.section) if self.section is not None else ()
+
+    def settings(self) -> Section | None:
+        """Its section's values when the book sets none: the keys' defaults."""
+        return self.section() if self.section is not None else None
 
 
 EXECUTORS: dict[str, Registered] = {
@@ -55,8 +79,11 @@ EXECUTORS: dict[str, Registered] = {
     ),
     "dask": Registered(
         "polybook.execution.executors.dask",
-        "tasks on the workers of the Dask cluster at `[build] dask_scheduler`",
+        "tasks on the workers of the Dask cluster at `[executor-dask] scheduler`",
         ignores=("gpu_share",),  # each task holds whole GPUs, as the workers declare them
+        section=DaskSection,
+        build_aliases=(("dask_scheduler", "scheduler"),),
+        worker="polybook.execution.executors.dask_worker",
     ),
     "none": Registered(
         "polybook.execution.executors.none",
@@ -69,8 +96,16 @@ EXECUTORS: dict[str, Registered] = {
 
 
 def load_executor(plugin: plugins.Plugin, point: EntryPoint) -> Registered:
-    """The executor a ``polybook.executors`` entry point names, checked."""
-    return plugins.load_one(plugin, point, Registered, frozenset(EXECUTORS))
+    """The executor a ``polybook.executors`` entry point names, checked (its section, if it
+    declares one, is ``[executor-<its name>]``)."""
+    entry = plugins.load_one(plugin, point, Registered, frozenset(EXECUTORS))
+    named = getattr(entry.section, "SECTION", None)
+    if entry.section is not None and not is_dataclass(entry.section):
+        raise plugins.broken(plugin, f"declares a section that is no dataclass: {entry.section!r}")
+    if entry.section is not None and named != EXECUTOR_PREFIX + plugin.name:
+        wanted = EXECUTOR_PREFIX + plugin.name
+        raise plugins.broken(plugin, f"declares the section [{named}], not [{wanted}]")
+    return entry
 
 
 @cache
@@ -81,6 +116,11 @@ def _plugins() -> dict[str, Registered]:
 def registered() -> dict[str, Registered]:
     """polybook's executors, then those of the plugins installed."""
     return {**EXECUTORS, **_plugins()}
+
+
+def executor_keys() -> tuple[Key, ...]:
+    """The keys of every registered executor's section, polybook's first."""
+    return tuple(key for entry in registered().values() for key in entry.keys)
 
 
 def check_executor(root: Path, name: str) -> None:
@@ -120,5 +160,11 @@ def side_executor(name: str) -> str:
 
 
 def markdown_list() -> str:
-    """The executors as the configuration reference lists them (polybook's own)."""
-    return "".join(f"- `{name}`: {entry.help}\n" for name, entry in EXECUTORS.items())
+    """The executors as the configuration reference lists them (polybook's own), each with
+    its section."""
+    return "".join(
+        f"- `{name}`: {entry.help}"
+        + (f"; its settings: `[{entry.section.SECTION}]`" if entry.section else "")
+        + "\n"
+        for name, entry in EXECUTORS.items()
+    )

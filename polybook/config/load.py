@@ -15,6 +15,12 @@ from typing import Any
 from polybook import frameworks
 from polybook.config.declarations import declaration_problems
 from polybook.config.editions import read_editions
+from polybook.config.executor_sections import (
+    executor_sections,
+    read_executor_settings,
+    unread_section,
+)
+from polybook.config.executors import executor_keys
 from polybook.config.ini_text import (
     CONFIG_FILE,
     decode_config,
@@ -53,6 +59,7 @@ from polybook.config.schema import (
     nearest,
     split_words,
 )
+from polybook.config.schema.executors import EXECUTOR_PREFIX
 from polybook.diagnostics import Diagnostic, Location, PolybookError, raise_all
 from polybook.frameworks import Framework
 
@@ -142,12 +149,14 @@ class _Reader:
         self._check_requirements(build.requirements, build.tabs)
         libraries = MappingProxyType(self._libraries(declared, build.tabs))
         env_settings = MappingProxyType(self._env_settings(build.tabs))
+        settings = read_executor_settings(self.parser, build, self._value, self._warn)
         raise_all(self.errors)
         return BookConfig(
             root=self.root,
             libraries=libraries,
             frameworks=MappingProxyType(declared),
             env_settings=env_settings,
+            executor_settings=MappingProxyType(settings),
             editions=read_editions(self.parser, self.root, self._value, self.lines),
             ignored=tuple(self.warnings),
             **sections,
@@ -328,12 +337,16 @@ class _Reader:
                 message = f"[{section}] is ignored: unknown framework {tab!r}{hint}"
                 self._warn(section, "", message)
                 continue
-            elif section in _SECTIONS:
+            elif section.startswith(EXECUTOR_PREFIX) and unread_section(section):
+                self._warn(section, "", unread_section(section))
+                continue
+            elif section in _SECTIONS or section.startswith(EXECUTOR_PREFIX):
                 group = section
             else:
                 sections = [
                     *_SECTIONS,
                     *D2LBOOK_SECTIONS,
+                    *executor_sections(),
                     *(f"library-{f}" for f in sorted(known)),
                     *(f"framework-{f}" for f in sorted(known)),
                 ]
@@ -353,7 +366,8 @@ class _Reader:
         return split_words(self.parser.get(section, key, fallback=""))
 
     def _check_key(self, section: str, group: str, key: str) -> None:
-        implemented = [k.name for k in KEYS if k.section == group]
+        declared = (*KEYS, *executor_keys())
+        implemented = [k.name for k in declared if k.section == group]
         d2lbook = D2LBOOK_IGNORED.get(group, ())
         if key in implemented:
             return
@@ -363,7 +377,7 @@ class _Reader:
                 hint = f": {renamed}" if renamed else ""
                 self._warn(section, key, f"[{section}] {key} is ignored{hint}")
             return
-        elsewhere = [k.section for k in KEYS if k.name == key]
+        elsewhere = [k.section for k in declared if k.name == key]
         close = nearest(key, [*implemented, *d2lbook])
         if elsewhere:
             hint = f"; it belongs in [{elsewhere[0]}]"

@@ -29,6 +29,7 @@ from polybook.config.schema import (
     PdfSection,
     ProjectSection,
     SagemakerSection,
+    Section,
     SlidesSection,
 )
 from polybook.confine import Confinement
@@ -64,6 +65,9 @@ class BookConfig:
     compat: CompatSection = field(default_factory=CompatSection)
     libraries: Mapping[str, LibraryTarget] = field(default_factory=lambda: MappingProxyType({}))
     env_settings: Mapping[str, EnvSettings] = field(default_factory=lambda: MappingProxyType({}))
+    # Each registered executor's section ([executor-<name>]), by executor; one missing is its
+    # keys' defaults (``Registered.settings``).
+    executor_settings: Mapping[str, Section] = field(default_factory=lambda: MappingProxyType({}))
     editions: tuple[Edition, ...] = ()  # [edition-<name>] sections
     # The declared frameworks: polybook's with the book's [framework-<name>] over them.
     frameworks: Mapping[str, Framework] = field(default_factory=lambda: frameworks.REGISTRY)

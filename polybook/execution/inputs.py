@@ -5,11 +5,11 @@ both made by its caller, who reads the whole configuration."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from polybook.config import Book
-from polybook.config.schema import BuildSection, Edition
+from polybook.config.schema import BuildSection, Edition, Section
 
 if TYPE_CHECKING:
     from polybook.environments.venvs import Environment
@@ -23,6 +23,8 @@ class Execution:
     build: BuildSection  # [build]: whether, where and how notebooks run, and their cache
     figure_format: str = "svg"  # [html] figure_format: how the kernels draw figures
     editions: tuple[Edition, ...] = ()  # [edition-<name>]: their execution caches are read
+    # [executor-<name>]: each executor's own settings, by executor (its executor reads one).
+    executor_settings: Mapping[str, Section] = field(default_factory=dict)
 
 
 class Environments(Protocol):

@@ -126,7 +126,7 @@ def build_eval(
     cache = execution_cache(book, build.cache, run.editions)
     expected = timings(book)
     ready = tuple(fw for fw in notebooks if fw in libraries)
-    setup = create_executor(book, build, inventory)
+    setup = create_executor(book, build, inventory, run.executor_settings)
     runner, inventory = setup.executor, setup.inventory
     try:
         found = _environments(build.device, environments, ready, runner.on_this_host)

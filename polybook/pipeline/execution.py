@@ -14,7 +14,13 @@ from polybook.execution.inputs import Execution
 
 def execution(config: BookConfig) -> Execution:
     """What the execute stage reads of ``config``."""
-    return Execution(config.book, config.build, config.html.figure_format, config.editions)
+    return Execution(
+        config.book,
+        config.build,
+        config.html.figure_format,
+        config.editions,
+        config.executor_settings,
+    )
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from polybook.config import CONFIG_FILE, KEYS, BookConfig
+from polybook.config.executors import executor_keys
 from polybook.diagnostics import Diagnostic
 from polybook.fsutil import write_atomic
 from polybook.output import Output
@@ -68,7 +69,7 @@ def config_read(config: BookConfig, output: Output) -> str:
         parser.read_string(text)
     except configparser.Error:
         return text
-    declared = {(key.section, key.name): key for key in KEYS}
+    declared = {(key.section, key.name): key for key in (*KEYS, *executor_keys())}
     kept: dict[str, dict[str, str]] = {}
     for section in parser.sections():
         for name, value in parser.items(section, raw=True):

@@ -117,15 +117,6 @@ def test_each_name_makes_its_executor(tmp_path: Path) -> None:
         local.executor.shutdown()
 
 
-def test_dask_without_a_scheduler_is_refused_at_its_key(tmp_path: Path) -> None:
-    config = load_config(pages_book(tmp_path, {"a": "# A\n"}))
-    with pytest.raises(PolybookError) as caught:
-        dask = with_build(config, executor="dask", dask_scheduler="")
-        create_executor(dask.book, dask.build)
-    assert caught.value.diagnostic.subtype == "exec.dask"
-    assert "[build] dask_scheduler" in str(caught.value)
-
-
 def test_a_new_executor_is_one_entry_in_the_registry(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

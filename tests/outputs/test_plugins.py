@@ -151,3 +151,38 @@ def test_a_plugin_package_installed_into_a_venv_builds_with_its_output_and_execu
     doctor = [*polybook, "doctor"]
     said = subprocess.run(doctor, check=False, capture_output=True, text=True, cwd=tmp_path)
     assert "pbplugin 0.1: polybook.outputs cellcount = pbplugin.output:OUTPUT" in said.stdout
+
+
+def test_a_plugin_executor_carries_its_own_section_read_checked_and_given_as_options(
+    site: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    write_installed(site, ENTRY_POINTS.format(outputs=""))
+    book = "[build]\ntabs = pytorch\n[executor-echo]\nword = shouted\ntimes = 2\nwrod = x\n"
+    root = pages_book(tmp_path / "book", {"a": code("x = 1")}, book)
+    assert main(["build", "cellcount", "--executor", "echo", "--root", str(root)]) == 0
+    counts = (root / "_build" / "cellcount" / "counts.txt").read_text(encoding="utf-8")
+    assert "a.md [pytorch]: 1 code cells; shouted by pbplugin shouted by pbplugin\n" in counts
+    assert (
+        "config.ini:6: unknown key [executor-echo] wrod is ignored; did you mean `word`?"
+        in caplog.text
+    )
+    root = pages_book(tmp_path / "options", {"a": code("x = 1")}, book)
+    options = ["--executor", "echo", "--word", "whispered", "--times", "1"]
+    assert main(["build", "cellcount", *options, "--root", str(root)]) == 0
+    counts = (root / "_build" / "cellcount" / "counts.txt").read_text(encoding="utf-8")
+    assert "a.md [pytorch]: 1 code cells; whispered by pbplugin\n" in counts
+    capsys.readouterr()
+    assert main(["build", "cellcount", "--times", "0", "--root", str(root)]) == 1
+    said = capsys.readouterr().err
+    assert "command line: [executor-echo] times: 0 is too small: the least accepted is 1" in said
+
+
+def test_a_plugin_executor_whose_section_is_not_named_after_it_is_an_error_naming_it(
+    site: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_installed(site, "[polybook.executors]\nshout = pbplugin.registered:ECHO\n")
+    assert main(["build", "lib", "--root", str(_book(tmp_path))]) == 1
+    err = capsys.readouterr().err
+    point = "entry point polybook.executors shout = pbplugin.registered:ECHO"
+    assert f"{point} declares the section [executor-echo], not [executor-shout]" in err
+    assert "Traceback" not in err

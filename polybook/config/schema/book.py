@@ -229,7 +229,8 @@ class BuildSection:
     dask_scheduler: str = key(
         "str",
         "",
-        "the Dask scheduler of `executor = dask`, `tcp://HOST:PORT`",
+        "deprecated: `[executor-dask] scheduler`, which it stands for (a warning at its"
+        " line; where both are set, `[executor-dask] scheduler` is used)",
         d2lbook=False,
         read_by=("eval",),
     )

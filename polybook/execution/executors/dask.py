@@ -34,9 +34,10 @@ from polybook.nb import writes
 
 if TYPE_CHECKING:
     from polybook.config.schema import BuildSection
+    from polybook.config.schema.executors import DaskSection
 
 CONNECT_TIMEOUT = 10.0  # seconds to reach the scheduler
-HERE = Location("[build] dask_scheduler")
+HERE = Location("[executor-dask] scheduler")
 
 
 def _allow_one_failure(dask_scheduler: Any) -> None:
@@ -65,13 +66,18 @@ def _library(job: Job) -> dict[str, bytes]:
     return files
 
 
-def create(book: Book, build: BuildSection, inventory: Inventory | None) -> ExecutorSetup:
-    """``executor = dask``: the cluster at ``[build] dask_scheduler``, its devices unless
+def create(
+    book: Book, build: BuildSection, inventory: Inventory | None, settings: DaskSection
+) -> ExecutorSetup:
+    """``executor = dask``: the cluster at ``[executor-dask] scheduler``, its devices unless
     given, its workers' threads at once unless ``[build] jobs`` says."""
-    if not build.dask_scheduler:
-        message = "executor = dask needs the scheduler's address (`--scheduler tcp://HOST:PORT`)"
+    if not settings.scheduler:
+        message = (
+            "executor = dask needs the scheduler's address: `[executor-dask] scheduler ="
+            " tcp://HOST:PORT`, or `--scheduler tcp://HOST:PORT`"
+        )
         raise PolybookError(HERE, message, "exec.dask")
-    dask = DaskExecutor(build.dask_scheduler, resource_bundle(book, build.resources))
+    dask = DaskExecutor(settings.scheduler, resource_bundle(book, build.resources))
     return ExecutorSetup(dask, inventory or dask.inventory(), build.jobs or dask.slots())
 
 

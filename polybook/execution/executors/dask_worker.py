@@ -19,6 +19,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from polybook.config.schema.executors import DaskSection
+from polybook.diagnostics import Location, PolybookError
 from polybook.environments import devices
 from polybook.execution.executors.remote_job import ready_environments, run_job, worker_envs
 from polybook.layout import ENVS_VARIABLE
@@ -65,9 +67,17 @@ def worker_command(
 
 
 def start_worker(
-    scheduler: str, nthreads: int = 0, envs_dir: str = "", gpus: int | None = None
+    settings: DaskSection, nthreads: int = 0, envs_dir: str = "", gpus: int | None = None
 ) -> int:
-    """``polybook worker``: become a Dask worker of ``scheduler`` (never returns)."""
+    """``polybook worker``: become a Dask worker of the scheduler of ``settings`` (its
+    ``[executor-dask]``, from the command line or the book's; never returns)."""
+    scheduler = settings.scheduler
+    if not scheduler:
+        message = (
+            "polybook worker needs the Dask scheduler: `--scheduler tcp://HOST:PORT`, or"
+            " `[executor-dask] scheduler` in the config.ini of the book it runs in"
+        )
+        raise PolybookError(Location("[executor-dask] scheduler"), message, "cli")
     resources = worker_resources(envs_dir, gpus)
     if not any(k.startswith(ENV_PREFIX) for k in resources):
         print(

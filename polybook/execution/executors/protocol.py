@@ -12,7 +12,7 @@ from polybook.execution.jobs import Inventory, Job, JobResult
 
 if TYPE_CHECKING:
     from polybook.config import Book
-    from polybook.config.schema import BuildSection
+    from polybook.config.schema import BuildSection, Section
 
 
 class Executor(Protocol):
@@ -53,3 +53,23 @@ class ExecutorFactory(Protocol):
     def __call__(
         self, book: Book, build: BuildSection, inventory: Inventory | None
     ) -> ExecutorSetup: ...
+
+
+class ConfiguredFactory(Protocol):
+    """The ``create`` of an executor that declares its own section
+    (``Registered.section``, ``[executor-<name>]``): it takes that section's values too."""
+
+    def __call__(
+        self, book: Book, build: BuildSection, inventory: Inventory | None, settings: Section
+    ) -> ExecutorSetup: ...
+
+
+class WorkerStart(Protocol):
+    """The ``start_worker`` of an executor's worker module (``Registered.worker``): this host
+    becomes one of its workers, with its section's values (None: it declares no section),
+    ``nthreads`` jobs at once (0: the CPUs), the environments of ``envs_dir`` and ``gpus``
+    GPUs (None: all). It returns an exit status where it returns at all."""
+
+    def __call__(
+        self, settings: Section | None, nthreads: int, envs_dir: str, gpus: int | None
+    ) -> int: ...

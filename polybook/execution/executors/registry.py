@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, cast
 
 from polybook.config.executors import (
@@ -16,8 +17,12 @@ from polybook.config.executors import (
 
 if TYPE_CHECKING:
     from polybook.config import Book
-    from polybook.config.schema import BuildSection
-    from polybook.execution.executors.protocol import ExecutorFactory, ExecutorSetup
+    from polybook.config.schema import BuildSection, Section
+    from polybook.execution.executors.protocol import (
+        ConfiguredFactory,
+        ExecutorFactory,
+        ExecutorSetup,
+    )
     from polybook.execution.jobs import Inventory
 
 __all__ = [
@@ -34,10 +39,16 @@ def create_executor(
     book: Book,
     build: BuildSection,
     inventory: Inventory | None = None,
+    settings: Mapping[str, Section] | None = None,
 ) -> ExecutorSetup:
     """The executor ``[build] executor`` names, made for ``book`` (see
-    :class:`~polybook.execution.executors.protocol.ExecutorFactory`)."""
+    :class:`~polybook.execution.executors.protocol.ExecutorFactory`); one that declares a
+    section is given its values from ``settings`` (by executor; its keys' defaults where
+    none are given: :class:`~polybook.execution.executors.protocol.ConfiguredFactory`)."""
     check_executor(book.root, build.executor)
-    module = importlib.import_module(registered()[build.executor].module)
-    factory = cast("ExecutorFactory", module.create)
-    return factory(book, build, inventory)
+    entry = registered()[build.executor]
+    module = importlib.import_module(entry.module)
+    own = (settings or {}).get(build.executor) or entry.settings()
+    if own is None:
+        return cast("ExecutorFactory", module.create)(book, build, inventory)
+    return cast("ConfiguredFactory", module.create)(book, build, inventory, own)
