@@ -8,8 +8,9 @@ import os
 import sys
 from pathlib import Path
 
+from polybook.config.declarations import SHIPPED
 from polybook.environments import venvs
-from polybook.frameworks import DEVICES, REGISTRY
+from polybook.frameworks import DEVICES
 from polybook.layout import ENVS_DIR, EnvsFolder
 
 REPO = Path(__file__).resolve().parent.parent  # polybook's checkout, the shipped book
@@ -39,7 +40,7 @@ def link_environments(folder: Path) -> Path:
     ``env setup`` leaves it (Dask workers offer what has one)."""
     folder.mkdir(parents=True, exist_ok=True)
     shared = EnvsFolder(folder, shared=True)
-    for name in REGISTRY:
+    for name in SHIPPED:
         installed = REPO_ENVS.path / name
         try:
             stamp = (installed / venvs.STAMP).read_text(encoding="utf-8").split()[0]

@@ -14,7 +14,7 @@ BOOK_DIRS = ("img", "d2l", "static")
 
 def copy_book(src: Path, dst: Path) -> None:
     """The book at ``src`` copied to ``dst``, its environments links to the repository's."""
-    from polybook.frameworks import REGISTRY
+    from polybook.config.declarations import SHIPPED
     from polybook.layout import ENVS_DIR
 
     dst.mkdir(parents=True)
@@ -24,7 +24,7 @@ def copy_book(src: Path, dst: Path) -> None:
         if (src / folder).is_dir():
             shutil.copytree(src / folder, dst / folder)
     (dst / ENVS_DIR).mkdir()
-    for name in REGISTRY:
+    for name in SHIPPED:
         if (REPO / ENVS_DIR / name).is_dir():
             (dst / ENVS_DIR / name).symlink_to((REPO / ENVS_DIR / name).resolve())
 

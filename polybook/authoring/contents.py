@@ -18,6 +18,7 @@ from traitlets import Unicode
 
 from polybook import frameworks
 from polybook.authoring.pages import PageError, to_notebook, to_page
+from polybook.config.declarations import SHIPPED
 from polybook.fsutil import write_atomic
 
 PAGE_SUFFIX = ".md"
@@ -25,7 +26,7 @@ PAGE_SUFFIX = ".md"
 
 def kernel_metadata(framework: str) -> dict[str, str]:
     """The ``kernelspec`` metadata that picks ``framework``'s polybook kernel."""
-    fw = frameworks.lookup(frameworks.REGISTRY, framework)
+    fw = frameworks.lookup(SHIPPED, framework)
     return {
         "name": fw.kernel_name,
         "display_name": f"Python 3 ({fw.display_name})",

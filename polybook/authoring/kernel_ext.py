@@ -33,8 +33,8 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import ExecutionResult, InteractiveShell
 
-from polybook import frameworks
 from polybook.config import find_book_root
+from polybook.config.declarations import SHIPPED
 from polybook.diagnostics import PolybookError
 from polybook.source.marks import D2LBOOK_PLUMBING, TAB_LINE
 from polybook.source.selected import SELECTED, select_branches
@@ -48,7 +48,7 @@ SAVE = "@save"
 
 def known_tabs() -> tuple[str, ...]:
     """polybook's frameworks, the book's tabs and this kernel's framework."""
-    named = [*frameworks.REGISTRY, *os.environ.get(TABS_VAR, "").replace(",", " ").split()]
+    named = [*SHIPPED, *os.environ.get(TABS_VAR, "").replace(",", " ").split()]
     return tuple(n for n in dict.fromkeys([*named, os.environ.get(FRAMEWORK_VAR, "")]) if n)
 
 

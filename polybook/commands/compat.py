@@ -115,10 +115,10 @@ class Checker:
         built_versions = dict(self.current.versions.get(fw, {}))
         pins_file = self._pins(fw)
         built = read_pins(pins_file)
-        package = next((d for d in spec.distribution if d in built), spec.distribution[0])
+        package = next((d for d in spec.distributions if d in built), spec.distributions[0])
         self.record.frameworks[fw] = {"display": spec.display_name, "package": package}
         built_digest = ResolvedPins(pins_file, built).digest
-        version = _version(built_versions or built, spec.distribution)
+        version = _version(built_versions or built, spec.distributions)
         today = compat.today()
         results = compat.judge_built(notebooks, version, built_digest, today)
         self.record.targets.append(
@@ -141,20 +141,20 @@ class Checker:
         pins_file, built_pins = built
         out = self.folder / "pins" / f"{fw}-{name}.txt"
         python = f"{sys.version_info.major}.{sys.version_info.minor}"
-        if file is not None and not set(spec.distribution) & set(read_pins(file)):
-            note = f"{file.name} names no {' or '.join(spec.distribution)}: the target has none"
+        if file is not None and not set(spec.distributions) & set(read_pins(file)):
+            note = f"{file.name} names no {' or '.join(spec.distributions)}: the target has none"
             self.record.targets.append(compat.TargetRecord(fw, name, "", {}, "", note=note))
             return
         try:
-            upgrade = moving(spec.distribution, built_pins)
-            held = None if file is None else target_pins(file, spec.distribution, built_pins)
+            upgrade = moving(spec.distributions, built_pins)
+            held = None if file is None else target_pins(file, spec.distributions, built_pins)
             pins = resolve(pins_file, upgrade, held, out, python)
         except PolybookError as err:
             self.reporter.warn(err.location, f"{fw}, target {name}: {err}", "compat.resolve")
             note = "the installer found no pins"
             self.record.targets.append(compat.TargetRecord(fw, name, "", {}, "", note=note))
             return
-        version = _version(pins.versions, spec.distribution)
+        version = _version(pins.versions, spec.distributions)
         today = compat.today()
         if all(pins.versions.get(k) == v for k, v in built_pins.items()):  # nothing newer
             same = [replace(r, target=name) for r in built_results]

@@ -69,7 +69,7 @@ def environment_findings(config: BookConfig) -> list[Finding]:
         fix = venvs.setup_command(name)
         settings = config.env_for(name)
         if settings.python:
-            found.append(existing_finding(name, settings.python, config.framework(name).lib_name))
+            found.append(existing_finding(name, settings.python, config.framework(name).module))
             continue
         try:
             env = BookEnvironments(config).one(name, device)
@@ -81,7 +81,7 @@ def environment_findings(config: BookConfig) -> list[Finding]:
             found.append(Finding(name, MISSING, f"{env.path}: {why}", fix))
             continue
         kernel = _kernel(env)
-        what = f"{env.framework_version() or env.spec.lib_name}, {device} set, in {env.path}"
+        what = f"{env.framework_version() or env.spec.module}, {device} set, in {env.path}"
         if not kernel:
             found.append(Finding(name, MISSING, f"{what}; its kernelspec is not current", fix))
             continue

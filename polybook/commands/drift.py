@@ -158,7 +158,7 @@ def _baseline(args: argparse.Namespace, config: BookConfig, tabs: tuple[str, ...
             versions = ", ".join(
                 f"{name} {found[name]}"
                 for fw, found in sorted(saved.versions.items())
-                for name in config.framework(fw).distribution
+                for name in config.framework(fw).distributions
                 if name in found
             )
             print(f"{saved.name}\t{saved.saved}\t{saved.notebooks} notebooks\t{versions}")

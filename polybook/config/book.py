@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from polybook import frameworks
+from polybook.config.declarations import SHIPPED
 from polybook.config.schema import LibraryTarget, ProjectSection
 from polybook.confine import Confinement
 from polybook.frameworks import Framework
@@ -53,10 +54,10 @@ class Book:
         """The library target of ``framework``; d2lbook's defaults when not configured."""
         if framework in self.libraries:
             return self.libraries[framework]
-        return default_library(framework, self.framework(framework).lib_name)
+        return default_library(framework, self.framework(framework).module)
 
 
 def default_library(framework: str, lib_name: str = "") -> LibraryTarget:
     """``d2l/<lib_name>.py``, the framework's own module name unless ``lib_name`` is given."""
-    lib_name = lib_name or frameworks.lookup(frameworks.REGISTRY, framework).lib_name
+    lib_name = lib_name or frameworks.lookup(SHIPPED, framework).module
     return LibraryTarget(framework, lib_name, f"d2l/{lib_name}.py")

@@ -13,7 +13,7 @@ from types import MappingProxyType
 from typing import Any
 
 from polybook import frameworks
-from polybook.config.declarations import declaration_problems
+from polybook.config.declarations import SHIPPED, declaration_problems, declare
 from polybook.config.editions import read_editions
 from polybook.config.executor_sections import (
     executor_sections,
@@ -197,13 +197,11 @@ class _Reader:
         except BadValue as exc:
             self._fail(self._where(section, key.name), f"[{section}] {key.name}: {exc}")
             return key.default
-        if key.absolute and isinstance(value, str) and value:
-            return str((self.root / Path(value).expanduser()).resolve())
-        return value
+        return key.resolve(value, self.root)
 
     def _frameworks(self) -> dict[str, Framework]:
         """The built-in declarations, with the book's ``[framework-<name>]`` over them."""
-        declared = dict(frameworks.REGISTRY)
+        declared = dict(SHIPPED)
         for section in self.parser.sections():
             name = section.removeprefix(frameworks.SECTION_PREFIX)
             if not section.startswith(frameworks.SECTION_PREFIX):
@@ -219,7 +217,7 @@ class _Reader:
                 if self.parser.has_option(section, k.name)
             }
             self._check_declaration(section, values)
-            declared[name] = frameworks.declare(name, values, self.root, declared.get(name))
+            declared[name] = declare(name, values, declared.get(name))
         return declared
 
     def _check_declaration(self, section: str, values: Mapping[str, Value]) -> None:
@@ -287,7 +285,7 @@ class _Reader:
             if not section.startswith("library-") or tab not in {*declared, *tabs}:
                 continue
             lib_file = str(self._value(by_name["lib_file"], section))
-            module = frameworks.lookup(declared, tab).lib_name
+            module = frameworks.lookup(declared, tab).module
             lib_file = lib_file or default_library(tab, module).lib_file
             module = PurePosixPath(lib_file).stem  # what readers import
             aliases = self._aliases(section, by_name)
@@ -314,7 +312,7 @@ class _Reader:
         tabs_key = next(k for k in KEYS if (k.section, k.name) == ("build", "tabs"))
         book_tabs = set(_as_words(self._value(tabs_key)))  # [env-<tab>] is for these
         named = {s.removeprefix(frameworks.SECTION_PREFIX) for s in self.parser.sections()}
-        known = {*frameworks.REGISTRY, *tabs, *named}
+        known = {*SHIPPED, *tabs, *named}
         for section in self.parser.sections():
             tab = section.removeprefix("library-")
             if section in D2LBOOK_SECTIONS:

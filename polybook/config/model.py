@@ -12,8 +12,8 @@ from functools import cached_property
 from pathlib import Path
 from types import MappingProxyType
 
-from polybook import frameworks
 from polybook.config.book import Book, default_library
+from polybook.config.declarations import SHIPPED
 from polybook.config.executors import capabilities
 from polybook.config.schema import (
     BuildSection,
@@ -70,7 +70,7 @@ class BookConfig:
     executor_settings: Mapping[str, Section] = field(default_factory=lambda: MappingProxyType({}))
     editions: tuple[Edition, ...] = ()  # [edition-<name>] sections
     # The declared frameworks: polybook's with the book's [framework-<name>] over them.
-    frameworks: Mapping[str, Framework] = field(default_factory=lambda: frameworks.REGISTRY)
+    frameworks: Mapping[str, Framework] = field(default_factory=lambda: SHIPPED)
     # Warnings found reading config.ini: ignored and unknown keys and sections, and the like.
     ignored: tuple[Diagnostic, ...] = ()
     # Not a key: a side build's name (``polybook upgrade``), whose outputs keep to their own

@@ -52,7 +52,7 @@ def side_environment(
     digest = hashlib.sha256(pins.read_bytes())
     for extra in extras:
         digest.update(b"\0" + extra.read_bytes())
-    spec = replace(fw, requirement_files=tuple((device, str(pins)) for device in DEVICES))
+    spec = replace(fw, cpu_requirements=str(pins), cuda_requirements=str(pins))
     root = book.envs.side(f"{request.tab}-{digest.hexdigest()[:12]}")
     return venvs.environment(spec, DEVICES[0], root, extras)
 

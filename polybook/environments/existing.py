@@ -116,8 +116,8 @@ def _fingerprint(interpreter: Path, path: list[str]) -> list[Any]:
 def _probe(interpreter: Path, fw: Framework) -> dict[str, Any]:
     """Run :data:`PROBE` in ``interpreter``; ``{"error": …}`` when it does not run at all."""
     environ = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    environ.update(fw.kernel_env)
-    module = fw.module or "sys"  # an undeclared tab imports no framework
+    environ.update(fw.kernel_variables())
+    module = fw.imported_module or "sys"  # an undeclared tab imports no framework
     command = [str(interpreter), "-c", PROBE, module, str(IMPORT_ROOT), MARK]
     try:
         done = subprocess.run(
@@ -138,7 +138,7 @@ def _usable(found: dict[str, Any]) -> bool:
 
 
 def _record(records: Path, interpreter: Path, fw: Framework) -> Path:
-    return records / f"{_digest(f'{interpreter}|{fw.lib_name}')[:16]}.json"
+    return records / f"{_digest(f'{interpreter}|{fw.module}')[:16]}.json"
 
 
 def probe(interpreter: Path, fw: Framework, records: Path, fresh: bool = False) -> dict[str, Any]:
@@ -197,14 +197,14 @@ def _check(found: dict[str, Any], settings: EnvSettings, fw: Framework, where: L
     python = f"(Python {found.get('python', '?')})"
     if "framework_error" in found:
         message = (
-            f"{named} {python} cannot import {fw.lib_name}, which the {fw.name} notebooks"
+            f"{named} {python} cannot import {fw.module}, which the {fw.name} notebooks"
             f" need ({found['framework_error']}): install {fw.display_name} there, or remove"
             f" the key to run {fw.name} in polybook's own environment"
         )
         raise PolybookError(where, message, "env.existing")
     if "ipykernel_error" in found:
         message = (
-            f"{named} {python} has {fw.lib_name} but not ipykernel, which runs the notebooks:"
+            f"{named} {python} has {fw.module} but not ipykernel, which runs the notebooks:"
             f" set `install_kernel = true` in [{section}] to let polybook install it there,"
             f" or run `{interpreter} -m pip install {_ipykernel_pin(fw)}`"
         )
@@ -220,9 +220,9 @@ def _check(found: dict[str, Any], settings: EnvSettings, fw: Framework, where: L
 def _version(found: dict[str, Any], fw: Framework) -> str:
     for pin in found.get("installed", ()):
         name, _, version = str(pin).partition("==")
-        if name in fw.distribution:
+        if name in fw.distributions:
             return f"{name} {version}"
-    return f"{fw.lib_name} {found.get('module_version') or '?'}"
+    return f"{fw.module} {found.get('module_version') or '?'}"
 
 
 def existing_environment(

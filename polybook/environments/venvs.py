@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from polybook import frameworks
 from polybook.config import Book
+from polybook.config.declarations import shipped
 from polybook.config.requirements import pins
 from polybook.diagnostics import Location, PolybookError
 from polybook.environments import atomic
@@ -54,7 +54,7 @@ class Environment:
 
     def framework_version(self) -> str:
         """Version of the framework installed in this environment ("" if unknown)."""
-        dist = self.spec.distribution
+        dist = self.spec.distributions
         for info in sorted(self.path.glob("lib/python*/site-packages/*.dist-info")):
             name, _, version = info.name.removesuffix(".dist-info").rpartition("-")
             if name.lower().replace("_", "-") in dist:
@@ -96,7 +96,7 @@ def environment(
 ) -> Environment:
     """The environment of ``framework`` (a built-in one, when given by name) on ``device``,
     in ``folder``."""
-    fw = frameworks.get(framework) if isinstance(framework, str) else framework
+    fw = shipped(framework) if isinstance(framework, str) else framework
     requirements = fw.requirements(device)
     if not requirements.is_file():
         raise PolybookError(
@@ -235,7 +235,7 @@ def kernelspec(env: Environment) -> dict[str, Any]:
         # The Python that runs polybook reads a cell's #@save marks for the extension.
         "env": {
             "POLYBOOK_FRAMEWORK": env.framework,
-            "POLYBOOK_MODULE": env.spec.lib_name,
+            "POLYBOOK_MODULE": env.spec.module,
             "POLYBOOK_PYTHON": running_python(),
         },
         "metadata": {"polybook": {"framework": env.framework}},
@@ -251,7 +251,7 @@ def write_kernelspec(env: Environment) -> bool:
 def import_problem(env: Environment) -> str:
     """Why the environment's Python does not import its framework and ipykernel ("": it
     does)."""
-    module = env.spec.module
+    module = env.spec.imported_module
     imports = f"ipykernel, {module}" if module else "ipykernel"
     try:
         done = subprocess.run(
@@ -324,7 +324,13 @@ def compile_kernel_imports(env: Environment) -> None:
     environ = {
         k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPATH")
     }
-    command = [str(env.python), "-c", IMPORT_EACH, *modules, *filter(None, [env.spec.module])]
+    command = [
+        str(env.python),
+        "-c",
+        IMPORT_EACH,
+        *modules,
+        *filter(None, [env.spec.imported_module]),
+    ]
     logger.info("compiling what a %s kernel imports: %s", env.framework, " ".join(command[3:]))
     with contextlib.suppress(OSError, subprocess.TimeoutExpired):
         subprocess.run(command, capture_output=True, timeout=600, check=False, env=environ)

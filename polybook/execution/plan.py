@@ -215,7 +215,7 @@ def version(env: venvs.Environment) -> str:
     installed = env.framework_version()
     if installed or not env.requirements.is_file():
         return installed
-    names = env.spec.distribution
+    names = env.spec.distributions
     for pin in pins(env.requirements):
         name, _, number = pin.partition("==")
         if name in names:

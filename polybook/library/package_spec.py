@@ -22,8 +22,8 @@ from pathlib import Path, PurePosixPath
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
-from polybook import frameworks
 from polybook.config import Book
+from polybook.config.declarations import SHIPPED
 from polybook.diagnostics import Location, PolybookError
 from polybook.layout import EnvsFolder
 from polybook.library.installed import distribution_of, installed_metadata
@@ -134,7 +134,7 @@ def package_spec(book: Book, tabs: tuple[str, ...] = ()) -> PackageSpec:
     """The package the library files of ``tabs`` (default: the book's) make, read from disk
     as the build wrote them. A framework's extra always holds the framework itself."""
     folder = package_folder(book)
-    named = {*book.tabs, *tabs, *frameworks.REGISTRY}
+    named = {*book.tabs, *tabs, *SHIPPED}
     pins = {fw: cpu_pins(book.framework(fw)) for fw in sorted(named)}
     # What every framework pins (the default environment of undeclared tabs pins none).
     declared = [set(p) for fw, p in pins.items() if p and book.framework(fw).declared]
@@ -154,10 +154,10 @@ def package_spec(book: Book, tabs: tuple[str, ...] = ()) -> PackageSpec:
         sources.append(text)
         required, _ = imports(text)
         framework = book.framework(fw)
-        own = [Requirement(n, pins[fw][n]) for n in framework.distribution if n in pins[fw]]
-        own_modules = {framework.lib_name, *(r.name.replace("-", "_") for r in own)}
+        own = [Requirement(n, pins[fw][n]) for n in framework.distributions if n in pins[fw]]
+        own_modules = {framework.module, *(r.name.replace("-", "_") for r in own)}
         for module in sorted(required - {folder.name}):
-            if module == framework.lib_name and own:
+            if module == framework.module and own:
                 continue  # the framework, its extra's already (paddle: paddlepaddle)
             name = pin_name(distribution_of(module, fw, book.envs))
             if name in shared:

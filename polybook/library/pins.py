@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from polybook import frameworks
+from polybook.config.declarations import SHIPPED
 from polybook.config.requirements import normalized_pin, pins
 from polybook.frameworks import Framework
 from polybook.memo import memoised
@@ -35,7 +36,7 @@ def _pins_read(path: str, stamp: tuple[int, int]) -> tuple[tuple[str, str], ...]
 def _declared(framework: str | Framework) -> Framework:
     if isinstance(framework, Framework):
         return framework
-    return frameworks.lookup(frameworks.REGISTRY, framework)
+    return frameworks.lookup(SHIPPED, framework)
 
 
 def requirement_line(framework: str | Framework, name: str, device: str) -> str:

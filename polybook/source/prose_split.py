@@ -9,7 +9,7 @@ from difflib import get_close_matches
 
 from markdown_it.token import Token
 
-from polybook import frameworks
+from polybook.config.declarations import SHIPPED
 from polybook.diagnostics import Diagnostic, Location, PolybookError
 from polybook.source.model import Block, Prose, TabProse
 from polybook.source.scan import END_TAB, Fence, TabMark, code_spans, tab_marks
@@ -23,7 +23,7 @@ OpenTab = tuple[tuple[str, ...], int]  # frameworks of an open :begin_tab:, its 
 def unknown_framework(name: str, tabs: tuple[str, ...]) -> str:
     """Why ``name`` is not one of ``tabs``, suggesting the closest book tab."""
     listed = ", ".join(tabs)
-    if name in frameworks.REGISTRY:
+    if name in SHIPPED:
         return f"framework {name!r}, which is not in [build] tabs ({listed})"
     key = name.lower()
     alias = ALIASES.get(key, "")
@@ -48,7 +48,7 @@ def parse_tab_names(
     for name in names:
         if name in tabs:
             continue
-        if name not in frameworks.REGISTRY or dropped is None:
+        if name not in SHIPPED or dropped is None:
             raise PolybookError(where, f"{what} names {unknown_framework(name, tabs)}", "parse.tab")
         dropped.add(name)
     return tuple(t for t in tabs if t in names)

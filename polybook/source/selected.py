@@ -16,7 +16,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-from polybook import frameworks
+from polybook.config.declarations import SHIPPED
 from polybook.diagnostics import Location, PolybookError
 from polybook.memo import memoised
 
@@ -252,7 +252,7 @@ class _Selector:
             raise PolybookError(self.where(header), message, "split.tab")
         names = {str(v) for v in values}
         # A framework the book does not build is never the one selected, as in d2lbook.
-        unknown = sorted(names - set(self.tabs) - set(frameworks.REGISTRY))
+        unknown = sorted(names - set(self.tabs) - set(SHIPPED))
         if unknown:
             # Imported here: the polybook kernels import this module without markdown-it.
             from polybook.source.prose_split import unknown_framework

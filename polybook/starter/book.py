@@ -8,7 +8,7 @@ import re
 import shutil
 from pathlib import Path
 
-from polybook import frameworks
+from polybook.config.declarations import shipped
 from polybook.diagnostics import Location, PolybookError
 from polybook.fsutil import write_atomic
 from polybook.starter import github, pages
@@ -69,9 +69,9 @@ def new_book(target: Path, given: str, ci: str = "", gpu_runner: str = "") -> in
         write_atomic(target / rel, text)
     for fw in names:
         for device in DEVICES:
-            shipped = frameworks.get(fw).requirements(device)
+            pinned = shipped(fw).requirements(device)
             (target / "requirements" / device).mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(shipped, target / "requirements" / device / f"{fw}.txt")
+            shutil.copyfile(pinned, target / "requirements" / device / f"{fw}.txt")
     print(f"made a book in {target}: {', '.join(sorted({f.split('/')[0] for f in files}))}")
     if ci == "github" and not repository:
         print(

@@ -13,9 +13,9 @@ from bs4 import BeautifulSoup
 
 from polybook.commands.cli import main
 from polybook.config import load_config
+from polybook.config.declarations import SHIPPED
 from polybook.diagnostics import PolybookError
 from polybook.environments.assets import assets_current, install_assets
-from polybook.frameworks import REGISTRY
 from polybook.pdf.latex import DEBIAN_PACKAGES
 from polybook.starter.pin import clone_requirement
 from polybook.starter.repository import github_repository
@@ -54,7 +54,7 @@ def test_a_new_book_checks_at_once_and_pins_what_polybook_ships(
         for device in ("cpu", "cuda"):
             copied = book / "requirements" / device / f"{fw}.txt"
             assert config.framework(fw).requirements(device) == copied
-            assert copied.read_bytes() == REGISTRY[fw].requirements(device).read_bytes()
+            assert copied.read_bytes() == SHIPPED[fw].requirements(device).read_bytes()
     assert ".envs/" in (book / ".gitignore").read_text().splitlines()
     assert "polybook" in (book / "requirements" / "polybook.txt").read_text()
     assert main(["--quiet", "--root", str(book), "check"]) == 0

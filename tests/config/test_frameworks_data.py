@@ -20,6 +20,7 @@ from bs4 import BeautifulSoup
 from polybook import frameworks
 from polybook.commands.cli import main
 from polybook.config import load_config
+from polybook.config.declarations import shipped
 from polybook.diagnostics import PolybookError
 from polybook.environments import venvs
 from polybook.source.marks import infer_gpus
@@ -64,13 +65,13 @@ def test_a_declared_framework_is_read_from_the_book_and_overrides_are_key_by_key
     override = "\n[framework-pytorch]\ndisplay_name = Torch\n"
     config = load_config(fifth_book(tmp_path, extra=override))
     numpy = config.framework("numpy")
-    assert (numpy.declared, numpy.display_name, numpy.lib_name) == (True, "NumPy", "numpy")
+    assert (numpy.declared, numpy.display_name, numpy.module) == (True, "NumPy", "numpy")
     assert numpy.requirements("cpu") == config.root / "requirements/numpy.txt"
     assert numpy.requirements("cuda") == numpy.requirements("cpu")  # none of its own
     assert config.framework("plain").declared is False
     torch = config.framework("pytorch")
     assert torch.display_name == "Torch"
-    assert torch.requirements("cpu") == frameworks.get("pytorch").requirements("cpu")
+    assert torch.requirements("cpu") == shipped("pytorch").requirements("cpu")
     assert torch.kernel_name == "polybook-pytorch"
     # The declared device naming feeds the GPU inference.
     assert infer_gpus("x = on_device(1)", numpy) == 2
@@ -146,7 +147,7 @@ def test_a_declaration_overrides_the_default_environment_and_paddle_is_known(
     assert plain.requirements("cpu") == frameworks.DEFAULT_REQUIREMENTS
     assert config.library_for("plain").lib_file == "d2l/plain.py"
     # d2l-zh's tab needs no [framework-paddle]: polybook ships it.
-    assert (paddle.declared, paddle.display_name, paddle.lib_name) == (
+    assert (paddle.declared, paddle.display_name, paddle.module) == (
         True,
         "PaddlePaddle",
         "paddle",

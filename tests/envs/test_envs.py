@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from polybook import frameworks
+from polybook.config.declarations import SHIPPED
 from polybook.config.requirements import normalized_pin, pins
 from polybook.environments import venvs
 from polybook.layout import EnvsFolder
@@ -23,7 +23,7 @@ def test_build_variants_normalize_to_one_name() -> None:
     assert normalized_pin("Jupyter_Client==8.10.0") == "jupyter-client==8.10.0"
 
 
-@pytest.mark.parametrize("name", sorted(frameworks.REGISTRY))
+@pytest.mark.parametrize("name", sorted(SHIPPED))
 def test_every_line_is_pinned_and_the_cuda_set_pins_the_cpu_versions(name: str) -> None:
     cpu = pins(REQUIREMENTS / "cpu" / f"{name}.txt")
     cuda = pins(REQUIREMENTS / "cuda" / f"{name}.txt")
@@ -34,7 +34,7 @@ def test_every_line_is_pinned_and_the_cuda_set_pins_the_cpu_versions(name: str) 
 
 
 def test_cpu_and_cuda_environments_share_one_cache_identity(tmp_path: Path) -> None:
-    for name in frameworks.REGISTRY:
+    for name in SHIPPED:
         cpu = venvs.environment(name, "cpu", EnvsFolder(tmp_path))
         cuda = venvs.environment(name, "cuda", EnvsFolder(tmp_path))
         assert cpu.identity() == cuda.identity()

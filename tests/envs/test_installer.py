@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from polybook import frameworks
+from polybook.config.declarations import SHIPPED, shipped
 from polybook.diagnostics import Location, PolybookError
 from polybook.environments import installer, sources, venvs
 from polybook.environments.packages import canonical
@@ -181,14 +181,14 @@ def _uv_resolves(requirements: Path) -> dict[str, str]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("name", sorted(frameworks.REGISTRY))
+@pytest.mark.parametrize("name", sorted(SHIPPED))
 def test_uv_resolves_each_framework_set_as_pip_does(name: str, device: str) -> None:
     """With this host's pip configuration (extra indexes, find-links, constraints), the
     same names and versions, local build tags included (``torch 2.13.0+cpu`` here)."""
     requirements = REQUIREMENTS / device / f"{name}.txt"
     by_pip = _pip_resolves(requirements)
     assert _uv_resolves(requirements) == by_pip
-    assert any(dist in by_pip for dist in frameworks.get(name).distribution)
+    assert any(dist in by_pip for dist in shipped(name).distributions)
 
 
 @pytest.mark.slow

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from nbformat import NotebookNode
 
-from polybook import frameworks
+from polybook.config.declarations import shipped
 from polybook.execution.kernels.badges import (
     SKIP_TAG,
     badge_text,
@@ -63,7 +63,7 @@ OTHER_ERRORS = [
 def test_each_frameworks_own_words_for_a_missing_device_are_known(name: str) -> None:
     """The framework's patterns recognise its real error, which the CUDA stack's alone do
     not; and they take none of its other errors for a missing device."""
-    patterns = frameworks.get(name).device_errors
+    patterns = shipped(name).device_errors
     ename, evalue = REAL_ERRORS[name]
     assert device_unavailable(ename, evalue, patterns)
     assert not device_unavailable(ename, evalue)  # the framework's words, not CUDA's
@@ -154,7 +154,7 @@ def _reply(ename: str, evalue: str, status: str = "error") -> dict[str, object]:
 
 
 def test_a_cell_failing_for_want_of_a_device_is_badged_and_passes_it_on() -> None:
-    errors = frameworks.get("jax").device_errors
+    errors = shipped("jax").device_errors
     env = KernelEnv("jax", "polybook-jax", (), Path("."), host_gpus=1, device_errors=errors)
     missing = MissingDevices()
     failing = _cell("z = jax.devices('gpu')[1]", 2)

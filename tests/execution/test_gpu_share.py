@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from polybook.config import load_config
+from polybook.config.declarations import shipped
 from polybook.environments.gpu_info import gpu_info
 from polybook.execution.gpu_share import planned_share
 from polybook.execution.kernels.launch import kernel_env, kernel_environ
-from polybook.frameworks import get
 from polybook.meta import RunInfo
 from polybook.nb import new_code_cell, node
 from polybook.pipeline.execution import BookEnvironments, execution
@@ -89,8 +89,8 @@ def test_the_default_is_auto(tmp_path: Path) -> None:
 def test_each_sharing_kernel_is_told_its_share(
     tmp_path: Path, framework: str, expected: dict[str, str]
 ) -> None:
-    assert get(framework).share_env(8) == expected
-    assert get(framework).share_env(1) == {}  # alone on its GPU: the framework's defaults
+    assert shipped(framework).share_env(8) == expected
+    assert shipped(framework).share_env(1) == {}  # alone on its GPU: the framework's defaults
     config_text = f"[project]\nname = g\n\n[build]\ntabs = {framework}\n"
     root = pages_book(tmp_path / "book", {"page": code("x = 1")}, config_text, "A book", "chap")
     config = load_config(root)

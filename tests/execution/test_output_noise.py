@@ -12,9 +12,9 @@ import pytest
 from bs4 import BeautifulSoup
 from nbformat import NotebookNode
 
+from polybook.config.declarations import shipped
 from polybook.execution.frozen_outputs import FrozenOutputs
 from polybook.execution.output_noise import OutputFilter
-from polybook.frameworks import get
 from polybook.nb import new_code_cell, new_notebook
 
 from ..books import REPO, build, chapter_book, code
@@ -55,16 +55,16 @@ def streams(nb: NotebookNode) -> list[str]:
 
 
 def test_xla_log_lines_are_dropped_the_cells_own_kept() -> None:
-    jax = OutputFilter.of(get("jax").output_noise, ())
-    assert GLOG in get("jax").output_noise and GLOG in get("tensorflow").output_noise
+    jax = OutputFilter.of(shipped("jax").output_noise, ())
+    assert GLOG in shipped("jax").output_noise and GLOG in shipped("tensorflow").output_noise
     assert streams(jax.clean(stderr_cell(XLA + MINE + PTXAS, PTXAS))) == [MINE]
     # PyTorch declares no such log: its outputs keep every line.
-    torch = OutputFilter.of(get("pytorch").output_noise, ())
+    torch = OutputFilter.of(shipped("pytorch").output_noise, ())
     assert streams(torch.clean(stderr_cell(XLA + MINE))) == [XLA + MINE]
 
 
 def test_keras_chatter_is_dropped_unless_the_author_keeps_it() -> None:
-    tensorflow = get("tensorflow").output_noise
+    tensorflow = shipped("tensorflow").output_noise
     assert streams(OutputFilter.of(tensorflow, ()).clean(stderr_cell(KERAS + MINE))) == [MINE]
     kept = OutputFilter.of(tensorflow, (r"unbuilt\sstate",)).clean(stderr_cell(KERAS + MINE))
     [text] = streams(kept)
@@ -140,7 +140,7 @@ def test_the_h200_runs_jax_outputs_show_no_xla_log() -> None:
     nb = frozen.as_notebook(json.loads(path.read_text()))
     before = json.dumps(streams_of(nb))
     assert "service.cc:154] XLA service" in before  # as the H200 made it
-    after = json.dumps(streams_of(OutputFilter.of(get("jax").output_noise, ()).clean(nb)))
+    after = json.dumps(streams_of(OutputFilter.of(shipped("jax").output_noise, ()).clean(nb)))
     assert "I1127" not in after and "ptxas" not in after
     assert "CudaDevice(id=0)" in json.dumps([c.outputs for c in nb.cells])
 

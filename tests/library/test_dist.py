@@ -14,9 +14,9 @@ import pytest
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from polybook import frameworks
 from polybook.commands.cli import main
 from polybook.config import load_config
+from polybook.config.declarations import SHIPPED, shipped
 from polybook.environments import venvs
 from polybook.layout import ENVS_VARIABLE
 from polybook.library.module_imports import imports
@@ -151,7 +151,7 @@ def test_a_tab_no_environment_pins_shares_the_others_pins(tmp_path: Path) -> Non
     assert build(root, "lib") == 0
     spec = package_spec(load_config(root).book)
     numpy = [r for r in spec.dependencies if r.name == "numpy"]
-    lowest = min((cpu_pins(f)["numpy"] for f in frameworks.REGISTRY), key=Version)
+    lowest = min((cpu_pins(f)["numpy"] for f in SHIPPED), key=Version)
     assert numpy and numpy[0].version == lowest, spec.dependencies
 
 
@@ -192,7 +192,7 @@ def test_each_module_imports_with_only_its_framework_and_imports_no_other(
             text=True,
             check=True,
             cwd=tmp_path,
-            env={**environ, **frameworks.get(framework).kernel_env},
+            env={**environ, **shipped(framework).kernel_variables()},
         )
         found = json.loads(done.stdout.strip().splitlines()[-1])
         assert found["file"] == str(target / "d2l" / f"{module}.py")

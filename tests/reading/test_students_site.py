@@ -34,8 +34,8 @@ from typing import Any
 import pytest
 from nbformat import NotebookNode
 
-from polybook import frameworks
 from polybook.config import load_config
+from polybook.config.declarations import shipped
 from polybook.environments import venvs
 from polybook.environments.packages import canonical
 from polybook.meta import cell_meta
@@ -120,7 +120,7 @@ def platform_pins(framework: str, book: Path, pins: list[str]) -> list[str]:
             for p in platform_packages(framework, book).glob("*.dist-info")
         )
     }
-    names = {canonical(d) for d in frameworks.get(framework).distribution}
+    names = {canonical(d) for d in shipped(framework).distributions}
     elsewhere = []
     for pin in pins:
         name, _, version = pin.partition("==")

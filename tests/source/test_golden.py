@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from nbformat import NotebookNode
 
-from polybook import frameworks
+from polybook.config.declarations import shipped
 from polybook.diagnostics import PolybookError, Reporter
 from polybook.library.compose import library_text
 from polybook.library.extract import check_blocks, check_redefinitions
@@ -75,7 +75,7 @@ def render_case(path: Path) -> str:
         for warning in doc.warnings:
             reporter.warn(warning.location, warning.message, warning.subtype)
         lines += ["== parse", *_show_document(doc)]
-        notebooks = {fw: split(doc, frameworks.get(fw), TABS) for fw in TABS}
+        notebooks = {fw: split(doc, shipped(fw), TABS) for fw in TABS}
         for fw, nb in notebooks.items():
             lines += [f"== split {fw}", *_show_notebook(nb)]
         libraries = {}

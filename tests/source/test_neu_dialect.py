@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from polybook import frameworks
 from polybook.config import load_config
+from polybook.config.declarations import shipped
 from polybook.diagnostics import Reporter
 from polybook.render.myst import prose_to_myst
 from polybook.source.model import CodeCell, Document, Prose, Toc
@@ -50,7 +50,7 @@ def test_a_cell_s_id_names_it_in_every_framework_s_notebook() -> None:
     names = [doc.cell_id(index) for index in range(len(doc.blocks))]
     assert names == ["b0", "devices", "devices", "b3", "b4"]
     for name in TABS:
-        notebook = split(doc, frameworks.get(name), TABS)
+        notebook = split(doc, shipped(name), TABS)
         ids = [c.id for c in notebook.cells]
         assert ids == ["b0", "devices", "b3", "b4"]
 

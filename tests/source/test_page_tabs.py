@@ -3,7 +3,7 @@ frameworks its cells and tab prose name (and the book's first)."""
 
 from __future__ import annotations
 
-from polybook.frameworks import REGISTRY
+from polybook.config.declarations import SHIPPED
 from polybook.source.model import CodeCell, TabProse
 from polybook.source.parse import parse
 from polybook.source.split import split
@@ -36,7 +36,7 @@ def test_a_d2lbook_page_that_names_none_is_the_first_frameworks_alone() -> None:
     text = select + cell("all", "import gym")
     assert frameworks(text) == [("pytorch",), ("pytorch",)]
     doc = parse("# Q-learning\n\n" + text, "q.md", TABS)
-    mxnet = split(doc, REGISTRY["mxnet"], TABS)
+    mxnet = split(doc, SHIPPED["mxnet"], TABS)
     assert [c.cell_type for c in mxnet.cells] == ["markdown"]  # nothing to run, as d2lbook
     named = select.replace("mxnet", "jax") + cell("all", "x = 1") + cell("jax", "y = 2")
     assert frameworks(named) == [("pytorch",), ("pytorch", "jax"), ("jax",)]

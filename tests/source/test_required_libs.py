@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from nbformat import NotebookNode
 
+from polybook.config.declarations import SHIPPED
 from polybook.diagnostics import PolybookError, Reporter
 from polybook.environments.venvs import Environment
 from polybook.execution.required_libs import check_required_libs
-from polybook.frameworks import REGISTRY
 from polybook.meta import notebook_meta
 from polybook.notebooks.student import PageInfo, student_notebook
 from polybook.notebooks.variants import REGISTRY as VARIANTS
@@ -39,7 +39,7 @@ def cell(spec: str, code: str) -> str:
 
 def notebooks(text: str, reporter: Reporter | None = None) -> dict[str, NotebookNode]:
     doc = parse(text, "rl/q.md", TABS)
-    return {fw: split(doc, REGISTRY[fw], TABS, reporter=reporter) for fw in TABS}
+    return {fw: split(doc, SHIPPED[fw], TABS, reporter=reporter) for fw in TABS}
 
 
 def test_the_set_up_cell_is_in_no_notebook_and_its_libraries_are_the_first_frameworks() -> None:
@@ -128,7 +128,7 @@ def test_a_build_names_the_line_of_a_library_the_environment_lacks(tmp_path: Pat
         '"nbformat==5.11.1", "nbformat>=99", "gym==0.21.0"',
     )
     nb = notebooks(text)["pytorch"]
-    env = Environment(REGISTRY["pytorch"], Path(sys.prefix), tmp_path, tmp_path / "r.txt")
+    env = Environment(SHIPPED["pytorch"], Path(sys.prefix), tmp_path, tmp_path / "r.txt")
     reporter = Reporter(quiet=True)
     check_required_libs({"pytorch": [("rl/q.md", nb)]}, {"pytorch": env}, reporter)
     messages = [str(d) for d in reporter.warnings]

@@ -33,7 +33,9 @@ from polybook.config.schema.key import (
     split_words,
 )
 from polybook.config.schema.libraries import (
+    FRAMEWORK_DEFAULTS,
     FRAMEWORK_KEYS,
+    FRAMEWORK_NAME,
     EnvSettings,
     LibraryAliases,
     LibrarySection,
@@ -53,6 +55,9 @@ __all__ = [
     "EDITION_SECTION",
     "ENV_SECTION",
     "FALSE",
+    "FRAMEWORK_DEFAULTS",
+    "FRAMEWORK_KEYS",
+    "FRAMEWORK_NAME",
     "FRAMEWORK_SECTION",
     "KEYS",
     "LIBRARY_SECTION",

@@ -7,7 +7,7 @@ import difflib
 import re
 from collections.abc import Iterable
 from dataclasses import Field, dataclass, field, fields, replace
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any, ClassVar, Literal, Protocol
 
 from polybook.config.schema.links import flat_links
@@ -25,6 +25,7 @@ Kind = Literal[
     "url",
     "dist",
     "links",
+    "variables",
 ]
 Value = bool | int | float | str | tuple[str, ...]
 
@@ -62,6 +63,7 @@ class Key:
     absolute: bool = False  # path: stored resolved against the book root
     outside: bool = False  # path: the host's, not the book's (it may lie outside the book)
     files: bool = False  # words: each names a file or folder of the book (`tab:` prefix)
+    lower: bool = False  # words: each stored in lower case
     default_text: str = ""  # the default as the reference shows it, when not the value
     # The stages that read it, by their outputs' names (``lib``: the pages and the library,
     # which every output reads; ``eval``: execution, which every output that executes
@@ -90,6 +92,8 @@ class Key:
             return self._choose(text.lower())
         if self.kind == "words":
             return self._words(text)
+        if self.kind == "variables":
+            return _variables(text)
         if self.kind == "url":
             return _url(text)
         if self.kind == "links":
@@ -121,6 +125,8 @@ class Key:
 
     def _words(self, text: str) -> tuple[str, ...]:
         words = tuple(w.removeprefix(self.drop_prefix) for w in split_words(text))
+        if self.lower:
+            words = tuple(w.lower() for w in words)
         if self.choices:
             words = tuple(self._choose(w.lower()) for w in words)
         bad = [w for w in words if self.names and not w.isidentifier()]
@@ -134,6 +140,12 @@ class Key:
         if self.pairs and len(words) > 1:
             _check_pairs(words)
         return words
+
+    def resolve(self, value: Value, root: Path) -> Value:
+        """``value`` (parsed) as stored: an ``absolute`` path resolved against ``root``."""
+        if self.absolute and isinstance(value, str) and value:
+            return str((root / Path(value).expanduser()).resolve())
+        return value
 
     def read_for(self, output: str, executes: bool) -> bool:
         """Whether the build of the output named ``output`` (``executes``: it runs the
@@ -185,6 +197,8 @@ class Key:
             return "a word, or `framework word` pairs"
         if self.kind == "words":
             return f"words from {listed}" if self.choices else "names" if self.names else "words"
+        if self.kind == "variables":
+            return "`NAME=VALUE` words"
         if self.kind == "name":
             return "module name"
         if self.kind == "url":
@@ -267,6 +281,14 @@ def _patterns(text: str) -> tuple[str, ...]:
             re.compile(pattern)
         except re.error as exc:
             raise BadValue(f"{pattern!r} is not a regular expression ({exc})") from None
+    return found
+
+
+def _variables(text: str) -> tuple[str, ...]:
+    found = split_words(text)
+    for word in found:
+        if not word.partition("=")[0].isidentifier() or "=" not in word:
+            raise BadValue(f"{word!r} is not NAME=VALUE")
     return found
 
 

@@ -153,6 +153,7 @@ FRAMEWORK_KEYS: tuple[Key, ...] = (
         (),
         "pip names of the framework's package, its CPU and CUDA builds: their installed version"
         " is the framework's version in build reports",
+        lower=True,
         d2lbook=False,
         default_text="the `module`",
         read_by=("lib",),
@@ -164,6 +165,7 @@ FRAMEWORK_KEYS: tuple[Key, ...] = (
         "",
         "the pinned requirement file of the framework's CPU environment (relative to the book"
         " root); a framework without one can be split and rendered, not executed",
+        absolute=True,
         d2lbook=False,
         read_by=("lib",),
     ),
@@ -173,6 +175,7 @@ FRAMEWORK_KEYS: tuple[Key, ...] = (
         "path",
         "",
         "the pinned requirement file of its environment on GPU hosts",
+        absolute=True,
         d2lbook=False,
         default_text="the `cpu_requirements`",
         read_by=("lib",),
@@ -180,7 +183,7 @@ FRAMEWORK_KEYS: tuple[Key, ...] = (
     Key(
         FRAMEWORK_SECTION,
         "kernel_env",
-        "words",
+        "variables",
         (),
         "`NAME=VALUE` variables set in the framework's kernels",
         d2lbook=False,
@@ -222,7 +225,7 @@ FRAMEWORK_KEYS: tuple[Key, ...] = (
     Key(
         FRAMEWORK_SECTION,
         "gpu_share_env",
-        "words",
+        "variables",
         (),
         "`NAME=VALUE` variables set in a kernel that shares its GPU with other notebooks"
         " (`[build] gpu_share` above 1); `{fraction}` in a value is its share of the GPU's"
@@ -230,6 +233,15 @@ FRAMEWORK_KEYS: tuple[Key, ...] = (
         d2lbook=False,
         read_by=("eval",),
     ),
+)
+
+
+# A new declaration's keys it leaves unset: another key's value (``NAME``: the framework's
+# name), a word list of one for a ``words`` key; the rest take their default. A declaration
+# over another (a book's over a shipped one) keeps what it leaves unset.
+FRAMEWORK_NAME = "<name>"
+FRAMEWORK_DEFAULTS: Mapping[str, str] = MappingProxyType(
+    {"display_name": FRAMEWORK_NAME, "module": FRAMEWORK_NAME, "distributions": "module"}
 )
 
 

@@ -85,7 +85,7 @@ def kernel_env(
         (str(env.kernels_dir),),
         book.layout.eval / fw / folder,
         (snapshot,),
-        {**env.spec.kernel_env, **shared, "POLYBOOK_TABS": ",".join(book.tabs)},
+        {**env.spec.kernel_variables(), **shared, "POLYBOOK_TABS": ",".join(book.tabs)},
         build.cell_timeout,
         host_gpus,
         threads=max(1, usable_cpus() // book.jobs),
