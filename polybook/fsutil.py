@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
@@ -21,6 +23,32 @@ def file_stamp(path: Path) -> tuple[int, int] | None:
     except OSError:
         return None
     return stat.st_mtime_ns, stat.st_size
+
+
+# A file's content hash by its stat (inode, size, change and modification times): a file
+# rewritten changes them. ``polybook serve`` fingerprints the book at each rebuild: an edit
+# then reads the edited files again, not the whole book. A one-shot build reads each once.
+_HASHED: dict[str, tuple[tuple[int, int, int, int], bytes]] = {}
+
+
+def file_hash(path: Path) -> bytes | None:
+    """The SHA-256 of ``path``'s content, None if it is not a file (or cannot be read)."""
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    stamp = (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+    kept = _HASHED.get(str(path))
+    if kept is not None and kept[0] == stamp:
+        return kept[1]
+    try:
+        found = hashlib.sha256(path.read_bytes()).digest()
+    except OSError:
+        return None
+    _HASHED[str(path)] = (stamp, found)
+    return found
 
 
 def _umask() -> int:

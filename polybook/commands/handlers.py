@@ -5,6 +5,7 @@ The commands that work on a book open it first with :func:`open_book`."""
 from __future__ import annotations
 
 import argparse
+import gc
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -156,6 +157,7 @@ def lab(args: argparse.Namespace, reporter: Reporter | None) -> int:
 def serve(args: argparse.Namespace, reporter: Reporter | None) -> int:
     """``polybook serve``: each rebuild reads config.ini again, and keeps Sphinx warm."""
     from polybook.commands.serve import serve as serve_book
+    from polybook.profiling import profiled
     from polybook.site.stage import SphinxKeeper
 
     config = open_book(args, reporter).config
@@ -172,8 +174,11 @@ def serve(args: argparse.Namespace, reporter: Reporter | None) -> int:
         # holds what the next builds reuse (its imports, the pages' parsed code, a warm
         # Sphinx), and the first save reaches the browser as soon as the later ones.
         force, first = first, False
-        with commands.locked(current):
-            return commands.build(request, current, found, keeper=keeper, force=force)
+        with commands.locked(current), profiled("serve"):
+            code = commands.build(request, current, found, keeper=keeper, force=force)
+        if force:  # what the first build keeps (parses, memos): out of the collector's walks
+            gc.freeze()
+        return code
 
     try:
         return serve_book(config, rebuild, args.port)

@@ -20,7 +20,6 @@ parse keeps its fluent calls. The library keeps the code as saved: it defines th
 from __future__ import annotations
 
 import ast
-import copy
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -30,7 +29,7 @@ from polybook.config import CONFIG_FILE, Book
 from polybook.config.model import LibraryAliases
 from polybook.diagnostics import Location, Reporter
 from polybook.library.aliases import alias_entries, written_pair
-from polybook.nb import Notebooks
+from polybook.nb import Notebooks, copy_notebook
 
 if TYPE_CHECKING:
     from nbformat import NotebookNode
@@ -175,7 +174,7 @@ def rewrite_notebook(nb: NotebookNode, rewrite: Rewriter) -> NotebookNode:
                 changed[index] = new
     if not changed:
         return nb
-    nb = copy.deepcopy(nb)
+    nb = copy_notebook(nb)
     for index, source in changed.items():
         nb.cells[index].source = source
     return nb

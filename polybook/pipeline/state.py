@@ -13,42 +13,16 @@ from __future__ import annotations
 import configparser
 import hashlib
 import json
-import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from polybook.config import CONFIG_FILE, KEYS, BookConfig
 from polybook.config.executors import executor_keys
 from polybook.diagnostics import Diagnostic
-from polybook.fsutil import write_atomic
+from polybook.fsutil import file_hash, write_atomic
 from polybook.output import Output
 from polybook.paths import PACKAGE_ROOT as TOOL_ROOT
 from polybook.pipeline.request import BuildRequest
-
-# A file's content hash by its stat (inode, size, change and modification times): a file
-# rewritten changes them. ``polybook serve`` fingerprints the book at each rebuild: an edit
-# then reads the edited files again, not the whole book. A one-shot build reads each once.
-_HASHED: dict[str, tuple[tuple[int, int, int, int], bytes]] = {}
-
-
-def file_hash(path: Path) -> bytes | None:
-    """The SHA-256 of ``path``'s content, None if it is not a file (or cannot be read)."""
-    try:
-        info = path.stat()
-    except OSError:
-        return None
-    if not stat.S_ISREG(info.st_mode):
-        return None
-    stamp = (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
-    kept = _HASHED.get(str(path))
-    if kept is not None and kept[0] == stamp:
-        return kept[1]
-    try:
-        found = hashlib.sha256(path.read_bytes()).digest()
-    except OSError:
-        return None
-    _HASHED[str(path)] = (stamp, found)
-    return found
 
 
 def _hash_files(digest: hashlib._Hash, root: Path, paths: Iterable[Path]) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 from polybook.config import Book
 from polybook.confine import Confinement
 from polybook.diagnostics import Reporter
-from polybook.fsutil import files_under, sync_files, write_atomic
+from polybook.fsutil import files_under, same_stamp, sync_files, write_atomic
 from polybook.memo import Memo
 from polybook.render.names import CELLS_SUFFIX, MAP_SUFFIX, OUTPUT_DIR
 from polybook.render.page import Page
@@ -173,7 +173,7 @@ def _sync_resource(
             continue
         copy = target / path.relative_to(source)
         copied.add(copy)
-        if not copy.is_file() or copy.read_bytes() != path.read_bytes():
+        if not same_stamp(path, copy):  # copies keep their source's time
             copy.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, copy)
             changed = True

@@ -18,6 +18,7 @@ from sphinx.util.osutil import relative_uri
 
 from polybook.render.messages import message
 from polybook.render.names import anchor
+from polybook.render.sphinx.deferred import later
 from polybook.render.sphinx.library_links import api, skip
 
 logger = logging.getLogger(__name__)
@@ -230,21 +231,35 @@ def on_merge(app: Sphinx, env: Any, docnames: set[str], other: Any) -> None:
 def on_build_finished(app: Sphinx, error: Exception | None) -> None:
     if error is not None or app.builder.format != "html":
         return
-    metadata = app.env.metadata
-    snippets = getattr(app.env, "pb_snippets", {}).items()
-    data = {k: v for k, v in sorted(snippets) if "nosearch" not in metadata.get(k, {})}
-    text = "window.pbSearchPages = " + json.dumps(data, ensure_ascii=False) + ";\n"
-    target = Path(app.outdir) / "_static" / SEARCH_DATA
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(text, encoding="utf-8")
+
+    def write() -> None:
+        metadata = app.env.metadata
+        snippets = getattr(app.env, "pb_snippets", {}).items()
+        data = {k: v for k, v in sorted(snippets) if "nosearch" not in metadata.get(k, {})}
+        text = "window.pbSearchPages = " + json.dumps(data, ensure_ascii=False) + ";\n"
+        target = Path(app.outdir) / "_static" / SEARCH_DATA
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+
+    if not later(write):  # the search's, written once the edited page is out under serve
+        write()
 
 
 def on_page_context(
     app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
 ) -> None:
     if pagename == "search":
-        app.add_js_file(SEARCH_DATA)
-        app.add_js_file("polybook-search.js")
+        # This page's alone: added through Sphinx (``app.add_js_file``), they would stay in
+        # its lists, and every page a later build of the process writes (``polybook
+        # serve``'s) would load them too.
+        shared = context["script_files"]  # the builder's own list
+        count = len(shared)
+        builder: Any = app.builder
+        builder.add_js_file(SEARCH_DATA)
+        builder.add_js_file("polybook-search.js")
+        added = shared[count:]
+        del shared[count:]
+        context["script_files"] = [*shared, *added]
 
 
 def setup(app: Sphinx) -> None:

@@ -230,6 +230,8 @@ class SphinxKeeper:
         last = _load(layout.sphinx_file("html", ".json"))
         if used is not None and used.alive and used.settings == last:
             self.process = used
+            if isinstance(used, WarmSphinx):
+                used.write_late()  # the build's done: what it deferred, written meanwhile
             return
         if used is not None:
             used.stop()

@@ -12,6 +12,7 @@ from typing import Any
 
 from polybook.config import Book
 from polybook.config.schema import BuildSection
+from polybook.fsutil import file_hash
 from polybook.library.model import SavedBlock
 from polybook.paths import PACKAGE_ROOT
 from polybook.render.autodoc import autodoc_settings
@@ -134,7 +135,7 @@ def hash_tree(digest: hashlib._Hash, folder: Path, files: Iterable[Path]) -> Non
     """Add the names (relative to ``folder``) and contents of ``files`` to ``digest``."""
     for path in sorted(p for p in files if p.is_file() and "__pycache__" not in p.parts):
         digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
+        digest.update(file_hash(path) or b"-")
 
 
 def tool_digest(*output_code: Path) -> str:

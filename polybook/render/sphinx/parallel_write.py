@@ -17,6 +17,8 @@ from sphinx.application import Sphinx
 from sphinx.builders.html import StandaloneHTMLBuilder
 from sphinx.util.parallel import ParallelTasks
 
+from polybook.render.sphinx.deferred import later
+
 # The search index's parts (IndexBuilder's), kept per page or per word.
 PER_PAGE = ("_titles", "_filenames", "_all_titles", "_index_entries")
 PER_WORD = ("_mapping", "_title_mapping")
@@ -58,7 +60,17 @@ def shares(docnames: list[str], writers: int) -> list[list[str]]:
 
 
 class ResolvingHTMLBuilder(StandaloneHTMLBuilder):
-    """``html``, its pages resolved and indexed by the processes that write them."""
+    """``html``, its pages resolved and indexed by the processes that write them; in a
+    process kept between builds, its search index and inventory written once the build
+    has said it is done (see :mod:`.deferred`)."""
+
+    def handle_finish(self) -> None:
+        if not later(self._finish_late):
+            super().handle_finish()
+
+    def _finish_late(self) -> None:
+        self.dump_search_index()
+        self.dump_inventory()
 
     def _write_parallel(self, docnames: Any, nproc: int) -> None:
         names = list(docnames)

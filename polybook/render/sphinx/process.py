@@ -26,12 +26,13 @@ from typing import Any
 
 from polybook.nb import strip_ansi
 from polybook.parallel import usable_cpus
-from polybook.render.sphinx.run import DONE, GO, NEXT, READY, REPORTED
+from polybook.render.sphinx.run import DONE, GO, LATE, NEXT, READY, REPORTED
 
 CRASH_LINES = 20  # lines of a crashed Sphinx's stderr shown in the error
 # What a run that failed says when its diagnostics say where and why (a located error).
 REPORTED_FAILURE = "Sphinx failed (see its located error)"
 SPHINX_JOBS = 0  # Sphinx's processes (its -j); 0: see sphinx_jobs
+CLOSING = 60.0  # seconds a kept process may take to write what it deferred, and end
 
 
 def sphinx_jobs() -> int:
@@ -86,6 +87,24 @@ def _kill(process: subprocess.Popen[str]) -> None:
     process.communicate()
 
 
+def _close(process: subprocess.Popen[str]) -> None:
+    """End a kept process by closing its input: it writes what it deferred, then ends. Its
+    group is ended after it (an extension's processes), at once if it takes longer than
+    :data:`CLOSING` or the wait is interrupted."""
+    with contextlib.suppress(OSError, ValueError):
+        if process.stdin is not None:
+            process.stdin.close()
+    try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(CLOSING)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
+
+
 def _finish(process: subprocess.Popen[str], given: str | None = None) -> str:
     """Wait for ``process`` (given ``given`` on stdin); its stderr. Interrupted (Ctrl-C,
     SIGTERM), it is ended with its group: it no longer gets the terminal's signals."""
@@ -131,6 +150,7 @@ class WarmSphinx:
 
     def __init__(self, settings_file: Path, settings: dict[str, Any]) -> None:
         self.settings = settings  # as the file holds them
+        self.ran = False  # told to build at least once
         self.errors = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 (a crash's traceback)
         self.process: subprocess.Popen[str] | None = _start(
             _command(settings_file, "--when-told"),
@@ -185,25 +205,41 @@ class WarmSphinx:
                         status = int(line.split()[1])
                         break
         except BaseException:  # interrupted: it no longer gets the terminal's signals
-            self.stop()
+            self.stop(wait=False)
             raise
+        self.ran = True
         for kept, final in self._files():
             if kept.is_file():
                 shutil.copyfile(kept, final)
         if status:
-            self.stop()
+            self.stop(wait=False)
             self.errors.seek(0)
             return _crash(
                 status if status == REPORTED else process.returncode or 1, self.errors.read()
             )
         return ""
 
-    def stop(self) -> None:
-        """End the process (what it wrote for its last run stays in place)."""
+    def write_late(self) -> None:
+        """Have the process write what its last build deferred (the environment, the
+        search index: see :mod:`.deferred`) while it waits for the next."""
+        process = self.process
+        if self.ran and self.alive and process is not None and process.stdin is not None:
+            with contextlib.suppress(OSError, ValueError):
+                process.stdin.write(LATE + "\n")
+                process.stdin.flush()
+
+    def stop(self, wait: bool = True) -> None:
+        """End the process (what it wrote for its last run stays in place). One that built
+        is told to end, and waited for: it writes what it left until its build was done
+        (the environment, the search index: see :mod:`.deferred`); ``wait=False``, or
+        one never told, is ended at once."""
         if self.process is None:
             return
         process, self.process = self.process, None
-        _kill(process)
+        if wait and self.ran and process.poll() is None:
+            _close(process)
+        else:
+            _kill(process)
         for kept, _ in self._files():
             kept.unlink(missing_ok=True)
         self.errors.close()

@@ -8,7 +8,10 @@ writes pages in N processes (Sphinx's ``-j``; it does so where there are enough 
 ``--when-told`` starts Sphinx (its imports, extensions and pickled environment), then builds
 each time a line ``go`` comes on stdin, answering ``done STATUS`` on stdout, until stdin
 ends: the log and diagnostics of each run go beside the usual files (``.next``) for the
-caller to put in place (see :mod:`polybook.render.sphinx.process`). A warm process so kept
+caller to put in place (see :mod:`polybook.render.sphinx.process`); the environment, the
+search index and the inventory are written after the answer (:mod:`.deferred`): at the
+next line, at the end of stdin, or half a second after a line ``late`` (the build's page
+is out) when nothing else came. A warm process so kept
 by ``polybook serve`` turns an edit into a page in a fraction of a second. ``--parent``
 names the build's process: when it dies, this one and the processes it forked die at once,
 so that nothing writes into ``_build/`` after the build that owns it is gone
@@ -24,16 +27,22 @@ to its ``log`` file; stderr carries only the traceback of a crash before the ext
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import logging
 import multiprocessing
 import os
+import select
 import signal
 import sys
 from typing import Any
 
 NEXT = ".next"  # beside the log and diagnostics files: those of a run not yet told to go
 GO = "go"
+LATE = "late"  # write what the last build deferred (see .deferred), then wait again
+# Seconds a kept process waits after "late" before it writes what it deferred, unless told
+# more: the browser reloads the edited page meanwhile, on CPUs of its own.
+LATE_DELAY = 0.5
 READY = "-"  # in place of the settings file: import first, then read it from stdin
 
 
@@ -104,11 +113,28 @@ def _warm(app: Any) -> None:
         logging.getLogger(__name__).debug("warming the Sphinx process failed", exc_info=True)
 
 
+def _order(wait: float | None) -> str | None:
+    """The next line on stdin ("" at its end), or None when none came within ``wait``
+    seconds (None: as long as it takes). Read unbuffered: a line left in a buffer would
+    not wake the wait."""
+    if not select.select([0], [], [], wait)[0]:
+        return None
+    line = b""
+    while not line.endswith(b"\n"):
+        byte = os.read(0, 1)
+        if not byte:
+            break
+        line += byte
+    return line.decode().strip()
+
+
 def main(settings_path: str, fresh: bool = False, jobs: int = 1, when_told: bool = False) -> int:
     from sphinx._cli.util.colour import disable_colour
     from sphinx.application import Sphinx
 
+    from polybook.profiling import profiled
     from polybook.render.sphinx import log as sphinx_log
+    from polybook.render.sphinx.deferred import defer, run_deferred
 
     disable_colour()  # a plain log file
     with open(settings_path, encoding="utf-8") as handle:
@@ -143,12 +169,29 @@ def main(settings_path: str, fresh: bool = False, jobs: int = 1, when_told: bool
             return 1
         if not when_told:
             return _build(app, log, settings["log"])
+        defer()  # the environment, the search index: written once the build is done
         _warm(app)
-        while sys.stdin.readline().strip() == GO:
+        # What warming read stays for the process's life: the collector no longer walks it
+        # (a full collection walked every doctree kept, a third of an edit's build).
+        gc.freeze()
+        late = False  # told that its last build is out
+        while True:
+            order = _order(LATE_DELAY if late else None)
+            if order == LATE:
+                late = True
+                continue
+            with profiled("sphinx-late"):
+                run_deferred()  # the last build's, if not written yet
+            late = False
+            if order is None:  # nothing more since "late": the page is out
+                continue
+            if order != GO:
+                break
             log.seek(0)
             log.truncate()
             sphinx_log.restart(app)
-            status = _build(app, log, settings["log"])
+            with profiled("sphinx"):
+                status = _build(app, log, settings["log"])
             log.flush()
             sphinx_log.flush(app)
             print(f"{DONE} {status}", flush=True)

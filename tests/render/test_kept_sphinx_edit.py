@@ -1,0 +1,87 @@
+"""The Sphinx process ``polybook serve`` keeps answers an edit before it writes what the
+page does not need (its environment, the search index), writes them once told (or when
+it ends), writes the edited page's parent only where what the parent shows of the page
+changed, and copies the static files again only where they changed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from benchmarks.make_book import write_book
+from polybook.commands.cli import main
+from polybook.render.sphinx.process import WarmSphinx
+from polybook.site.settings import site_digest
+
+pytestmark = pytest.mark.slow
+
+PAGE = "chapter_preliminaries/section-01"
+PARENT = "chapter_preliminaries/index"
+
+
+def _stamps(build: Path) -> dict[str, int]:
+    files = {
+        "env": build / "doctrees" / "environment.pickle",
+        "search": build / "html" / "searchindex.js",
+        "page": build / "html" / f"{PAGE}.html",
+        "parent": build / "html" / f"{PARENT}.html",
+        "style": build / "html" / "_static" / "polybook-layout.css",  # copied, made lean
+    }
+    return {name: path.stat().st_mtime_ns for name, path in files.items()}
+
+
+def _edit(build: Path, old: str, new: str) -> None:
+    """The page as the build hands it to Sphinx, edited (what a save of the page makes)."""
+    source = build / "site_src" / f"{PAGE}.md"
+    text = source.read_text(encoding="utf-8")
+    assert old in text
+    source.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def _title(build: Path) -> str:
+    text = (build / "site_src" / f"{PAGE}.md").read_text(encoding="utf-8")
+    return next(line for line in text.splitlines() if line.startswith("# "))
+
+
+def test_an_edit_is_answered_before_the_environment_and_the_index_are_written(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "book"
+    write_book(root, 12)
+    assert main(["--quiet", "--root", str(root), "build", "html"]) == 0
+    build = root / "_build"
+    sphinx = WarmSphinx.start(build / "sphinx-html.json", site_digest())
+    assert sphinx is not None
+    try:
+        _edit(build, "The ", "Warmed ")  # its first build numbers the book, as Sphinx does
+        assert sphinx.run() == ""
+        before = _stamps(build)
+        _edit(build, "The ", "Zyxwvut ")  # prose: nothing else of the page changed
+        assert sphinx.run() == ""
+        after = _stamps(build)
+        page = (build / "html" / f"{PAGE}.html").read_text(encoding="utf-8")
+        assert "Zyxwvut " in page
+        assert "polybook-search.js" not in page  # the search page's scripts, its own
+        assert after["page"] != before["page"]
+        assert (after["parent"], after["style"]) == (before["parent"], before["style"])
+        assert after["env"] < after["page"]  # the environment: not written since
+        assert "zyxwvut" not in _index(build)  # nor the search index
+        sphinx.write_late()  # the rest, once told (serve tells it once the page is out)
+        title = _title(build)
+        _edit(build, title, title + " renamed")  # what its chapter's page shows of it
+        assert sphinx.run() == ""
+        renamed = _stamps(build)
+        assert renamed["parent"] != after["parent"] and renamed["style"] == after["style"]
+        parent = (build / "html" / f"{PARENT}.html").read_text(encoding="utf-8")
+        assert parent.count(" renamed") == 4  # its toctree, navigation, links to the next
+        assert "zyxwvut" in _index(build)  # the last edit's, written since
+    finally:
+        sphinx.stop()  # waits for what it deferred
+    ended = _stamps(build)
+    assert ended["env"] > ended["page"]
+    assert "renam" in _index(build)  # the new title, searchable
+
+
+def _index(build: Path) -> str:
+    return (build / "html" / "searchindex.js").read_text(encoding="utf-8").lower()
