@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from polybook.config import KEYS, Key, load_config, schema
+from polybook.config.executors import executor_keys, registered
 from polybook.output import Output, by_name
 from polybook.pdf.places import pdf_file
 from polybook.pipeline import state
@@ -24,6 +25,9 @@ from ..books import pages_book
 REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "polybook"
 SECTIONS = {c.__name__: c.SECTION for c in schema.SECTIONS}  # every section of one per book
+# ... and each registered executor's own, [executor-<name>]
+SECTIONS |= {e.section.__name__: e.section.SECTION for e in registered().values() if e.section}
+EVERY_KEY = (*KEYS, *executor_keys())
 CHECKED = {section for section in SECTIONS.values()}
 # The stages' packages beside the outputs' own: what they read, their outputs read.
 EVERY = ("source", "library")  # the pages and the library: every output
@@ -58,7 +62,7 @@ def reads_in(tree: ast.AST) -> list[tuple[int, str, str]]:
             for target in node.targets:
                 if isinstance(target, ast.Name) and returns.get(called):
                     typed.setdefault(target.id, set()).update(returns[called])
-    keys = {(key.section, key.name) for key in KEYS}
+    keys = {(key.section, key.name) for key in EVERY_KEY}
     found = []
     for node in ast.walk(tree):
         if not isinstance(node, ast.Attribute):
@@ -109,7 +113,7 @@ def readers(relative: str) -> list[Output]:
     return [o for o in OUTPUTS if _package_of(o) and relative.startswith(_package_of(o) + "/")]
 
 
-def undeclared(keys: tuple[Key, ...] = KEYS) -> list[str]:
+def undeclared(keys: tuple[Key, ...] = EVERY_KEY) -> list[str]:
     """Each read of a key by a stage whose output the key does not declare."""
     declared = {(key.section, key.name): key for key in keys}
     found = []
@@ -130,7 +134,8 @@ def test_every_stage_reads_only_keys_declared_read_by_its_output() -> None:
 
 
 def test_every_key_declares_its_readers() -> None:
-    assert [f"[{key.section}] {key.name}" for key in KEYS if not key.read_by] == []
+    assert [f"[{key.section}] {key.name}" for key in EVERY_KEY if not key.read_by] == []
+    assert ("executor-dask", "scheduler") in {(key.section, key.name) for key in EVERY_KEY}
 
 
 def test_the_check_finds_the_stages_reads() -> None:
@@ -142,6 +147,7 @@ def test_the_check_finds_the_stages_reads() -> None:
         ("pipeline/execution.py", "html", "figure_format"),  # config.html
         ("config/book.py", "project", "bibfile"),  # the book-level bibliography
         ("drift/compare.py", "drift", "image_threshold"),
+        ("execution/executors/dask.py", "executor-dask", "scheduler"),  # an executor's own
     } <= every
     assert {o.name for o in readers("render/sphinx/config.py")} == {"html", "pdf", "epub", "slides"}
     assert {o.name for o in readers("pipeline/execution.py")} == {
@@ -150,11 +156,16 @@ def test_the_check_finds_the_stages_reads() -> None:
 
 
 def test_a_stage_reading_a_key_its_output_does_not_declare_fails_the_check() -> None:
+    narrowing = {("html", "base_url"): ("html",), ("executor-dask", "scheduler"): ("worker",)}
     narrowed = tuple(
-        replace(key, read_by=("html",)) if (key.section, key.name) == ("html", "base_url") else key
-        for key in KEYS
+        replace(key, read_by=narrowing.get((key.section, key.name), key.read_by))
+        for key in EVERY_KEY
     )
     found = undeclared(narrowed)
+    assert any(
+        f.startswith("execution/executors/dask.py:") and f.endswith("scheduler read by html")
+        for f in found
+    )
     assert any(
         f.startswith("epub/stage.py:") and f.endswith("base_url read by epub") for f in found
     )
