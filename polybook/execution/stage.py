@@ -13,7 +13,6 @@ import json
 import logging
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 from nbformat import NotebookNode
 
@@ -152,20 +151,8 @@ def build_eval(
             place_resources(book, build.resources, {job.framework for job in jobs})
             link_data(book, build.data, {job.framework for job in jobs})
         if jobs:
-            _run(
-                book.layout.timings,
-                build.cache,
-                jobs,
-                runner,
-                inventory,
-                setup.slots,
-                found,
-                cache,
-                expected,
-                report,
-                reporter,
-                build.keep_output,
-            )
+            held = _Running(run, runner, inventory, setup.slots, found, cache, expected)
+            _run(held, jobs, report, reporter)
     finally:
         runner.shutdown()
     _write_executed(book.layout, report)
@@ -201,24 +188,29 @@ def _set_up(
     return dict(environments.ready(wanted)) if wanted else {}
 
 
-def _run(
-    timings_file: Path,
-    shared_cache: str,
-    jobs: list[Job],
-    executor: Executor,
-    inventory: Inventory,
-    slots: int,
-    environments: dict[str, venvs.Environment],
-    cache: ExecutionCache,
-    timings: dict[str, float],
-    report: EvalReport,
-    reporter: Reporter,
-    keep: tuple[str, ...] = (),
-) -> None:
+@dataclass(frozen=True)
+class _Running:
+    """What a build's jobs run with: the executor and what it holds, the environments,
+    the cache their results go to and the timings they update."""
+
+    run: Execution
+    executor: Executor
+    inventory: Inventory
+    slots: int
+    environments: dict[str, venvs.Environment]
+    cache: ExecutionCache
+    timings: dict[str, float]
+
+
+def _run(running: _Running, jobs: list[Job], report: EvalReport, reporter: Reporter) -> None:
     """Run ``jobs``; each result goes into ``report``, the cache and the timings, its
-    outputs without framework noise and host paths (``keep``: lines kept all the same)."""
+    outputs without framework noise and host paths (``[build] keep_output``: lines kept
+    all the same)."""
     from polybook.execution.progress import BuildProgress
 
+    environments, inventory, cache = running.environments, running.inventory, running.cache
+    timings, build = running.timings, running.run.build
+    keep, shared_cache = build.keep_output, build.cache
     versions = {fw: version(env) for fw, env in environments.items()}
     filters = {fw: OutputFilter.of(env.spec.output_noise, keep) for fw, env in environments.items()}
     gpu = gpu_info().describe() if inventory.gpus else ""  # the provenance of GPU runs
@@ -267,8 +259,12 @@ def _run(
             progress.on_finish(result)
 
         try:
-            Scheduler(executor, inventory, slots, progress.on_start, on_finish).run(jobs)
+            scheduler = Scheduler(
+                running.executor, inventory, running.slots, progress.on_start, on_finish
+            )
+            scheduler.run(jobs)
         finally:
+            timings_file = running.run.book.layout.timings
             write_atomic(timings_file, json.dumps(timings, indent=1, sort_keys=True))
     if logger.isEnabledFor(logging.INFO):
         progress.console.print(progress.table())
