@@ -12,6 +12,8 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
+from polybook.memo import FileMemo
+
 TEMP_SUFFIX = ".pbtmp"
 
 
@@ -25,30 +27,23 @@ def file_stamp(path: Path) -> tuple[int, int] | None:
     return stat.st_mtime_ns, stat.st_size
 
 
-# A file's content hash by its stat (inode, size, change and modification times): a file
-# rewritten changes them. ``polybook serve`` fingerprints the book at each rebuild: an edit
-# then reads the edited files again, not the whole book. A one-shot build reads each once.
-_HASHED: dict[str, tuple[tuple[int, int, int, int], bytes]] = {}
+# Files' content hashes while they are unchanged: ``polybook serve`` fingerprints the book at
+# each rebuild, and an edit then reads the edited files again, not the whole book.
+_HASHED: FileMemo[bytes | None] = FileMemo(100_000)
 
 
 def file_hash(path: Path) -> bytes | None:
     """The SHA-256 of ``path``'s content, None if it is not a file (or cannot be read)."""
+    return _HASHED.value([path], lambda: _read_hash(path))
+
+
+def _read_hash(path: Path) -> bytes | None:
     try:
-        info = path.stat()
+        if not stat.S_ISREG(path.stat().st_mode):
+            return None
+        return hashlib.sha256(path.read_bytes()).digest()
     except OSError:
         return None
-    if not stat.S_ISREG(info.st_mode):
-        return None
-    stamp = (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
-    kept = _HASHED.get(str(path))
-    if kept is not None and kept[0] == stamp:
-        return kept[1]
-    try:
-        found = hashlib.sha256(path.read_bytes()).digest()
-    except OSError:
-        return None
-    _HASHED[str(path)] = (stamp, found)
-    return found
 
 
 def _umask() -> int:

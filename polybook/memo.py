@@ -8,8 +8,9 @@ a rebuild shows what a cold build would. Results are shared, not copied: a step 
 returns what its callers only read.
 
 This is the one way a process keeps results: a step that reports (:class:`Memo`), one keyed by
-the very objects it read (:class:`HeldMemo`), and a pure function of hashable arguments
-(:func:`memoised`, in place of ``functools.lru_cache``). ``functools.cache`` is left to what is
+the very objects it read (:class:`HeldMemo`), a pure function of hashable arguments
+(:func:`memoised`, in place of ``functools.lru_cache``), and what was read of files while they
+are unchanged (:class:`FileMemo`). ``functools.cache`` is left to what is
 constant while the installed tool runs on one host (plugin registries, the tool's catalogs, the
 host's GPUs): see ``docs/architecture.md``.
 """
@@ -19,9 +20,11 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
+from pathlib import Path
 from typing import Any, Generic, ParamSpec, TypeVar
 
 from polybook.diagnostics import Diagnostic, Reporter
@@ -93,6 +96,10 @@ class Memo(Generic[T]):
         made = compute()
         self._keep(key, (made, ()))
         return made
+
+    def keep(self, key: Hashable, result: T) -> None:
+        """Keep ``result`` for ``key`` (one made otherwise: what was just written)."""
+        self._keep(key, (result, ()))
 
     def entry(self, key: str) -> tuple[str, tuple[T, tuple[Diagnostic, ...]]] | None:
         """What is kept for ``key`` (for :meth:`put` in another process), or None."""
@@ -166,3 +173,41 @@ class HeldMemo(Generic[T]):
 
         ids = "\0".join(str(id(thing)) for thing in held)
         return self.memo.get(f"{ids}\0{key}", made, reporter, same)[1]
+
+
+Stamp = tuple[int, int, int, int] | None  # a file's inode, size, modification and change times
+
+
+def file_stamp(path: Path) -> Stamp:
+    """What :class:`FileMemo` keys a file by: a file written again (in place or renamed
+    over) changes it. None where ``path`` cannot be read."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns
+
+
+class FileMemo(Generic[T]):
+    """Results of reading files, kept while every file read has the stamp it had: a
+    process that builds again (``polybook serve``) reads again only what an edit wrote.
+    ``key`` says what else the result depends on."""
+
+    def __init__(self, size: int) -> None:
+        self.memo: Memo[T] = Memo(size)
+
+    def _key(self, paths: Sequence[Path], key: Hashable) -> Hashable:
+        return tuple((str(p), file_stamp(p)) for p in paths), key
+
+    def value(self, paths: Sequence[Path], compute: Callable[[], T], key: Hashable = ()) -> T:
+        """The result kept for ``paths`` as they are now, else ``compute``'s."""
+        return self.memo.value(self._key(paths, key), compute)
+
+    def known(self, paths: Sequence[Path], key: Hashable = ()) -> T | None:
+        """The result kept for ``paths`` as they are now, or None."""
+        found = self.memo._found(self._key(paths, key), lambda _: True)
+        return None if found is None else found[0]
+
+    def put(self, paths: Sequence[Path], result: T, key: Hashable = ()) -> None:
+        """Keep ``result`` for ``paths`` as they are now (a result that was just written)."""
+        self.memo.keep(self._key(paths, key), result)

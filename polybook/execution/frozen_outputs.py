@@ -33,6 +33,7 @@ from polybook.fsutil import write_atomic
 from polybook.layout import FREEZE_DIR
 from polybook.library.canonical import KEY_FORMAT, own_dialect
 from polybook.library.usage import cell_digest
+from polybook.memo import FileMemo
 from polybook.meta import RunInfo, cell_meta, notebook_meta, update_cell_meta, update_notebook_meta
 from polybook.nb import new_code_cell, new_notebook
 from polybook.source.frozen import (
@@ -49,8 +50,8 @@ logger = logging.getLogger("polybook")
 FORMAT = 2  # 2: the key's format, its library and figures parts, each cell's source
 TEXT_IMAGES = {"image/svg+xml": "svg"}
 BINARY_IMAGES = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
-# Each entry file validated, by path, modification time and size: why not shown, or "".
-_VALIDATED: dict[tuple[str, int, int], str] = {}
+# Each entry file validated while it is unchanged: why not shown, or "".
+_VALIDATED: FileMemo[str] = FileMemo(4096)
 
 
 def _text(value: Any) -> str:
@@ -244,19 +245,15 @@ class FrozenOutputs:
         """Why ``entry`` (read from ``path``) is not a notebook's outputs, or "". Its images
         are named by their content, so the answer holds while the file is unchanged: a
         process that builds again (``polybook serve``) validates each entry once."""
-        stat = path.stat()
-        seen = (str(path), stat.st_mtime_ns, stat.st_size)
-        if seen in _VALIDATED:
-            return _VALIDATED[seen]
-        try:  # outputs as a notebook holds them, or none
-            nbformat.validate(self.as_notebook(entry))
-            said = ""
-        except (ValueError, TypeError, nbformat.ValidationError) as exc:
-            said = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        if len(_VALIDATED) > 4096:
-            _VALIDATED.clear()
-        _VALIDATED[seen] = said
-        return said
+
+        def validated() -> str:
+            try:  # outputs as a notebook holds them, or none
+                nbformat.validate(self.as_notebook(entry))
+            except (ValueError, TypeError, nbformat.ValidationError) as exc:
+                return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            return ""
+
+        return _VALIDATED.value([path], validated)
 
     def lend(
         self, entry: dict[str, Any], own_class: str, same: bool = False

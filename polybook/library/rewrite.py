@@ -29,6 +29,7 @@ from polybook.config import CONFIG_FILE, Book
 from polybook.config.model import LibraryAliases
 from polybook.diagnostics import Location, Reporter
 from polybook.library.aliases import alias_entries, written_pair
+from polybook.memo import Memo
 from polybook.nb import Notebooks, copy_notebook
 
 if TYPE_CHECKING:
@@ -39,8 +40,8 @@ MAGIC_LINE = re.compile(r"^[ \t]*[%!].*$", re.M)
 ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)  # take ``.attr`` as they are
 
 
-REWRITTEN_KEPT = 65536  # cells' code kept rewritten, by their code and the aliases
-_REWRITTEN: dict[tuple[object, ...], str] = {}
+# Cells' code rewritten, by their code and the aliases (serve's rebuilds rewrite each once).
+_REWRITTEN: Memo[str] = Memo(65536)
 
 
 @dataclass(frozen=True)
@@ -57,12 +58,7 @@ class Rewriter:
         """``code`` with the aliases replaced (its fluent calls kept where it does not parse);
         once per code and aliases while the process lives (``polybook serve``'s rebuilds)."""
         key = (self.texts, tuple(sorted(self.fluent.items())), code)
-        found = _REWRITTEN.get(key)
-        if found is None:
-            if len(_REWRITTEN) >= REWRITTEN_KEPT:
-                _REWRITTEN.clear()
-            found = _REWRITTEN[key] = self._rewritten(code)
-        return found
+        return _REWRITTEN.value(key, lambda: self._rewritten(code))
 
     def _rewritten(self, code: str) -> str:
         for text, replacement in self.texts:

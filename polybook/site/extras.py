@@ -13,10 +13,12 @@ from nbformat import NotebookNode
 
 from polybook.config import Book
 from polybook.config.schema import ColabSection, SagemakerSection, for_framework
+from polybook.diagnostics import Reporter
 from polybook.fsutil import file_stamp, sync_files, write_atomic
 from polybook.layout import DIST_LINK, NOTEBOOKS_LINK, Layout
 from polybook.library.model import SavedBlock
 from polybook.library.wheel import publish_wheel
+from polybook.memo import Memo
 from polybook.nb import writes
 from polybook.notebooks.places import notebooks_dir
 from polybook.output import Output
@@ -136,15 +138,25 @@ def write_index(book: Book, extras: SiteExtras, srcdir: Path) -> bool:
 
 # The notebook object each file was last written from in this process (a page's plain
 # notebook is the same object while it is unchanged: see polybook.memo), and the file's stamp.
-_WRITTEN: dict[Path, tuple[NotebookNode, tuple[int, int] | None]] = {}
+Stamp = tuple[int, int] | None
+_WRITTEN: Memo[tuple[NotebookNode, Stamp]] = Memo(8192)
 
 
-def _still_written(target: Path, nb: NotebookNode) -> bool:
-    """Whether ``target`` holds ``nb`` as this process wrote it (not made or touched since)."""
-    last = _WRITTEN.get(target)
-    if last is None or last[0] is not nb or last[1] is None:
-        return False
-    return file_stamp(target) == last[1]
+def _write_notebook(target: Path, nb: NotebookNode) -> bool:
+    """Write ``nb`` at ``target`` unless this process wrote this very notebook there and the
+    file is as it left it; whether the file changed."""
+    wrote = False
+
+    def write(_: Reporter) -> tuple[NotebookNode, Stamp]:
+        nonlocal wrote
+        wrote = write_atomic(target, writes(nb))
+        return nb, file_stamp(target)
+
+    def same(kept: tuple[NotebookNode, Stamp]) -> bool:
+        return kept[0] is nb and kept[1] is not None and kept[1] == file_stamp(target)
+
+    _WRITTEN.get(str(target), write, Reporter(quiet=True), same)
+    return wrote
 
 
 def write_notebooks(
@@ -161,9 +173,8 @@ def write_notebooks(
     for (path, fw), nb in notebooks.items():
         target = folder / fw / (path.removesuffix(".md") + ".ipynb")
         wanted.add(target)
-        if path.removesuffix(".md") not in keep and not _still_written(target, nb):
-            changed |= write_atomic(target, writes(nb))
-            _WRITTEN[target] = (nb, file_stamp(target))
+        if path.removesuffix(".md") not in keep:
+            changed |= _write_notebook(target, nb)
     for name, source in (images or {}).items():
         wanted.add(folder / name)
         changed |= write_atomic(folder / name, source.read_bytes())

@@ -10,7 +10,7 @@ its line map leads back to the Markdown), else at the page.
 
 from __future__ import annotations
 
-import contextlib
+import functools
 import html
 import json
 import os
@@ -23,6 +23,7 @@ from urllib.parse import unquote, urlsplit
 
 from polybook.diagnostics import Diagnostic, Location
 from polybook.fsutil import write_atomic
+from polybook.memo import FileMemo
 from polybook.parallel import map_pages
 from polybook.render.names import MAP_SUFFIX
 
@@ -38,8 +39,9 @@ EDITION = "data-pb-edition"  # marks the language switcher's links (polybook.sit
 HEADER = "data-pb-header"
 EXTERNAL = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|//)")  # a scheme, or another host
 KIND = "site.link"
-# What this process read and checked last, per cache file and per site (serve's rebuilds).
-_LOADED: dict[str, tuple[tuple[int, int, int], dict[str, Any]]] = {}
+# What this process read of a cache file while it is unchanged, and checked last per site
+# (serve's rebuilds).
+_LOADED: FileMemo[dict[str, dict[str, list[Any]]]] = FileMemo(8)
 _CHECKED: dict[str, _Checked] = {}
 
 
@@ -88,19 +90,7 @@ class SiteIndex:
     def _load(self) -> dict[str, dict[str, list[Any]]]:
         """The cache as this process last wrote or read it while the file is the same (a
         served book's rebuilds), else read."""
-        try:
-            info = self.cache.stat()
-        except OSError:
-            return {}
-        stamp = (info.st_ino, info.st_mtime_ns, info.st_size)
-        kept = _LOADED.get(str(self.cache))
-        if kept is not None and kept[0] == stamp:
-            return kept[1]
-        try:
-            data = json.loads(self.cache.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        return data if isinstance(data, dict) else {}
+        return _LOADED.value([self.cache], functools.partial(_read_cache, self.cache))
 
     def stamp(self, name: str) -> list[int]:
         """The file stamp of the page at ``name``."""
@@ -156,9 +146,15 @@ class SiteIndex:
         data = dict(sorted({**kept, **data}.items()))
         if data != self._old:
             write_atomic(self.cache, json.dumps(data))
-        with contextlib.suppress(OSError):
-            info = self.cache.stat()
-            _LOADED[str(self.cache)] = ((info.st_ino, info.st_mtime_ns, info.st_size), data)
+        _LOADED.put([self.cache], data)
+
+
+def _read_cache(cache: Path) -> dict[str, dict[str, list[Any]]]:
+    try:
+        data = json.loads(cache.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def site_files(folder: Path) -> set[str]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from polybook.fsutil import file_stamp
+from polybook.memo import FileMemo
 from polybook.source.numbering import Target
 from polybook.source.scan import CITE_ROLES, EXPLICIT, ROLE, ROLE_OR_CODE, scan
 
@@ -65,20 +65,16 @@ def _entry(names: list[str], fields: Mapping[str, str], year: str) -> str:
     return text + (f" *{venue}*." if venue else "")
 
 
-_CITATIONS: dict[tuple[str, int, int], dict[str, Citation]] = {}  # by the file's stat
+_CITATIONS: FileMemo[dict[str, Citation]] = FileMemo(4)  # while the file is unchanged
 
 
 def read_citations(path: Path | None) -> dict[str, Citation]:
     """The entries of the BibTeX file at ``path`` (none when it is missing or unreadable),
     read once while the file is unchanged (the caller only reads them)."""
-    stamp = file_stamp(path) if path is not None else None
-    if path is None or stamp is None or not path.is_file():
+    if path is None or not path.is_file():
         return {}
-    signature = (str(path.resolve()), *stamp)
-    if signature not in _CITATIONS:
-        _CITATIONS.clear()  # one book's file at a time
-        _CITATIONS[signature] = _parse_citations(path)
-    return _CITATIONS[signature]
+    found = path.resolve()
+    return _CITATIONS.value([found], lambda: _parse_citations(found))
 
 
 def _parse_citations(path: Path) -> dict[str, Citation]:

@@ -56,3 +56,64 @@ def test_a_memoised_function_keeps_its_results_by_its_arguments() -> None:
     length("c")  # two kept: ("ab",) went first, and comes again
     length("ab")
     assert calls[-1] == ("ab", 0)
+
+
+# Module-level containers that are not results kept by what they read: each with why.
+STATE = {
+    "environments/installer.py _said": "warnings said once per process",
+    "execution/kernels/head_start.py _AHEAD": "pools of kernels started ahead, alive",
+    "parallel.py _work": "what forked workers inherit and run",
+    "render/sphinx/deferred.py _TASKS": "writes deferred until the page is out",
+    "render/sphinx/deferred.py _LAST": "writes deferred until the page is out",
+    "render/sphinx/failures.py FAILED_PAGES": "this Sphinx process's pages that failed",
+    "site/links.py _CHECKED": "the last link check, which the next one updates",
+}
+EMPTY_CALLS = {"dict", "set", "list", "OrderedDict", "defaultdict"}
+
+
+def _module_containers(path: Path) -> set[str]:
+    """The names a module binds at its top level to an empty dict, set or list."""
+    found = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign):
+            value, targets = node.value, node.targets
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            value, targets = node.value, [node.target]
+        else:
+            continue
+        empty = (isinstance(value, ast.Dict) and not value.keys) or (
+            isinstance(value, (ast.List, ast.Set)) and not value.elts
+        )
+        called = isinstance(value, ast.Call) and not value.args and not value.keywords
+        if empty or (called and ast.unparse(value.func).split(".")[-1] in EMPTY_CALLS):
+            found.update(ast.unparse(target) for target in targets)
+    return found
+
+
+def test_results_kept_between_builds_are_in_the_one_memo_not_module_dicts() -> None:
+    found = {
+        f"{p.relative_to(POLYBOOK).as_posix()} {name}"
+        for p in POLYBOOK.rglob("*.py")
+        for name in _module_containers(p)
+    }
+    assert found == set(STATE), "keep a result in polybook.memo (Memo, FileMemo)"
+
+
+def test_a_file_memo_reads_a_file_again_once_it_is_written(tmp_path: Path) -> None:
+    from polybook.memo import FileMemo
+
+    page = tmp_path / "page.md"
+    page.write_text("one", encoding="utf-8")
+    memo: FileMemo[str] = FileMemo(4)
+    reads: list[str] = []
+
+    def read() -> str:
+        reads.append(page.read_text(encoding="utf-8"))
+        return reads[-1]
+
+    assert [memo.value([page], read), memo.value([page], read)] == ["one", "one"]
+    page.write_text("two", encoding="utf-8")  # the same size: its inode and times tell
+    assert memo.value([page], read) == "two" and reads == ["one", "two"]
+    assert memo.known([page]) == "two" and memo.known([page], key="other") is None
+    page.unlink()
+    assert memo.known([page]) is None

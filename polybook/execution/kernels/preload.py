@@ -7,11 +7,13 @@ readers) costs each zygote its import and gains nothing."""
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from polybook.memo import FileMemo
 from polybook.source.book import source_files
 
 if TYPE_CHECKING:
@@ -19,7 +21,7 @@ if TYPE_CHECKING:
     from polybook.config.schema import BuildSection
 
 FENCE = re.compile(r"^\s*(```|~~~)")
-_READ: dict[tuple[Path, tuple[tuple[str, int, int], ...]], frozenset[str]] = {}
+_READ: FileMemo[frozenset[str]] = FileMemo(4096)  # each page's, while it is unchanged
 
 
 # A top-level import of the library module: ``import a.b as c``, ``from a.b import c, d``.
@@ -73,28 +75,27 @@ def _imports_of(line: str) -> list[str]:
 
 
 def page_packages(root: Path, pages: list[str]) -> frozenset[str]:
-    """The top-level packages the code of ``pages`` (under ``root``) imports; read once
-    while the pages are unchanged."""
-    stamps = []
+    """The top-level packages the code of ``pages`` (under ``root``) imports; each page
+    read once while it is unchanged (a page that cannot be read names none)."""
+    found: set[str] = set()
     for page in pages:
-        try:
-            stat = (root / page).stat()
-        except OSError:
-            continue
-        stamps.append((page, stat.st_mtime_ns, stat.st_size))
-    key = (root, tuple(stamps))
-    if key not in _READ:
-        found: set[str] = set()
-        for page, _, _ in stamps:
-            code = False
-            for line in (root / page).read_text(encoding="utf-8", errors="replace").split("\n"):
-                if FENCE.match(line):
-                    code = not code
-                elif code and line.lstrip().startswith(("import ", "from ")):
-                    found.update(m.split(".")[0] for m in _imports_of(line.strip()))
-        _READ.clear()
-        _READ[key] = frozenset(found)
-    return _READ[key]
+        found |= _READ.value([root / page], functools.partial(_packages_of, root / page))
+    return frozenset(found)
+
+
+def _packages_of(path: Path) -> frozenset[str]:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return frozenset()
+    found: set[str] = set()
+    code = False
+    for line in text.split("\n"):
+        if FENCE.match(line):
+            code = not code
+        elif code and line.lstrip().startswith(("import ", "from ")):
+            found.update(m.split(".")[0] for m in _imports_of(line.strip()))
+    return frozenset(found)
 
 
 def zygote_preload(book: Book, build: BuildSection, framework: str) -> tuple[str, ...]:

@@ -32,6 +32,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from polybook.confine import Confinement, Outside, allowed_hint, is_url
 from polybook.fsutil import write_atomic
+from polybook.memo import FileMemo
 from polybook.parallel import map_pages
 from polybook.render.page_inputs import write_inputs
 from polybook.render.svg import EMPTY_SVG, sanitize_svg
@@ -281,7 +282,7 @@ def inert_figures(app: Sphinx, error: Exception | None) -> None:
     ]
     # A process kept warm (``polybook serve``) looks again only at the figures Sphinx
     # copied since its last build: those it left are as this process made them.
-    paths = [path for path in copied if _INERT.get(str(path)) != _stamp(path)]
+    paths = [path for path in copied if _INERT.known([path]) is None]
     made = map_pages(_make_inert, [(p, kept) for p in paths])
     for path, well_formed in zip(paths, made, strict=True):
         if not well_formed:
@@ -289,18 +290,10 @@ def inert_figures(app: Sphinx, error: Exception | None) -> None:
             message = "%s is not a well-formed SVG: emptied"
             logger.warning(message, name, type="render", subtype="svg")
         else:
-            _INERT[str(path)] = _stamp(path)
+            _INERT.put([path], True)
 
 
-_INERT: dict[str, tuple[int, int, int, int] | None] = {}  # figures made inert: their stamps
-
-
-def _stamp(path: Path) -> tuple[int, int, int, int] | None:
-    try:
-        info = path.stat()
-    except OSError:
-        return None
-    return (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+_INERT: FileMemo[bool] = FileMemo(65536)  # figures made inert, while they are unchanged
 
 
 def _make_inert(job: tuple[Path, Path]) -> bool:

@@ -8,6 +8,7 @@ builders leave it out.
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 from collections.abc import Sequence
@@ -20,9 +21,10 @@ from sphinx.application import Sphinx
 from polybook.diagnostics import PolybookError
 from polybook.library.extract import public_names
 from polybook.library.saves import source_blocks
+from polybook.memo import FileMemo
 from polybook.render.names import INDEX_FILE, anchor
 
-_api_cache: dict[str, tuple[int, dict[str, Any]]] = {}
+_API: FileMemo[dict[str, Any]] = FileMemo(4)  # the API index, while its file is unchanged
 
 
 class pb_saved(nodes.General, nodes.Element):
@@ -32,15 +34,16 @@ class pb_saved(nodes.General, nodes.Element):
 def api(env: Any) -> dict[str, Any]:
     """The API index the site stage wrote (empty without one), read once per change."""
     path = Path(env.srcdir) / INDEX_FILE
+    return _API.value([path], functools.partial(_read_api, path))
+
+
+def _read_api(path: Path) -> dict[str, Any]:
     try:
-        stamp = path.stat().st_mtime_ns
+        text = path.read_text(encoding="utf-8")
     except OSError:
         return {}
-    cached = _api_cache.get(str(path))
-    if cached is None or cached[0] != stamp:
-        cached = (stamp, json.loads(path.read_text(encoding="utf-8")))
-        _api_cache[str(path)] = cached
-    return cached[1]
+    found: dict[str, Any] = json.loads(text)
+    return found
 
 
 def _saved_names(source: str) -> list[str]:
