@@ -73,8 +73,9 @@ EMPTY_CALLS = {"dict", "set", "list", "OrderedDict", "defaultdict"}
 
 def _module_containers(path: Path) -> set[str]:
     """The names a module binds at its top level to an empty dict, set or list."""
-    found = set()
+    found: set[str] = set()
     for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        targets: list[ast.expr]
         if isinstance(node, ast.Assign):
             value, targets = node.value, node.targets
         elif isinstance(node, ast.AnnAssign) and node.value is not None:
@@ -84,8 +85,12 @@ def _module_containers(path: Path) -> set[str]:
         empty = (isinstance(value, ast.Dict) and not value.keys) or (
             isinstance(value, (ast.List, ast.Set)) and not value.elts
         )
-        called = isinstance(value, ast.Call) and not value.args and not value.keywords
-        if empty or (called and ast.unparse(value.func).split(".")[-1] in EMPTY_CALLS):
+        called = (
+            ast.unparse(value.func).split(".")[-1]
+            if isinstance(value, ast.Call) and not value.args and not value.keywords
+            else ""
+        )
+        if empty or called in EMPTY_CALLS:
             found.update(ast.unparse(target) for target in targets)
     return found
 
