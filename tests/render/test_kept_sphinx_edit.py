@@ -1,11 +1,16 @@
 """The Sphinx process ``polybook serve`` keeps answers an edit before it writes what the
 page does not need (its environment, the search index), writes them once told (or when
 it ends), writes the edited page's parent only where what the parent shows of the page
-changed, and copies the static files again only where they changed."""
+changed, copies the static files again only where they changed, and takes the search index
+from its last build rather than reading it back from its file."""
 
 from __future__ import annotations
 
+import json
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -76,12 +81,48 @@ def test_an_edit_is_answered_before_the_environment_and_the_index_are_written(
         parent = (build / "html" / f"{PARENT}.html").read_text(encoding="utf-8")
         assert parent.count(" renamed") == 4  # its toctree, navigation, links to the next
         assert "zyxwvut" in _index(build)  # the last edit's, written since
+        sphinx.write_late()
+        _wait_for(lambda: "renam" in _index(build))  # written half a second after
+        docnames = _index_data(build)["docnames"]
+        # The index is taken from the last build, not read back from its file: a word
+        # planted in the file for another page does not come back.
+        index_file = build / "html" / "searchindex.js"
+        text = index_file.read_text(encoding="utf-8")
+        other = next(
+            i
+            for i, name in enumerate(docnames)
+            if name.startswith("chapter_") and not name.startswith("chapter_preliminaries")
+        )
+        planted = text.replace('"terms":{', f'"terms":{{"plantedword":{other},', 1)
+        assert planted != text
+        index_file.write_text(planted, encoding="utf-8")
+        _edit(build, "Zyxwvut ", "Qwertyuiop ")
+        assert sphinx.run() == ""
+        sphinx.write_late()
     finally:
         sphinx.stop()  # waits for what it deferred
     ended = _stamps(build)
     assert ended["env"] > ended["page"]
     assert "renam" in _index(build)  # the new title, searchable
+    index = _index_data(build)
+    terms = {term.lower() for term, pages in index["terms"].items() if pages != []}
+    assert {t for t in terms if t.startswith(("qwert", "zyx"))} == {"qwertyuiop"}, terms
+    assert "plantedword" not in terms
+    assert index["docnames"] == docnames  # every other page's entries kept
 
 
 def _index(build: Path) -> str:
     return (build / "html" / "searchindex.js").read_text(encoding="utf-8").lower()
+
+
+def _index_data(build: Path) -> dict[str, Any]:
+    text = (build / "html" / "searchindex.js").read_text(encoding="utf-8")
+    found: dict[str, Any] = json.loads(text[text.index("(") + 1 : text.rindex(")")])
+    return found
+
+
+def _wait_for(condition: Callable[[], bool], seconds: float = 30) -> None:
+    end = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < end, "not written"
+        time.sleep(0.05)

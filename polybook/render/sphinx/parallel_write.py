@@ -17,7 +17,7 @@ from sphinx.application import Sphinx
 from sphinx.builders.html import StandaloneHTMLBuilder
 from sphinx.util.parallel import ParallelTasks
 
-from polybook.render.sphinx.deferred import later
+from polybook.render.sphinx.deferred import deferring, later
 
 # The search index's parts (IndexBuilder's), kept per page or per word.
 PER_PAGE = ("_titles", "_filenames", "_all_titles", "_index_entries")
@@ -63,6 +63,20 @@ class ResolvingHTMLBuilder(StandaloneHTMLBuilder):
     """``html``, its pages resolved and indexed by the processes that write them; in a
     process kept between builds, its search index and inventory written once the build
     has said it is done (see :mod:`.deferred`)."""
+
+    kept_indexer: Any = None  # a kept process's last search index, whole once written
+
+    def load_indexer(self, docnames: Any) -> None:
+        """Sphinx's (the index read back from its file, less the pages written again); a
+        kept process takes its last build's index instead, which it wrote (see
+        :mod:`.deferred`): the same entries, without reading and parsing the file."""
+        last = self.kept_indexer
+        if deferring() and last is not None and type(last) is type(self.indexer):
+            self.indexer = last
+            last.prune(set(self.env.all_docs).difference(docnames))
+        else:
+            super().load_indexer(docnames)
+        self.kept_indexer = self.indexer if deferring() else None
 
     def handle_finish(self) -> None:
         if not later(self._finish_late):
