@@ -86,16 +86,7 @@ def test_an_edit_is_answered_before_the_environment_and_the_index_are_written(
         docnames = _index_data(build)["docnames"]
         # The index is taken from the last build, not read back from its file: a word
         # planted in the file for another page does not come back.
-        index_file = build / "html" / "searchindex.js"
-        text = index_file.read_text(encoding="utf-8")
-        other = next(
-            i
-            for i, name in enumerate(docnames)
-            if name.startswith("chapter_") and not name.startswith("chapter_preliminaries")
-        )
-        planted = text.replace('"terms":{', f'"terms":{{"plantedword":{other},', 1)
-        assert planted != text
-        index_file.write_text(planted, encoding="utf-8")
+        _plant(build, "plantedword", docnames)
         _edit(build, "Zyxwvut ", "Qwertyuiop ")
         assert sphinx.run() == ""
         sphinx.write_late()
@@ -126,3 +117,17 @@ def _wait_for(condition: Callable[[], bool], seconds: float = 30) -> None:
     while not condition():
         assert time.monotonic() < end, "not written"
         time.sleep(0.05)
+
+
+def _plant(build: Path, word: str, docnames: list[str]) -> None:
+    """``word`` put into the search index's file for a page of another chapter."""
+    index_file = build / "html" / "searchindex.js"
+    text = index_file.read_text(encoding="utf-8")
+    other = next(
+        i
+        for i, name in enumerate(docnames)
+        if name.startswith("chapter_") and not name.startswith("chapter_preliminaries")
+    )
+    planted = text.replace('"terms":{', f'"terms":{{"{word}":{other},', 1)
+    assert planted != text
+    index_file.write_text(planted, encoding="utf-8")
