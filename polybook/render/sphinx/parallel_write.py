@@ -15,6 +15,7 @@ from typing import Any
 from sphinx import builders
 from sphinx.application import Sphinx
 from sphinx.builders.html import StandaloneHTMLBuilder
+from sphinx.search import IndexBuilder
 from sphinx.util.parallel import ParallelTasks
 
 from polybook.render.sphinx.deferred import deferring, later
@@ -64,14 +65,14 @@ class ResolvingHTMLBuilder(StandaloneHTMLBuilder):
     process kept between builds, its search index and inventory written once the build
     has said it is done (see :mod:`.deferred`)."""
 
-    kept_indexer: Any = None  # a kept process's last search index, whole once written
+    kept_indexer: IndexBuilder | None = None  # a kept process's last search index
 
     def load_indexer(self, docnames: Any) -> None:
         """Sphinx's (the index read back from its file, less the pages written again); a
         kept process takes its last build's index instead, which it wrote (see
         :mod:`.deferred`): the same entries, without reading and parsing the file."""
         last = self.kept_indexer
-        if deferring() and last is not None and type(last) is type(self.indexer):
+        if deferring() and last is not None and self.indexer is not None:
             self.indexer = last
             last.prune(set(self.env.all_docs).difference(docnames))
         else:
