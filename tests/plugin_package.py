@@ -70,7 +70,7 @@ def _built(layout, tabs):
 
 def _build(made, config, reporter):
     for fw in made.library.tabs:
-        pages = sorted(doc.path for doc in made.library.book.documents)
+        pages = sorted(doc.path for doc in made.library.parsed.documents)
         _page(config.layout, fw).parent.mkdir(parents=True, exist_ok=True)
         _page(config.layout, fw).write_text(f"<p>{fw}: {', '.join(pages)}</p>", encoding="utf-8")
     return True

@@ -107,7 +107,7 @@ def write_job_sources(
     """The framework's pages, their cell data and outputs (cut at ``[build] output_limit``),
     the resources (``[build] resources``) and the book's BibTeX file."""
     pages = framework_pages(
-        executed.library.book,
+        executed.library.parsed,
         executed.notebooks,
         job.framework,
         build.output_limit,

@@ -36,15 +36,15 @@ Blocks = dict[str, list[SavedBlock]]  # each framework's library, in book order
 @dataclass(frozen=True)
 class Library:
     """Each framework's saved code (aliases placed), and its notebooks as readers see and
-    run them; the book and the request come along for the later stages."""
+    run them; the parsed pages and the request come along for the later stages."""
 
     sources: Sources
     blocks: Blocks
     notebooks: Notebooks
 
     @property
-    def book(self) -> ParsedBook:
-        return self.sources.book
+    def parsed(self) -> ParsedBook:
+        return self.sources.parsed
 
     @property
     def tabs(self) -> tuple[str, ...]:
@@ -92,7 +92,7 @@ def build_library(
 ) -> Library | None:
     """The library of ``sources``' notebooks, written unless ``write`` is False; None where
     its code fails (the errors are in ``reporter``)."""
-    found = extract_libraries(sources.notebooks, reporter, borrowing(info, sources.book))
+    found = extract_libraries(sources.notebooks, reporter, borrowing(info, sources.parsed))
     if write:
         blocks = write_libraries(info, library, found, reporter)
     else:

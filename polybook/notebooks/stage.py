@@ -135,7 +135,7 @@ def build_notebooks(
     library = executed.library
     tabs = library.tabs
     return write_notebooks(
-        book, sections, executed.notebooks, tabs, reporter, executed.failed, library.book
+        book, sections, executed.notebooks, tabs, reporter, executed.failed, library.parsed
     )
 
 

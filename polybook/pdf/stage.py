@@ -35,7 +35,7 @@ def build_pdf(
         book,
         build,
         pdf,
-        executed.library.book,
+        executed.library.parsed,
         executed.library.tabs,
         executed.notebooks,
         reporter,

@@ -38,7 +38,7 @@ def framework_pages(
     notebook alone: it is kept by its name). The root page ends with the bibliography when
     there is one."""
     pages = []
-    known = book.info
+    known = book.book
     for doc in book.documents:
         nb = executed.get((doc.path, framework))
         notebooks = {}

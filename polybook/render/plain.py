@@ -198,4 +198,4 @@ def plain_book(book: ParsedBook, site: str, bibfile: Path | None, framework: str
     citations = read_citations(bibfile)
     refs = Readable(numbering(book), citations, site_link(site, framework))
     entries = {key: c.entry for key, c in citations.items()}
-    return Plain(refs, book.info.root, site, page_titles(book), entries)
+    return Plain(refs, book.book.root, site, page_titles(book), entries)

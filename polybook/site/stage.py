@@ -98,7 +98,7 @@ def build_site(
     gpus = devices.host_gpus()
     book, limit = site.book, site.build.output_limit
     roots = path_roots(book)
-    for doc in library.book.documents:
+    for doc in library.parsed.documents:
         nbs = {
             fw: kept.cleaned(
                 book, limit, executed.notebooks[(doc.path, fw)], roots, doc.path, fw, reporter
@@ -108,16 +108,16 @@ def build_site(
         }
         cleaned.update(((doc.path, fw), nb) for fw, nb in nbs.items())
         pages.append(kept.rendered(doc, nbs, library.tabs, reporter, gpus, book.root))
-    documented = documented_modules(library.book.documents)
+    documented = documented_modules(library.parsed.documents)
 
     def downloads() -> Downloads:  # made while Sphinx writes the pages
         from polybook.library.wheel import current_wheel
 
         wheel = current_wheel(book, site.library, reporter)  # the library files it reads
-        notebooks, images = plain_downloads(site, library.book, cleaned, reporter)
+        notebooks, images = plain_downloads(site, library.parsed, cleaned, reporter)
         return Downloads(notebooks, images, wheel)
 
-    prose = prose_index(library.book.documents, library.tabs)
+    prose = prose_index(library.parsed.documents, library.tabs)
     held = frozenset(fw for _, fw in cleaned)
     coded = code_pages(cleaned)
     extras = SiteExtras(library.blocks, library.tabs, documented, prose, held, downloads, coded)
@@ -149,7 +149,7 @@ def plain_downloads(
     needs = download_installs(site.book, settings, sorted(tabs))
     plain = {fw: plain_book(parsed, address, site.book.bibliography, fw) for fw in tabs}
     identity = {fw: plain[fw].identity() for fw in tabs}
-    root = parsed.info.root
+    root = parsed.book.root
     made: dict[tuple[str, str], NotebookNode] = {}
     images: list[str] = []
     for (page, fw), nb in notebooks.items():

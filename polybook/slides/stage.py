@@ -116,9 +116,9 @@ def build_slides(
     failed = set(executed.failed)
     for fw in library.tabs:
         site = site_address(html.base_url, book.project.site_url)
-        plain = plain_book(library.book, site, book.bibliography, fw)
+        plain = plain_book(library.parsed, site, book.bibliography, fw)
         pages: list[str] = []
-        for doc in library.book.documents:
+        for doc in library.parsed.documents:
             if (doc.path, fw) in failed:
                 name = f"{fw}/{doc.path.removesuffix('.md')}"
                 keep |= last_good(report.folder, [f"{name}.ipynb", f"{name}.html"])

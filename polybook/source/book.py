@@ -47,7 +47,7 @@ class ParsedBook:
     ``outside``: pages the toc names that this build leaves out (``[build] notebooks``).
     """
 
-    info: Book  # the book they are pages of: its root, tabs and frameworks
+    book: Book  # the book they are pages of: its root, tabs and frameworks
     documents: tuple[Document, ...]
     outside: tuple[str, ...] = ()
 

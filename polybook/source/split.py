@@ -164,7 +164,7 @@ def split_book(
         for fw in tabs:
             try:
                 notebook = _split_once(
-                    doc, book.info.framework(fw), book.info.tabs, check, reporter
+                    doc, book.book.framework(fw), book.book.tabs, check, reporter
                 )
                 result[fw].append((doc.path, notebook))
             except PolybookError as err:

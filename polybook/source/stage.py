@@ -18,10 +18,10 @@ from polybook.source.split import split_book
 
 @dataclass(frozen=True)
 class Sources:
-    """The book and each framework's notebooks, in book order, as the source stage made
-    them."""
+    """The book's parsed pages and each framework's notebooks, in book order, as the source
+    stage made them."""
 
-    book: ParsedBook
+    parsed: ParsedBook
     notebooks: Notebooks
     request: SourceRequest
 
