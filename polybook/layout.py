@@ -127,6 +127,11 @@ class Layout:
         ``_build/<name>/<book>-<framework><suffix>``."""
         return self.output_dir(name) / f"{self.name}-{framework}{suffix}"
 
+    def built_books(self, name: str, tabs: tuple[str, ...], suffix: str) -> dict[str, Path]:
+        """The frameworks of ``tabs`` whose :meth:`book_file` exists, with its path."""
+        found = {fw: self.book_file(name, fw, suffix) for fw in tabs}
+        return {fw: path for fw, path in found.items() if path.is_file()}
+
     # Execution
 
     @property

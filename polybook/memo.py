@@ -178,7 +178,7 @@ class HeldMemo(Generic[T]):
 Stamp = tuple[int, int, int, int] | None  # a file's inode, size, modification and change times
 
 
-def file_stamp(path: Path) -> Stamp:
+def _stamp(path: Path) -> Stamp:
     """What :class:`FileMemo` keys a file by: a file written again (in place or renamed
     over) changes it. None where ``path`` cannot be read."""
     try:
@@ -197,7 +197,7 @@ class FileMemo(Generic[T]):
         self.memo: Memo[T] = Memo(size)
 
     def _key(self, paths: Sequence[Path], key: Hashable) -> Hashable:
-        return tuple((str(p), file_stamp(p)) for p in paths), key
+        return tuple((str(p), _stamp(p)) for p in paths), key
 
     def value(self, paths: Sequence[Path], compute: Callable[[], T], key: Hashable = ()) -> T:
         """The result kept for ``paths`` as they are now, else ``compute``'s."""

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from polybook.config import BookConfig
 from polybook.diagnostics import Reporter
-from polybook.epub.places import NAME, built_epubs, epub_file
+from polybook.epub.places import NAME, epub_file
 from polybook.epub.shape import PER_FRAMEWORK, SITE_FOLDER
 from polybook.layout import Layout
 from polybook.output import Made, Output, SiteLink
@@ -21,7 +21,7 @@ def _writes(layout: Layout, tabs: tuple[str, ...]) -> list[Path]:
 
 def _built(layout: Layout, tabs: tuple[str, ...]) -> dict[str, dict[str, Path]]:
     """The finished epubs, which the site holds and links from every page."""
-    return {fw: {"": path} for fw, path in built_epubs(layout, tabs).items()}
+    return {fw: {"": path} for fw, path in layout.built_books(NAME, tabs, ".epub").items()}
 
 
 def _build(made: Made, config: BookConfig, reporter: Reporter) -> bool:

@@ -15,12 +15,6 @@ def epub_file(layout: Layout, framework: str) -> Path:
     return layout.book_file(NAME, framework, ".epub")
 
 
-def built_epubs(layout: Layout, tabs: tuple[str, ...]) -> dict[str, Path]:
-    """The frameworks of ``tabs`` that have a finished epub, with its path."""
-    found = {fw: epub_file(layout, fw) for fw in tabs}
-    return {fw: path for fw, path in found.items() if path.is_file()}
-
-
 def epub_work(layout: Layout, framework: str) -> Path:
     """One framework's Sphinx sources, doctrees and epub build."""
     return layout.build / "epub_work" / framework

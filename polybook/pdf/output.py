@@ -10,7 +10,7 @@ from polybook.diagnostics import Reporter
 from polybook.fsutil import write_atomic
 from polybook.layout import Layout
 from polybook.output import Made, Output, SiteLink
-from polybook.pdf.places import NAME, built_pdfs, pdf_file, sphinx_inputs
+from polybook.pdf.places import NAME, pdf_file, sphinx_inputs
 
 logger = logging.getLogger("polybook")
 
@@ -21,7 +21,7 @@ def _writes(layout: Layout, tabs: tuple[str, ...]) -> list[Path]:
 
 def _built(layout: Layout, tabs: tuple[str, ...]) -> dict[str, dict[str, Path]]:
     """The finished PDFs, which the site holds in ``_pdf/`` and links from every page."""
-    return {fw: {"": path} for fw, path in built_pdfs(layout, tabs).items()}
+    return {fw: {"": path} for fw, path in layout.built_books(NAME, tabs, ".pdf").items()}
 
 
 def _sphinx_reads(layout: Layout, tabs: tuple[str, ...]) -> list[Path]:

@@ -15,12 +15,6 @@ def pdf_file(layout: Layout, framework: str) -> Path:
     return layout.book_file(NAME, framework, ".pdf")
 
 
-def built_pdfs(layout: Layout, tabs: tuple[str, ...]) -> dict[str, Path]:
-    """The frameworks of ``tabs`` that have a finished PDF, with its path."""
-    found = {fw: pdf_file(layout, fw) for fw in tabs}
-    return {fw: path for fw, path in found.items() if path.is_file()}
-
-
 def latex_dir(layout: Layout, framework: str) -> Path:
     """One framework's Sphinx sources, doctrees and LaTeX run."""
     return layout.build / "latex" / framework
