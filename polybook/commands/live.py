@@ -2,8 +2,11 @@
 
 Each page gets a small script that listens to a server-sent events endpoint. Every message
 is the state: how many builds have succeeded, and the problems of the last one. A page made
-before the last success reloads; while the last build failed, the page (the last good one)
-stays and shows the problems (``path:line: message``) over it, until a build succeeds.
+before the last success takes its new build: where only its article changed (the script
+carries a digest of the rest, its *frame*), the new article replaces the old in place, and
+the page's scripts prepare it (tabs, copy buttons); else the page reloads. While the last
+build failed, the page (the last good one) stays and shows the problems
+(``path:line: message``) over it, until a build succeeds.
 """
 
 from __future__ import annotations
@@ -16,8 +19,10 @@ EVENTS = "/_polybook/events"
 OVERLAY_ID = "pb-build-problems"
 
 # The page's generation is filled in when the page is served.
-SCRIPT = """<script>(function () {
-  const built = %(built)d;
+SCRIPT = """<script data-pb-frame=%(frame)s>(function () {
+  let built = %(built)d;
+  const frame = %(frame)s;
+  const ARTICLE = 'article[role="main"]';
   const events = new EventSource(%(events)s);
   function show(problems) {
     let box = document.getElementById(%(overlay)s);
@@ -40,18 +45,50 @@ SCRIPT = """<script>(function () {
     list.textContent = problems.join("\\n");
     box.append(head, list);
   }
+  /* The new build's article in place of the old, where nothing around it changed. */
+  function swap(text) {
+    const doc = new DOMParser().parseFromString(text, "text/html");
+    const mark = doc.querySelector("script[data-pb-frame]");
+    const fresh = doc.querySelector(ARTICLE), old = document.querySelector(ARTICLE);
+    if (!frame || !mark || mark.getAttribute("data-pb-frame") !== frame || !fresh || !old) {
+      return false;
+    }
+    old.replaceWith(document.adoptNode(fresh));
+    document.title = doc.title;
+    if (typeof addCopyButtonToCodeCells === "function") addCopyButtonToCodeCells();
+    if (window.polybookTabs && window.polybookTabs.refresh) window.polybookTabs.refresh();
+    window.dispatchEvent(new CustomEvent("polybook:swapped"));
+    return true;
+  }
+  function update(seen) {
+    fetch(window.location.href, { cache: "no-store" })
+      .then((answer) => (answer.ok ? answer.text() : Promise.reject(answer.status)))
+      .then((text) => {
+        if (seen <= built) return;
+        if (!swap(text)) { window.location.reload(); return; }
+        built = seen;
+        show([]);
+      })
+      .catch(() => window.location.reload());
+  }
   events.onmessage = (e) => {
     const state = JSON.parse(e.data);
-    if (state.built > built && !state.problems.length) { window.location.reload(); return; }
+    if (state.built > built && !state.problems.length) { update(state.built); return; }
     show(state.problems);
   };
   window.pbLiveReload = events;
 })();</script>"""
 
 
-def page_script(built: int) -> bytes:
-    """The script of a page served after ``built`` successful builds."""
-    values = {"built": built, "events": json.dumps(EVENTS), "overlay": json.dumps(OVERLAY_ID)}
+def page_script(built: int, frame: str = "") -> bytes:
+    """The script of a page served after ``built`` successful builds; ``frame``: the digest
+    of what the page shows around its article ("": the page reloads on a new build)."""
+    values = {
+        "built": built,
+        "frame": json.dumps(frame),
+        "events": json.dumps(EVENTS),
+        "overlay": json.dumps(OVERLAY_ID),
+    }
     return (SCRIPT % values).encode()
 
 

@@ -3,7 +3,7 @@
 Builds the site, serves ``_build/html`` on 127.0.0.1 only (the configured port, else the
 first free one from 8000), watches the book's pages, configuration, figures, static files,
 bibliography and library with watchfiles (folders added while serving too), rebuilds on save
-(through the execution cache: a prose edit runs no notebook) and reloads the open pages.
+(through the execution cache: a prose edit runs no notebook) and updates the open pages.
 A save that breaks the build leaves the last good site served, with its problems shown
 over the pages (:mod:`polybook.commands.live`); the files on disk are left as built.
 Nothing outside the site is served, and nothing to a request whose ``Host`` is not this
@@ -80,7 +80,9 @@ def _handler(site: Path, state: BuildState) -> type[SimpleHTTPRequestHandler]:
                 return None
             if target is None:
                 return super().send_head()
-            body = serve_requests.with_script(target.read_bytes(), page_script(state.built))
+            page = target.read_bytes()
+            script = page_script(state.built, serve_requests.page_frame(page))
+            body = serve_requests.with_script(page, script)
             self.send_response(HTTPStatus.OK)
             self.send_header("Content-Type", "text/html; charset=utf-8")
             self.send_header("Content-Length", str(len(body)))

@@ -5,6 +5,7 @@ script."""
 
 from __future__ import annotations
 
+import hashlib
 from http import HTTPStatus
 from pathlib import Path
 
@@ -50,3 +51,37 @@ def with_script(body: bytes, script: bytes) -> bytes:
     """The page ``body`` with ``script`` before its last ``</body>`` (at its end without)."""
     at = body.rfind(b"</body>")
     return body[:at] + script + body[at:] if at >= 0 else body + script
+
+
+MAIN = b'role="main"'  # the theme's article of the page's own content (furo's)
+
+
+def _article(body: bytes) -> tuple[int, int] | None:
+    """Where the page's main ``<article>`` starts and ends in ``body``, nested articles
+    counted; None without one."""
+    mark = body.find(MAIN)
+    start = body.rfind(b"<article", 0, mark) if mark >= 0 else -1
+    if start < 0 or body.find(b">", start) < mark:
+        return None
+    depth, at = 0, start
+    while True:
+        opened, closed = body.find(b"<article", at + 1), body.find(b"</article>", at + 1)
+        if closed < 0:
+            return None
+        if 0 <= opened < closed:
+            depth, at = depth + 1, opened
+            continue
+        if depth == 0:
+            return start, closed + len(b"</article>")
+        depth, at = depth - 1, closed
+
+
+def page_frame(body: bytes) -> str:
+    """What the page shows around its main article (head, navigation, contents, footer), as
+    a digest: an open page whose new build has the same frame takes the new article in
+    place; "" where the page has no such article (it reloads)."""
+    found = _article(body)
+    if found is None:
+        return ""
+    start, end = found
+    return hashlib.sha256(body[:start] + body[end:]).hexdigest()[:16]

@@ -3,7 +3,11 @@ that a reader's browser loads only what runs (the sources keep them, for their r
 
 A script loses its whole-line comments (``// …`` lines, ``/* … */`` blocks that start a
 line and end one); one with a template literal across lines is published as it is. A style
-sheet loses every ``/* … */``."""
+sheet loses every ``/* … */``.
+
+They are published as soon as the static files are copied, before the pages are written:
+each page's ``?v=`` names the published file's checksum. So is the theme's code style sheet
+(furo writes it again when the build ends, the same)."""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ from typing import Any
 from sphinx.application import Sphinx
 
 from polybook.fsutil import write_atomic
+from polybook.render.sphinx.small_builds import STATIC_COPIED
 
 TOOL_STATIC = Path(__file__).parent / "static"
 _CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
@@ -48,11 +53,16 @@ def style_without_comments(text: str) -> str:
     return "".join(line for line in lines if line.strip())
 
 
-def _publish_lean(app: Sphinx, exception: BaseException | None) -> None:
-    """After a build: the site's copies of the tool's scripts and styles, lean."""
-    if exception is not None or app.builder.format != "html":
+def _publish_final(app: Sphinx) -> None:
+    """Once the static files are copied: the site's copies of the tool's scripts and styles,
+    lean, and the theme's code style sheet as it leaves it."""
+    if app.builder.format != "html":
         return
     published = Path(app.outdir) / "_static"
+    if app.config.html_theme == "furo" and (published / "pygments.css").is_file():
+        from furo import get_pygments_stylesheet
+
+        write_atomic(published / "pygments.css", get_pygments_stylesheet())
     for source in sorted(TOOL_STATIC.glob("*")):
         target = published / source.name
         if source.suffix not in (".js", ".css") or not target.is_file():
@@ -68,5 +78,5 @@ def _publish_lean(app: Sphinx, exception: BaseException | None) -> None:
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    app.connect("build-finished", _publish_lean)
+    app.connect(STATIC_COPIED, _publish_final)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

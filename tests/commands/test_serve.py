@@ -48,6 +48,12 @@ def _status(port: int, path: str) -> int:
 
 @pytest.fixture
 def preview(book: Path) -> Iterator[Preview]:
+    with _previewed(book) as served:
+        yield served
+
+
+@contextlib.contextmanager
+def _previewed(book: Path) -> Iterator[Preview]:
     """A preview whose rebuilds run ``polybook build html`` as ``polybook serve`` does."""
     args = ["build", "html", "--quiet", "--root", str(book)]
     served = Preview(load_config(book), lambda found: run(_parser().parse_args(args), found))
@@ -77,9 +83,57 @@ def test_a_prose_edit_reaches_the_open_page_without_a_reload_by_hand(
         page.wait_for_function(
             "() => document.body.innerText.includes('Edited words.')", timeout=60000
         )
-        assert page.evaluate("() => window.pbNotReloaded === undefined")  # the page reloaded
+        # Only its article changed: the new one is in place, the page was not reloaded.
+        assert page.evaluate("() => window.pbNotReloaded === true")
+        assert "First words." not in page.inner_text("article")
+        # A new title changes the navigation and the contents around it: the page reloads.
+        (book / "chap" / "page.md").write_text("# Renamed\n\nEdited words.\n")
+        page.wait_for_function("() => window.pbNotReloaded === undefined", timeout=60000)
+        assert "Renamed" in page.title() and "Renamed" in page.inner_text(".sidebar-tree")
     built = (book / "_build" / "html" / "chap" / "page.html").read_text()
     assert "Edited words." in built and "EventSource" not in built  # served, not written
+
+
+TABBED = """# Page
+
+First words.
+
+```{.python .input}
+%%tab pytorch
+print("torch side")
+```
+
+```{.python .input}
+%%tab mxnet
+print("mxnet side")
+```
+"""
+
+
+@pytest.mark.slow
+def test_an_article_put_in_place_keeps_the_framework_tabs_and_copy_buttons(
+    book: Path,
+) -> None:
+    (book / "config.ini").write_text(CONFIG.replace("tabs = pytorch", "tabs = pytorch, mxnet"))
+    (book / "chap" / "page.md").write_text(TABBED)
+    visible = "() => [...document.querySelectorAll('article .pb-panel:not([hidden])')]"
+    visible += ".map((p) => p.getAttribute('data-pb-tab')).join(',')"
+    with _previewed(book) as served, browser_context() as context:
+        page = context.new_page()
+        page.goto(served.url + "chap/page.html")
+        page.wait_for_function("() => window.pbLiveReload && window.pbLiveReload.readyState === 1")
+        page.click("article .pb-tab[data-pb-tab=mxnet]")
+        assert page.evaluate(visible) == "mxnet"
+        page.evaluate("() => { window.pbNotReloaded = true; }")
+        (book / "chap" / "page.md").write_text(TABBED.replace("First words.", "Edited words."))
+        page.wait_for_function("() => document.body.innerText.includes('Edited words.')")
+        assert page.evaluate("() => window.pbNotReloaded === true")  # in place
+        assert page.evaluate(visible) == "mxnet"  # the reader's framework, on the new article
+        assert page.locator("article .pb-tab[data-pb-tab=mxnet]").get_attribute("aria-selected")
+        assert page.locator("article button.copybtn").count() >= 2  # the new code's buttons
+        page.click("article .pb-tab[data-pb-tab=pytorch]")  # the new tab bar answers
+        assert page.evaluate(visible) == "pytorch"
+        assert page.locator("[role=status].pb-sr-only").count() <= 1  # no second live region
 
 
 def test_nothing_outside_the_site_is_served(book: Path, preview: Preview) -> None:

@@ -10,7 +10,13 @@ from pathlib import Path
 import pytest
 
 from polybook.commands.live import EVENTS
-from polybook.commands.serve_requests import host_allowed, is_events, served, with_script
+from polybook.commands.serve_requests import (
+    host_allowed,
+    is_events,
+    page_frame,
+    served,
+    with_script,
+)
 
 
 def test_a_request_must_name_this_server_with_its_port() -> None:
@@ -91,3 +97,34 @@ def test_the_script_goes_before_the_last_body_end_or_at_the_end() -> None:
     assert with_script(b"</body>", script) == script + b"</body>"
     assert with_script(b"<p>no end", script) == b"<p>no end" + script
     assert with_script(b"", script) == script
+
+
+PAGE = (
+    "<html><head><title>{title}</title></head><body><nav>{nav}</nav><div class='content'>"
+    '<article role="main" id="main">{text}</article><footer>end</footer></div></body></html>'
+)
+
+
+def _frame(title: str = "T", nav: str = "N", text: str = "words") -> str:
+    return page_frame(PAGE.format(title=title, nav=nav, text=text).encode())
+
+
+def test_a_page_s_frame_is_what_surrounds_its_main_article() -> None:
+    frame = _frame()
+    assert frame and _frame(text="other words, <b>bold</b>") == frame  # only the article
+    nested = "<article>inner</article> and <article><article>deeper</article></article>"
+    assert _frame(text=nested) == frame  # its own articles are inside it
+    for changed in (_frame(title="U"), _frame(nav="M")):
+        assert changed and changed != frame
+    after = PAGE.format(title="T", nav="N", text=nested).replace("end", "moved")
+    assert page_frame(after.encode()) not in ("", frame)  # what follows nested articles counts
+
+
+def test_a_page_without_a_whole_main_article_has_no_frame() -> None:
+    for body in (
+        "<html><body><p>no article</p></body></html>",
+        '<html><body><main role="main"><p>a main, not an article</p></main></body></html>',
+        '<html><body><article role="main"><p>never closed</body></html>',
+        '<html><body><article role="main"><article>inner</article></body></html>',
+    ):
+        assert page_frame(body.encode()) == "", body

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -54,6 +55,8 @@ def test_an_edit_is_answered_before_the_environment_and_the_index_are_written(
 ) -> None:
     root = tmp_path / "book"
     write_book(root, 12)
+    (root / "static").mkdir(exist_ok=True)
+    (root / "static" / "book.css").write_text("p { color: black; }\n", encoding="utf-8")
     assert main(["--quiet", "--root", str(root), "build", "html"]) == 0
     build = root / "_build"
     sphinx = WarmSphinx.start(build / "sphinx-html.json", site_digest())
@@ -90,6 +93,7 @@ def test_an_edit_is_answered_before_the_environment_and_the_index_are_written(
         _edit(build, "Zyxwvut ", "Qwertyuiop ")
         assert sphinx.run() == ""
         sphinx.write_late()
+        _restyle(root, sphinx)
     finally:
         sphinx.stop()  # waits for what it deferred
     ended = _stamps(build)
@@ -97,9 +101,22 @@ def test_an_edit_is_answered_before_the_environment_and_the_index_are_written(
     assert "renam" in _index(build)  # the new title, searchable
     index = _index_data(build)
     terms = {term.lower() for term, pages in index["terms"].items() if pages != []}
-    assert {t for t in terms if t.startswith(("qwert", "zyx"))} == {"qwertyuiop"}, terms
+    assert {t for t in terms if t.startswith(("qwert", "zyx", "asdf"))} == {"asdfghjkl"}, terms
     assert "plantedword" not in terms
     assert index["docnames"] == docnames  # every other page's entries kept
+
+
+def _restyle(root: Path, sphinx: WarmSphinx) -> None:
+    """The book's style sheet changed: copied again, and named by its new checksum (Sphinx
+    keeps each file's checksum for its process's life)."""
+    build = root / "_build"
+    style = "p { color: navy; }\n"
+    (root / "static" / "book.css").write_text(style, encoding="utf-8")
+    _edit(build, "Qwertyuiop ", "Asdfghjkl ")
+    assert sphinx.run() == ""
+    page = (build / "html" / f"{PAGE}.html").read_text(encoding="utf-8")
+    assert f"book.css?v={zlib.crc32(style.encode()):08x}" in page
+    sphinx.write_late()
 
 
 def _index(build: Path) -> str:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
+import zlib
 from pathlib import Path
 
 from polybook.site.lean_assets import (
@@ -53,3 +55,20 @@ def test_every_script_of_the_tool_still_parses_once_lean(tmp_path: Path) -> None
             [runner, "--check", str(target)], capture_output=True, text=True, check=False
         )
         assert done.returncode == 0, (source.name, done.stderr)
+
+
+def test_each_asset_a_page_names_is_named_by_the_checksum_of_what_is_published(
+    shipped_site: Path,
+) -> None:
+    """A cold build's pages name each static file by its published content (``?v=``): the
+    lean copies and the theme's code styles are written before the pages name them, so a
+    page written by a later build, in another process, names the same."""
+    site = shipped_site / "_build" / "html"
+    named: dict[str, set[str]] = {}
+    for page in sorted(site.rglob("*.html")):
+        for name, checksum in re.findall(r"_static/([\w./-]+)\?v=([0-9a-f]+)", page.read_text()):
+            named.setdefault(name, set()).add(checksum)
+    assert {"pygments.css", "polybook.css", "polybook-tabs.js"} <= set(named)
+    for name, checksums in sorted(named.items()):
+        content = (site / "_static" / name).read_bytes().replace(b"\r", b"")
+        assert checksums == {f"{zlib.crc32(content):08x}"}, name

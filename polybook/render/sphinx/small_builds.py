@@ -68,12 +68,28 @@ def _published(builder: StandaloneHTMLBuilder) -> list[str]:
     return sorted(p.name for p in out.iterdir()) if out.is_dir() else []
 
 
+# Emitted once the static files are copied, before any page names their checksums
+# (``?v=``): what rewrites a published file does it then, for the pages to name the result.
+STATIC_COPIED = "polybook-static-copied"
+
+
+def _forget_checksums() -> None:
+    """Sphinx keeps each asset's checksum for its process's life: a kept process would name
+    a file's first copy in every later page."""
+    from sphinx.builders.html import _assets
+
+    clear = getattr(getattr(_assets, "_file_checksum_inner", None), "cache_clear", None)
+    if clear is not None:
+        clear()
+
+
 class StaticCopies:
     """The builder's ``copy_static_files``, skipped when the sources are those of the last
     copy and the published folder holds what it held after the last build (kept beside
     the doctrees, for the next process too)."""
 
-    def __init__(self, builder: StandaloneHTMLBuilder) -> None:
+    def __init__(self, app: Sphinx, builder: StandaloneHTMLBuilder) -> None:
+        self.app = app
         self.builder = builder
         self.copy = builder.copy_static_files
         self.kept = Path(builder.doctreedir) / STAMP_FILE
@@ -87,6 +103,8 @@ class StaticCopies:
         else:
             self.kept.unlink(missing_ok=True)  # a copy cut short is no copy
             self.copy()
+            self.app.events.emit(STATIC_COPIED)
+        _forget_checksums()
         self.sources = sources
 
     def finished(self, app: Sphinx, exception: BaseException | None) -> None:
@@ -159,7 +177,7 @@ class ListedPages:
 
 def _builder_inited(app: Sphinx) -> None:
     if isinstance(app.builder, StandaloneHTMLBuilder):
-        copies = StaticCopies(app.builder)
+        copies = StaticCopies(app, app.builder)
         app.builder.copy_static_files = copies.copy_static_files  # type: ignore[method-assign]
         app.connect("build-finished", copies.finished, priority=900)  # after what adds files
 
@@ -168,6 +186,7 @@ LISTED = ListedPages()
 
 
 def setup(app: Sphinx) -> None:
+    app.add_event(STATIC_COPIED)
     app.connect("builder-inited", _builder_inited)
     app.connect("env-get-outdated", LISTED.outdated)
     app.connect("env-before-read-docs", LISTED.reading, priority=900)  # after others add any

@@ -293,7 +293,7 @@
     const sets = tabs.tabsets().filter(comparable);
     if (sets.length === 0) return;
     pageControl = ui.addPageControl(sets[0]);
-    status = ui.addStatus();
+    status = status || ui.addStatus(); // prepared again for a new article: one region
     document.addEventListener('click', onClick);
     document.addEventListener('change', onChange);
   }

@@ -36,7 +36,8 @@
  *
  * Its only global is window.polybookTabs = {select(name, anchor), current(), frameworks(),
  * label(name), resolve(value), setParam(key, value), readParam(key), register(view),
- * tabsOf(tabset), panelsOf(tabset), tabsets(), apply()}.
+ * tabsOf(tabset), panelsOf(tabset), tabsets(), apply(), refresh()}; refresh() prepares the
+ * tab sets of an article put in place of the page's (a view's prepare() runs again then).
  */
 (function () {
   'use strict';
@@ -371,6 +372,16 @@
     document.addEventListener('keydown', onKeydown);
   }
 
+  /* The page's article replaced by a newer build's (polybook serve): its tab sets prepared
+   * and the framework shown applied again. */
+  function refresh() {
+    if (frameworks.length === 0 || current === null) return;
+    tabsets().forEach(ensureIds);
+    views.forEach((view) => view.prepare && view.prepare());
+    apply(current);
+    revealTarget();
+  }
+
   window.polybookTabs = {
     select: (name, anchor) => choose(name, anchor || null),
     current: () => current,
@@ -384,6 +395,7 @@
     panelsOf: panelsOf,
     tabsets: tabsets,
     apply: () => current && apply(current),
+    refresh: refresh,
   };
 
   if (document.readyState === 'loading') {
