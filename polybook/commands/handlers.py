@@ -164,9 +164,12 @@ def serve(args: argparse.Namespace, reporter: Reporter | None) -> int:
     keeper = SphinxKeeper()
     first = True
 
-    def rebuild(found: Reporter) -> int:  # its problems are shown over the pages too
+    def rebuild(found: Reporter, pages_out: Callable[[], None]) -> int:  # problems shown too
         nonlocal first
         current = _load(config.root, args)
+        # The open pages take the new ones as soon as they are written, before the link
+        # check (it only warns), unless a warning fails the build.
+        keeper.pages_out = None if current.build.strict else pages_out
         found.suppressed = frozenset(current.build.suppress_warnings)
         found.forward(current.ignored)
         request = BuildRequest(SITE, select_tabs(current, args.tab), None, registered())

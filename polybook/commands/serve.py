@@ -45,7 +45,9 @@ WATCH_QUIET = 10
 WATCH_READY = 10.0  # seconds a new watcher may take to set up
 Changes = set[tuple[watchfiles.Change, str]]
 READY = "polybook: ready: each save rebuilds the site"  # after the first build
-Rebuild = Callable[[Reporter], int]  # a build whose problems go to the reporter
+# A build whose problems go to the reporter; it calls the function it is given once the
+# pages are written, where nothing can fail it any more (the open pages take them then).
+Rebuild = Callable[[Reporter, Callable[[], None]], int]
 
 
 def _handler(site: Path, state: BuildState) -> type[SimpleHTTPRequestHandler]:
@@ -193,8 +195,15 @@ class Preview:
         """Rebuild; its problems are shown (on stderr and over the pages), the last site
         stays, and no error of the build stops the preview."""
         reporter = Reporter()
+        out: list[bool] = []  # the pages published before the build ended
+
+        def pages_out() -> None:
+            if not out:
+                out.append(True)
+                self.state.publish([])
+
         try:
-            code = self.rebuild(reporter)
+            code = self.rebuild(reporter, pages_out)
         except PolybookError as err:  # before the build began: config.ini, the command
             code = self._failed(reporter, err)
         except Exception as exc:  # a fault of the build itself: shown, the preview goes on
@@ -204,7 +213,8 @@ class Preview:
                 reporter, PolybookError(Location("polybook serve"), message, "serve")
             )
         problems = [str(d) for d in reporter.errors or reporter.warnings] or ["the build failed"]
-        self.state.publish(problems if code else [])
+        if code or not out:
+            self.state.publish(problems if code else [])
         self._reload_config()
         self.built = _digests(self._libraries())
         return code

@@ -67,7 +67,8 @@ class _SiteRun:
 
         errors = len(reporter.errors)
         sections = site_sections(config, made.outputs)
-        site = build_site(made.executed, sections, reporter, self.early)
+        pages_out = self.keeper.pages_out if self.keeper is not None else None
+        site = build_site(made.executed, sections, reporter, self.early, pages_out)
         if len(reporter.errors) == errors:  # else Sphinx failed: the site is not all written
             logger.info("site written to %s", site.index)
         return True

@@ -9,7 +9,7 @@ still the last build's.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -83,10 +83,12 @@ def build_site(
     site: SiteSections,
     reporter: Reporter,
     early: EarlySphinx | None = None,
+    pages_out: Callable[[], None] | None = None,
 ) -> Site:
     """Render every page and build the site; pages whose notebooks failed keep their last
     good HTML, and the library's wheel is published with it. ``early``: a Sphinx process
-    started for it (see :func:`start_early`).
+    started for it (see :func:`start_early`); ``pages_out``: told once Sphinx has written
+    the pages where nothing failed so far (the checks that follow only warn).
 
     Outputs are cleaned first (JavaScript dropped, the machine's paths replaced): the pages
     and the notebooks offered for download show the same. What is cleaned and rendered is
@@ -122,7 +124,7 @@ def build_site(
     coded = code_pages(cleaned)
     extras = SiteExtras(library.blocks, library.tabs, documented, prose, held, downloads, coded)
     stale = frozenset(page.removesuffix(".md") for page, _ in executed.failed)
-    return Site(write_site(site, pages, reporter, stale, extras, early))
+    return Site(write_site(site, pages, reporter, stale, extras, early, pages_out))
 
 
 def _stamps(root: Path, images: Sequence[str]) -> tuple[Any, ...]:
@@ -216,6 +218,8 @@ class SphinxKeeper:
 
     def __init__(self) -> None:
         self.process: EarlySphinx | None = None
+        # What serve does once a build's pages are written and nothing failed so far.
+        self.pages_out: Callable[[], None] | None = None
 
     def take(self, layout: Layout) -> EarlySphinx | None:
         """The kept process, else one started now on the last build's settings."""
@@ -268,6 +272,7 @@ def write_site(
     stale: Collection[str] = frozenset(),
     extras: SiteExtras | None = None,
     early: EarlySphinx | None = None,
+    pages_out: Callable[[], None] | None = None,
 ) -> Path:
     """Build the HTML site from rendered ``pages`` (in a Sphinx process of its own); returns
     the output folder.
@@ -276,7 +281,9 @@ def write_site(
     build wrote them, their sources are kept, and so is their last good HTML. ``extras``
     adds the notebooks for download and the library's API pages. ``early`` is a Sphinx
     process started before the pages were ready (see :func:`start_early`): it runs when
-    the settings are the ones it started on, and is stopped otherwise.
+    the settings are the ones it started on, and is stopped otherwise. ``pages_out`` is
+    told once the pages are written, where no error was found so far: the internal links
+    are checked after it (they can only warn).
     """
     book = site.book
     layout = book.layout
@@ -330,6 +337,8 @@ def write_site(
         if crash != REPORTED_FAILURE:  # else the diagnostics have it, located
             reporter.error(Diagnostic(Location("sphinx"), crash, "render", "error"))
     else:
+        if pages_out is not None and not reporter.errors:
+            pages_out()
         _check_links(site, outdir, reporter)
     return outdir
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import http.client
+import json
 import signal
 import subprocess
 import sys
@@ -13,6 +14,7 @@ import time
 from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -56,7 +58,7 @@ def preview(book: Path) -> Iterator[Preview]:
 def _previewed(book: Path) -> Iterator[Preview]:
     """A preview whose rebuilds run ``polybook build html`` as ``polybook serve`` does."""
     args = ["build", "html", "--quiet", "--root", str(book)]
-    served = Preview(load_config(book), lambda found: run(_parser().parse_args(args), found))
+    served = Preview(load_config(book), lambda found, _: run(_parser().parse_args(args), found))
     assert served.build() == 0
     served.start()
     loop = threading.Thread(target=served.run, daemon=True)
@@ -239,7 +241,9 @@ def _served(book: Path) -> Iterator[tuple[subprocess.Popen[str], int]]:
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert process.stdout is not None
-        assert process.stdout.readline().startswith("polybook: serving")
+        serving = process.stdout.readline()
+        assert serving.startswith("polybook: serving")
+        process.port = int(serving.split("127.0.0.1:")[1].split("/")[0])  # type: ignore[attr-defined]
         _until(lambda: len(_sphinx_children(process.pid)) == 1)  # started for the next edit
         (warm,) = _sphinx_children(process.pid)
         yield process, warm
@@ -317,7 +321,7 @@ def test_a_site_built_before_is_served_while_the_first_build_runs(
     (site / "index.html").write_text("<p>Built before.</p>")
     building, finish = threading.Event(), threading.Event()
 
-    def rebuild(found: Reporter) -> int:  # the first build, held until the site is asked for
+    def rebuild(found: Reporter, _: Callable[[], None]) -> int:  # held until the site is asked
         building.set()
         finish.wait(60)
         return 0
@@ -338,7 +342,7 @@ def test_a_site_built_before_is_served_while_the_first_build_runs(
 
 
 def test_a_book_never_built_is_served_once_its_first_build_made_the_site(book: Path) -> None:
-    def rebuild(found: Reporter) -> int:  # the build fails: no site
+    def rebuild(found: Reporter, _: Callable[[], None]) -> int:  # the build fails: no site
         return 1
 
     served = Preview(load_config(book), rebuild)
@@ -352,3 +356,36 @@ def test_the_bench_knows_the_line_that_says_the_first_build_is_done() -> None:
     from tools.bench_runs import READY_LINE
 
     assert READY.startswith(READY_LINE)
+
+
+def _messages(port: int) -> Iterator[dict[str, Any]]:
+    """The states the event stream sends, as they come (its comments skipped)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    connection.request("GET", EVENTS)
+    answer = connection.getresponse()
+    try:
+        while True:
+            line = answer.fp.readline().decode()
+            if line.startswith("data: "):
+                yield json.loads(line[len("data: ") :])
+    finally:
+        connection.close()
+
+
+@pytest.mark.slow
+def test_each_build_is_told_once_and_a_strict_book_waits_for_its_link_check(book: Path) -> None:
+    """The open pages are told of a build once, as soon as its pages are written (before
+    the link check, which only warns); where a warning fails the build (``strict``) they
+    are told after the check, of its problems."""
+    page = book / "chap" / "page.md"
+    with _served(book) as (process, _):
+        stream = _messages(process.port)  # type: ignore[attr-defined]
+        built = next(stream)["built"]
+        page.write_text("# Page\n\nEdited words.\n")
+        assert next(stream) == {"built": built + 1, "problems": []}
+        assert "Edited words." in (book / "_build" / "html" / "chap" / "page.html").read_text()
+        (book / "config.ini").write_text(CONFIG + "strict = true\n")
+        assert next(stream) == {"built": built + 2, "problems": []}  # once, not twice
+        page.write_text('# Page\n\nA <a href="nowhere.html">raw link</a>.\n')  # Sphinx passes it
+        failed = next(stream)
+        assert failed["built"] == built + 2 and "dead link" in " ".join(failed["problems"])
