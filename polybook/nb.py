@@ -42,6 +42,11 @@ def copy_notebook(nb: NotebookNode) -> NotebookNode:
     return _node(nb)
 
 
+def copy_node(item: NotebookNode) -> NotebookNode:
+    """A deep copy of one part of a notebook (an output, a cell's metadata)."""
+    return _node(item)
+
+
 def new_notebook() -> NotebookNode:
     return node({"nbformat": 4, "nbformat_minor": 5, "metadata": node({}), "cells": []})
 

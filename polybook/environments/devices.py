@@ -24,6 +24,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from polybook.memo import memoised
+
 if TYPE_CHECKING:  # nbformat is slow to import; a build that finds nothing changed needs none
     from nbformat import NotebookNode
 
@@ -178,6 +180,7 @@ def _code(source: str) -> str:
         return source
 
 
+@memoised(65536)
 def names_device(source: str) -> bool:
     """Whether a cell's code names a device (see :data:`DEVICE_WORDS`)."""
     # Most cells name no device at all: tokenize only those whose text does.

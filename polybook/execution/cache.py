@@ -8,6 +8,7 @@ folder, ``s3://…``, ``gs://…``) read through that local folder.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import logging
@@ -22,8 +23,9 @@ from nbformat import NotebookNode
 from polybook.fsutil import write_atomic
 from polybook.library.canonical import KEY_FORMAT
 from polybook.library.usage import cell_digest
+from polybook.memo import FileMemo
 from polybook.meta import RunInfo, cell_meta, notebook_meta, update_cell_meta, update_notebook_meta
-from polybook.nb import copy_notebook, reads, writes
+from polybook.nb import copy_node, copy_notebook, reads, writes
 
 logger = logging.getLogger("polybook")
 CACHE_VERSION = "3"
@@ -89,7 +91,8 @@ class CacheKey:
 
 
 def adopt_outputs(fresh: NotebookNode, cached: NotebookNode) -> NotebookNode:
-    """``fresh`` (this build's notebook) with the outputs of a cached run of the same code.
+    """``fresh`` (this build's notebook) with (copies of) the outputs of a cached run of the
+    same code.
 
     The key guarantees the same code cells in the same order; prose, cell ids and source
     lines may have moved since, so they are taken from ``fresh``.
@@ -98,10 +101,10 @@ def adopt_outputs(fresh: NotebookNode, cached: NotebookNode) -> NotebookNode:
     old_cells = [c for c in cached.cells if c.cell_type == "code"]
     new_cells = [c for c in merged.cells if c.cell_type == "code"]
     for new, old in zip(new_cells, old_cells, strict=True):
-        new.outputs = old.get("outputs", [])
+        new.outputs = [copy_node(out) for out in old.get("outputs", [])]  # its own
         new.execution_count = old.get("execution_count")
         if "execution" in old.metadata:
-            new.metadata["execution"] = old.metadata["execution"]
+            new.metadata["execution"] = copy_node(old.metadata["execution"])
         skipped = cell_meta(old).skipped
         if skipped:
             update_cell_meta(new, skipped=skipped)
@@ -120,6 +123,19 @@ def _entry_name(key: str, run: RunInfo | None) -> str:
     host with N GPUs (a bigger host makes its own entry, so none is ever replaced)."""
     partial = run is not None and run.skipped > 0
     return f"{key}.g{run.host_gpus}.ipynb" if partial and run else f"{key}.ipynb"
+
+
+# Each local entry as parsed, while its file is unchanged (entries never change once written):
+# a rebuild in the same process copies it out instead of parsing it again.
+_PARSED: FileMemo[NotebookNode | None] = FileMemo(4096)
+
+
+def _parse(path: Path) -> NotebookNode | None:
+    """A cache entry's notebook; None where it cannot be read."""
+    try:
+        return reads(path.read_bytes().decode("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
 
 
 class ExecutionCache:
@@ -174,20 +190,26 @@ class ExecutionCache:
     def get(self, key: str, host_gpus: int, wanted: int = 0) -> NotebookNode | None:
         """The cached run, if one exists that ran at least what this host could run:
         complete, else made on a host with as many GPUs or more (``wanted``: the most a
-        cell of the notebook needs)."""
+        cell of the notebook needs). It is kept for the next build of this process: the
+        caller reads it (:func:`adopt_outputs` copies what it takes), never changes it."""
         names = [f"{key}.ipynb"]  # then runs that badged cells, biggest host first: one
         # of a host like this one too (a cell it badged at run time, it badges again)
         names += [f"{key}.g{n}.ipynb" for n in range(max(wanted - 1, host_gpus), host_gpus - 1, -1)]
         for name in (f"{key[:2]}/{n}" for n in names):
             path = self.local / name
-            data = path.read_bytes() if path.is_file() else self._fetch(name)
-            data = data if data is not None else self._borrow(name)
-            if data is None:
-                continue
-            try:
-                nb = reads(data.decode("utf-8"))
-            except (UnicodeDecodeError, ValueError):
-                continue
+            if path.is_file():
+                nb = _PARSED.value([path], functools.partial(_parse, path))
+                if nb is None:
+                    continue
+            else:
+                data = self._fetch(name)
+                data = data if data is not None else self._borrow(name)
+                if data is None:
+                    continue
+                try:
+                    nb = reads(data.decode("utf-8"))
+                except (UnicodeDecodeError, ValueError):
+                    continue
             run = notebook_meta(nb).run or RunInfo()
             if run.host_gpus < host_gpus and run.skipped > 0:
                 continue  # made on a smaller host: this one can run more of it

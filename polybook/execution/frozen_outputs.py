@@ -35,7 +35,7 @@ from polybook.library.canonical import KEY_FORMAT, own_dialect
 from polybook.library.usage import cell_digest
 from polybook.memo import FileMemo
 from polybook.meta import RunInfo, cell_meta, notebook_meta, update_cell_meta, update_notebook_meta
-from polybook.nb import new_code_cell, new_notebook
+from polybook.nb import copy_notebook, new_code_cell, new_notebook
 from polybook.source.frozen import (
     check_frozen,
     entry_files,
@@ -378,9 +378,10 @@ def _rekeyed(
     device class; ``needs``: the host's GPUs, the most a cell wants), stored again under
     ``key``: a new polybook runs nothing again."""
     old = legacy(own_dialect())
-    run = cache.get(old.on(*where).digest, *needs)
-    if run is None:
+    kept = cache.get(old.on(*where).digest, *needs)
+    if kept is None:
         return None
+    run = copy_notebook(kept)  # the cache's own stays as read
     update_notebook_meta(run, key=key, key_format=KEY_FORMAT)
     cache.put(key, run)
     return run

@@ -9,11 +9,11 @@ from pathlib import Path
 
 from nbformat import NotebookNode
 
-from polybook.execution.cache import CacheKey, ExecutionCache
+from polybook.execution.cache import CacheKey, ExecutionCache, adopt_outputs
 from polybook.library.model import SavedBlock
 from polybook.library.usage import LibraryUsage, cell_digest
 from polybook.meta import Requires, RunInfo, update_cell_meta, update_notebook_meta
-from polybook.nb import new_code_cell, new_notebook
+from polybook.nb import new_code_cell, new_notebook, node, writes
 
 LIBRARY = {
     "import inspect": 0,
@@ -169,6 +169,28 @@ def test_a_shared_store_is_read_through_a_local_copy(tmp_path: Path) -> None:
     assert got is not None and got.cells[0].source == "print(1)"
     assert (tmp_path / "b" / "ab" / f"{'ab' * 32}.ipynb").is_file()  # kept here
     assert reader.get("cd" * 32, host_gpus=0) is None
+
+
+def test_an_entry_is_parsed_once_while_unchanged_and_its_outputs_are_taken_as_copies(
+    tmp_path: Path,
+) -> None:
+    cache = ExecutionCache(tmp_path / "cache")
+    key = "34" * 32
+    run = executed("print(1)")
+    run.cells[0].outputs = [node({"output_type": "stream", "name": "stdout", "text": "1\n"})]
+    cache.put(key, run)
+    kept = cache.get(key, host_gpus=0)
+    assert kept is not None and cache.get(key, host_gpus=0) is kept  # read once
+    adopted = adopt_outputs(executed("print(1)"), kept)
+    assert adopted.cells[0].outputs == kept.cells[0].outputs
+    adopted.cells[0].outputs[0]["text"] = "changed by a later step\n"
+    adopted.cells[0].outputs.append(node({"output_type": "stream", "name": "stderr"}))
+    assert kept.cells[0].outputs == run.cells[0].outputs  # the kept entry, as read
+    entry = next((tmp_path / "cache").rglob("*.ipynb"))
+    run.cells[0].outputs[0]["text"] = "2\n"
+    entry.write_text(writes(run), encoding="utf-8")  # an entry written again: read again
+    again = cache.get(key, host_gpus=0)
+    assert again is not None and again.cells[0].outputs[0]["text"] == "2\n"
 
 
 def test_runs_of_smaller_hosts_never_replace_or_hide_bigger_ones(tmp_path: Path) -> None:
