@@ -54,6 +54,12 @@ SCRIPT = """<script data-pb-frame=%(frame)s>(function () {
       return false;
     }
     old.replaceWith(document.adoptNode(fresh));
+    fresh.querySelectorAll("script").forEach((found) => {  // run, as a reload would run them
+      const script = document.createElement("script");
+      Array.from(found.attributes).forEach((a) => script.setAttribute(a.name, a.value));
+      script.textContent = found.textContent;
+      found.replaceWith(script);
+    });
     document.title = doc.title;
     if (typeof addCopyButtonToCodeCells === "function") addCopyButtonToCodeCells();
     if (window.polybookTabs && window.polybookTabs.refresh) window.polybookTabs.refresh();

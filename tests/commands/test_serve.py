@@ -100,6 +100,8 @@ TABBED = """# Page
 
 First words.
 
+<script>window.pbArticleRuns = (window.pbArticleRuns || 0) + 1;</script>
+
 ```{.python .input}
 %%tab pytorch
 print("torch side")
@@ -130,6 +132,7 @@ def test_an_article_put_in_place_keeps_the_framework_tabs_and_copy_buttons(
         (book / "chap" / "page.md").write_text(TABBED.replace("First words.", "Edited words."))
         page.wait_for_function("() => document.body.innerText.includes('Edited words.')")
         assert page.evaluate("() => window.pbNotReloaded === true")  # in place
+        assert page.evaluate("() => window.pbArticleRuns") == 2  # its scripts ran, as on a load
         assert page.evaluate(visible) == "mxnet"  # the reader's framework, on the new article
         assert page.locator("article .pb-tab[data-pb-tab=mxnet]").get_attribute("aria-selected")
         assert page.locator("article button.copybtn").count() >= 2  # the new code's buttons
