@@ -284,10 +284,20 @@ def fill_all(
     store: OutputsStore, notebooks: dict[tuple[str, str], NotebookNode], reporter: Reporter
 ) -> int:
     """Nothing runs (``eval_notebook = false``): give each notebook what the book's store
-    holds for it, cell by cell; returns how many notebooks the store gave outputs."""
+    holds for it, cell by cell (in ``notebooks``, a filled copy in its place: the notebook
+    given is the stages' own, read again by the next build); returns how many notebooks
+    the store gave outputs."""
     if not store.folder.is_dir():
         return 0
-    used = [store.fill(place, nb, reporter) for place, nb in notebooks.items()]
+    used = []
+    for place, nb in list(notebooks.items()):
+        if not store.manifest(*place).is_file():
+            continue
+        filled = copy_notebook(nb)
+        use = store.fill(place, filled, reporter)
+        if use is not None:
+            notebooks[place] = filled
+        used.append(use)
     for use in used:
         store.keep(use)
     store.report_unfetched(reporter)

@@ -32,7 +32,7 @@ from polybook.library.head import library_module
 from polybook.library.model import SavedBlock
 from polybook.library.usage import LibraryUsage, package_init
 from polybook.meta import cell_meta, update_notebook_meta
-from polybook.nb import Notebooks
+from polybook.nb import Notebooks, copy_notebook
 
 logger = logging.getLogger("polybook")
 
@@ -177,7 +177,8 @@ def plan(
                     inventory.share,
                 )
                 seconds = expected.get(f"{path}|{fw}", 0.0)
-                jobs.append(Job(path, fw, found.key, nb, kernel, seconds, identity))
+                # Its own copy: an executor may fill it in place (the kept one is read again)
+                jobs.append(Job(path, fw, found.key, copy_notebook(nb), kernel, seconds, identity))
     if store is not None:
         store.report_unfetched(reporter)
     return jobs

@@ -29,7 +29,7 @@ from polybook.config import CONFIG_FILE, Book
 from polybook.config.model import LibraryAliases
 from polybook.diagnostics import Location, Reporter
 from polybook.library.aliases import alias_entries, written_pair
-from polybook.memo import Memo
+from polybook.memo import HeldMemo, Memo
 from polybook.nb import Notebooks, copy_notebook
 
 if TYPE_CHECKING:
@@ -42,6 +42,9 @@ ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)  # take ``.attr`` as 
 
 # Cells' code rewritten, by their code and the aliases (serve's rebuilds rewrite each once).
 _REWRITTEN: Memo[str] = Memo(65536)
+# Each notebook rewritten, by the very notebook (an unchanged page's is the last build's) and
+# the aliases: a rebuild does not look at an unchanged page's cells again.
+_NOTEBOOKS: HeldMemo[NotebookNode] = HeldMemo(65536)
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,11 @@ class Rewriter:
 
     def __bool__(self) -> bool:
         return bool(self.texts or self.fluent)
+
+    @property
+    def key(self) -> str:
+        """What the aliases are, as a memo's key."""
+        return repr((self.texts, sorted(self.fluent.items())))
 
     def rewrite(self, code: str) -> str:
         """``code`` with the aliases replaced (its fluent calls kept where it does not parse);
@@ -177,9 +185,16 @@ def rewrite_notebook(nb: NotebookNode, rewrite: Rewriter) -> NotebookNode:
 
 
 def rewrite_notebooks(book: Book, notebooks: Notebooks, reporter: Reporter) -> Notebooks:
-    """Each framework's notebooks with its aliases replaced (see the module's text)."""
+    """Each framework's notebooks with its aliases replaced (see the module's text); the
+    same notebook for the same notebook and aliases (:data:`_NOTEBOOKS`)."""
     found = rewriters(book, tuple(notebooks), reporter)
+    keys = {fw: rewrite.key for fw, rewrite in found.items()}
+
+    def rewritten(nb: NotebookNode, fw: str) -> NotebookNode:
+        rewrite = found[fw]
+        return _NOTEBOOKS.get((nb,), keys[fw], lambda _: rewrite_notebook(nb, rewrite), reporter)
+
     return {
-        fw: [(path, rewrite_notebook(nb, found[fw])) for path, nb in nbs] if found[fw] else nbs
+        fw: [(path, rewritten(nb, fw)) for path, nb in nbs] if found[fw] else nbs
         for fw, nbs in notebooks.items()
     }

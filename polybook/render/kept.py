@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from polybook.source.model import Document
 
 CLEANED: Memo[NotebookNode] = Memo(4096)  # by the executed notebook and how it is cleaned
+# The same, by the very notebook (an unchanged page's is the last build's): no digest of it.
+CLEANED_HELD: HeldMemo[NotebookNode] = HeldMemo(4096)
 # An output's own change of a cleaned notebook (the PDF's: no HTML where there is text), by
 # the cleaned notebook (kept itself) and the change's name.
 PREPARED: HeldMemo[NotebookNode] = HeldMemo(4096)
@@ -41,11 +43,19 @@ def cleaned(
     framework: str,
     reporter: Reporter,
 ) -> NotebookNode:
-    """:func:`~polybook.render.outputs.clean_for_book`, once per content."""
-    key = digest("cleaned", str(book.root), limit, roots, path, framework, nb)
-    return CLEANED.get(
-        key, lambda found: clean_for_book(book, limit, nb, roots, path, framework, found), reporter
-    )
+    """:func:`~polybook.render.outputs.clean_for_book`, once per content; known by the very
+    notebook first, then by a digest of it."""
+
+    def by_content(reporter: Reporter) -> NotebookNode:
+        key = digest("cleaned", str(book.root), limit, roots, path, framework, nb)
+        return CLEANED.get(
+            key,
+            lambda found: clean_for_book(book, limit, nb, roots, path, framework, found),
+            reporter,
+        )
+
+    held = f"{book.root}\0{limit}\0{roots}\0{path}\0{framework}"
+    return CLEANED_HELD.get((nb,), held, by_content, reporter)
 
 
 def prepared(

@@ -16,7 +16,6 @@ from polybook.memo import HeldMemo
 from polybook.meta import CellMeta, NotebookMeta, Requires, set_cell_meta, set_notebook_meta
 from polybook.nb import (
     Notebooks,
-    copy_notebook,
     new_code_cell,
     new_markdown_cell,
     new_notebook,
@@ -146,14 +145,16 @@ def _split_once(
     doc: Document, fw: Framework, tabs: tuple[str, ...], check: bool, reporter: Reporter
 ) -> NotebookNode:
     """:func:`split`, kept for the page as parsed (the parse of an unchanged page is kept
-    too, :data:`polybook.source.book.PARSED`); a copy, which the caller may change."""
-    kept = SPLIT.get(
+    too, :data:`polybook.source.book.PARSED`): an unchanged page's notebook is the very one
+    of the last build, which the later stages' memos know by identity. It is read, never
+    changed: a stage that changes a notebook changes a copy (``polybook.nb.copy_notebook``).
+    """
+    return SPLIT.get(
         (doc,),
         f"{fw!r}\0{tabs}\0{check}",
         lambda found: split(doc, fw, tabs, check, found),
         reporter,
     )
-    return copy_notebook(kept)
 
 
 def split_book(

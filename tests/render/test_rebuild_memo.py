@@ -16,7 +16,7 @@ from polybook.diagnostics import Location, Reporter
 from polybook.memo import Memo, digest
 from polybook.render.kept import CLEANED, PLAIN
 from polybook.render.sphinx.highlight import HIGHLIGHT_BLOCK, HIGHLIGHTED, _keep_highlighted
-from tests.books import build, code, pages_book
+from tests.books import build, code, pages_book, shipped_with_cache
 
 
 def test_a_kept_result_comes_with_what_its_step_reported() -> None:
@@ -106,22 +106,23 @@ def _parsed(root: Path):  # type: ignore[no-untyped-def]
     return load_book(config.book, config.build, Reporter(quiet=True))
 
 
-def test_a_pages_notebooks_are_split_once_per_parse_and_given_as_copies(tmp_path: Path) -> None:
+def test_a_pages_notebooks_are_split_once_per_parse_and_kept_as_the_same_notebook(
+    tmp_path: Path,
+) -> None:
     from polybook.source.split import SPLIT, split_book
 
     root = pages_book(tmp_path / "book", {"a": code("x = 1"), "b": code("y = 2")})
     book = _parsed(root)
     first = split_book(book, ("pytorch",), Reporter(quiet=True))["pytorch"]
     misses = SPLIT.misses
-    first[1][1].cells[-1].source = "changed by a later stage"
     again = split_book(_parsed(root), ("pytorch",), Reporter(quiet=True))["pytorch"]
     assert SPLIT.misses == misses  # the same parses: nothing split again
-    assert again[1][1].cells[-1].source == "x = 1"  # a copy: the change above is not kept
-    assert [nb for _, nb in again][2:] == [nb for _, nb in first][2:]
+    assert all(a is b for (_, a), (_, b) in zip(again, first, strict=True))  # the very ones
     (root / "a.md").write_text("# a\n\n" + code("x = 3"))
     edited = split_book(_parsed(root), ("pytorch",), Reporter(quiet=True))["pytorch"]
     assert SPLIT.misses == misses + 1  # the edited page alone
-    assert edited[1][1].cells[-1].source == "x = 3"
+    assert edited[1][1].cells[-1].source == "x = 3" and first[1][1].cells[-1].source == "x = 1"
+    assert [p for p, nb in edited if nb is not dict(first)[p]] == ["a.md"]
 
 
 def test_a_page_is_rendered_again_when_its_notebooks_or_its_shown_files_may_differ(
@@ -165,3 +166,35 @@ def test_a_pages_parse_is_kept_by_the_building_process_where_workers_parsed_it(
     again = load_book(config.book, config.build, Reporter(quiet=True))
     assert len(first.documents) == 41
     assert all(a is b for a, b in zip(first.documents, again.documents, strict=True))
+
+
+def _kept_notebooks() -> dict[int, tuple[object, str]]:
+    """Every notebook the memos keep by identity (the split and rewritten notebooks, the
+    cleaned ones), each with its content as it is now."""
+    from polybook.library.rewrite import _NOTEBOOKS
+    from polybook.render.kept import CLEANED_HELD
+    from polybook.source.split import SPLIT
+
+    found: dict[int, tuple[object, str]] = {}
+    for memo in (SPLIT, _NOTEBOOKS, CLEANED_HELD):
+        for (held, made), _ in memo.memo.kept.values():
+            for nb in (*held, made):
+                if isinstance(nb, dict):  # not the page's parse
+                    found[id(nb)] = (nb, json.dumps(nb, sort_keys=True))
+    return found
+
+
+@pytest.mark.slow
+def test_no_stage_changes_a_notebook_the_next_build_is_given_again(tmp_path: Path) -> None:
+    """The notebooks of unchanged pages are handed to the next build as they are (the same
+    objects): every stage of every output reads them and changes only its own copies."""
+    root = shipped_with_cache(tmp_path / "book")
+    assert build(root, "html", "--tab", "all") == 0
+    before = _kept_notebooks()
+    assert len(before) > 60  # the shipped book's: 9 pages, four tabs
+    page = root / "chapter_builders-guide" / "parameters.md"
+    page.write_text(page.read_text(encoding="utf-8") + "\nOne more sentence.\n")
+    for target in ("html", "notebooks", "slides"):
+        assert build(root, target, "--tab", "all") == 0, target
+    changed = [id_ for id_, (nb, text) in before.items() if json.dumps(nb, sort_keys=True) != text]
+    assert changed == []
