@@ -232,6 +232,12 @@ class Drawer:
     citations, numbers the figures and saves its environment."""
 
     pending: Future[None] | None = None
+    checked: Path | None = None  # the folder this process drew every formula of the book in
+    reading: frozenset[str] = frozenset()  # the pages this build reads
+
+    @classmethod
+    def read(cls, app: Sphinx, env: Any, docnames: list[str]) -> None:
+        cls.reading = frozenset(docnames)
 
     @classmethod
     def begin(cls, folder: Path, formulas: set[Formula]) -> None:
@@ -255,9 +261,14 @@ class Drawer:
 
 def on_env_updated(app: Sphinx, env: Any) -> list[str]:
     """Begin drawing every page's missing formulas, in one Node run per CPU at most (one
-    run a page cost a Node start each: 40 s of a 200-page book)."""
+    run a page cost a Node start each: 40 s of a 200-page book). A process that did so
+    before (the one ``polybook serve`` keeps) looks at the pages it read alone: the others'
+    are drawn (and a page written draws what it misses, see :func:`on_doctree_resolved`)."""
     if _ours(app):
-        Drawer.begin(_folder(app), set().union(*_book_formulas(env).values()))
+        folder, found = _folder(app), _book_formulas(env)
+        pages = Drawer.reading if Drawer.checked == folder else found.keys()
+        Drawer.begin(folder, set().union(*(found.get(page, ()) for page in pages)))
+        Drawer.checked = folder
     return []
 
 
@@ -326,6 +337,7 @@ def setup(app: Sphinx) -> None:
     app.connect("doctree-read", on_doctree_read)
     app.connect("env-purge-doc", on_purge_doc)
     app.connect("env-merge-info", on_merge_info)
+    app.connect("env-before-read-docs", Drawer.read, priority=950)  # once others added any
     app.connect("env-updated", on_env_updated, priority=100)  # before the citations'
     app.connect("write-started", Drawer.wait)
     app.connect("build-finished", Drawer.wait)

@@ -18,6 +18,8 @@ import pytest
 from benchmarks.make_book import write_book
 from polybook.commands.cli import main
 from polybook.render.sphinx.process import WarmSphinx
+from polybook.site.math_speech import spoken
+from polybook.site.math_svg import last_run
 from polybook.site.settings import site_digest
 
 pytestmark = pytest.mark.slow
@@ -94,6 +96,7 @@ def test_an_edit_is_answered_before_the_environment_and_the_index_are_written(
         assert sphinx.run() == ""
         sphinx.write_late()
         _restyle(root, sphinx)
+        _formula_edit(build, sphinx)
     finally:
         sphinx.stop()  # waits for what it deferred
     ended = _stamps(build)
@@ -104,6 +107,17 @@ def test_an_edit_is_answered_before_the_environment_and_the_index_are_written(
     assert {t for t in terms if t.startswith(("qwert", "zyx", "asdf"))} == {"asdfghjkl"}, terms
     assert "plantedword" not in terms
     assert index["docnames"] == docnames  # every other page's entries kept
+
+
+def _formula_edit(build: Path, sphinx: WarmSphinx) -> None:
+    """A new formula on the edited page is drawn; the kept process looks at the formulas of
+    the page it read again, not at every page's (each page of the book has one)."""
+    _edit(build, "Asdfghjkl ", "Asdfghjkl $q_{42}^{7}$ ")
+    assert sphinx.run() == ""
+    page = (build / "html" / f"{PAGE}.html").read_text(encoding="utf-8")
+    assert f'aria-label="{spoken("q_{42}^{7}")}"><svg' in page
+    assert last_run(build / "cache" / "math")["formulas"] <= 3  # the page's own, not 12+
+    sphinx.write_late()
 
 
 def _restyle(root: Path, sphinx: WarmSphinx) -> None:
