@@ -95,8 +95,7 @@ def test_an_edit_is_answered_before_the_environment_and_the_index_are_written(
         _edit(build, "Zyxwvut ", "Qwertyuiop ")
         assert sphinx.run() == ""
         sphinx.write_late()
-        _restyle(root, sphinx)
-        _formula_edit(build, sphinx)
+        _restyle_and_add_a_formula(root, sphinx)
     finally:
         sphinx.stop()  # waits for what it deferred
     ended = _stamps(build)
@@ -118,6 +117,11 @@ def _formula_edit(build: Path, sphinx: WarmSphinx) -> None:
     assert f'aria-label="{spoken("q_{42}^{7}")}"><svg' in page
     assert last_run(build / "cache" / "math")["formulas"] <= 3  # the page's own, not 12+
     sphinx.write_late()
+
+
+def _restyle_and_add_a_formula(root: Path, sphinx: WarmSphinx) -> None:
+    _restyle(root, sphinx)
+    _formula_edit(root / "_build", sphinx)
 
 
 def _restyle(root: Path, sphinx: WarmSphinx) -> None:
