@@ -11,7 +11,11 @@ from packaging.version import InvalidVersion, Version
 
 from polybook.layout import EnvsFolder
 from polybook.library.pins import pin_name
-from polybook.memo import memoised
+from polybook.memo import FileMemo, memoised
+
+# What a site-packages folder holds of a distribution, while the folder holds the same
+# (an install or an uninstall adds or removes a ``*.dist-info`` folder in it).
+_METADATA: FileMemo[str | None] = FileMemo(4096)
 
 
 def _site_packages(framework: str, envs: EnvsFolder) -> list[Path]:
@@ -59,7 +63,13 @@ def installed_metadata(name: str, version: str, framework: str, envs: EnvsFolder
     site = sorted(
         p for env in envs.candidates(framework) for p in env.glob("lib/python*/site-packages")
     )
-    for info in sorted(site[0].glob("*.dist-info")) if site and version else []:
+    if not site or not version:
+        return None
+    return _METADATA.value([site[0]], lambda: _metadata(site[0], name, version), (name, version))
+
+
+def _metadata(site: Path, name: str, version: str) -> str | None:
+    for info in sorted(site.glob("*.dist-info")):
         found, _, found_version = info.name.removesuffix(".dist-info").rpartition("-")
         if _dist_name(found) != _dist_name(name):
             continue

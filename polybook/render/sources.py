@@ -8,6 +8,7 @@ Sphinx keeps its last good HTML.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
@@ -160,6 +161,24 @@ def write_sources(
     return changed
 
 
+def _files(folder: Path, confinement: Confinement | None = None) -> Iterator[Path]:
+    """The files under ``folder`` as ``rglob`` finds them (no folder behind a link entered),
+    ``__pycache__`` left out; with ``confinement``, a link only where it leads into the book
+    (``folder`` is in it, so a file that is no link is too: nothing is resolved for it)."""
+    folders = [folder]
+    while folders:
+        with os.scandir(folders.pop()) as entries:
+            for entry in entries:
+                if entry.name == "__pycache__":
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    folders.append(Path(entry.path))
+                elif entry.is_file():
+                    path = Path(entry.path)
+                    if confinement is None or not entry.is_symlink() or confinement.holds(path):
+                        yield path
+
+
 def _sync_resource(
     source: Path, target: Path, confinement: Confinement, pages: set[Path], is_root: bool
 ) -> bool:
@@ -168,9 +187,7 @@ def _sync_resource(
     (unless the folder is the sources' root, which holds more)."""
     changed = False
     copied: set[Path] = set()
-    for path in source.rglob("*"):
-        if not path.is_file() or "__pycache__" in path.parts or not confinement.holds(path):
-            continue
+    for path in _files(source, confinement):
         copy = target / path.relative_to(source)
         copied.add(copy)
         if not same_stamp(path, copy):  # copies keep their source's time

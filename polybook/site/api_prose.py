@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
+from polybook.memo import memoised
 from polybook.source.model import Document, Prose, TabProse
 
 # Per framework, per page path: (line, text, shared by all) of each prose block it reads.
@@ -42,10 +43,13 @@ def prose_index(
     return index
 
 
-def _sentences(text: str) -> list[str]:
+@memoised(65536)
+def _sentences(text: str) -> tuple[str, ...]:
+    """The plain sentences of a prose block (each block split once a process: the API pages
+    look through the same blocks for many names, at each build)."""
     plain = LINK.sub(r"\1", MARKUP.sub("", ROLE.sub("", HEADING.sub("", text))))
     plain = SPACE_BEFORE.sub(r"\1", " ".join(plain.split()))
-    return [s for s in SENTENCE_END.split(plain) if s and not s.startswith(":")]
+    return tuple(s for s in SENTENCE_END.split(plain) if s and not s.startswith(":"))
 
 
 def _names(name: str, sentence: str) -> bool:
