@@ -11,6 +11,7 @@ file, an image), as Sphinx last recorded them, with its content's hash.
 from __future__ import annotations
 
 import configparser
+import functools
 import hashlib
 import json
 from collections.abc import Iterable, Mapping
@@ -64,14 +65,23 @@ def files_read(config: BookConfig, output: Output) -> list[Path]:
     return found
 
 
+@functools.cache
+def _tool_files() -> bytes:
+    """The digest of the tool's own files, as this process loaded them (its code does not
+    change under it: a new release is a new process)."""
+    digest = hashlib.sha256()
+    _hash_files(digest, TOOL_ROOT, [*TOOL_ROOT.rglob("*.py"), *TOOL_ROOT.glob("*.ini")])
+    _hash_files(digest, TOOL_ROOT, TOOL_ROOT.glob("*/static/*"))  # the outputs' own assets
+    return digest.digest()
+
+
 def fingerprint(
     config: BookConfig, command: str, extra: Iterable[Path] = (), output: Output | None = None
 ) -> str:
     """The digest of what a build reads; ``output``: the output built (None: the whole
     configuration)."""
     digest = hashlib.sha256(command.encode())
-    _hash_files(digest, TOOL_ROOT, [*TOOL_ROOT.rglob("*.py"), *TOOL_ROOT.glob("*.ini")])
-    _hash_files(digest, TOOL_ROOT, TOOL_ROOT.glob("*/static/*"))  # the outputs' own assets
+    digest.update(_tool_files())
     root = config.root
     pages = {p for pattern in config.build.notebooks for p in root.glob(pattern)}
     if output is None:

@@ -20,6 +20,8 @@ CONSTANT = {
     "environments/devices.py": "the host's GPUs, and a warning said once",
     "environments/installer.py": "the installer $POLYBOOK_INSTALLER chose",
     "execution/executors/remote_job.py": "a worker's environments and zygotes, for its life",
+    "render/sphinx/config.py": "the versions of the packages that shape the pages, installed",
+    "pipeline/state.py": "the tool's own files, as the process loaded them",
 }
 
 

@@ -4,6 +4,7 @@ render core's extension. Each output adds its own builder's settings on top."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from importlib import metadata
@@ -149,9 +150,17 @@ def tool_digest(*output_code: Path) -> str:
         digest.update(folder.name.encode() + b"\0")
         hash_tree(digest, folder, [*folder.rglob("*.py"), *(folder / "static").rglob("*")])
     hash_tree(digest, CATALOG.parent, [*CATALOG.glob("*.json")])  # the words on every page
+    digest.update(_package_versions().encode())
+    return digest.hexdigest()
+
+
+@functools.cache
+def _package_versions() -> str:
+    """The versions of the packages that shape every page, as installed for this process."""
+    found = []
     for name in PACKAGES:
         try:
-            digest.update(f"{name}=={metadata.version(name)}\n".encode())
+            found.append(f"{name}=={metadata.version(name)}\n")
         except metadata.PackageNotFoundError:
-            digest.update(f"{name} missing\n".encode())
-    return digest.hexdigest()
+            found.append(f"{name} missing\n")
+    return "".join(found)
