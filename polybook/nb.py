@@ -37,14 +37,10 @@ def node(items: dict[str, Any]) -> NotebookNode:
 
 
 def copy_notebook(nb: NotebookNode) -> NotebookNode:
-    """A deep copy of ``nb``: nbformat's ``from_dict`` makes new nodes and lists all the way
-    down (a third of ``copy.deepcopy``'s time on a notebook)."""
+    """A deep copy of ``nb`` (a notebook, or one of its nodes: an output, a cell's metadata):
+    nbformat's ``from_dict`` makes new nodes and lists all the way down (a third of
+    ``copy.deepcopy``'s time on a notebook)."""
     return _node(nb)
-
-
-def copy_node(item: NotebookNode) -> NotebookNode:
-    """A deep copy of one part of a notebook (an output, a cell's metadata)."""
-    return _node(item)
 
 
 def new_notebook() -> NotebookNode:

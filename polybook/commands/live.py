@@ -63,7 +63,6 @@ SCRIPT = """<script data-pb-frame=%(frame)s>(function () {
     document.title = doc.title;
     if (typeof addCopyButtonToCodeCells === "function") addCopyButtonToCodeCells();
     if (window.polybookTabs && window.polybookTabs.refresh) window.polybookTabs.refresh();
-    window.dispatchEvent(new CustomEvent("polybook:swapped"));
     return true;
   }
   function update(seen) {

@@ -25,7 +25,7 @@ from polybook.library.canonical import KEY_FORMAT
 from polybook.library.usage import cell_digest
 from polybook.memo import FileMemo
 from polybook.meta import RunInfo, cell_meta, notebook_meta, update_cell_meta, update_notebook_meta
-from polybook.nb import copy_node, copy_notebook, reads, writes
+from polybook.nb import copy_notebook, reads, writes
 
 logger = logging.getLogger("polybook")
 CACHE_VERSION = "3"
@@ -101,10 +101,10 @@ def adopt_outputs(fresh: NotebookNode, cached: NotebookNode) -> NotebookNode:
     old_cells = [c for c in cached.cells if c.cell_type == "code"]
     new_cells = [c for c in merged.cells if c.cell_type == "code"]
     for new, old in zip(new_cells, old_cells, strict=True):
-        new.outputs = [copy_node(out) for out in old.get("outputs", [])]  # its own
+        new.outputs = [copy_notebook(out) for out in old.get("outputs", [])]  # its own
         new.execution_count = old.get("execution_count")
         if "execution" in old.metadata:
-            new.metadata["execution"] = copy_node(old.metadata["execution"])
+            new.metadata["execution"] = copy_notebook(old.metadata["execution"])
         skipped = cell_meta(old).skipped
         if skipped:
             update_cell_meta(new, skipped=skipped)
