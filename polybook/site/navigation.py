@@ -6,7 +6,9 @@ every page of the book, and furo then reads and rewrites it as HTML: the cost gr
 square of the book's size, and was two thirds of the site's build on a 200-page book.
 
 Here the tree is made once, for the book's root: its links are relative, so each folder's
-tree is the root's with its links made relative to that folder. For a page, its folder's
+tree is the root's with its links made relative to that folder; furo's rewriting of the
+tree (checkboxes, icons: it reads no link) is done once too, on the root's tree, by the
+process that writes the first page, before the writers fork. For a page, its folder's
 tree is marked as Sphinx and furo mark it: the page's own link becomes ``#`` with the
 ``current`` class; each list and item around it gets ``current``, each item's expanding
 checkbox is ``checked``, the innermost item is the ``current-page``. Where the tree holds
@@ -102,16 +104,17 @@ def folder_tree(app: Sphinx, folder: str, furo: Callable[[str], str] | None = No
     key = (folder, furo is not None)
     if key not in cache:
         builder: Any = app.builder  # Sphinx's HTML builder: the theme asks it the same
-        if furo is not None:
-            cache[key] = furo(folder_tree(app, folder))
-        elif not folder:
-            cache[key] = str(builder._get_local_toctree(neutral(""), **FURO))
-        else:
-            moved = _relinked(folder_tree(app, ""), app, folder)
-            made = (
-                moved if moved is not None else builder._get_local_toctree(neutral(folder), **FURO)
-            )
-            cache[key] = str(made)
+        if not folder:
+            made = str(builder._get_local_toctree(neutral(""), **FURO))
+            cache[key] = furo(made) if furo is not None else made
+            return cache[key]
+        # furo's rewriting reads no link: the root's rewritten tree, relinked, is the same
+        moved = _relinked(folder_tree(app, "", furo), app, folder)
+        if moved is None and furo is not None:
+            moved = furo(folder_tree(app, folder))
+        elif moved is None:
+            moved = str(builder._get_local_toctree(neutral(folder), **FURO))
+        cache[key] = moved
     return cache[key]
 
 

@@ -27,6 +27,7 @@ from polybook.render.sphinx import (
     html_writer,
     kept_numbers,
     library_links,
+    quotes,
     small_builds,
     stable_config,
     unnumbered,
@@ -315,6 +316,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     unnumbered.setup(app)
     files.setup(app)
     stable_config.setup(app)
+    quotes.setup(app)
     html_writer.setup_writer(app)
     app.add_config_value("pb_bibliography", False, "env")
     cite.setup(app, app.config.pb_bibliography)
