@@ -14,9 +14,10 @@ import tokenize
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from polybook.diagnostics import Location, PolybookError
+from polybook.diagnostics import Location, PolybookError, Reporter
 from polybook.library.model import SavedBlock
 from polybook.library.syntax import first_lines, header_end, parse_code, statement_start
+from polybook.memo import HeldMemo
 from polybook.meta import cell_meta
 
 if TYPE_CHECKING:
@@ -148,13 +149,28 @@ def source_blocks(
     ]
 
 
+# Each notebook's saved blocks, kept while it is the very notebook a build is given (see
+# HeldMemo; a page unchanged keeps its notebook): an edit extracts its own page again.
+_BLOCKS: HeldMemo[tuple[SavedBlock, ...]] = HeldMemo(8192)
+
+
+def notebook_blocks(
+    nb: NotebookNode, path: str, index: int, framework: str
+) -> tuple[SavedBlock, ...]:
+    """The saved blocks of one notebook, the ``index``-th of the book."""
+
+    def extract(_: Reporter) -> tuple[SavedBlock, ...]:  # an error is raised, not reported
+        code = (cell for cell in nb.cells if cell.cell_type == "code")
+        return tuple(block for cell in code for block in cell_blocks(cell, path, index, framework))
+
+    return _BLOCKS.get((nb,), f"{path}\0{index}\0{framework}", extract, Reporter())
+
+
 def extract_blocks(
     notebooks: Sequence[tuple[str, NotebookNode]], framework: str
 ) -> list[SavedBlock]:
     """All saved blocks of ``framework``'s notebooks, given in book order."""
     blocks: list[SavedBlock] = []
     for index, (path, nb) in enumerate(notebooks):
-        for cell in nb.cells:
-            if cell.cell_type == "code":
-                blocks.extend(cell_blocks(cell, path, index, framework))
+        blocks.extend(notebook_blocks(nb, path, index, framework))
     return blocks

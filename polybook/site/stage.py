@@ -282,8 +282,8 @@ def write_site(
     adds the notebooks for download and the library's API pages. ``early`` is a Sphinx
     process started before the pages were ready (see :func:`start_early`): it runs when
     the settings are the ones it started on, and is stopped otherwise. ``pages_out`` is
-    told once the pages are written, where no error was found so far: the internal links
-    are checked after it (they can only warn).
+    told once the pages are written, where no error was found so far: the notebooks for
+    download are published after it, then the internal links checked (they can only warn).
     """
     book = site.book
     layout = book.layout
@@ -327,18 +327,18 @@ def write_site(
         crash = early.run(settings_file, settings, fresh, downloads)
     else:
         crash = run_sphinx(settings_file, settings, fresh, downloads)
-    publish_extras(layout.site_extra, outdir, owned)
     sphinx_run = warning_store.read_run(Path(settings["diagnostics"]))
     store = warning_store.merge(store or {}, sphinx_run, fresh)
     warning_store.save(store_file, store)
     warning_store.report(store, reporter)
+    if not crash and pages_out is not None and not reporter.errors:
+        pages_out()  # the pages are out; their downloads follow, before the links' check
+    publish_extras(layout.site_extra, outdir, owned)
     if crash:
         settings_file.unlink(missing_ok=True)  # the next build runs Sphinx again, afresh
         if crash != REPORTED_FAILURE:  # else the diagnostics have it, located
             reporter.error(Diagnostic(Location("sphinx"), crash, "render", "error"))
     else:
-        if pages_out is not None and not reporter.errors:
-            pages_out()
         _check_links(site, outdir, reporter)
     return outdir
 

@@ -27,6 +27,7 @@ from polybook.render.sphinx import (
     html_writer,
     kept_numbers,
     library_links,
+    listing,
     quotes,
     small_builds,
     stable_config,
@@ -317,6 +318,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     files.setup(app)
     stable_config.setup(app)
     quotes.setup(app)
+    listing.setup(app)
     html_writer.setup_writer(app)
     app.add_config_value("pb_bibliography", False, "env")
     cite.setup(app, app.config.pb_bibliography)
