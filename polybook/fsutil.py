@@ -9,6 +9,7 @@ import os
 import shutil
 import stat
 import tempfile
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
@@ -83,6 +84,21 @@ def write_atomic(path: Path, data: str | bytes) -> bool:
         Path(tmp).unlink(missing_ok=True)
         raise
     return True
+
+
+def write_new(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path``, a file the caller knows to be missing or outdated (a new
+    cache entry), in a folder that exists: through a temporary file of this thread, renamed,
+    without :func:`write_atomic`'s comparison and mode (a tenth of its cost, for many small
+    files)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}{TEMP_SUFFIX}")
+    try:
+        with open(tmp, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 Same = Callable[[Path, Path], bool]  # whether a copy (the second) is its source (the first)

@@ -31,7 +31,7 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.math import get_node_equation_number
 
-from polybook.fsutil import write_atomic
+from polybook.fsutil import write_atomic, write_new
 from polybook.parallel import usable_cpus
 from polybook.render.assets import mathjax
 from polybook.site.math_speech import spoken
@@ -149,8 +149,9 @@ def _keep(folder: Path, share: list[Formula], result: list[str] | str) -> int:
     if isinstance(result, str):
         logger.warning("MathJax could not draw this page's math: %s", result)
         return 0
+    folder.mkdir(parents=True, exist_ok=True)
     for formula, svg in zip(share, result, strict=True):
-        write_atomic(folder / _key(formula), svg)
+        write_new(folder / _key(formula), svg.encode("utf-8"))
     return len(share)
 
 

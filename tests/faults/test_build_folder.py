@@ -111,3 +111,19 @@ def test_written_files_honour_the_umask(tmp_path: Path) -> None:
     (tmp_path / "a.txt").chmod(0o640)
     write_atomic(tmp_path / "a.txt", "y")
     assert (tmp_path / "a.txt").stat().st_mode & 0o777 == 0o640
+
+
+def test_a_new_cache_entry_is_written_whole_or_not_at_all(tmp_path: Path) -> None:
+    from polybook.fsutil import write_new
+
+    entry = tmp_path / "entry.svg"
+    write_new(entry, b"<svg>one</svg>")
+    write_new(entry, b"<svg>two</svg>")  # an outdated entry replaced
+    assert entry.read_bytes() == b"<svg>two</svg>"
+
+    taken = tmp_path / "taken.svg"  # a folder stands where the entry goes: the rename fails
+    taken.mkdir()
+    with pytest.raises(OSError):
+        write_new(taken, b"<svg>three</svg>")
+    assert entry.read_bytes() == b"<svg>two</svg>"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["entry.svg", "taken.svg"]
