@@ -13,6 +13,8 @@ formula shows as its TeX, with a ``site.math`` warning.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import html
 import json
@@ -21,6 +23,7 @@ import re
 import shutil
 import subprocess
 import threading
+from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +49,7 @@ ROLE = re.compile(r'\s(?:role|focusable|data-mml-node|data-c)="[^"]*"')
 # about as much as drawing 50 formulas, so a few new formulas are one run.
 PER_RUN = 50
 REPORT = "last-run.json"
+LOCK = ".drawing.lock"  # held by the process drawing into the folder (see drawing_lock)
 
 Formula = tuple[str, bool]  # (TeX, display)
 
@@ -65,7 +69,12 @@ class Drawing:
 
 def display_tex(node: nodes.math_block) -> str:
     """A display block's TeX: its equations (a blank line apart) aligned as one."""
-    parts = [part for part in node.astext().split("\n\n") if part.strip()]
+    return aligned_tex(node.astext())
+
+
+def aligned_tex(text: str) -> str:
+    """The TeX a display block of ``text`` is drawn from (see :func:`display_tex`)."""
+    parts = [part for part in text.split("\n\n") if part.strip()]
     if len(parts) > 1:
         return "\\begin{aligned}" + "\\\\".join(parts) + "\\end{aligned}"
     return parts[0] if parts else ""
@@ -144,6 +153,20 @@ class WarmNode:
         return drawn
 
 
+@contextlib.contextmanager
+def drawing_lock(folder: Path) -> Iterator[None]:
+    """Held while one process draws a book's formulas into ``folder`` (a cold build's early
+    drawing, see :mod:`.math_prefetch`, then its Sphinx's): the other waits, then draws only
+    what is still missing."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / LOCK, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def _keep(folder: Path, share: list[Formula], result: list[str] | str) -> int:
     """Write the drawings of ``share`` (or warn of Node's error); how many were drawn."""
     if isinstance(result, str):
@@ -166,9 +189,8 @@ def _draw_missing(folder: Path, missing: list[Formula], workers: int) -> Drawing
     if len(missing) <= PER_RUN:
         return Drawing(drawn=_keep(folder, missing, WarmNode.draw(node, missing)), node_runs=1)
     shares = [missing[i::runs] for i in range(runs)]
-    with ThreadPoolExecutor(runs) as pool:
-        results = list(pool.map(lambda share: _node_run(node, share), shares))
-    drawn = sum(_keep(folder, *done) for done in zip(shares, results, strict=True))
+    with ThreadPoolExecutor(runs) as pool:  # each share kept as soon as it is drawn
+        drawn = sum(pool.map(lambda share: _keep(folder, share, _node_run(node, share)), shares))
     return Drawing(drawn=drawn, node_runs=runs)
 
 
@@ -245,7 +267,8 @@ class Drawer:
         cls.wait()
 
         def run() -> None:
-            drawing = draw(folder, formulas, read=False) if formulas else Drawing()
+            with drawing_lock(folder):  # after an early drawing, if one is under way
+                drawing = draw(folder, formulas, read=False) if formulas else Drawing()
             write_atomic(folder / REPORT, json.dumps(drawing.counts()))
 
         pool = ThreadPoolExecutor(1)

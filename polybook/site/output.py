@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import logging
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -61,6 +62,7 @@ class _SiteRun:
     config: BookConfig
     keeper: SphinxKeeper | None
     early: EarlySphinx | None
+    drawing: subprocess.Popen[bytes] | None = None  # a cold site's early math drawing
 
     def __call__(self, made: Made, config: BookConfig, reporter: Reporter) -> bool:
         from polybook.site.stage import build_site
@@ -74,6 +76,9 @@ class _SiteRun:
         return True
 
     def close(self) -> None:
+        if self.drawing is not None and self.drawing.poll() is None:  # the site not built
+            self.drawing.kill()
+            self.drawing.wait()
         if self.keeper is not None:
             self.keeper.keep(self.config.layout, self.early)
         elif self.early is not None:
@@ -84,9 +89,25 @@ def _start(config: BookConfig, keeper: object) -> Run:
     """Sphinx starts while the pages are prepared: ``keeper``'s, under ``polybook serve``."""
     from polybook.site.stage import SphinxKeeper, start_early
 
+    drawing = _draw_early(config)
     if isinstance(keeper, SphinxKeeper):
-        return _SiteRun(config, keeper, keeper.take(config.layout))
-    return _SiteRun(config, None, start_early(config.layout))
+        return _SiteRun(config, keeper, keeper.take(config.layout), drawing)
+    return _SiteRun(config, None, start_early(config.layout), drawing)
+
+
+def _draw_early(config: BookConfig) -> subprocess.Popen[bytes] | None:
+    """A cold site's formulas drawn from its pages while they are prepared (see
+    :mod:`polybook.site.math_prefetch`): the pages it takes that lie inside the book and
+    write a ``$``; none, no process."""
+    from polybook.site import math_prefetch
+    from polybook.source.book import source_files
+
+    cache = config.layout.math_cache
+    if math_prefetch.cached(cache):
+        return None
+    pages = source_files(config.root, config.build)
+    held = [page for page in pages if config.confinement.holds(config.root / page)]
+    return math_prefetch.start(cache, config.root, math_prefetch.with_math(config.root, held))
 
 
 OUTPUT = Output(

@@ -247,6 +247,7 @@ def _served(book: Path) -> Iterator[tuple[subprocess.Popen[str], int]]:
         serving = process.stdout.readline()
         assert serving.startswith("polybook: serving")
         process.port = int(serving.split("127.0.0.1:")[1].split("/")[0])  # type: ignore[attr-defined]
+        assert process.stdout.readline().startswith(READY)  # the first build is done
         _until(lambda: len(_sphinx_children(process.pid)) == 1)  # started for the next edit
         (warm,) = _sphinx_children(process.pid)
         yield process, warm

@@ -40,6 +40,12 @@ SPHINX_LANGUAGES = {
 }
 
 
+# MyST's syntax on every page (attrs_inline: Pandoc's spans, `[text]{.kicker}`; attrs_block:
+# a heading's class); the site's math is read with them before Sphinx (see .math_prefetch).
+MYST_EXTENSIONS = ("dollarmath", "amsmath", "colon_fence", "attrs_inline", "attrs_block")
+MYST_DOUBLE_INLINE = True  # `$$…$$` inside a paragraph: display math
+
+
 def sphinx_language(lang: str) -> str:
     """The Sphinx language code of the book's ``[project] lang``."""
     return SPHINX_LANGUAGES.get(lang.lower(), lang.replace("-", "_"))
@@ -86,15 +92,8 @@ def core_config(
         ),
         "source_suffix": {".md": "markdown"},
         "exclude_patterns": ["_pb_outputs/**"],
-        # attrs_inline: Pandoc's spans, `[text]{.kicker}`; attrs_block: a heading's class.
-        "myst_enable_extensions": [
-            "dollarmath",
-            "amsmath",
-            "colon_fence",
-            "attrs_inline",
-            "attrs_block",
-        ],
-        "myst_dmath_double_inline": True,
+        "myst_enable_extensions": list(MYST_EXTENSIONS),
+        "myst_dmath_double_inline": MYST_DOUBLE_INLINE,
         "myst_heading_anchors": 3,
         "numfig": True,
         "numfig_secnum_depth": 2,
