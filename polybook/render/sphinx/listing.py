@@ -13,6 +13,7 @@ noted by the walk).
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -80,7 +81,8 @@ class Listing:
         method(env, config, builder)
         catalogs = any((srcdir / d).exists() for d in config.locale_dirs)
         if deferring() and not catalogs and getattr(app, "_warncount", 0) == warned:
-            self.kept = folders(srcdir)
+            with contextlib.suppress(OSError):  # a folder gone meanwhile: walked next time
+                self.kept = folders(srcdir)
 
 
 LISTING = Listing()
