@@ -1,7 +1,8 @@
 """The book's pages looked for again only where its source folders changed.
 
 Before each build Sphinx walks its whole source folder for the pages it holds (d2l-en:
-about 2,700 files, 15 ms of a served edit), though an edit adds and removes no file. In the
+917 files in 38 folders, some 10 ms of a served edit), though an edit adds and removes no
+file. In the
 process ``polybook serve`` keeps (:func:`.deferred.deferring`), each build's walk notes
 every folder's modification time and names; the next build looks at those folders alone
 and lists again the few whose time moved (an edited page's, written by rename): where every
