@@ -37,3 +37,18 @@ def test_pages_that_import_the_library_preload_all_it_imports(tmp_path: Path) ->
 def test_an_import_in_another_fence_counts(tmp_path: Path) -> None:
     pages = {"one": f"{FENCE}python\nimport torchvision\n{FENCE}\n"}
     assert _preload(pages_book(tmp_path / "book", pages)) == ("torchvision",)
+
+
+def test_a_plot_drawn_in_a_function_preloads_matplotlib_up_to_pyplot(tmp_path: Path) -> None:
+    # The figure and its backends cost each plotting kernel a second; pyplot binds itself to
+    # the shell the kernel starts, so it stays the kernel's own import.
+    drawing = code(
+        "def draw(ys):  #@save", "    import matplotlib.pyplot as plt", "    plt.plot(ys)"
+    )
+    found = _preload(pages_book(tmp_path / "book", {"one": drawing}))
+    assert found == (
+        "matplotlib",
+        "matplotlib.figure",
+        "matplotlib.backends.backend_agg",
+        "matplotlib.backends.backend_svg",
+    )
