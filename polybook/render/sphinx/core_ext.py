@@ -28,6 +28,7 @@ from polybook.render.sphinx import (
     kept_numbers,
     library_links,
     listing,
+    numref_targets,
     quotes,
     small_builds,
     stable_config,
@@ -310,6 +311,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
         sphinx_log.install(app, app.config.pb_diagnostics)
         failures.guard_pages(app)
     doctrees.setup(app)
+    numref_targets.setup(app)
     kept_numbers.setup(app)
     small_builds.setup(app)
     library_links.setup(app)
