@@ -10,10 +10,10 @@ from typing import Any
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from sphinx.application import Sphinx
 from sphinx.environment.collectors.toctree import TocTreeCollector
 
 from polybook.render.sphinx import doctrees, kept_numbers
+from tests.sphinx_apps import rst_app
 
 UNDERLINES = "=-~^"  # a page's title, then its sections' levels
 
@@ -97,18 +97,8 @@ def test_the_numbers_walked_from_structures_are_sphinx_own(
         root = Path(folder)
         (root / "src").mkdir()
         _book(root / "src", drawn, numbered)
-        overrides = {"numfig": True, "numfig_secnum_depth": depth, "suppress_warnings": ["toc"]}
-        app = Sphinx(
-            str(root / "src"),
-            None,
-            str(root / "out"),
-            str(root / "doctrees"),
-            "html",
-            confoverrides=overrides,
-            status=None,
-            warning=None,
-            freshenv=True,
-        )
+        overrides = {"numfig_secnum_depth": depth, "suppress_warnings": ["toc"]}
+        app = rst_app(root / "src", root, **overrides)
         doctrees.setup(app)
         kept_numbers.setup(app)
         app.build()

@@ -6,10 +6,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from sphinx.application import Sphinx
-
 from polybook.render.sphinx import doctrees, kept_numbers, numref_targets
 from polybook.render.sphinx.doctrees import DOCTREES
+from tests.sphinx_apps import rst_app
 
 INDEX = "Book\n====\n\n.. toctree::\n   :numbered:\n\n   a\n   b\n"
 A = """A
@@ -60,17 +59,7 @@ def test_a_reference_is_resolved_with_the_target_page_doctree_gone(tmp_path: Pat
     (src / "a.rst").write_text(A.format(edit="first"))
     (src / "b.rst").write_text(B)
     (src / "pic.png").write_bytes(b"")
-    app = Sphinx(
-        str(src),
-        None,
-        str(tmp_path / "out"),
-        str(tmp_path / "doctrees"),
-        "html",
-        confoverrides={"numfig": True},
-        status=None,
-        warning=None,
-        freshenv=True,
-    )
+    app = rst_app(src, tmp_path)
     doctrees.setup(app)
     numref_targets.setup(app)
     kept_numbers.setup(app)  # (the figures numbered from the pages noted too)

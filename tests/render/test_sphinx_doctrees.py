@@ -7,10 +7,10 @@ import os
 from pathlib import Path
 
 from docutils import nodes
-from sphinx.application import Sphinx
 
 from polybook.render.sphinx import doctrees
 from polybook.render.sphinx.doctrees import DOCTREES
+from tests.sphinx_apps import rst_app
 
 INDEX = "Book\n====\n\n.. toctree::\n   :numbered:\n\n   a\n   b\n"
 A = "A\n=\n\nSee :numref:`fig-b` and :numref:`{name} <fig-b>`.\n"
@@ -32,17 +32,7 @@ def _caption(tree: nodes.document) -> str:
 
 def test_a_lookup_reads_the_kept_doctree_until_the_page_is_read_again(tmp_path: Path) -> None:
     src = _project(tmp_path / "src", "Blocks")
-    app = Sphinx(
-        str(src),
-        None,
-        str(tmp_path / "out"),
-        str(tmp_path / "doctrees"),
-        "html",
-        confoverrides={"numfig": True},
-        status=None,
-        warning=None,
-        freshenv=True,
-    )
+    app = rst_app(src, tmp_path)
     doctrees.setup(app)
     app.build()
     env = app.env
