@@ -66,6 +66,8 @@ def imported_modules(nb: NotebookNode) -> set[str]:
 
 @memoised(65536)  # each cell read once while the process lives (serve)
 def _cell_imports(code: str) -> frozenset[str]:
+    if "import" not in code:  # most cells: nothing to parse
+        return frozenset()
     source = "\n".join("" if MAGIC.match(t) else t for t in code.split("\n"))
     try:
         tree = ast.parse(source)

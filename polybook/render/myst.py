@@ -140,11 +140,17 @@ def _scan(raw: list[str]) -> _Scan:
     return _scan_text("\n".join(raw))
 
 
+# What a block must hold for CommonMark to read code or a table in it: a fence, a pipe, or
+# an indentation of four columns (spaces or a tab, inside a list or a quote too).
+BLOCK_MARKS = ("```", "~~~", "|", "\t", "    ")
+
+
 @memoised(8192)  # a rebuild scans again the blocks no edit changed
 def _scan_text(text: str) -> _Scan:
     raw = text.split("\n")
-    tokens = _markdown.parse(text if text.endswith("\n") else text + "\n")
     scan = _Scan()
+    marked = any(mark in text for mark in BLOCK_MARKS)  # (most prose: no parse)
+    tokens = _markdown.parse(text if text.endswith("\n") else text + "\n") if marked else []
     for index, token in enumerate(tokens):
         if token.type in ("fence", "code_block") and token.map:
             scan.literal.update(range(*token.map))

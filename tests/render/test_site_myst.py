@@ -5,8 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from polybook.diagnostics import Reporter
+from polybook.render import myst
 from polybook.render.myst import prose_to_myst
 from polybook.render.page import render_page
 from polybook.render.sphinx.unresolved import readable
@@ -188,3 +191,21 @@ def test_a_footnote_reference_the_page_does_not_define_stays_text() -> None:
         "",
         "[^1]: A footnote.",
     ]
+
+
+# Lines of prose as authors write them: list items, quotes, indents, pipes and fences.
+_prefixes = st.sampled_from(["", "- ", "1. ", "> ", ">", "* ", "10) ", "  ", "   ", "\t"])
+_indents = st.integers(0, 6).map(lambda n: " " * n)
+_contents = st.sampled_from(
+    ["text", "`code`", "```", "~~~", "``", "~~", "| a | b |", "|---|---|", "---", "===", "$$", ""]
+)
+_lines = st.tuples(_indents, _prefixes, _indents, _contents).map("".join)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(_lines, min_size=1, max_size=8).map("\n".join))
+def test_prose_without_a_block_mark_holds_no_code_nor_table(text: str) -> None:
+    # what lets the scan of a prose block skip CommonMark's parse (myst.BLOCK_MARKS)
+    tokens = myst._markdown.parse(text + "\n")
+    if not any(mark in text for mark in myst.BLOCK_MARKS):
+        assert not [t.type for t in tokens if t.type in ("fence", "code_block", "table_open")]
