@@ -143,15 +143,26 @@ def cell_seconds(root: Path) -> dict[str, float]:
     return found
 
 
-def kernel_start(framework: str) -> float:
-    """One kernel start of ``framework``: its Python, ipykernel, IPython and the framework
-    imported (the cost a build pays once per framework)."""
+def kernel_start(framework: str, root: Path) -> float:
+    """One kernel start of ``framework``: its Python, ipykernel, IPython, the framework and
+    what the zygote of the book at ``root`` imports beside it (the cost a build pays once
+    per framework; its kernels' cells no longer pay for those imports)."""
+    from polybook.config import load_config
     from polybook.environments.venvs import environment
+    from polybook.execution.kernels.preload import zygote_preload
     from polybook.layout import ENVS_DIR, EnvsFolder
 
     python = str(environment(framework, "cpu", EnvsFolder(REPO / ENVS_DIR)).python)
     module = {"pytorch": "torch"}.get(framework, framework)
-    code = f"import ipykernel.kernelapp, IPython, {module}"
+    config = load_config(root)
+    preload = zygote_preload(config.book, config.build, framework)
+    modules = ["ipykernel.kernelapp", "IPython", module, *preload]
+    code = (  # as the zygote imports them: one that fails is the kernel's own to import
+        "import importlib\n"
+        f"for name in {modules!r}:\n"
+        "    try:\n        importlib.import_module(name)\n"
+        "    except Exception:\n        pass\n"
+    )
     started = time.monotonic()
     subprocess.run([python, "-c", code], check=True, capture_output=True)
     return time.monotonic() - started
@@ -201,7 +212,7 @@ def embedded() -> None:
         times = [float(r[2]) for r in ran]
         jobs = int(str(cold.report["jobs"]))
         cells = cell_seconds(root)
-        starts = {fw: kernel_start(fw) for fw in sorted(cells)}
+        starts = {fw: kernel_start(fw, root) for fw in sorted(cells)}
         floor = max(*times, (sum(cells.values()) + sum(starts.values())) / jobs)
         site = build(root)  # the site of the executed notebooks
         reader = reader_rows(root / "_build" / "html")
