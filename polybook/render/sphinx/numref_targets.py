@@ -4,7 +4,7 @@ To resolve ``:numref:`fig-x```, Sphinx unpickles the whole doctree of the page t
 ``fig-x`` to look at one node: its class (the kind of number) and its first id (the number's
 key). A writer process of a cold site starts with no doctree unpickled, so each unpickled
 again every page its pages refer to (d2l-en: 870 references). Here, as each page is read
-(in the read's worker), its labelled nodes are noted as stand-ins: each node's class and
+(in the read's worker), its named targets are noted as stand-ins: each node's class and
 attributes, without its children. The lookup is answered from them; a label not noted (an
 environment written before) reads the doctree.
 """
@@ -38,15 +38,14 @@ def stand_in(node: nodes.Element) -> nodes.Element:
 
 
 def _read(app: Sphinx, doctree: nodes.document) -> None:
-    env = app.env
-    docname = env.docname
-    std = env.domains.standard_domain
+    """Note the page's named targets (those its labels name among them), read from the
+    page alone: not the book's labels, which grow with the book."""
     targets: Targets = {}
-    for page, labelid in std.anonlabels.values():
-        node = doctree.ids.get(labelid) if page == docname else None
+    for labelid in doctree.nameids.values():
+        node = doctree.ids.get(labelid) if labelid else None
         if isinstance(node, nodes.Element):
             targets[labelid] = stand_in(node)
-    _noted(env)[docname] = targets
+    _noted(app.env)[app.env.docname] = targets
 
 
 def _purged(app: Sphinx, env: BuildEnvironment, docname: str) -> None:
@@ -86,10 +85,9 @@ def _resolving(method: Callable[..., Any]) -> Callable[..., Any]:
 
         def page(docname: str) -> Any:
             targets = noted.get(docname)
-            kept = DOCTREES.get
             if targets is None:
-                return kept(env, docname)
-            return _Page(_Ids(targets, lambda: kept(env, docname)))
+                return DOCTREES.get(env, docname)
+            return _Page(_Ids(targets, lambda: DOCTREES.get(env, docname)))
 
         before = vars(env).get("get_doctree")
         env.get_doctree = page  # type: ignore[method-assign]
