@@ -25,6 +25,41 @@ MIN_ITEMS = 32  # below this, starting the workers costs about what they save
 CHUNKS_PER_WORKER = 2  # a little balancing between pages of unequal length
 
 _work: dict[str, Callable[[Any], Any]] = {}  # what the forked workers run: inherited
+# The cyclic collector's thresholds in a build's processes: what a build makes (the pages'
+# parses, notebooks, doctrees) mostly lives to its end, and by default the collector walked
+# it all again each time the heap grew by a quarter.
+COLLECTING = (50_000, 20, 20)
+_forked = {"since_frozen": False}  # whether this process forked since it last collected
+
+
+def collect_for_builds() -> None:
+    """This process's collector set for builds (:data:`COLLECTING`)."""
+    gc.set_threshold(*COLLECTING)
+
+
+def _freeze_for_fork() -> None:
+    gc.freeze()
+    _forked["since_frozen"] = True
+
+
+def forks_leave_inherited_uncollected() -> None:
+    """From now on, what this process holds when it forks is left out of the collector's
+    walks (:func:`gc.freeze`), in the fork and here. A walk writes to each object it
+    visits: a fork that walked what it inherited copied the memory it shares with its
+    parent, and the parent walked it all again as it grew (Sphinx's readers and writers).
+    A process that keeps running calls :func:`collect_after_forks` when it is idle."""
+    if hasattr(os, "register_at_fork"):
+        os.register_at_fork(before=_freeze_for_fork)
+
+
+def collect_after_forks() -> None:
+    """Where this process forked since it last collected: one walk of all it holds (what
+    died since a fork froze it is freed), then what lives is frozen again."""
+    if _forked["since_frozen"]:
+        _forked["since_frozen"] = False
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
 
 
 def usable_cpus() -> int:

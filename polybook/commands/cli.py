@@ -251,6 +251,9 @@ def entry() -> None:
     """The ``polybook`` command: :func:`main`; then, where nothing else runs, the process ends
     at once (after the exit handlers): what is left is freeing memory that the system frees
     anyway, a tenth of a second after a build."""
+    from polybook.parallel import collect_for_builds
+
+    collect_for_builds()
     status = main()
     if threading.active_count() == 1:
         atexit._run_exitfuncs()  # what an ordinary exit runs first

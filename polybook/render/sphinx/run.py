@@ -132,6 +132,7 @@ def main(settings_path: str, fresh: bool = False, jobs: int = 1, when_told: bool
     from sphinx._cli.util.colour import disable_colour
     from sphinx.application import Sphinx
 
+    from polybook.parallel import collect_after_forks
     from polybook.profiling import profiled
     from polybook.render.sphinx import log as sphinx_log
     from polybook.render.sphinx.deferred import defer, run_deferred
@@ -184,6 +185,7 @@ def main(settings_path: str, fresh: bool = False, jobs: int = 1, when_told: bool
                 run_deferred()  # the last build's, if not written yet
             late = False
             if order is None:  # nothing more since "late": the page is out
+                collect_after_forks()  # a build that read or wrote many pages forked
                 continue
             if order != GO:
                 break
@@ -221,6 +223,10 @@ if __name__ == "__main__":
         if not die_with_parent(arguments.parent):
             watch_parent(arguments.parent, signal.SIGKILL)
         forks_die_with_parent()
+    from polybook.parallel import collect_for_builds, forks_leave_inherited_uncollected
+
+    collect_for_builds()
+    forks_leave_inherited_uncollected()  # Sphinx's readers and writers are forks
     jobs = max(1, arguments.jobs)
     told = ready() if arguments.settings == READY else (arguments.settings, arguments.fresh)
     status = main(told[0], told[1], jobs, arguments.when_told) if told else 0
