@@ -20,6 +20,7 @@ parse keeps its fluent calls. The library keeps the code as saved: it defines th
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -71,7 +72,7 @@ class Rewriter:
     def _rewritten(self, code: str) -> str:
         for text, replacement in self.texts:
             code = code.replace(text, replacement)
-        if not self.fluent or f"{LIBRARY}." not in code:
+        if not self.fluent or f"{LIBRARY}." not in code or not self._named.search(code):
             return code
         for _ in range(code.count(f"{LIBRARY}.")):  # one edit a round, the innermost first
             edit = self._next_edit(code)
@@ -80,6 +81,14 @@ class Rewriter:
             start, end, text = edit
             code = code[:start] + text + code[end:]
         return code
+
+    @functools.cached_property
+    def _named(self) -> re.Pattern[str]:
+        """``d2l.<a fluent name>`` as Python may write it (spaces, lines, comments between
+        the parts): a cell without it has no call to rewrite, and is not parsed."""
+        between = r"(?:[\s\\]|#[^\n]*)*"
+        names = "|".join(map(re.escape, sorted(self.fluent)))
+        return re.compile(rf"\b{LIBRARY}{between}\.{between}(?:{names})\b")
 
     def _next_edit(self, code: str) -> tuple[int, int, str] | None:
         try:  # IPython lines blanked: the others keep their places

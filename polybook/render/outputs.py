@@ -8,7 +8,6 @@ in the rendered pages and in the notebooks the site offers for download alike.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -17,6 +16,7 @@ import nh3
 
 from polybook.diagnostics import Location, Reporter
 from polybook.meta import cell_meta
+from polybook.nb import copy_notebook
 from polybook.render.svg import sanitize_svg
 
 if TYPE_CHECKING:  # the Sphinx extension imports this module: it stays light
@@ -104,7 +104,7 @@ def clean_notebook(
     SVG outputs made inert (:mod:`polybook.render.svg`) and, with a ``limit``, no more than
     that many characters of text per cell (the note says the whole output is in ``whole``).
     """
-    nb = copy.deepcopy(nb)
+    nb = copy_notebook(nb)
     code_cells = (cell for cell in nb.cells if cell.get("cell_type") == "code")
     for number, cell in enumerate(code_cells, start=1):
         where = Location(path, cell_meta(cell).line, framework)

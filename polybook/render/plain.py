@@ -13,7 +13,6 @@ fences) is left as written.
 from __future__ import annotations
 
 import base64
-import copy
 import mimetypes
 import posixpath
 import re
@@ -25,7 +24,7 @@ from nbformat import NotebookNode
 
 from polybook.layout import NOTEBOOKS_LINK
 from polybook.memo import digest
-from polybook.nb import new_markdown_cell
+from polybook.nb import copy_notebook, new_markdown_cell
 from polybook.source.book import ParsedBook
 from polybook.source.numbering import numbering, page_numbers
 from polybook.source.readable import Readable, read_citations, site_link
@@ -153,7 +152,7 @@ class Plain:
     def notebook(self, nb: NotebookNode, page: str) -> tuple[NotebookNode, list[str]]:
         """``nb`` (left untouched) as readers read it, empty Markdown cells dropped, and the
         book's images it shows (paths from the root)."""
-        out = copy.deepcopy(nb)
+        out = copy_notebook(nb)
         cells: list[NotebookNode] = []
         cited: list[str] = []
         shown: list[str] = []

@@ -4,11 +4,15 @@ with d2lbook itself)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from polybook.config.model import LibraryAliases
 from polybook.diagnostics import Reporter
-from polybook.library.rewrite import rewrite_notebook, rewriter
+from polybook.library.rewrite import Rewriter, rewrite_notebook, rewriter
 from polybook.nb import new_code_cell, new_markdown_cell, new_notebook
 
 TORCH = LibraryAliases(
@@ -92,3 +96,31 @@ def test_a_reverse_alias_that_names_no_text_is_left_out_at_its_line() -> None:
         "config.ini:8: [library-jax] reverse_alias: '-> z' names no text to replace: left out"
         " [polybook.config.alias]"
     ]
+
+
+# Calls of the library around the fluent names: spaces, lines, backslashes and comments
+# between ``d2l``, the dot and the name; names that only begin like one; text before.
+SEPARATORS = ["", " ", "\n ", "\\\n", "  # note\n "]
+NAMES = ["reshape", "numpy", "size", "reshapes", "ones", "sizes"]
+BEFORE = ["", "x = 1\n", "# d2l.reshape(X, 2)\n", "s = 'd2l.size(X)'\n", "%time\n"]
+
+
+@st.composite
+def _cells(draw: st.DrawFn) -> str:
+    first, second = draw(st.sampled_from(SEPARATORS)), draw(st.sampled_from(SEPARATORS))
+    name = draw(st.sampled_from(NAMES))
+    args = draw(st.sampled_from(["X", "X, 2", "d2l.ones(2), 3", "", "*a"]))
+    call = f"d2l{first}.{second}{name}({args})"
+    wrapped = draw(st.booleans()) or "\n" in first + second
+    return draw(st.sampled_from(BEFORE)) + (f"y = ({call})" if wrapped else f"y = {call}")
+
+
+@settings(max_examples=400, deadline=None)
+@given(_cells())
+def test_a_cell_not_parsed_for_fluent_calls_would_have_had_none(code: str) -> None:
+    """The cells passed over without a parse (no ``d2l.<fluent name>`` as Python may write
+    it) are rewritten as the parse would have rewritten them."""
+    found = rewriter(TORCH, "library-pytorch", Reporter())
+    parsed = Rewriter(found.texts, found.fluent)
+    object.__setattr__(parsed, "_named", re.compile(""))  # every cell parsed
+    assert found._rewritten(code) == parsed._rewritten(code)
