@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 ALLOWED_KEY = "[build] allowed_paths"
@@ -36,6 +36,27 @@ class Confinement:
 
     root: Path
     allowed: tuple[Path, ...] = ()
+    # Folders' real paths, found once, for a pass over many files (see :meth:`walking`).
+    folders: dict[str, str] | None = field(default=None, compare=False, repr=False)
+
+    def walking(self) -> Confinement:
+        """This confinement for one pass over a book's files: the real path of each folder
+        is found once (each file's own link is still followed); files that change during
+        the pass are checked as the folders were when the pass first met them."""
+        return replace(self, folders={})
+
+    def _real(self, path: Path) -> str:
+        """``path``'s real path (:func:`os.path.realpath`), its folder's found once."""
+        if self.folders is None:
+            return os.path.realpath(path)
+        folder, name = os.path.split(os.fspath(path))
+        if name in ("", ".", "..") or not folder:
+            return os.path.realpath(path)
+        real = self.folders.get(folder)
+        if real is None:
+            real = self.folders[folder] = os.path.realpath(folder)
+        full = os.path.join(real, name)
+        return os.path.realpath(full) if os.path.islink(full) else full
 
     @classmethod
     def of(cls, root: Path, allowed: Iterable[str] = ()) -> Confinement:
@@ -45,7 +66,7 @@ class Confinement:
 
     def holds(self, path: Path) -> bool:
         """Whether ``path`` (symbolic links followed) lies in the book or an allowed folder."""
-        real = Path(os.path.realpath(path))
+        real = Path(self._real(path))
         return any(real.is_relative_to(folder) for folder in (self.root, *self.allowed))
 
     def locate(self, name: str, base: Path) -> Path:

@@ -13,6 +13,7 @@ from typing import TypeVar
 
 from polybook.config import Book
 from polybook.config.schema import BuildSection
+from polybook.confine import Confinement
 from polybook.diagnostics import Diagnostic, Location, PolybookError, Reporter
 from polybook.memo import Memo
 from polybook.parallel import map_pages
@@ -120,10 +121,12 @@ def decode_page(data: bytes, rel: str, reporter: Reporter) -> str:
     return text
 
 
-def _read(info: Book, rel: str, reporter: Reporter) -> tuple[Document, str] | None:
+def _read(
+    info: Book, rel: str, reporter: Reporter, confinement: Confinement | None = None
+) -> tuple[Document, str] | None:
     """One page parsed and its key in :data:`PARSED`, or None when it cannot be (the error
-    is reported)."""
-    if not info.confinement.holds(info.root / rel):
+    is reported); ``confinement``: the book's, as a pass over its pages checks it."""
+    if not (confinement or info.confinement).holds(info.root / rel):
         message = f"the page is a link to {(info.root / rel).resolve()}, outside the book"
         reporter.error(PolybookError(Location(rel), message, "source.outside"))
         return None
@@ -153,13 +156,13 @@ def _page_key(data: bytes, rel: str, tabs: Sequence[str]) -> str:
 
 
 def _read_alone(
-    info: Book, derive: Callable[[Document], Derived], rel: str
+    info: Book, derive: Callable[[Document], Derived], confinement: Confinement, rel: str
 ) -> tuple[tuple[Document, Derived] | None, list[Diagnostic], Kept | None]:
     """One page parsed and what ``derive`` makes of it (None if it does not parse), with
     what parsing it reported (in a worker: the parent reports), and the parse as
     :data:`PARSED` keeps it (a worker's, kept by the parent too)."""
     found = Reporter(quiet=True)
-    read = _read(info, rel, found)
+    read = _read(info, rel, found, confinement)
     if read is None:
         return None, found.diagnostics, None
     doc, key = read
@@ -188,7 +191,8 @@ def read_book(
     errors = len(reporter.errors)
     parsed: dict[str, Document] = {}
     derived: dict[str, Derived] = {}
-    read = map_pages(partial(_read_alone, info, derive), files)
+    # the pages lie in a few folders: each one's real path found once
+    read = map_pages(partial(_read_alone, info, derive, info.confinement.walking()), files)
     for rel, (page, found, entry) in zip(files, read, strict=True):
         reporter.forward(found)
         if page is not None and entry is not None:

@@ -183,6 +183,7 @@ def _included_files(target: Path) -> list[NamedFile]:
 def check_pages(book: ParsedBook, confinement: Confinement, reporter: Reporter) -> None:
     """Each file the pages name, and the files the files they include name, lies in the
     book or an allowed folder (else an error at the line that names it)."""
+    confinement = confinement.walking()  # the pages' files lie in a few folders
     seen: set[Path] = set()
     for doc in book.documents:
         pending = [(doc.path, confinement.root / PurePosixPath(doc.path).parent, named_files(doc))]

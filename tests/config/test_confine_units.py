@@ -91,3 +91,35 @@ def test_the_links_under_a_folder_that_lead_out_are_found_once(
     assert book.relative(book.root / "chap" / "a") == "chap/a"
     assert book.relative(book.root / "chap" / ".." / "img.png") == "img.png"
     assert book.relative(tmp_path / "host") == str(tmp_path / "host")
+
+
+def test_a_walking_pass_holds_exactly_what_a_plain_check_holds(tmp_path: Path) -> None:
+    """Folders' real paths found once: linked folders, linked files (relative, absolute,
+    dangling, chained), ``..`` after a link, missing files, each as the plain check says."""
+    book, host = tmp_path / "book", tmp_path / "host"
+    (book / "img").mkdir(parents=True)
+    (host / "deep").mkdir(parents=True)
+    (book / "img" / "a.png").write_text("a")
+    (host / "deep" / "secret").write_text("s")
+    links = {
+        book / "out": host / "deep",  # a folder outside
+        book / "in": book / "img",  # a folder inside
+        book / "img" / "pass": Path("../../host/deep/secret"),  # a relative file link out
+        book / "img" / "ok": Path("a.png"),
+        book / "img" / "chain": book / "img" / "pass",
+        book / "img" / "gone": book / "nowhere",
+        host / "back": book / "img",  # outside, leading back in
+        book / "self": book,  # its ``..`` is outside, though the book holds the link
+    }
+    for link, target in links.items():
+        link.symlink_to(target)
+    names = ["img/a.png", "out/secret", "in/a.png", "in/pass", "img/pass", "img/ok", "img/chain"]
+    names += ["img/gone", "img/missing", "out/../img/a.png", "in/../out/secret", "img/.", "in/"]
+    names += ["../host/back/a.png", "../host/deep/secret", "img/..", "out", "in", "img/ok/x"]
+    names += ["self/..", "self/img/a.png", "self/."]
+    plain = Confinement.of(book)
+    walking = plain.walking()
+    for name in names * 2:  # the second time from the folders found the first
+        path = Path(os.fspath(book) + "/" + name)
+        assert walking.holds(path) == plain.holds(path), name
+    assert walking.folders and plain.folders is None
