@@ -4,6 +4,9 @@ Code cells may hold IPython syntax (``%matplotlib inline``, ``%%time``, ``!ls``)
 Pygments' Python lexer cannot read (Sphinx then warns "Could not lex literal_block"). The
 IPython lexer reads plain Python as the Python lexer does, and IPython syntax too; what it
 still cannot read (``!cmd`` inside a ``%%time`` cell) is shown as plain text, not an error.
+Each of its own rules needs a ``%``, ``!`` or ``?``, and it tries them all before Python's
+at each token: a cell with none of the three is read by Python's lexer alone, to the same
+tokens (d2l-en: 93% of its cells, a third of the site's highlighting).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from pygments.lexers import PythonLexer  # type: ignore[import-untyped]
 from pygments.token import Error, Text, Whitespace  # type: ignore[import-untyped]
 from sphinx.application import Sphinx
 from sphinx.highlighting import PygmentsBridge
@@ -18,7 +22,9 @@ from sphinx.highlighting import PygmentsBridge
 try:
     from ipython_pygments_lexers import IPython3Lexer as Base  # type: ignore[import-untyped]
 except ImportError:  # not installed: Python's, IPython lines shown as plain text
-    from pygments.lexers import PythonLexer as Base  # type: ignore[import-untyped]
+    Base = PythonLexer
+
+IPYTHON_MARKS = ("%", "!", "?")  # one of them in each rule IPython's lexer adds to Python's
 
 
 class CellLexer(Base):  # type: ignore[misc]
@@ -29,11 +35,16 @@ class CellLexer(Base):  # type: ignore[misc]
     def __init__(self, **options: Any) -> None:
         options.setdefault("stripnl", False)
         super().__init__(**options)
+        self.python = PythonLexer(**options)
 
     def get_tokens_unprocessed(
         self, text: str, stack: tuple[str, ...] = ("root",)
     ) -> Iterator[tuple[int, Any, str]]:
-        for index, token, value in super().get_tokens_unprocessed(text, stack):
+        if any(mark in text for mark in IPYTHON_MARKS):
+            found = super().get_tokens_unprocessed(text, stack)
+        else:
+            found = self.python.get_tokens_unprocessed(text, stack)
+        for index, token, value in found:
             yield index, Text if token in Error or token in Whitespace else token, value
 
 
