@@ -34,6 +34,7 @@ from polybook.render.sphinx import (
     stable_config,
     unnumbered,
     unresolved,
+    walks,
 )
 from polybook.render.sphinx import log as sphinx_log
 
@@ -320,6 +321,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     files.setup(app)
     stable_config.setup(app)
     quotes.setup(app)
+    walks.setup(app)
     listing.setup(app)
     html_writer.setup_writer(app)
     app.add_config_value("pb_bibliography", False, "env")
