@@ -138,7 +138,11 @@ def make_venv(
     installer = using or current()
     wheels = bundled_wheels() if installer.uv is not None else []
     try:
-        venv.EnvBuilder(with_pip=not wheels, clear=clear).create(path)
+        # Its interpreter a link, as ``python -m venv`` makes it off Windows: a copy is an
+        # executable written while other environments' threads fork, and a fork holding it
+        # open made its first run fail ("Text file busy").
+        links = os.name != "nt"
+        venv.EnvBuilder(with_pip=not wheels, clear=clear, symlinks=links).create(path)
     except (OSError, subprocess.CalledProcessError) as exc:
         raise PolybookError(where, f"{failed}: {exc}", "env") from exc
     if installer.uv is not None and wheels:

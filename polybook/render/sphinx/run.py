@@ -100,17 +100,35 @@ def ready() -> tuple[str, bool] | None:
 def _warm(app: Any) -> None:
     """What a kept process's first build would pay for the whole book, paid while it waits
     to be told: every page's doctree unpickled (numbering the figures walks them all; kept,
-    see :mod:`.doctrees`) and the citations formatted (kept, see :mod:`.cite`). Its results
-    are those the build computes again; what it logs is cleared when the build starts."""
+    see :mod:`.doctrees`), the citations formatted (kept, see :mod:`.cite`), the copied
+    figures known inert (read and checked once each: half a second of d2l-en's first edit)
+    and the theme's templates compiled. Its results are those the build computes again;
+    what it logs is cleared when the build starts."""
     from polybook.render.sphinx.doctrees import DOCTREES
+    from polybook.render.sphinx.files import inert_figures
 
     try:
         for docname in sorted(app.env.all_docs):
             DOCTREES.get(app.env, docname)
         if "cite" in app.env.domains:
             app.env.domains["cite"].env_updated()
+        inert_figures(app, None)
+        _compile_templates(app)
     except Exception:  # the build finds what went wrong, and says it, located
         logging.getLogger(__name__).debug("warming the Sphinx process failed", exc_info=True)
+
+
+def _compile_templates(app: Any) -> None:
+    """Each HTML template of the builder's theme compiled (Jinja keeps it), as writing the
+    first page would compile those it uses."""
+    templates = getattr(app.builder, "templates", None)
+    environment: Any = getattr(templates, "environment", None)
+    if environment is None:
+        return
+    for loader in getattr(templates, "loaders", ()):
+        for name in loader.list_templates():
+            if name.endswith(".html"):
+                environment.get_template(name)
 
 
 def _order(wait: float | None) -> str | None:
