@@ -257,12 +257,20 @@ def _write_assets(book: Book, extras: SiteExtras, srcdir: Path, reporter: Report
     return changed | write_index(book, extras, srcdir)
 
 
-def _write_downloads(book: Book, extras: SiteExtras, keep: Collection[str]) -> None:
-    """The notebooks for download and the library's wheel, among the site's extra files."""
+def _write_downloads(
+    book: Book,
+    extras: SiteExtras,
+    keep: Collection[str],
+    publish: tuple[Path, Sequence[str]] | None = None,
+) -> None:
+    """The notebooks for download and the library's wheel, among the site's extra files;
+    with ``publish`` (the site's folder and the extra folders it owns), copied into it."""
     made = extras.downloads()
     images = {name: book.root / name for name in made.images}
     write_notebooks(book.layout.site_extra / NOTEBOOKS_LINK, made.notebooks, keep, images)
     write_wheel(book.layout, made.wheel)
+    if publish is not None:
+        publish_extras(book.layout.site_extra, *publish)
 
 
 def write_site(
@@ -308,10 +316,11 @@ def write_site(
     store = warning_store.load(store_file)
     run, fresh = plan_run(_load(settings_file), settings, changed)
 
-    def downloads() -> None:
-        _write_downloads(book, extras, keep)
-
     owned = (*OWNED, *(o.site.folder for o in site.linked if o.site is not None))
+
+    def downloads() -> None:  # with no open page to tell first: published as Sphinx writes
+        _write_downloads(book, extras, keep, None if pages_out else (outdir, owned))
+
     if not run and store is not None and (outdir / "index.html").is_file():
         downloads()
         publish_extras(layout.site_extra, outdir, owned)

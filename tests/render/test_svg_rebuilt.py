@@ -3,6 +3,10 @@ are kept as written, and the rebuilt file's text."""
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from polybook.render import svg
 from polybook.render.svg import css_as_read, reaches_out, sanitize_svg
 
 SVG = "http://www.w3.org/2000/svg"
@@ -87,3 +91,21 @@ def test_an_svg_without_its_namespace_is_put_in_it_and_anything_else_is_refused(
     assert sanitize_svg('<!DOCTYPE svg [<!entity a "b">]><svg/>') is None
     assert sanitize_svg(f'<!DOCTYPE svg [<!ENTITY a "b">]><svg xmlns="{SVG}">&a;</svg>') is None
     assert sanitize_svg("") is None
+
+
+# Values as figures write them, and every piece a fetching value is made of, escaped too.
+PIECES = ["0", "1.5", " ", ",", "#fff", "red", "url", "(", ")", "#g", "x.svg", "'", '"']
+PIECES += ["@import", "image-set", "src", "expression", "-moz-", "binding", "BINDING", ":"]
+PIECES += ["behavior", "\\28", "\\", "/*", "*/", "\x00", ";", "translate", "\\75 rl"]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=10).map("".join))
+def test_a_value_passed_over_unread_would_reach_out_no_more_than_read(value: str) -> None:
+    quiet = svg.QUIET_MARKS
+    try:
+        svg.QUIET_MARKS = ("",)  # every value read as CSS
+        read = reaches_out(value)
+    finally:
+        svg.QUIET_MARKS = quiet
+    assert reaches_out(value) == read
