@@ -316,20 +316,21 @@ def write_site(
     store = warning_store.load(store_file)
     run, fresh = plan_run(_load(settings_file), settings, changed)
 
-    owned = (*OWNED, *(o.site.folder for o in site.linked if o.site is not None))
-
-    def downloads() -> None:  # with no open page to tell first: published as Sphinx writes
-        _write_downloads(book, extras, keep, None if pages_out else (outdir, owned))
-
+    publish = (outdir, (*OWNED, *(o.site.folder for o in site.linked if o.site is not None)))
     if not run and store is not None and (outdir / "index.html").is_file():
-        downloads()
-        publish_extras(layout.site_extra, outdir, owned)
+        _write_downloads(book, extras, keep, publish)
         warning_store.report(store, reporter)  # the warnings of the site as it is
         _check_links(site, outdir, reporter)
         return outdir
     fresh = fresh or store is None  # without the other pages' warnings: read them all
     write_atomic(settings_file, json.dumps(settings, indent=1))
     store_file.unlink(missing_ok=True)  # stands for the site again once this run is in
+    # With no open page to tell first, the downloads are published as Sphinx writes.
+    published = publish if pages_out is None else None
+
+    def downloads() -> None:
+        _write_downloads(book, extras, keep, published)
+
     if isinstance(early, WarmSphinx) and early.matches(settings, fresh):
         crash = early.run(downloads)
     elif isinstance(early, ReadySphinx):
@@ -342,7 +343,8 @@ def write_site(
     warning_store.report(store, reporter)
     if not crash and pages_out is not None and not reporter.errors:
         pages_out()  # the pages are out; their downloads follow, before the links' check
-    publish_extras(layout.site_extra, outdir, owned)
+    if published is None:
+        publish_extras(layout.site_extra, *publish)
     if crash:
         settings_file.unlink(missing_ok=True)  # the next build runs Sphinx again, afresh
         if crash != REPORTED_FAILURE:  # else the diagnostics have it, located

@@ -122,11 +122,11 @@ def decode_page(data: bytes, rel: str, reporter: Reporter) -> str:
 
 
 def _read(
-    info: Book, rel: str, reporter: Reporter, confinement: Confinement | None = None
+    info: Book, rel: str, reporter: Reporter, confinement: Confinement
 ) -> tuple[Document, str] | None:
     """One page parsed and its key in :data:`PARSED`, or None when it cannot be (the error
     is reported); ``confinement``: the book's, as a pass over its pages checks it."""
-    if not (confinement or info.confinement).holds(info.root / rel):
+    if not confinement.holds(info.root / rel):
         message = f"the page is a link to {(info.root / rel).resolve()}, outside the book"
         reporter.error(PolybookError(Location(rel), message, "source.outside"))
         return None
