@@ -139,6 +139,11 @@ def sync_files(
     return done
 
 
+def sync_tree(src: Path, dst: Path) -> bool:
+    """Copy changed files of ``src`` (sub-folders included) into ``dst``; True if any."""
+    return sync_files(files_under(src), dst, prune=()) > 0
+
+
 def remove_stale_temps(folder: Path) -> int:
     """Delete temporary files a killed process left in ``folder``; returns how many."""
     count = 0

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from polybook.fsutil import write_atomic
+from polybook.fsutil import sync_tree, write_atomic
 from polybook.paths import node_modules
-from polybook.render.sources import sync_tree
 
 MATHJAX_FONTS = Path("output") / "chtml" / "fonts" / "woff-v2"
 REVEAL_FILES = ("reveal.js", "reveal.css", "theme/white.css")

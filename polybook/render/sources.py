@@ -17,7 +17,7 @@ from typing import Any
 from polybook.config import Book
 from polybook.confine import Confinement
 from polybook.diagnostics import Reporter
-from polybook.fsutil import files_under, same_stamp, sync_files, write_atomic
+from polybook.fsutil import same_stamp, write_atomic
 from polybook.memo import Memo
 from polybook.render.names import CELLS_SUFFIX, MAP_SUFFIX, OUTPUT_DIR
 from polybook.render.page import Page
@@ -58,11 +58,6 @@ def _used_outputs(cells_file: Path) -> set[str]:
         return set(_image_uris(json.loads(cells_file.read_text(encoding="utf-8"))))
     except (OSError, ValueError):
         return set()
-
-
-def sync_tree(src: Path, dst: Path) -> bool:
-    """Copy changed files of ``src`` (sub-folders included) into ``dst``; True if any."""
-    return sync_files(files_under(src), dst, prune=()) > 0
 
 
 def _write_pages(

@@ -8,7 +8,7 @@ four tabs: all 3,804; d2l-zh: 2,071 of 2,096; a page as polybook rewrites it may
 So a cold build starts this process as it starts: it reads the pages that write a ``$``,
 then draws their formulas into the math cache in one Node process, on the CPU that the
 build's own preparation of the pages leaves idle. It holds the cache's lock while it
-draws (:func:`.math_svg.drawing_lock`); the build's drawing waits for it, then draws
+draws (:func:`.math_draw.drawing_lock`); the build's drawing waits for it, then draws
 only what is still missing. A formula it drew that no page shows costs its drawing
 alone; it writes nothing else, and dies with the build.
 
@@ -22,18 +22,22 @@ import argparse
 import contextlib
 import functools
 import os
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from polybook.site.math_svg import Formula, aligned_tex, cache_folder, draw, drawing_lock
+from polybook.site.math_draw import Formula, aligned_tex, cache_folder, draw, drawing_lock
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
+    from markdown_it.rules_core import StateCore
 
 DISPLAY = ("math_inline_double", "math_block", "math_block_label", "amsmath")
+# A code fence's opening line at the page's top level (CommonMark: up to three spaces).
+FENCE_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})")
 
 
 @functools.cache
@@ -48,7 +52,64 @@ def _parser() -> MarkdownIt:
     syntax = MdParserConfig(
         enable_extensions=set(MYST_EXTENSIONS), dmath_double_inline=MYST_DOUBLE_INLINE
     )
-    return create_md_parser(syntax, RendererHTML)
+    parser = create_md_parser(syntax, RendererHTML)
+    parser.core.ruler.at("inline", _inline_with_dollars)
+    parser.disable("wordcount")
+    return parser
+
+
+def _inline_with_dollars(state: StateCore) -> None:
+    """markdown-it's inline pass over the runs of text that write a ``$``: only those can
+    hold an inline formula (a third of a page's parse, passed over)."""
+    for token in state.tokens:
+        if token.type == "inline":
+            token.children = token.children or []
+            if "$" in token.content:
+                state.md.inline.parse(token.content, state.md, state.env, token.children)
+
+
+def _dedented(lines: list[str]) -> str:
+    """``lines`` less the indentation of the first (of each line, as much as it has): a
+    list item's next paragraph read alone, as the item reads it."""
+    indent = len(lines[0]) - len(lines[0].lstrip(" "))
+    return "\n".join(line[min(indent, len(line) - len(line.lstrip(" "))) :] for line in lines)
+
+
+def math_chunks(text: str) -> str:
+    """The runs of ``text`` (blank-line apart; top-level code fences left out) that may
+    hold a formula: those that write a ``$`` or begin an environment, each dedented (a
+    display's blank lines stay in its run). Most of a page's block parse is its code and
+    its prose without math: a third of the parse remains."""
+    kept: list[str] = []
+    chunk: list[str] = []
+    closing: re.Pattern[str] | None = None
+    displays = 0  # the ``$$`` of the run so far: odd inside a display
+
+    def flush() -> None:
+        run = "\n".join(chunk)
+        if "$" in run or "\\begin{" in run:
+            kept.append(_dedented(chunk))
+        chunk.clear()
+
+    for line in text.split("\n"):
+        if closing is not None:
+            if closing.fullmatch(line):
+                closing = None
+            continue
+        opened = FENCE_OPEN.match(line)
+        if opened and displays % 2 == 0 and "`" not in line[opened.end() :]:
+            marks = opened.group(1)
+            closing = re.compile(rf" {{0,3}}{re.escape(marks[0])}{{{len(marks)},}}[ \t]*")
+            flush()
+            displays = 0
+        elif line.strip() or displays % 2:  # a blank line inside a display: it goes on
+            chunk.append(line)
+            displays += line.count("$$")
+        else:
+            flush()
+            displays = 0
+    flush()
+    return "\n\n".join(kept)
 
 
 def page_formulas(text: str) -> set[Formula]:
@@ -56,7 +117,7 @@ def page_formulas(text: str) -> set[Formula]:
     from myst_parser.mdit_to_docutils.base import strip_blank_lines
 
     found: set[Formula] = set()
-    waiting = list(_parser().parse(text))
+    waiting = list(_parser().parse(math_chunks(text)))
     while waiting:
         token = waiting.pop()
         waiting += token.children or ()

@@ -18,8 +18,8 @@ import pytest
 from benchmarks.make_book import write_book
 from polybook.commands.cli import main
 from polybook.render.sphinx.process import WarmSphinx
+from polybook.site.math_draw import last_run
 from polybook.site.math_speech import spoken
-from polybook.site.math_svg import last_run
 from polybook.site.settings import site_digest
 
 pytestmark = pytest.mark.slow

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from polybook.site.math_svg import cache_folder, draw, last_run
+from polybook.site.math_draw import cache_folder, draw, last_run
 from tests.books import ONE_TAB, build, index_page, pages_book, write_book
 
 
