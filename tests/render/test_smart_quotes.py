@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import pytest
 from docutils.utils import smartquotes
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -62,3 +63,72 @@ def test_a_sphinx_with_polybooks_extension_educates_with_it(tmp_path: Path) -> N
         assert "It\u2019s done \u2013 at last\u2026" in page
     finally:
         smartquotes.educate_tokens = before
+
+
+# ---- the transform: Sphinx's pages, its text nodes left in place where unchanged ---------
+
+INLINE = ["``it's``", "*don't*", ":math:`a'`", "`a link's <https://example.org>`_", '**"b"**']
+WORDS = ["a", "it's", '"quoted"', "--", "...", "\\'", "\\\\", "plain", "`x`", "'single'"]
+
+
+def _page(seed: int) -> str:
+    """Many paragraphs of prose, marks and inline markup (some a smart-quotable node
+    holds, some not), a literal block, an option list and text in another language."""
+    import random
+
+    pick = random.Random(seed)
+    paragraphs = []
+    for _ in range(120):
+        words = [pick.choice(WORDS + INLINE) for _ in range(pick.randint(1, 6))]
+        paragraphs.append(" ".join(words))
+    paragraphs.append('::\n\n    it\'s "code" -- as is')
+    paragraphs.append('-a      it\'s "an" option -- here')
+    paragraphs.append(".. container:: language-de\n\n   Er sagt \"ja\" -- und 'nein'.")
+    return "Title\n=====\n\n" + "\n\n".join(paragraphs) + "\n"
+
+
+def _built(root: Path, restore_sphinxs: bool) -> str:
+    from sphinx.application import Sphinx
+
+    app = Sphinx(
+        str(root),
+        None,
+        str(root / "out"),
+        str(root / "doctrees"),
+        "html",
+        confoverrides={
+            "extensions": ["polybook.render.sphinx.core_ext"]
+            + (["sphinxs_quotes"] if restore_sphinxs else []),
+        },
+        status=io.StringIO(),
+        warning=io.StringIO(),
+    )
+    app.build()
+    return (root / "out" / "index.html").read_text(encoding="utf-8")
+
+
+def test_the_passing_transform_writes_the_pages_sphinxs_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "sphinxs_quotes.py").write_text(
+        "from sphinx.transforms import SphinxSmartQuotes\n"
+        "from polybook.render.sphinx.quotes import PassingSmartQuotes\n"
+        "def setup(app):\n"
+        "    found = app.registry.transforms\n"
+        "    found[:] = [SphinxSmartQuotes if t is PassingSmartQuotes else t for t in found]\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    pages = {}
+    for restore in (False, True):
+        root = tmp_path / ("sphinx" if restore else "ours")
+        root.mkdir()
+        (root / "index.rst").write_text(_page(7), encoding="utf-8")
+        before = smartquotes.educate_tokens
+        try:
+            pages[restore] = _built(root, restore)
+        finally:
+            smartquotes.educate_tokens = before
+    assert "\u2019" in pages[False] and "\u201c" in pages[False]  # educated
+    assert '\'s "code" -- as is</span>' in pages[False]  # a literal block is not
+    assert "\u201eja\u201c" in pages[False]  # a block in German, in German quotes
+    assert pages[False] == pages[True]
