@@ -32,6 +32,7 @@ from polybook.render.sphinx import (
     quotes,
     small_builds,
     stable_config,
+    tree_walk,
     unnumbered,
     unresolved,
     walks,
@@ -322,6 +323,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     stable_config.setup(app)
     quotes.setup(app)
     walks.setup(app)
+    tree_walk.install()
     listing.setup(app)
     html_writer.setup_writer(app)
     app.add_config_value("pb_bibliography", False, "env")
