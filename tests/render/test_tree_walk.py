@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from polybook.render.sphinx import tree_walk
 
 KINDS = (nodes.paragraph, nodes.emphasis, nodes.section, nodes.reference, nodes.math)
-Walk = Callable[[nodes.Node, type], Iterator[Any]]
+Walk = Callable[..., Iterator[Any]]
 
 
 @st.composite
@@ -51,9 +51,10 @@ def _edit(node: nodes.Node, edit: str) -> None:
 def _walked(tree: nodes.Element, walk: Walk, cls: type | None, edits: list[str]) -> list[str]:
     """What ``walk`` yields (by name), each node edited as ``edits`` say, in turn."""
     seen = []
-    found = walk(tree, cls) if cls is not None else walk(tree)  # type: ignore[call-arg]
+    found = walk(tree, cls) if cls is not None else walk(tree)
     for n, node in enumerate(found):
-        seen.append(node.get("ids", [str(node)])[0] if isinstance(node, nodes.Element) else str(node))
+        named = isinstance(node, nodes.Element)
+        seen.append(node.get("ids", [""])[0] if named else str(node))
         _edit(node, edits[n % len(edits)])
         if n > 500:
             break
@@ -69,6 +70,8 @@ def _walked(tree: nodes.Element, walk: Walk, cls: type | None, edits: list[str])
 def test_a_walk_finds_what_docutils_finds_as_the_tree_changes(
     tree: nodes.Element, cls: type | None, edits: list[str]
 ) -> None:
+    ours: Walk
+    theirs: Walk
     if cls is None:
         ours, theirs = tree_walk.every, tree_walk.DOCUTILS_EVERY
     else:
