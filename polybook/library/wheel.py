@@ -28,6 +28,12 @@ from polybook.library.package_spec import PackageSpec, package_spec
 if TYPE_CHECKING:
     from polybook.library.stage import Library
 
+# The generated pyproject's backend, its PEP 517 hooks called in the package's folder.
+BUILD_HOOKS = (
+    "import sys, hatchling.build as backend; "
+    "backend.build_sdist(sys.argv[1]); backend.build_wheel(sys.argv[1])"
+)
+
 
 def distribution(library: LibrarySection, package: str) -> str:
     """The library's distribution name: ``[library] package`` (checked as it is read),
@@ -109,6 +115,8 @@ def write_dist(
 
     Built without isolation (the backend is in polybook's own environment), so nothing is
     downloaded; ``SOURCE_DATE_EPOCH`` makes an unchanged library give identical files.
+    hatchling's build hooks run in one process (a build frontend runs each in its own:
+    the same files, in a quarter of the CPU).
     """
     if not book.project.release:
         where = Location("config.ini")
@@ -120,10 +128,10 @@ def write_dist(
     with tempfile.TemporaryDirectory(dir=out, prefix=".build-") as work:
         source, built = Path(work) / "src", Path(work) / "out"
         _stage(spec, book.project, library, source)
-        command = [sys.executable, "-m", "build", "--no-isolation", "--sdist", "--wheel"]
         environ = {**os.environ, "SOURCE_DATE_EPOCH": "315532800"}  # 1980, zip's least
         done = subprocess.run(
-            [*command, "--outdir", str(built), str(source)],
+            [sys.executable, "-c", BUILD_HOOKS, str(built)],
+            cwd=source,
             capture_output=True,
             text=True,
             check=False,
