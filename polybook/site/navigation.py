@@ -139,6 +139,17 @@ def install_furo(app: Sphinx) -> None:
     furo._compute_navigation_tree = navigation
 
 
+def warm_navigation(app: Sphinx) -> None:
+    """Each folder's navigation (furo's) made, as writing a first page of the folder makes
+    it: a process kept between builds makes them while it waits."""
+    if app.builder.format != "html" or app.config.html_theme != "furo":
+        return
+    from furo.navigation import get_navigation_tree
+
+    for folder in sorted({posixpath.dirname(name) for name in app.env.found_docs}):
+        folder_tree(app, folder, get_navigation_tree)
+
+
 def forget(app: Sphinx, *args: Any) -> None:
     """A build's trees are its own (``polybook serve`` builds again in one process), unless
     no page it read changed what the book's listings show of it."""

@@ -36,3 +36,30 @@ def test_a_warmed_process_knows_its_figures_inert_and_holds_its_templates(
     _warm(kept)
     assert files._INERT.known([copied]) is True
     assert [t for t in environment.cache.values() if t.name == "page.html"]
+
+
+def test_a_warmed_process_holds_each_folders_navigation_and_its_cells_lexers(
+    tmp_path: Path,
+) -> None:
+    from pygments.lexers import PythonLexer  # type: ignore[import-untyped]
+
+    from polybook.render.sphinx.highlight import CellLexer
+    from polybook.site import navigation
+
+    src = tmp_path / "src"
+    for folder in ("one", "two"):
+        (src / folder).mkdir(parents=True)
+        (src / folder / "page.rst").write_text(f"Page {folder}\n=========\n\nWords.\n")
+    toctree = ".. toctree::\n\n   one/page\n   two/page\n"
+    (src / "index.rst").write_text(f"Index\n=====\n\n{toctree}")
+    extensions = [*EXTENSIONS, "polybook.render.sphinx.highlight", "polybook.site.sphinx_html"]
+    build = rst_app(src, tmp_path, extensions=extensions, html_theme="furo")
+    build.build()
+    kept = rst_app(src, tmp_path, extensions=extensions, html_theme="furo")
+    for lexer in (CellLexer, PythonLexer):  # their rules compiled afresh when made
+        if "_tokens" in lexer.__dict__:
+            delattr(lexer, "_tokens")
+    _warm(kept)
+    trees = kept.builder.__dict__.get(navigation.CACHE, {})
+    assert {folder for folder, _ in trees} == {"", "one", "two"}
+    assert all("_tokens" in lexer.__dict__ for lexer in (CellLexer, PythonLexer))

@@ -101,11 +101,14 @@ def _warm(app: Any) -> None:
     """What a kept process's first build would pay for the whole book, paid while it waits
     to be told: every page's doctree unpickled (numbering the figures walks them all; kept,
     see :mod:`.doctrees`), the citations formatted (kept, see :mod:`.cite`), the copied
-    figures known inert (read and checked once each: half a second of d2l-en's first edit)
-    and the theme's templates compiled. Its results are those the build computes again;
-    what it logs is cleared when the build starts."""
+    figures known inert (read and checked once each: half a second of d2l-en's first edit),
+    the theme's templates compiled, the code cells' lexers made and each folder's
+    navigation drawn (a fifth of a second of d2l-en's first edit, kept while no edit
+    changes a listing). Its results are those the build computes again; what it logs is
+    cleared when the build starts."""
     from polybook.render.sphinx.doctrees import DOCTREES
     from polybook.render.sphinx.files import inert_figures
+    from polybook.site.navigation import warm_navigation
 
     try:
         for docname in sorted(app.env.all_docs):
@@ -114,6 +117,8 @@ def _warm(app: Any) -> None:
             app.env.domains["cite"].env_updated()
         inert_figures(app, None)
         _compile_templates(app)
+        _make_lexers(app)
+        warm_navigation(app)
     except Exception:  # the build finds what went wrong, and says it, located
         logging.getLogger(__name__).debug("warming the Sphinx process failed", exc_info=True)
 
@@ -129,6 +134,15 @@ def _compile_templates(app: Any) -> None:
         for name in loader.list_templates():
             if name.endswith(".html"):
                 environment.get_template(name)
+
+
+def _make_lexers(app: Any) -> None:
+    """The lexers of Python cells made (Python's and IPython's: their rules compiled), as
+    highlighting the first cell would make them."""
+    highlighter = getattr(app.builder, "highlighter", None)
+    if highlighter is not None:
+        for cell in ("x = 1\n", "%time x\n"):  # read by Python's lexer, and by IPython's
+            highlighter.highlight_block(cell, "python")
 
 
 def _order(wait: float | None) -> str | None:
