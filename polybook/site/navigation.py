@@ -26,6 +26,7 @@ from typing import Any
 from sphinx.application import Sphinx
 from sphinx.util.osutil import relative_uri
 
+from polybook.render.sphinx.deferred import KEPT_WARMING
 from polybook.render.sphinx.small_builds import LISTED
 
 CACHE = "pb_navigation"  # on the builder: folder -> that folder's tree
@@ -160,3 +161,4 @@ def forget(app: Sphinx, *args: Any) -> None:
 def setup(app: Sphinx) -> None:
     app.connect("builder-inited", install_furo)
     app.connect("write-started", forget, priority=600)  # once LISTED has compared
+    app.connect(KEPT_WARMING, warm_navigation)

@@ -85,6 +85,7 @@ def _page_compat(
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
+    app.setup_extension("polybook.render.sphinx.core_ext")  # its events come first
     reader.setup(app)
     search.setup(app)
     editions.setup(app)

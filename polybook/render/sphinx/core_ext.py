@@ -38,6 +38,7 @@ from polybook.render.sphinx import (
     walks,
 )
 from polybook.render.sphinx import log as sphinx_log
+from polybook.render.sphinx.deferred import KEPT_WARMING
 
 
 class pb_tabset(nodes.General, nodes.Element):
@@ -324,6 +325,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     quotes.setup(app)
     walks.setup(app)
     tree_walk.install()
+    app.add_event(KEPT_WARMING)
     listing.setup(app)
     html_writer.setup_writer(app)
     app.add_config_value("pb_bibliography", False, "env")

@@ -27,6 +27,10 @@ from sphinx.environment import BuildEnvironment
 
 from polybook.fsutil import write_atomic
 
+# Emitted in a kept process while it waits for its first build, once the render core has
+# warmed its own: an output's extension warms what its first page would make.
+KEPT_WARMING = "polybook-kept-warming"
+
 _TASKS: list[Callable[[], None]] = []
 _LAST: list[Callable[[], None]] = []
 _ACTIVE = [False]

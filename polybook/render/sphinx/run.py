@@ -102,13 +102,14 @@ def _warm(app: Any) -> None:
     to be told: every page's doctree unpickled (numbering the figures walks them all; kept,
     see :mod:`.doctrees`), the citations formatted (kept, see :mod:`.cite`), the copied
     figures known inert (read and checked once each: half a second of d2l-en's first edit),
-    the theme's templates compiled, the code cells' lexers made and each folder's
-    navigation drawn (a fifth of a second of d2l-en's first edit, kept while no edit
-    changes a listing). Its results are those the build computes again; what it logs is
+    the theme's templates compiled, the code cells' lexers made, and what the outputs'
+    extensions warm on :data:`.deferred.KEPT_WARMING` (the site: each folder's navigation,
+    kept while no edit changes a listing; with the lexers, a fifth of a second of d2l-en's
+    first edit). Its results are those the build computes again; what it logs is
     cleared when the build starts."""
+    from polybook.render.sphinx.deferred import KEPT_WARMING
     from polybook.render.sphinx.doctrees import DOCTREES
     from polybook.render.sphinx.files import inert_figures
-    from polybook.site.navigation import warm_navigation
 
     try:
         for docname in sorted(app.env.all_docs):
@@ -118,7 +119,7 @@ def _warm(app: Any) -> None:
         inert_figures(app, None)
         _compile_templates(app)
         _make_lexers(app)
-        warm_navigation(app)
+        app.emit(KEPT_WARMING)  # the outputs' own (the site's navigation)
     except Exception:  # the build finds what went wrong, and says it, located
         logging.getLogger(__name__).debug("warming the Sphinx process failed", exc_info=True)
 
