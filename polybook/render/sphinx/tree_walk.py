@@ -39,16 +39,7 @@ def matching(root: nodes.Node, cls: type) -> Iterator[Any]:
 
 def every(root: nodes.Node) -> Iterator[Any]:
     """``root`` and every node under it, in document order."""
-    yield root
-    lists = [iter(root.children)]
-    while lists:
-        for child in lists[-1]:
-            yield child
-            if child.children:
-                lists.append(iter(child.children))
-                break
-        else:
-            lists.pop()
+    return matching(root, object)
 
 
 def install() -> None:
