@@ -20,6 +20,7 @@ from polybook.config import Book
 from polybook.library.extract import public_names
 from polybook.library.model import SavedBlock
 from polybook.library.syntax import added_to_class
+from polybook.memo import memoised
 from polybook.render.myst import Lines
 from polybook.render.names import API_FOLDER
 from polybook.render.page import Page
@@ -95,6 +96,17 @@ def _entry(name: str, node: ast.stmt, block: SavedBlock) -> Entry | None:
     return None
 
 
+@memoised(8192)
+def _named_entry(name: str, block: SavedBlock) -> Entry | None:
+    """The entry for ``name`` from the first statement of ``block`` that defines it; kept
+    per block, as an edit of prose leaves the library's blocks as they were."""
+    for node in block.tree.body:
+        entry = _entry(name, node, block)
+        if entry:
+            return entry
+    return None
+
+
 def entries(
     blocks: Sequence[SavedBlock], prose: Mapping[str, PageProse] | None = None
 ) -> list[Entry]:
@@ -103,14 +115,12 @@ def entries(
     the code that saves it."""
     found = []
     for name, block in public_names(blocks).items():
-        for node in block.tree.body:
-            entry = _entry(name, node, block)
-            if entry:
-                if not entry.doc and prose:
-                    doc = described(name, prose.get(block.path, ()), block.line)
-                    entry = replace(entry, doc=doc)
-                found.append(entry)
-                break
+        entry = _named_entry(name, block)
+        if entry:
+            if not entry.doc and prose:
+                doc = described(name, prose.get(block.path, ()), block.line)
+                entry = replace(entry, doc=doc)
+            found.append(entry)
     return sorted(found, key=lambda e: (e.name.lower(), e.name))
 
 
