@@ -165,7 +165,7 @@ def main(settings_path: str, fresh: bool = False, jobs: int = 1, when_told: bool
     from sphinx._cli.util.colour import disable_colour
     from sphinx.application import Sphinx
 
-    from polybook.parallel import collect_after_forks
+    from polybook.parallel import collect_after_forks, collect_young
     from polybook.profiling import profiled
     from polybook.render.sphinx import log as sphinx_log
     from polybook.render.sphinx.deferred import defer, run_deferred
@@ -219,6 +219,7 @@ def main(settings_path: str, fresh: bool = False, jobs: int = 1, when_told: bool
             late = False
             if order is None:  # nothing more since "late": the page is out
                 collect_after_forks()  # a build that read or wrote many pages forked
+                collect_young()
                 continue
             if order != GO:
                 break
