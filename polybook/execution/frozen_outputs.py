@@ -15,6 +15,7 @@ An entry records its key's format and each cell's source; one of an older format
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import json
 import logging
@@ -33,7 +34,7 @@ from polybook.fsutil import write_atomic
 from polybook.layout import FREEZE_DIR
 from polybook.library.canonical import KEY_FORMAT, own_dialect
 from polybook.library.usage import cell_digest
-from polybook.memo import FileMemo
+from polybook.memo import FileMemo, HeldMemo
 from polybook.meta import RunInfo, cell_meta, notebook_meta, update_cell_meta, update_notebook_meta
 from polybook.nb import copy_notebook, new_code_cell, new_notebook
 from polybook.source.frozen import (
@@ -52,6 +53,10 @@ TEXT_IMAGES = {"image/svg+xml": "svg"}
 BINARY_IMAGES = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
 # Each entry file validated while it is unchanged: why not shown, or "".
 _VALIDATED: FileMemo[str] = FileMemo(4096)
+# Each entry file as read, while it is unchanged, and each entry as a notebook, while it is
+# the very entry kept: a served edit of one page reads no other page's outputs again.
+_ENTRIES: FileMemo[tuple[dict[str, Any], str]] = FileMemo(4096)
+_RUNS: HeldMemo[NotebookNode] = HeldMemo(4096)
 
 
 def _text(value: Any) -> str:
@@ -207,7 +212,7 @@ class FrozenOutputs:
         if not path.is_file():
             return None
         where = Location(str(path.relative_to(self.folder.parent)))
-        entry, problem = read_entry(path)
+        entry, problem = _ENTRIES.value([path], functools.partial(read_entry, path))
         if problem:
             reporter.warn(where, f"unreadable, not shown: {problem}", "freeze")
             return None
@@ -225,7 +230,7 @@ class FrozenOutputs:
                 framework,
                 found.dialect,
             )
-            entry["code"] = code.digest
+            entry = {**entry, "code": code.digest}  # the kept entry stays as read
         code_cells = sum(1 for cell in nb.cells if cell.cell_type == "code")
         if len(entry.get("cells", [])) != code_cells:  # its key matches: edited by hand
             held = f"it holds {len(entry.get('cells', []))} cells, the page {code_cells}"
@@ -268,7 +273,15 @@ class FrozenOutputs:
 
     def as_notebook(self, entry: dict[str, Any]) -> NotebookNode:
         """The entry as a notebook of outputs: its code cells (without their code), each with
-        its outputs and source line, and the run's provenance."""
+        its outputs and source line, and the run's provenance; kept while the entry is (its
+        readers copy what they take)."""
+
+        def make(_: Reporter) -> NotebookNode:
+            return self._as_notebook(entry)
+
+        return _RUNS.get((entry,), str(self.folder), make, Reporter(quiet=True))
+
+    def _as_notebook(self, entry: dict[str, Any]) -> NotebookNode:
         nb = new_notebook()
         for number, frozen in enumerate(entry.get("cells", [])):
             cell = new_code_cell("", f"frozen-{number}")
@@ -296,7 +309,9 @@ class FrozenOutputs:
                 found.append(entry)
         return found
 
-    def _restore(self, out: dict[str, Any]) -> NotebookNode:
+    def _restore(self, stored: dict[str, Any]) -> NotebookNode:
+        """An output as the entry stores it, its images read back (the entry unchanged)."""
+        out = {**stored, "data": dict(stored.get("data", {}))} if "data" in stored else {**stored}
         if out.get("output_type") == "execute_result":
             out.setdefault("execution_count", None)
         data = out.get("data", {})

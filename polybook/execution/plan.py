@@ -31,6 +31,7 @@ from polybook.layout import Layout
 from polybook.library.head import library_module
 from polybook.library.model import SavedBlock
 from polybook.library.usage import LibraryUsage, package_init
+from polybook.memo import HeldMemo
 from polybook.meta import cell_meta, update_notebook_meta
 from polybook.nb import Notebooks, copy_notebook
 
@@ -75,6 +76,28 @@ def _lib_snapshot(book: Book, fw: str, blocks: list[SavedBlock]) -> Path:
     write_atomic(root / Path(target.lib_file).parent / "__init__.py", package_init(book, fw))
     write_atomic(root / target.lib_file, text)
     return root
+
+
+# A notebook with the outputs of its run, kept while both are the very objects they were
+# (an unchanged page's notebook, a cache entry whose file is unchanged): a served edit of
+# one page copies no other page's outputs again. Later stages fill copies, never these.
+ADOPTED: HeldMemo[NotebookNode] = HeldMemo(8192)
+
+
+def _adopted(
+    nb: NotebookNode, run: NotebookNode, code: str, noise: OutputFilter | None
+) -> NotebookNode:
+    """``nb`` with ``run``'s outputs, its code key noted; ``noise``: the filter a frozen
+    run's outputs pass (frozen before it, or with another host's noise)."""
+
+    def adopt(_: Reporter) -> NotebookNode:
+        done = adopt_outputs(nb, run)
+        if noise is not None:
+            noise.clean(done)
+        update_notebook_meta(done, code=code)
+        return done
+
+    return ADOPTED.get((nb, run), f"{code}\0{noise!r}", adopt, Reporter(quiet=True))
 
 
 def timings(book: Book) -> dict[str, float]:
@@ -148,10 +171,10 @@ def plan(
                 report.editions[place] = cache.borrowed[-1]
             report.codes[place] = found.code
             if found.run is not None:
-                done = adopt_outputs(nb, found.run)
+                noise = None
                 if found.frozen:  # frozen before the filter, or with another's noise
-                    OutputFilter.of(env.spec.output_noise, run.build.keep_output).clean(done)
-                update_notebook_meta(done, code=found.code)
+                    noise = OutputFilter.of(env.spec.output_noise, run.build.keep_output)
+                done = _adopted(nb, found.run, found.code, noise)
                 report_skipped(done, path, fw, reporter)
                 report.cached.append(place)
                 if found.frozen:

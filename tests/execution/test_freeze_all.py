@@ -15,6 +15,7 @@ from polybook.commands.cli import main
 from polybook.config import load_config
 from polybook.diagnostics import Reporter
 from polybook.execution.jobs import Inventory
+from polybook.execution.plan import ADOPTED
 from polybook.execution.stage import build_eval
 from polybook.layout import ENVS_VARIABLE
 from polybook.pipeline.execution import BookEnvironments, execution
@@ -88,6 +89,13 @@ def test_a_fresh_copy_renders_with_no_framework_environment(
     assert "42" in html(clone, "chap/plain.html").get_text()
     assert "54" in html(clone, "chap/result.html").get_text()
     assert "cuda:0" in html(clone, "chap/gpus.html").get_text()
+    # An edit of one page's prose (as ``polybook serve`` builds it, in one process): the
+    # other pages' entries are kept as read, each with its outputs adopted once.
+    misses = ADOPTED.misses
+    page = clone / "chap" / "result.md"
+    page.write_text(page.read_text(encoding="utf-8") + "\nOne more sentence.\n", "utf-8")
+    assert main(["--root", str(clone), "build", "html"]) == 0
+    assert ADOPTED.misses - misses == 1
 
 
 def test_a_refreeze_of_what_a_build_showed_changes_no_byte(

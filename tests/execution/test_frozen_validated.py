@@ -3,6 +3,7 @@ builds again in one process), and again as soon as the file changes."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -37,3 +38,25 @@ def test_a_second_look_at_an_unchanged_entry_does_not_validate_it_again(tmp_path
     assert frozen._invalid(path, entry(STREAM)) == ""
     # What the file held when first judged stands for it while it is unchanged.
     assert frozen._invalid(path, entry(BROKEN)) == ""
+
+
+def test_an_entry_is_read_as_a_notebook_once_and_stays_as_read(tmp_path: Path) -> None:
+    """A kept entry (one file read once while unchanged) becomes one notebook, kept too; its
+    images are read into the notebook, not into the entry."""
+    frozen = FrozenOutputs(tmp_path)
+    svg = '<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"/>'
+    name = f"files/{hashlib.sha256(svg.encode()).hexdigest()}.svg"
+    (frozen.folder / "files").mkdir(parents=True)
+    (frozen.folder / name).write_text(svg, encoding="utf-8")
+    drawn = {
+        "output_type": "display_data",
+        "metadata": {},
+        "data": {"image/svg+xml": {"file": name}},
+    }
+    held = entry(drawn)
+    as_read = json.dumps(held, sort_keys=True)
+    nb = frozen.as_notebook(held)
+    assert nb.cells[0].outputs[0]["data"]["image/svg+xml"] == svg
+    assert json.dumps(held, sort_keys=True) == as_read  # still names its file
+    assert frozen.as_notebook(held) is nb  # the same entry: the same notebook
+    assert frozen.as_notebook(json.loads(as_read)) is not nb  # another entry read
