@@ -3,6 +3,7 @@ and the reader's features (copy buttons, downloads, links, favicon, logo)."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -128,8 +129,10 @@ def _assets_digest(root: Path, html: HtmlSection) -> str:
     return digest.hexdigest()
 
 
+@functools.cache
 def site_digest() -> str:
-    """What renders every page of the site (see :func:`.tool_digest`)."""
+    """What renders every page of the site (see :func:`.tool_digest`), as this process
+    loaded it: its code does not change under it (a new release is a new process)."""
     return tool_digest(SITE_CODE)
 
 

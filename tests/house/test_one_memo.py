@@ -22,6 +22,7 @@ CONSTANT = {
     "execution/executors/remote_job.py": "a worker's environments and zygotes, for its life",
     "render/sphinx/config.py": "the versions of the packages that shape the pages, installed",
     "pipeline/state.py": "the tool's own files, as the process loaded them",
+    "site/settings.py": "the site's own code and static files, as the process loaded them",
     "site/math_prefetch.py": "MyST's parser with the site's syntax, the same for every page",
 }
 

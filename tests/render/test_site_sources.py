@@ -248,3 +248,20 @@ def test_static_sub_folders_do_not_break_the_settings(config: BookConfig) -> Non
     assert first["config"]["html_css_files"] == ["book.css"]
     (deep / "f.woff2").write_bytes(b"another font")
     assert site_settings.site_settings(site_sections(config))["assets"] != first["assets"]
+
+
+def test_mathjax_is_copied_again_only_where_the_copy_or_its_source_changed(
+    tmp_path: Path,
+) -> None:
+    from polybook.render.assets import mathjax, write_mathjax
+
+    if not (mathjax() / "tex-chtml.js").is_file():
+        pytest.fail("MathJax is not installed: `make envs` installs it")
+    static = tmp_path / "_static"
+    write_mathjax(static)
+    copy = static / "mathjax" / "tex-chtml.js"
+    assert copy.read_bytes() == (mathjax() / "tex-chtml.js").read_bytes()
+    assert write_mathjax(static) is False  # as it was
+    copy.write_text("// changed by hand\n", encoding="utf-8")
+    assert write_mathjax(static) is True  # the copy changed: written again
+    assert copy.read_bytes() == (mathjax() / "tex-chtml.js").read_bytes()
