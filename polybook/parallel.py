@@ -52,15 +52,6 @@ def forks_leave_inherited_uncollected() -> None:
         os.register_at_fork(before=_freeze_for_fork)
 
 
-def forks_collect_nothing() -> None:
-    """From now on, this process's forks do not collect: Sphinx's readers and writers, each
-    of which ends after its chunk of pages, its doctrees pickled and sent back; their
-    cycles go when they end (d2l-en's cold site: about 0.9 s less CPU, the largest fork
-    40 MB bigger at its peak)."""
-    if hasattr(os, "register_at_fork"):
-        os.register_at_fork(after_in_child=gc.disable)
-
-
 def collect_after_forks() -> None:
     """Where this process forked since it last collected: one walk of all it holds (what
     died since a fork froze it is freed), then what lives is frozen again."""

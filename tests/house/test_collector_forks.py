@@ -1,6 +1,5 @@
 """A build's process and its forks: the collector leaves what a fork inherited out of its
-walks, a fork does not collect, and a kept process frees, once idle, what died since it
-forked."""
+walks, and a kept process frees, once idle, what died since it forked."""
 
 from __future__ import annotations
 
@@ -16,7 +15,6 @@ PROGRAM = textwrap.dedent(
 
     parallel.collect_for_builds()
     parallel.forks_leave_inherited_uncollected()
-    parallel.forks_collect_nothing()
 
     class Node:
         pass
@@ -28,12 +26,11 @@ PROGRAM = textwrap.dedent(
     reader, writer = os.pipe()
     pid = os.fork()
     if pid == 0:
-        os.write(writer, f"{gc.get_freeze_count()} {gc.isenabled()}".encode())
+        os.write(writer, str(gc.get_freeze_count()).encode())
         os._exit(0)
     os.waitpid(pid, 0)
     print("child", os.read(reader, 64).decode())
     print("threshold", gc.get_threshold()[0])
-    print("parent collects", gc.isenabled())
     del cycle
     gc.collect()
     print("frozen cycle freed", gone() is None)
@@ -53,8 +50,6 @@ def _run() -> dict[str, list[str]]:
 def test_a_fork_leaves_what_it_inherited_to_refcounting_and_idle_time_frees_it() -> None:
     seen = _run()
     assert int(seen["child"][0]) >= 2000  # every inherited object out of the fork's walks
-    assert seen["child"][1] == "False"  # a fork (a chunk's reader) does not collect at all
-    assert seen["parent"] == ["collects", "True"]
     assert int(seen["threshold"][0]) > 700  # the default collected a build's heap often
     assert seen["frozen"] == ["cycle", "freed", "False"]  # frozen at the fork: kept so far
     assert seen["after"] == ["idle", "True", "True"]  # freed once idle; the live refrozen

@@ -257,15 +257,10 @@ if __name__ == "__main__":
         if not die_with_parent(arguments.parent):
             watch_parent(arguments.parent, signal.SIGKILL)
         forks_die_with_parent()
-    from polybook.parallel import (
-        collect_for_builds,
-        forks_collect_nothing,
-        forks_leave_inherited_uncollected,
-    )
+    from polybook.parallel import collect_for_builds, forks_leave_inherited_uncollected
 
     collect_for_builds()
     forks_leave_inherited_uncollected()  # Sphinx's readers and writers are forks
-    forks_collect_nothing()
     jobs = max(1, arguments.jobs)
     told = ready() if arguments.settings == READY else (arguments.settings, arguments.fresh)
     status = main(told[0], told[1], jobs, arguments.when_told) if told else 0
