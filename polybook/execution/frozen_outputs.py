@@ -53,8 +53,7 @@ TEXT_IMAGES = {"image/svg+xml": "svg"}
 BINARY_IMAGES = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
 # Each entry file validated while it is unchanged: why not shown, or "".
 _VALIDATED: FileMemo[str] = FileMemo(4096)
-# Each entry file as read, while it is unchanged, and each entry as a notebook, while it is
-# the very entry kept: a served edit of one page reads no other page's outputs again.
+# Each entry file as read while unchanged, each kept entry as a notebook: serve reads once.
 _ENTRIES: FileMemo[tuple[dict[str, Any], str]] = FileMemo(4096)
 _RUNS: HeldMemo[NotebookNode] = HeldMemo(4096)
 
@@ -273,8 +272,7 @@ class FrozenOutputs:
 
     def as_notebook(self, entry: dict[str, Any]) -> NotebookNode:
         """The entry as a notebook of outputs: its code cells (without their code), each with
-        its outputs and source line, and the run's provenance; kept while the entry is (its
-        readers copy what they take)."""
+        its outputs and source line, and the run's provenance; kept while the entry is."""
 
         def make(_: Reporter) -> NotebookNode:
             return self._as_notebook(entry)
