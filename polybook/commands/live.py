@@ -7,6 +7,10 @@ carries a digest of the rest, its *frame*), the new article replaces the old in 
 the page's scripts prepare it (tabs, copy buttons); else the page reloads. While the last
 build failed, the page (the last good one) stays and shows the problems
 (``path:line: message``) over it, until a build succeeds.
+
+A page tells the server once it shows a build (a request to :data:`TAKEN`), so that the
+build's last steps (its downloads published, its links checked) wait for the open pages
+to lay the new article out, not compete with them for the machine (up to a bound).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import threading
 from dataclasses import dataclass, field
 
 EVENTS = "/_polybook/events"
+TAKEN = "/_polybook/taken"  # ?built=N: a page shows build N
 OVERLAY_ID = "pb-build-problems"
 
 # The page's generation is filled in when the page is served.
@@ -24,6 +29,14 @@ SCRIPT = """<script data-pb-frame=%(frame)s>(function () {
   const frame = %(frame)s;
   const ARTICLE = 'article[role="main"]';
   const events = new EventSource(%(events)s);
+  let told = 0;
+  /* The server is told once a build is shown (laid out, where the page is visible). */
+  function shown() {
+    if (told >= built) return;
+    const seen = (told = built);
+    const tell = () => fetch(%(taken)s + "?built=" + seen, { cache: "no-store" }).catch(() => {});
+    if (document.hidden) tell(); else requestAnimationFrame(() => setTimeout(tell, 0));
+  }
   function show(problems) {
     let box = document.getElementById(%(overlay)s);
     if (!problems.length) { if (box) box.remove(); return; }
@@ -73,6 +86,7 @@ SCRIPT = """<script data-pb-frame=%(frame)s>(function () {
         if (!swap(text)) { window.location.reload(); return; }
         built = seen;
         show([]);
+        shown();
       })
       .catch(() => window.location.reload());
   }
@@ -80,6 +94,7 @@ SCRIPT = """<script data-pb-frame=%(frame)s>(function () {
     const state = JSON.parse(e.data);
     if (state.built > built && !state.problems.length) { update(state.built); return; }
     show(state.problems);
+    if (state.built === built && !state.problems.length) shown();
   };
   window.pbLiveReload = events;
 })();</script>"""
@@ -92,6 +107,7 @@ def page_script(built: int, frame: str = "") -> bytes:
         "built": built,
         "frame": json.dumps(frame),
         "events": json.dumps(EVENTS),
+        "taken": json.dumps(TAKEN),
         "overlay": json.dumps(OVERLAY_ID),
     }
     return (SCRIPT % values).encode()
@@ -105,15 +121,40 @@ class BuildState:
     problems: tuple[str, ...] = ()  # of the last build; empty when it succeeded
     version: int = 0  # any change
     stopping: bool = False
+    listening: int = 0  # event streams open: the pages told of each build
+    taken: int = 0  # pages that said they show the last successful build
     _changed: threading.Condition = field(default_factory=threading.Condition)
 
     def publish(self, problems: list[str]) -> None:
         """Record a build: a success (no problems) or a failure with its problems."""
         with self._changed:
             self.built += 0 if problems else 1
+            if not problems:
+                self.taken = 0
             self.problems = tuple(problems)
             self.version += 1
             self._changed.notify_all()
+
+    def listen(self, opened: bool) -> None:
+        """An event stream ``opened``, or closed."""
+        with self._changed:
+            self.listening += 1 if opened else -1
+            self._changed.notify_all()
+
+    def took(self, built: int) -> None:
+        """A page says it shows build ``built`` (counted where it is the last one)."""
+        with self._changed:
+            if built == self.built:
+                self.taken += 1
+                self._changed.notify_all()
+
+    def wait_taken(self, timeout: float) -> bool:
+        """Wait until every open page shows the last build (or ``timeout``); whether they
+        all do."""
+        with self._changed:
+            return self._changed.wait_for(
+                lambda: self.taken >= self.listening or self.stopping, timeout
+            )
 
     def stop(self) -> None:
         with self._changed:

@@ -38,6 +38,8 @@ logger = logging.getLogger("polybook")
 FIRST_PORT = 8000
 PORTS_TRIED = 100
 KEEPALIVE = 15.0  # seconds between comments on an idle event stream
+# Seconds a build's last steps wait, once its pages are out, for the open pages to show them.
+SHOWN_WAIT = 0.5
 WATCH_TICK = 250  # milliseconds a watcher waits for changes before it looks up again
 # Milliseconds of quiet after a change before the changes go to a build: an editor's save
 # (a temporary file written, then renamed) takes a millisecond or two.
@@ -65,6 +67,11 @@ def _handler(site: Path, state: BuildState) -> type[SimpleHTTPRequestHandler]:
                 self.send_error(HTTPStatus.FORBIDDEN, "not a host this preview serves")
             elif serve_requests.is_events(self.path):
                 self._events()
+            elif (built := serve_requests.taken(self.path)) is not None:
+                state.took(built)
+                self.send_response(HTTPStatus.NO_CONTENT)
+                self.send_header("Cache-Control", "no-store")
+                self.end_headers()
             else:
                 super().do_GET()
 
@@ -98,15 +105,18 @@ def _handler(site: Path, state: BuildState) -> type[SimpleHTTPRequestHandler]:
             self.send_header("Cache-Control", "no-store")
             self.end_headers()
             seen, message = state.version, state.message()  # the state as the page opens
-            while not state.stopping:
-                try:
+            state.listen(True)
+            try:
+                while not state.stopping:
                     self.wfile.write(message)
                     self.wfile.flush()
-                except OSError:  # the page went away
-                    return
-                now = state.wait(seen, KEEPALIVE)
-                message = state.message() if now != seen else b": idle\n\n"
-                seen = now
+                    now = state.wait(seen, KEEPALIVE)
+                    message = state.message() if now != seen else b": idle\n\n"
+                    seen = now
+            except OSError:  # the page went away
+                return
+            finally:
+                state.listen(False)
 
     return Handler
 
@@ -197,10 +207,11 @@ class Preview:
         reporter = Reporter()
         out: list[bool] = []  # the pages published before the build ended
 
-        def pages_out() -> None:
+        def pages_out() -> None:  # the build's last steps wait for the open pages
             if not out:
                 out.append(True)
                 self.state.publish([])
+                self.state.wait_taken(SHOWN_WAIT)
 
         try:
             code = self.rebuild(reporter, pages_out)

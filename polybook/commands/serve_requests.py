@@ -9,7 +9,7 @@ import hashlib
 from http import HTTPStatus
 from pathlib import Path
 
-from polybook.commands.live import EVENTS
+from polybook.commands.live import EVENTS, TAKEN
 
 HOST = "127.0.0.1"
 ALLOWED_HOSTS = (HOST, "localhost")  # the Host a request must name (with the port)
@@ -28,6 +28,16 @@ def _bare(path: str) -> str:
 def is_events(path: str) -> bool:
     """Whether the request's ``path`` (query and all) asks for the page's event stream."""
     return _bare(path) == EVENTS
+
+
+def taken(path: str) -> int | None:
+    """The build a page says it shows, where the request's ``path`` is its report
+    (``/_polybook/taken?built=N``); None for any other request, or a malformed report."""
+    bare, _, query = path.partition("?")
+    if bare != TAKEN:
+        return None
+    name, _, value = query.partition("=")
+    return int(value) if name == "built" and value.isdigit() and len(value) < 10 else None
 
 
 def served(root: Path, translated: Path, path: str) -> Path | HTTPStatus | None:

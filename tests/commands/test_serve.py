@@ -96,6 +96,42 @@ def test_a_prose_edit_reaches_the_open_page_without_a_reload_by_hand(
     assert "Edited words." in built and "EventSource" not in built  # served, not written
 
 
+@pytest.mark.slow
+def test_a_build_s_last_steps_wait_until_the_open_page_shows_it(book: Path) -> None:
+    """Once a build's pages are out, the steps it has left (downloads, the link check) wait
+    for the open page to show them rather than compete with it for the machine."""
+    args = _parser().parse_args(["build", "html", "--quiet", "--root", str(book)])
+    shown: list[int] = []  # pages that said they show the build, as its last steps start
+
+    def rebuild(found: Reporter, pages_out: Callable[[], None]) -> int:
+        code = run(args, found)
+        pages_out()
+        shown.append(served.state.taken)
+        return code
+
+    served = Preview(load_config(book), rebuild)
+    assert served.build() == 0 and shown == [0]  # no page open: no wait
+    served.start()
+    loop = threading.Thread(target=served.run, daemon=True)
+    loop.start()
+    try:
+        with browser_context() as context:
+            page = context.new_page()
+            page.goto(served.url + "chap/page.html")
+            page.wait_for_function(
+                "() => window.pbLiveReload && window.pbLiveReload.readyState === 1"
+            )
+            (book / "chap" / "page.md").write_text("# Page\n\nEdited words.\n")
+            page.wait_for_function("() => document.body.innerText.includes('Edited words.')")
+            deadline = time.monotonic() + 60
+            while len(shown) < 2 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert shown == [0, 1]
+    finally:
+        served.stop()
+        loop.join()
+
+
 TABBED = """# Page
 
 First words.

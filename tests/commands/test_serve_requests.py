@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from polybook.commands.live import EVENTS
+from polybook.commands.live import EVENTS, TAKEN, BuildState
 from polybook.commands.serve_requests import (
     host_allowed,
     is_events,
     page_frame,
     served,
+    taken,
     with_script,
 )
 
@@ -33,6 +34,32 @@ def test_the_event_stream_is_its_own_address_with_any_query() -> None:
     assert is_events(EVENTS) and is_events(f"{EVENTS}?since=3") and is_events(f"{EVENTS}?a?b")
     for path in (f"{EVENTS}/", f"/x{EVENTS}", EVENTS.upper(), "/", f"/?{EVENTS}", ""):
         assert not is_events(path), path
+
+
+def test_a_page_s_report_names_the_build_it_shows() -> None:
+    assert taken(f"{TAKEN}?built=3") == 3 and taken(f"{TAKEN}?built=0") == 0
+    for path in (TAKEN, f"{TAKEN}?built=", f"{TAKEN}?built=-1", f"{TAKEN}?built=x", EVENTS):
+        assert taken(path) is None, path
+    assert taken(f"{TAKEN}?seen=3") is None and taken(f"/x{TAKEN}?built=3") is None
+    assert taken(f"{TAKEN}?built=" + "9" * 40) is None  # no number without bound
+
+
+def test_a_build_s_last_steps_wait_for_the_open_pages_only() -> None:
+    state = BuildState()
+    assert state.wait_taken(0.0)  # no page open: nothing to wait for
+    state.listen(True)
+    state.listen(True)
+    state.publish([])
+    assert not state.wait_taken(0.01)  # two pages told, none has shown the build
+    state.took(0)  # a page that shows an older build
+    state.took(state.built)
+    assert not state.wait_taken(0.01)
+    state.listen(False)  # the other page closed
+    assert state.wait_taken(0.0)
+    state.publish(["page.md:3: bad"])  # a failed build: the pages keep the last good one
+    assert state.wait_taken(0.0)
+    state.publish([])
+    assert not state.wait_taken(0.01)  # a new build: each page says so again
 
 
 @pytest.fixture
