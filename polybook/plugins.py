@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from importlib.metadata import EntryPoint, entry_points
 from typing import TypeVar
 
@@ -43,10 +44,18 @@ def _plugin(group: str, point: EntryPoint) -> Plugin:
     return Plugin(group, point.name, point.value, package)
 
 
+@cache
+def installed() -> dict[str, tuple[EntryPoint, ...]]:
+    """The entry points of polybook's groups installed, as the process found them (the
+    packages are read once for all groups: each read walks every installed package)."""
+    everything = entry_points()
+    return {group: tuple(everything.select(group=group)) for group in GROUPS}
+
+
 def found(group: str) -> list[tuple[Plugin, EntryPoint]]:
     """The entry points of ``group`` installed, each once, by name."""
     seen: dict[str, tuple[Plugin, EntryPoint]] = {}
-    for point in entry_points(group=group):
+    for point in installed().get(group, ()):
         seen.setdefault(point.name, (_plugin(group, point), point))
     return [seen[name] for name in sorted(seen)]
 

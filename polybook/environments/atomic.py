@@ -17,8 +17,6 @@ import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
-import filelock
-
 from polybook.diagnostics import Location
 from polybook.environments import installer
 
@@ -33,6 +31,8 @@ SCRIPT_LIMIT = 1 << 20  # bin/ files larger than this are programs, not scripts
 def locked(lock_file: Path, what: str) -> Iterator[None]:
     """Hold the lock of one venv (released when the process ends, however it ends); say
     once that this set-up waits for another."""
+    import filelock  # only where a venv is set up: not on every command's start
+
     lock_file.parent.mkdir(parents=True, exist_ok=True)
     lock = filelock.FileLock(lock_file)
     try:

@@ -14,6 +14,7 @@ import configparser
 import functools
 import hashlib
 import json
+import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -65,14 +66,28 @@ def files_read(config: BookConfig, output: Output) -> list[Path]:
     return found
 
 
+def code_digest(root: Path) -> bytes:
+    """The digest of a tool's files under ``root`` (its modules, its top-level ``.ini``
+    files, the files of its outputs' ``*/static/`` folders): each file's path, size and
+    time of change, as Python tells a module's bytecode stale (no file is read)."""
+    digest = hashlib.sha256()
+    for folder, subfolders, names in os.walk(root):
+        subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
+        inside = Path(folder).relative_to(root)
+        static = inside.name == "static" and len(inside.parts) == 2
+        for name in sorted(names):
+            if name.endswith(".py") or (name.endswith(".ini") and not inside.parts) or static:
+                found = os.stat(os.path.join(folder, name))
+                digest.update(f"{(inside / name).as_posix()}|{found.st_size}|".encode())
+                digest.update(f"{found.st_mtime_ns}\n".encode())
+    return digest.digest()
+
+
 @functools.cache
 def _tool_files() -> bytes:
-    """The digest of the tool's own files, as this process loaded them (its code does not
-    change under it: a new release is a new process)."""
-    digest = hashlib.sha256()
-    _hash_files(digest, TOOL_ROOT, [*TOOL_ROOT.rglob("*.py"), *TOOL_ROOT.glob("*.ini")])
-    _hash_files(digest, TOOL_ROOT, TOOL_ROOT.glob("*/static/*"))  # the outputs' own assets
-    return digest.digest()
+    """:func:`code_digest` of polybook, as this process found it (its code does not change
+    under it: a new release is a new process)."""
+    return code_digest(TOOL_ROOT)
 
 
 def fingerprint(

@@ -12,6 +12,7 @@ from polybook.memo import memoised
 POLYBOOK = Path(__file__).resolve().parents[2] / "polybook"
 # What may stay in functools.cache: constant while the tool runs on one host (or one worker).
 CONSTANT = {
+    "plugins.py": "the entry points installed",
     "pipeline/registry.py": "the plugins' outputs, as installed",
     "config/executors.py": "the plugins' executors, as installed",
     "render/messages.py": "the tool's message catalogs",

@@ -31,6 +31,7 @@ echo = pbplugin.registered:ECHO
 
 
 def _forget_plugins() -> None:
+    plugins.installed.cache_clear()
     registry._plugins.cache_clear()
     executors._plugins.cache_clear()
     for name in [m for m in sys.modules if m == "pbplugin" or m.startswith("pbplugin.")]:
