@@ -45,7 +45,7 @@ class Confinement:
         the pass are checked as the folders were when the pass first met them."""
         return replace(self, folders={})
 
-    def _real(self, path: Path) -> str:
+    def _real(self, path: Path | str) -> str:
         """``path``'s real path (:func:`os.path.realpath`), its folder's found once."""
         if self.folders is None:
             return os.path.realpath(path)
@@ -64,10 +64,14 @@ class Confinement:
         folders = tuple((root / Path(a).expanduser()).resolve() for a in allowed)
         return cls(root.resolve(), folders)
 
-    def holds(self, path: Path) -> bool:
+    def holds(self, path: Path | str) -> bool:
         """Whether ``path`` (symbolic links followed) lies in the book or an allowed folder."""
-        real = Path(self._real(path))
-        return any(real.is_relative_to(folder) for folder in (self.root, *self.allowed))
+        real = self._real(path)
+        for folder in (self.root, *self.allowed):
+            inside = str(folder)
+            if real == inside or real.startswith(inside.rstrip(os.sep) + os.sep):
+                return True
+        return False
 
     def locate(self, name: str, base: Path) -> Path:
         """The file ``name`` stands for, named by a file in the folder ``base``, unchecked.
@@ -113,11 +117,18 @@ class Confinement:
         """Symbolic links under ``folder`` that lead outside (a link to a folder that
         leads out is named once, and not followed)."""
         found: list[Path] = []
-        for top, dirs, files in os.walk(folder):  # links to folders are not followed
-            for name in [*dirs, *files]:
-                path = Path(top) / name
-                if path.is_symlink() and not self.holds(path):
-                    found.append(path)
+        pending = [str(folder)]
+        while pending:
+            try:
+                entries = list(os.scandir(pending.pop()))
+            except OSError:  # not a folder (any more)
+                continue
+            for entry in entries:
+                if entry.is_symlink():  # not followed
+                    if not self.holds(Path(entry.path)):
+                        found.append(Path(entry.path))
+                elif entry.is_dir():
+                    pending.append(entry.path)
         return sorted(found)
 
     def relative(self, path: Path) -> str:

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
-from polybook.memo import FileMemo
+from polybook.memo import FileMemo, Stamp
 
 TEMP_SUFFIX = ".pbtmp"
 
@@ -35,6 +35,48 @@ _HASHED: FileMemo[bytes | None] = FileMemo(100_000)
 def file_hash(path: Path) -> bytes | None:
     """The SHA-256 of ``path``'s content, None if it is not a file (or cannot be read)."""
     return _HASHED.value([path], lambda: _read_hash(path))
+
+
+def tree_files(folder: Path) -> list[tuple[str, str, Stamp]]:
+    """The files under ``folder`` as ``rglob`` finds them (links to files followed, no
+    folder behind a link entered, ``__pycache__`` left out), in order of their path in it:
+    that path (POSIX), the file's own path, and its stamp (as :class:`FileMemo` keys files).
+    One walk, no path object per file: the book's folders are walked at every build."""
+    found: list[tuple[str, str, Stamp]] = []
+    pending = [("", str(folder))]
+    while pending:
+        inside, top = pending.pop()
+        try:
+            entries = list(os.scandir(top))
+        except OSError:  # not a folder (any more)
+            continue
+        for entry in entries:
+            if entry.name == "__pycache__":
+                continue
+            name = inside + entry.name
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append((name + "/", entry.path))
+                elif entry.is_file():
+                    info = entry.stat()
+                    stamp = info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns
+                    found.append((name, entry.path, stamp))
+            except OSError:  # gone while walked
+                continue
+    return sorted(found)
+
+
+def tree_hash(digest: hashlib._Hash, folder: Path, prefix: str = "") -> None:
+    """Add the names (``prefix`` and their path in ``folder``) and contents of the files
+    under ``folder`` (see :func:`tree_files`) to ``digest``."""
+    for name, path, stamp in tree_files(folder):
+        digest.update(f"{prefix}{name}\0".encode())
+        digest.update(stamped_hash(path, stamp) or b"-")
+
+
+def stamped_hash(path: str, stamp: Stamp) -> bytes | None:
+    """:func:`file_hash` of a file whose stamp a walk found (:func:`tree_files`)."""
+    return _HASHED.stamped(path, stamp, lambda: _read_hash(Path(path)))
 
 
 def _read_hash(path: Path) -> bytes | None:

@@ -203,6 +203,10 @@ class FileMemo(Generic[T]):
         """The result kept for ``paths`` as they are now, else ``compute``'s."""
         return self.memo.value(self._key(paths, key), compute)
 
+    def stamped(self, path: str, stamp: Stamp, compute: Callable[[], T]) -> T:
+        """:meth:`value` for one file whose stamp the caller has (a folder's walk)."""
+        return self.memo.value((((path, stamp),), ()), compute)
+
     def known(self, paths: Sequence[Path], key: Hashable = ()) -> T | None:
         """The result kept for ``paths`` as they are now, or None."""
         found = self.memo._found(self._key(paths, key), lambda _: True)

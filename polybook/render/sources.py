@@ -17,7 +17,7 @@ from typing import Any
 from polybook.config import Book
 from polybook.confine import Confinement
 from polybook.diagnostics import Reporter
-from polybook.fsutil import same_stamp, write_atomic
+from polybook.fsutil import tree_files, write_atomic
 from polybook.memo import Memo
 from polybook.render.names import CELLS_SUFFIX, MAP_SUFFIX, OUTPUT_DIR
 from polybook.render.page import Page
@@ -119,8 +119,10 @@ def _prune(srcdir: Path, wanted: set[Path], outputs: set[str]) -> bool:
     """Remove pages no longer in the book and output files no page uses."""
     changed = False
     for page in srcdir.rglob("*.md"):
+        if page in wanted:
+            continue
         files = page_files(srcdir, page.relative_to(srcdir).as_posix().removesuffix(".md"))
-        if page not in wanted and files[2].is_file():  # one we wrote, not a resource
+        if files[2].is_file():  # one we wrote, not a resource
             for path in files:
                 path.unlink(missing_ok=True)
             changed = True
@@ -156,22 +158,24 @@ def write_sources(
     return changed
 
 
-def _files(folder: Path, confinement: Confinement | None = None) -> Iterator[Path]:
+def _files(folder: Path, confinement: Confinement) -> Iterator[tuple[str, str, os.stat_result]]:
     """The files under ``folder`` as ``rglob`` finds them (no folder behind a link entered),
-    ``__pycache__`` left out; with ``confinement``, a link only where it leads into the book
-    (``folder`` is in it, so a file that is no link is too: nothing is resolved for it)."""
-    folders = [folder]
-    while folders:
-        with os.scandir(folders.pop()) as entries:
+    ``__pycache__`` left out, a link only where it leads into the book (``folder`` is in
+    it, so a file that is no link is too: nothing is resolved for it): each one's path in
+    ``folder`` (POSIX), its own path and its status (links followed)."""
+    pending = [("", str(folder))]
+    while pending:
+        inside, top = pending.pop()
+        with os.scandir(top) as entries:
             for entry in entries:
                 if entry.name == "__pycache__":
                     continue
                 if entry.is_dir(follow_symlinks=False):
-                    folders.append(Path(entry.path))
-                elif entry.is_file():
-                    path = Path(entry.path)
-                    if confinement is None or not entry.is_symlink() or confinement.holds(path):
-                        yield path
+                    pending.append((inside + entry.name + "/", entry.path))
+                elif entry.is_file() and (
+                    not entry.is_symlink() or confinement.holds(Path(entry.path))
+                ):
+                    yield inside + entry.name, entry.path, entry.stat()
 
 
 def _sync_resource(
@@ -181,16 +185,24 @@ def _sync_resource(
     (the source stage reports them), and remove the copies of files it no longer has
     (unless the folder is the sources' root, which holds more)."""
     changed = False
-    copied: set[Path] = set()
-    for path in _files(source, confinement):
-        copy = target / path.relative_to(source)
-        copied.add(copy)
-        if not same_stamp(path, copy):  # copies keep their source's time
-            copy.parent.mkdir(parents=True, exist_ok=True)
+    copied: set[str] = set()
+    for name, path, info in _files(source, confinement):
+        copy = os.path.join(target, name)
+        copied.add(name)
+        try:
+            made = os.stat(copy)
+            current = (made.st_mtime_ns, made.st_size) == (info.st_mtime_ns, info.st_size)
+        except OSError:
+            current = False
+        if not current:  # copies keep their source's time
+            os.makedirs(os.path.dirname(copy), exist_ok=True)
             shutil.copy2(path, copy)
             changed = True
-    for old in target.rglob("*") if target.is_dir() and not is_root else ():
-        if old.is_file() and old not in copied and old not in pages and OUTPUT_DIR not in old.parts:
-            old.unlink()
-            changed = True
+    if is_root or not target.is_dir():
+        return changed
+    for name, path, _ in tree_files(target):
+        if name in copied or OUTPUT_DIR in name.split("/") or Path(path) in pages:
+            continue
+        os.unlink(path)
+        changed = True
     return changed

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from polybook.config.schema import HtmlSection
+from polybook.fsutil import tree_hash
 from polybook.library.model import SavedBlock
 from polybook.render.page_inputs import inputs_digest
 from polybook.render.sphinx.config import core_config, hash_tree, tool_digest
@@ -121,8 +122,7 @@ def _assets_digest(root: Path, html: HtmlSection) -> str:
     import hashlib
 
     digest = hashlib.sha256()
-    folder = root / "static"
-    hash_tree(digest, folder, folder.rglob("*") if folder.is_dir() else [])
+    tree_hash(digest, root / "static")
     for path in (html.favicon, html.html_logo):
         if path and Path(path).is_file():
             hash_tree(digest, Path(path).parent, [Path(path)])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import logging
+import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
@@ -71,10 +72,9 @@ def toc_targets(doc: Document) -> list[tuple[str, int]]:
     """Pages linked by the toc blocks of ``doc``: (path relative to the root, entry's line)."""
     base = PurePosixPath(doc.path).parent
     targets: list[tuple[str, int]] = []
-    for block in doc.blocks:
-        if isinstance(block, Toc):
-            for entry, line in zip(block.entries, block.entry_lines, strict=True):
-                targets.append((toc_page(base, entry), line))
+    for block in doc.tocs:
+        for entry, line in zip(block.entries, block.entry_lines, strict=True):
+            targets.append((toc_page(base, entry), line))
     return targets
 
 
@@ -126,12 +126,14 @@ def _read(
 ) -> tuple[Document, str] | None:
     """One page parsed and its key in :data:`PARSED`, or None when it cannot be (the error
     is reported); ``confinement``: the book's, as a pass over its pages checks it."""
-    if not confinement.holds(info.root / rel):
-        message = f"the page is a link to {(info.root / rel).resolve()}, outside the book"
+    path = os.path.join(info.root, rel)  # no path object: every page, at every build
+    if not confinement.holds(path):
+        message = f"the page is a link to {Path(path).resolve()}, outside the book"
         reporter.error(PolybookError(Location(rel), message, "source.outside"))
         return None
     try:
-        data = (info.root / rel).read_bytes()
+        with open(path, "rb") as page:
+            data = page.read()
     except OSError as exc:
         reporter.error(PolybookError(Location(rel), f"cannot read: {exc.strerror}", "source.read"))
         return None

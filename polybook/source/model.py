@@ -107,6 +107,12 @@ class Document:
         return self._names.get(index, f"b{index}")
 
     @cached_property
+    def tocs(self) -> tuple[Toc, ...]:
+        """Its toc blocks, in order (found once per parse: a served book's pages are looked
+        through at every build)."""
+        return tuple(block for block in self.blocks if isinstance(block, Toc))
+
+    @cached_property
     def _names(self) -> dict[int, str]:
         names: dict[int, str] = {}
         taken: set[tuple[str, str]] = set()  # (name, framework)

@@ -265,3 +265,24 @@ def test_the_books_static_files_and_the_outputs_it_holds_are_the_sites_alone(
     pdf_file(config.layout, "pytorch").write_bytes(b"a pdf")  # the site holds the PDF it links
     after_pdf = state.build_inputs(config, html), state.build_inputs(config, pdf)
     assert after_css[0] != after_pdf[0]
+
+
+def test_a_resource_s_files_are_read_by_every_output_less_the_library_it_holds(
+    tmp_path: Path,
+) -> None:
+    config_text = "[build]\ntabs = pytorch\nresources = img/ d2l/\n"
+    root = pages_book(tmp_path / "book", {"a": "# A\n"}, config_text)
+    (root / "img" / "sub").mkdir(parents=True)
+    (root / "img" / "sub" / "plot.svg").write_text("<svg/>", encoding="utf-8")
+    (root / "d2l").mkdir(exist_ok=True)
+    (root / "d2l" / "torch.py").write_text("x = 1\n", encoding="utf-8")
+    config = load_config(root)
+    html = BuildRequest(by_name(OUTPUTS)["html"], config.build.tabs, None, OUTPUTS)
+    before = state.build_inputs(config, html)
+    (root / "d2l" / "torch.py").write_text("x = 2\n", encoding="utf-8")  # a build writes it
+    assert state.build_inputs(config, html) == before
+    (root / "img" / "sub" / "plot.svg").write_text("<svg></svg>", encoding="utf-8")
+    changed = state.build_inputs(config, html)
+    assert changed != before
+    (root / "img" / "sub" / "plot.svg").rename(root / "img" / "plot.svg")
+    assert state.build_inputs(config, html) != changed  # a figure moved
