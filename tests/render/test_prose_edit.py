@@ -4,6 +4,7 @@ equals the next run's (no "configuration has changed"), whatever the extensions 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -116,3 +117,51 @@ def test_a_cold_build_starts_sphinx_while_its_pages_are_prepared(
     assert made[0].process is None  # and it is gone
     assert (root / "_build" / "html" / "index.html").is_file()
     assert "build succeeded" in (root / "_build" / "sphinx-html.log").read_text()
+
+
+def test_the_edit_after_a_cold_build_runs_on_the_process_started_early(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The files the pages read outside Sphinx's sources (d2l-en's API page reads the
+    library) are known once a cold build has read them: the next build's settings name
+    them, and that only decides whether Sphinx runs, so the process started on the cold
+    build's settings makes the run."""
+    from polybook.render.sphinx import process
+    from polybook.site import stage
+
+    root = tmp_path / "book"
+    write_book(root, 4)
+    (root / "notes.txt").write_text("Read by a page.\n")
+    read = root / "chapter_preliminaries" / "section-01.md"
+    read.write_text(read.read_text() + "\n```{literalinclude} ../notes.txt\n```\n")
+    build = ["--quiet", "--root", str(root), "build", "html"]
+    assert main(build) == 0  # cold
+    inputs = json.loads((root / "_build" / "sphinx-html.inputs.json").read_text())
+    assert inputs == {"chapter_preliminaries/section-01": [str(root / "notes.txt")]}
+    runs: list[str] = []
+    warm_run = WarmSphinx.run
+
+    def run(self: WarmSphinx, *args: Any) -> str:
+        runs.append("warm")
+        return warm_run(self, *args)
+
+    def run_sphinx(*args: Any) -> str:
+        runs.append("another process")
+        return stage_run(*args)
+
+    stage_run = process.run_sphinx
+    monkeypatch.setattr(WarmSphinx, "run", run)
+    monkeypatch.setattr(stage, "run_sphinx", run_sphinx)
+    page = root / "chapter_preliminaries" / "index.md"
+    page.write_text(page.read_text().replace("The ", "One ", 1))
+    assert main(build) == 0
+    assert runs == ["warm"]
+    assert sphinx_read(root) == {"chapter_preliminaries/index"}
+    html = root / "_build" / "html" / "chapter_preliminaries" / "index.html"
+    assert "One " in html.read_text(encoding="utf-8")
+    (root / "notes.txt").write_text("Read again.\n")  # what the page reads changed
+    runs.clear()
+    assert main(build) == 0
+    assert runs == ["warm"] and sphinx_read(root) == {"chapter_preliminaries/section-01"}
+    html = root / "_build" / "html" / "chapter_preliminaries" / "section-01.html"
+    assert "Read again." in re.sub(r"<[^>]+>", "", html.read_text(encoding="utf-8"))

@@ -144,6 +144,11 @@ def run_sphinx(
     return _crash(process.returncode, stderr)
 
 
+# Settings that decide whether Sphinx runs, not what a process does: the digest of the files
+# the pages read outside the sources (a cold build knows them only once it has read them).
+RUN_ONLY = ("inputs",)
+
+
 class WarmSphinx:
     """A Sphinx process started on the settings of the last build, waiting to be told; it
     builds each time it is told, while it lives."""
@@ -182,9 +187,15 @@ class WarmSphinx:
         ]
 
     def matches(self, settings: dict[str, Any], fresh: bool) -> bool:
-        """Whether this process can make the run that ``settings`` ask for."""
+        """Whether this process can make the run that ``settings`` ask for: the same but
+        for what decides only whether Sphinx runs (:data:`RUN_ONLY`), which it then takes
+        as its own (the settings file holds them)."""
         wanted = json.loads(json.dumps(settings))  # as it reads back from the file
-        return self.alive and not fresh and self.settings == wanted
+        keys = (set(self.settings) | set(wanted)) - set(RUN_ONLY)
+        if not self.alive or fresh or any(self.settings.get(k) != wanted.get(k) for k in keys):
+            return False
+        self.settings = wanted
+        return True
 
     def run(self, meanwhile: Callable[[], None] = _nothing) -> str:
         """Build (the settings were checked with :meth:`matches`), doing ``meanwhile``
