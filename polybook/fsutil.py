@@ -37,10 +37,13 @@ def file_hash(path: Path) -> bytes | None:
     return _HASHED.value([path], lambda: _read_hash(path))
 
 
-def tree_files(folder: Path) -> list[tuple[str, str, Stamp]]:
+def tree_files(
+    folder: Path, link_kept: Callable[[Path], bool] | None = None
+) -> list[tuple[str, str, Stamp]]:
     """The files under ``folder`` as ``rglob`` finds them (links to files followed, no
     folder behind a link entered, ``__pycache__`` left out), in order of their path in it:
     that path (POSIX), the file's own path, and its stamp (as :class:`FileMemo` keys files).
+    With ``link_kept``, a link only where it says so (a file that is no link is kept).
     One walk, no path object per file: the book's folders are walked at every build."""
     found: list[tuple[str, str, Stamp]] = []
     pending = [("", str(folder))]
@@ -58,6 +61,8 @@ def tree_files(folder: Path) -> list[tuple[str, str, Stamp]]:
                 if entry.is_dir(follow_symlinks=False):
                     pending.append((name + "/", entry.path))
                 elif entry.is_file():
+                    if link_kept and entry.is_symlink() and not link_kept(Path(entry.path)):
+                        continue
                     info = entry.stat()
                     stamp = info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns
                     found.append((name, entry.path, stamp))

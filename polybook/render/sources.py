@@ -158,26 +158,6 @@ def write_sources(
     return changed
 
 
-def _files(folder: Path, confinement: Confinement) -> Iterator[tuple[str, str, os.stat_result]]:
-    """The files under ``folder`` as ``rglob`` finds them (no folder behind a link entered),
-    ``__pycache__`` left out, a link only where it leads into the book (``folder`` is in
-    it, so a file that is no link is too: nothing is resolved for it): each one's path in
-    ``folder`` (POSIX), its own path and its status (links followed)."""
-    pending = [("", str(folder))]
-    while pending:
-        inside, top = pending.pop()
-        with os.scandir(top) as entries:
-            for entry in entries:
-                if entry.name == "__pycache__":
-                    continue
-                if entry.is_dir(follow_symlinks=False):
-                    pending.append((inside + entry.name + "/", entry.path))
-                elif entry.is_file() and (
-                    not entry.is_symlink() or confinement.holds(Path(entry.path))
-                ):
-                    yield inside + entry.name, entry.path, entry.stat()
-
-
 def _sync_resource(
     source: Path, target: Path, confinement: Confinement, pages: set[Path], is_root: bool
 ) -> bool:
@@ -186,12 +166,12 @@ def _sync_resource(
     (unless the folder is the sources' root, which holds more)."""
     changed = False
     copied: set[str] = set()
-    for name, path, info in _files(source, confinement):
+    for name, path, stamp in tree_files(source, confinement.holds):  # no link out
         copy = os.path.join(target, name)
         copied.add(name)
         try:
             made = os.stat(copy)
-            current = (made.st_mtime_ns, made.st_size) == (info.st_mtime_ns, info.st_size)
+            current = stamp is not None and (made.st_size, made.st_mtime_ns) == stamp[1:3]
         except OSError:
             current = False
         if not current:  # copies keep their source's time
