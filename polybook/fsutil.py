@@ -9,7 +9,7 @@ import os
 import shutil
 import stat
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from pathlib import Path
 
 from polybook.memo import FileMemo, Stamp
@@ -71,15 +71,19 @@ def tree_files(
     return sorted(found)
 
 
-def tree_hash(digest: hashlib._Hash, folder: Path, prefix: str = "") -> None:
+def tree_hash(
+    digest: hashlib._Hash, folder: Path, prefix: str = "", skipped: Collection[str] = ()
+) -> None:
     """Add the names (``prefix`` and their path in ``folder``) and contents of the files
-    under ``folder`` (see :func:`tree_files`) to ``digest``."""
+    under ``folder`` (see :func:`tree_files`) to ``digest``, less the ``skipped`` paths."""
     for name, path, stamp in tree_files(folder):
+        if path in skipped:
+            continue
         digest.update(f"{prefix}{name}\0".encode())
-        digest.update(stamped_hash(path, stamp) or b"-")
+        digest.update(_stamped_hash(path, stamp) or b"-")
 
 
-def stamped_hash(path: str, stamp: Stamp) -> bytes | None:
+def _stamped_hash(path: str, stamp: Stamp) -> bytes | None:
     """:func:`file_hash` of a file whose stamp a walk found (:func:`tree_files`)."""
     return _HASHED.stamped(path, stamp, lambda: _read_hash(Path(path)))
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from polybook.config import CONFIG_FILE, KEYS, BookConfig
 from polybook.config.executors import executor_keys
 from polybook.diagnostics import Diagnostic
-from polybook.fsutil import file_hash, stamped_hash, tree_files, write_atomic
+from polybook.fsutil import file_hash, tree_hash, write_atomic
 from polybook.output import Output
 from polybook.paths import PACKAGE_ROOT as TOOL_ROOT
 from polybook.pipeline.request import BuildRequest
@@ -108,10 +108,7 @@ def fingerprint(
     for resource in config.build.resources:  # outputs (libraries) are checked by `unchanged`
         folder = root / resource
         inside = folder.relative_to(root).as_posix() if folder.is_relative_to(root) else ""
-        for name, found, stamp in tree_files(folder):
-            if found not in libraries:
-                digest.update(f"{inside}/{name}\0".encode())
-                digest.update(stamped_hash(found, stamp) or b"-")
+        tree_hash(digest, folder, f"{inside}/", libraries)
     for path in sorted(extra):
         digest.update(str(path).encode())
         digest.update(file_hash(path) or b"-")
